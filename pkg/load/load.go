@@ -1,0 +1,179 @@
+// Package load is the contract between the shared load runner (pkg/runner),
+// the input splitters (pkg/split) and the database targets (pkg/target/...).
+//
+// A splitter cuts an input stream into Batches on record boundaries without
+// decoding values. The runner hands each Batch to one Writer of a Target and
+// counts only the rows the Writer reports as acknowledged by the server. A
+// Target is a few methods: prepare the schema, open a writer per worker,
+// count rows afterwards.
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// Format is an input file format.
+type Format int
+
+// Input formats. See docs/formats.md for the byte layout of each.
+const (
+	FormatUnknown Format = iota
+	FormatILP            // InfluxDB line protocol
+	FormatCSV            // RFC 4180 CSV: single table with header, or the tsload multi-table stream
+	FormatPGCopy         // PostgreSQL COPY binary: single table, or the tsload multi-table stream
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatILP:
+		return "ilp"
+	case FormatCSV:
+		return "csv"
+	case FormatPGCopy:
+		return "pgcopy"
+	}
+	return "unknown"
+}
+
+// ParseFormat parses "ilp", "csv" or "pgcopy".
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "ilp":
+		return FormatILP, nil
+	case "csv":
+		return FormatCSV, nil
+	case "pgcopy":
+		return FormatPGCopy, nil
+	}
+	return FormatUnknown, fmt.Errorf("unknown format %q (want ilp, csv or pgcopy)", s)
+}
+
+// TableRows is a row count for one table (an ILP measurement).
+type TableRows struct {
+	Name string
+	Rows int64
+}
+
+// Batch is a run of complete records from one input, all of one format and,
+// for CSV and pgcopy, of one table. The runner owns and reuses a Batch and its
+// Data: a Writer must not keep either after Write returns.
+type Batch struct {
+	Format Format
+	// Table is the destination table for CSV and pgcopy batches (columns in
+	// the order the data carries them). Nil for ILP: lines name their table.
+	Table *schema.Table
+	// Data is the payload.
+	//   ILP: complete lines, each ending in '\n' (comment and blank lines may be
+	//        present and are not rows).
+	//   CSV: complete RFC 4180 records, no header, each ending in '\n'.
+	//   pgcopy: tuples only (int16 field count, then fields); no signature,
+	//        header or trailer: the Writer adds them.
+	Data []byte
+	// Rows is the number of data rows in Data.
+	Rows int
+	// Metrics is the number of non-NULL field values in Data (tags and the
+	// timestamp are not metrics).
+	Metrics int
+	// Source names the input (a file path, or "stdin").
+	Source string
+	// FirstLine is the 1-based line number, in the decompressed input, of the
+	// first byte of Data (ILP and CSV). Line n of Data (1-based) is input line
+	// FirstLine+n-1, so a server's per-request line number maps back to the file.
+	FirstLine int64
+	// FirstRecord is the 1-based record number, in the input, of the first
+	// row of Data (for pgcopy the tuple number).
+	FirstRecord int64
+	// Offset is the byte offset, in the decompressed input, of Data[0].
+	Offset int64
+	// Tables counts the rows of Data per table (per measurement for ILP).
+	Tables []TableRows
+	// Seq numbers batches from 1 in the order they were cut.
+	Seq int64
+}
+
+// Where describes a batch's position for error messages:
+// "data.ilp.gz: records 5001-10000 (line 5001, byte offset 1234567)".
+func (b *Batch) Where() string {
+	last := b.FirstRecord + int64(b.Rows) - 1
+	if b.Format == FormatPGCopy {
+		return fmt.Sprintf("%s: records %d-%d (byte offset %d)", b.Source, b.FirstRecord, last, b.Offset)
+	}
+	return fmt.Sprintf("%s: records %d-%d (line %d, byte offset %d)", b.Source, b.FirstRecord, last, b.FirstLine, b.Offset)
+}
+
+// Rejection is one row that the server dropped while writing the rest of the
+// batch (InfluxDB's "partial write").
+type Rejection struct {
+	Line   int64  // input line number (0 when the server did not say)
+	Reason string // the server's words
+}
+
+// Ack is what a Writer reports for a batch the server answered.
+type Ack struct {
+	// Rows is the number of rows the server acknowledged as written.
+	Rows int
+	// Rejected lists rows the server dropped; Rows + len(Rejected) need not
+	// equal Batch.Rows when the server does not name every dropped row, in
+	// which case Dropped carries the count.
+	Rejected []Rejection
+	Dropped  int
+}
+
+// PrepareOptions are the database lifecycle flags shared by every loader.
+type PrepareOptions struct {
+	DBName       string
+	CreateDB     bool // create the database/tables when missing
+	AbortOnExist bool // fail if the database (or a table) already exists
+	DropDB       bool // drop the database (or the tables) first
+	// Tables are the tables known before loading (from a multi-table header,
+	// a CSV header, or the use case). For ILP input the list may be empty and
+	// a target creates tables as lines name them (or lets the server do it).
+	Tables []*schema.Table
+}
+
+// Target is one database.
+type Target interface {
+	// Prepare sets up the database according to opts before any Writer opens.
+	Prepare(ctx context.Context, opts PrepareOptions) error
+	// NewWriter opens the connection of one worker (0-based id).
+	NewWriter(ctx context.Context, worker int) (Writer, error)
+	// Count returns the number of rows in each named table, after waiting for
+	// whatever the server needs to make acknowledged rows visible.
+	Count(ctx context.Context, tables []string) (map[string]int64, error)
+	// Close releases what Prepare and Count opened.
+	Close() error
+}
+
+// Writer writes batches over one connection. It is used by one goroutine.
+type Writer interface {
+	// Write sends b and reports what the server acknowledged. An error means
+	// the batch was not (or not provably) written; wrap it with Retryable when
+	// the server says a re-send may succeed. A non-nil Ack with a nil error
+	// may still carry rejections (a partial write).
+	Write(ctx context.Context, b *Batch) (Ack, error)
+	Close() error
+}
+
+type retryableError struct{ err error }
+
+func (e *retryableError) Error() string { return e.err.Error() }
+func (e *retryableError) Unwrap() error { return e.err }
+
+// Retryable marks err as retryable: the server said the batch was not written
+// and a re-send may succeed (back-pressure, a lost connection before commit).
+func Retryable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &retryableError{err}
+}
+
+// IsRetryable reports whether err (or an error it wraps) was marked Retryable.
+func IsRetryable(err error) bool {
+	var r *retryableError
+	return errors.As(err, &r)
+}

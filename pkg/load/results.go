@@ -1,0 +1,88 @@
+package load
+
+import "time"
+
+// Run statuses in Results.Status.
+const (
+	StatusOK          = "ok"          // loaded and (when asked) verified
+	StatusFailed      = "failed"      // stopped by an error, or verification failed
+	StatusInterrupted = "interrupted" // stopped by SIGINT/SIGTERM
+)
+
+// Results is the JSON document a loader writes with --results-file, and what
+// cmd/report reads. Rates never count a row the server did not acknowledge.
+type Results struct {
+	Loader  string            `json:"loader"`  // e.g. "load_questdb"
+	Target  string            `json:"target"`  // e.g. "questdb"
+	Status  string            `json:"status"`  // StatusOK, StatusFailed, StatusInterrupted
+	Error   string            `json:"error,omitempty"`
+	Flags   map[string]string `json:"flags"`   // every flag's value (secrets redacted)
+	Inputs  []string          `json:"inputs"`  // file names, or "stdin"
+	Format  string            `json:"format"`  // ilp, csv, pgcopy
+	Start   time.Time         `json:"start"`   // wall clock when loading began
+	End     time.Time         `json:"end"`     // wall clock when loading ended (before verify)
+	Seconds float64           `json:"seconds"` // End - Start
+
+	BatchSize int `json:"batch_size"`
+	Workers   int `json:"workers"`
+
+	Rows          int64   `json:"rows"`    // rows acknowledged by the server
+	Metrics       int64   `json:"metrics"` // non-NULL field values in acknowledged rows
+	Batches       int64   `json:"batches"` // batches acknowledged
+	Bytes         int64   `json:"bytes"`   // decompressed input bytes read
+	RowsPerSec    float64 `json:"rows_per_sec"`
+	MetricsPerSec float64 `json:"metrics_per_sec"`
+
+	RowsRead       int64 `json:"rows_read"`       // rows cut from the input
+	Retries        int64 `json:"retries"`         // batch re-sends
+	Errors         int64 `json:"errors"`          // batches or rows that failed
+	RejectedRows   int64 `json:"rejected_rows"`   // rows the server dropped (partial writes)
+	SkippedRecords int64 `json:"skipped_records"` // malformed records skipped by request
+
+	Latency LatencySummary `json:"latency_ms"` // per-batch write latency, acknowledged batches
+	Periods []Period       `json:"periods"`    // one per --reporting-period
+
+	Verify *Verification `json:"verify,omitempty"`
+
+	// Serialization is filled by loaders that also time serialisation alone
+	// (QuestDB): rows/s and MiB/s serialised vs sent.
+	Serialization *Serialization `json:"serialization,omitempty"`
+}
+
+// LatencySummary is in milliseconds.
+type LatencySummary struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// Period is one reporting period.
+type Period struct {
+	At            float64 `json:"at"`      // seconds since Start at the period's end
+	Seconds       float64 `json:"seconds"` // the period's length
+	Rows          int64   `json:"rows"`
+	Metrics       int64   `json:"metrics"`
+	Batches       int64   `json:"batches"`
+	RowsPerSec    float64 `json:"rows_per_sec"`
+	MetricsPerSec float64 `json:"metrics_per_sec"`
+	TotalRows     int64   `json:"total_rows"` // cumulative at the period's end
+}
+
+// Verification compares the rows acknowledged per table with the database's count.
+type Verification struct {
+	OK       bool             `json:"ok"`
+	Expected map[string]int64 `json:"expected"`
+	Actual   map[string]int64 `json:"actual"`
+	Seconds  float64          `json:"seconds"`
+	Note     string           `json:"note,omitempty"`
+}
+
+// Serialization compares serialising alone with serialising and sending.
+type Serialization struct {
+	SerializedRowsPerSec float64 `json:"serialized_rows_per_sec"`
+	SerializedMiBPerSec  float64 `json:"serialized_mib_per_sec"`
+	SentRowsPerSec       float64 `json:"sent_rows_per_sec"`
+	SentMiBPerSec        float64 `json:"sent_mib_per_sec"`
+}
