@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Start a throwaway InfluxDB 1.x (Debian's influxdb package) bound to 127.0.0.1.
+#
+# Idempotent: if the instance named INFLUX_NAME already answers /ping, nothing
+# is done. Installs the package with apt-get when influxd is missing.
+#
+# Environment:
+#   TSLOAD_STATE      state root                     (default /tmp/tsload)
+#   INFLUX_NAME       instance name, its directory   (default main)
+#                     is $TSLOAD_STATE/influx/$INFLUX_NAME
+#   INFLUX_PORT       HTTP port                      (default 8086)
+#   INFLUX_RPC_PORT   RPC (backup/restore) port      (default 8088)
+#   INFLUX_CACHE_MAX  [data] cache-max-memory-size   (default 1g; e.g. 1m for a
+#                     second instance that answers 500 cache-max-memory-size exceeded)
+#   INFLUX_WAIT       seconds to wait for /ping      (default 60)
+#
+# Second instance for the cache-full test:
+#   INFLUX_PORT=18086 INFLUX_RPC_PORT=18088 INFLUX_NAME=tiny INFLUX_CACHE_MAX=1m scripts/start_influxdb.sh
+set -euo pipefail
+
+state=${TSLOAD_STATE:-/tmp/tsload}
+name=${INFLUX_NAME:-main}
+port=${INFLUX_PORT:-8086}
+rpc_port=${INFLUX_RPC_PORT:-8088}
+cache_max=${INFLUX_CACHE_MAX:-1g}
+wait_s=${INFLUX_WAIT:-60}
+dir=$state/influx/$name
+url=http://127.0.0.1:$port
+
+ping() {
+	local code
+	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url/ping" 2>/dev/null || true)
+	[[ $code == 204 ]]
+}
+
+if ! command -v influxd >/dev/null 2>&1; then
+	echo "influxd not found: installing Debian's influxdb package" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq influxdb curl >/dev/null
+	# The package may start a service; this script runs its own instance.
+	if command -v service >/dev/null 2>&1; then service influxdb stop >/dev/null 2>&1 || true; fi
+fi
+command -v curl >/dev/null 2>&1 || { apt-get update -qq; apt-get install -y -qq curl >/dev/null; }
+
+if [[ -f $dir/influxd.pid ]] && kill -0 "$(cat "$dir/influxd.pid")" 2>/dev/null; then
+	if ping; then
+		echo "influxdb $name already running at $url (pid $(cat "$dir/influxd.pid"))" >&2
+		exit 0
+	fi
+fi
+if ping; then
+	echo "port $port already answers /ping but not from instance $name ($dir): refusing to start" >&2
+	exit 1
+fi
+
+mkdir -p "$dir/meta" "$dir/data" "$dir/wal"
+cat >"$dir/influxdb.conf" <<CONF
+reporting-disabled = true
+bind-address = "127.0.0.1:$rpc_port"
+
+[meta]
+  dir = "$dir/meta"
+  retention-autocreate = true
+  logging-enabled = true
+
+[data]
+  dir = "$dir/data"
+  wal-dir = "$dir/wal"
+  wal-fsync-delay = "0s"
+  query-log-enabled = false
+  cache-max-memory-size = "$cache_max"
+
+[monitor]
+  store-enabled = false
+
+[http]
+  enabled = true
+  bind-address = "127.0.0.1:$port"
+  auth-enabled = false
+  log-enabled = false
+  pprof-enabled = false
+  unix-socket-enabled = false
+  max-body-size = 25000000
+
+[logging]
+  level = "warn"
+  suppress-logo = true
+CONF
+
+nohup influxd -config "$dir/influxdb.conf" >"$dir/influxd.log" 2>&1 </dev/null &
+echo $! >"$dir/influxd.pid"
+
+for ((i = 0; i < wait_s * 4; i++)); do
+	if ping; then
+		echo "influxdb $name started at $url (pid $(cat "$dir/influxd.pid"), log $dir/influxd.log)" >&2
+		exit 0
+	fi
+	if ! kill -0 "$(cat "$dir/influxd.pid")" 2>/dev/null; then
+		echo "influxd exited; last log lines:" >&2
+		tail -n 20 "$dir/influxd.log" >&2 || true
+		exit 1
+	fi
+	sleep 0.25
+done
+echo "influxdb $name did not answer $url/ping within ${wait_s}s; log: $dir/influxd.log" >&2
+exit 1
