@@ -12,10 +12,14 @@
 #   INFLUX_RPC_PORT   RPC (backup/restore) port      (default 8088)
 #   INFLUX_CACHE_MAX  [data] cache-max-memory-size   (default 1g; e.g. 1m for a
 #                     second instance that answers 500 cache-max-memory-size exceeded)
+#   INFLUX_CACHE_SNAPSHOT [data] cache-snapshot-memory-size (default 25m; make it
+#                     smaller than INFLUX_CACHE_MAX, e.g. 256k, or a full cache never drains)
 #   INFLUX_WAIT       seconds to wait for /ping      (default 60)
 #
-# Second instance for the cache-full test:
-#   INFLUX_PORT=18086 INFLUX_RPC_PORT=18088 INFLUX_NAME=tiny INFLUX_CACHE_MAX=1m scripts/start_influxdb.sh
+# Second instance for the cache-full test (answers 500 "engine: cache-max-memory-size
+# exceeded: (used/limit)" under load, then drains as snapshots are written):
+#   INFLUX_PORT=18086 INFLUX_RPC_PORT=18088 INFLUX_NAME=tiny INFLUX_CACHE_MAX=1m \
+#     INFLUX_CACHE_SNAPSHOT=256k scripts/start_influxdb.sh
 set -euo pipefail
 
 state=${TSLOAD_STATE:-/tmp/tsload}
@@ -23,6 +27,7 @@ name=${INFLUX_NAME:-main}
 port=${INFLUX_PORT:-8086}
 rpc_port=${INFLUX_RPC_PORT:-8088}
 cache_max=${INFLUX_CACHE_MAX:-1g}
+cache_snapshot=${INFLUX_CACHE_SNAPSHOT:-25m}
 wait_s=${INFLUX_WAIT:-60}
 dir=$state/influx/$name
 url=http://127.0.0.1:$port
@@ -70,6 +75,7 @@ bind-address = "127.0.0.1:$rpc_port"
   wal-fsync-delay = "0s"
   query-log-enabled = false
   cache-max-memory-size = "$cache_max"
+  cache-snapshot-memory-size = "$cache_snapshot"
 
 [monitor]
   store-enabled = false
