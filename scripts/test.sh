@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The project's test command (README: "Run the tests"). Installs and starts the real servers the
+# integration tests talk to (PostgreSQL, InfluxDB, QuestDB; all on 127.0.0.1), then runs vet, the
+# whole test suite, and every native fuzzer for a bounded time.
+#
+#   scripts/test.sh                 # everything
+#   TSLOAD_FUZZTIME=0 scripts/test.sh   # skip the fuzzing pass
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime=${TSLOAD_FUZZTIME:-10s}
+
+echo "== starting servers"
+bash scripts/start_postgres.sh
+bash scripts/start_influxdb.sh
+bash scripts/start_questdb.sh
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test"
+go test -count=1 -timeout 20m ./...
+
+if [ "$fuzztime" != "0" ]; then
+  echo "== fuzzing each target for $fuzztime"
+  # Every "func FuzzX(f *testing.F)" in the tree, run alone for a bounded time.
+  grep -rl --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]+\(f \*testing\.F\)' . | sort | while read -r file; do
+    pkg=./$(dirname "${file#./}")
+    for fn in $(grep -oE '^func Fuzz[A-Za-z0-9_]+' "$file" | sed 's/^func //'); do
+      echo "-- $pkg $fn"
+      go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" "$pkg"
+    done
+  done
+fi
+echo "== all tests passed"
