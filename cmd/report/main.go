@@ -1,0 +1,126 @@
+// Command report reads loader results files (--results-file of every
+// cmd/load_*) and writes tables, plots and merged summaries:
+//
+//	report table [--format md|csv] [--group batch_size,workers] results/*.json
+//	report plot  --out DIR [--metric rows|metrics] results/*.json
+//	report bars  --out DIR [--group batch_size,workers] [--metric rows|metrics] [--name NAME] results/*.json
+//	report merge shard*.json > merged.json
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/report"
+)
+
+func main() {
+	if err := newApp(os.Stdout).Run(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+}
+
+func files(c *cli.Context) ([]string, error) {
+	if c.NArg() == 0 {
+		return nil, fmt.Errorf("%s: no results files given", c.Command.Name)
+	}
+	return c.Args().Slice(), nil
+}
+
+func groupFlag(def string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "group", Value: def,
+		Usage: "comma-separated keys that make a cell: batch_size, workers, target, loader, format, inputs, db_name"}
+}
+
+var metricFlag = &cli.StringFlag{Name: "metric", Value: "rows", Usage: "rate to plot: rows or metrics (per second)"}
+
+func newApp(stdout io.Writer) *cli.App {
+	return &cli.App{
+		Name:  "report",
+		Usage: "tables, plots and merged summaries from loader results files",
+		Commands: []*cli.Command{
+			{
+				Name:      "table",
+				Usage:     "Markdown or CSV table: median and min–max of rows/s and metrics/s per cell, p99 batch latency, verified rows",
+				ArgsUsage: "results.json...",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "format", Value: "md", Usage: "md or csv"},
+					groupFlag("batch_size,workers"),
+				},
+				Action: func(c *cli.Context) error {
+					fs, err := files(c)
+					if err != nil {
+						return err
+					}
+					g, err := report.ParseGroup(c.String("group"))
+					if err != nil {
+						return err
+					}
+					return report.RunTable(report.TableConfig{Files: fs, Format: c.String("format"), Group: g, Out: stdout})
+				},
+			},
+			{
+				Name:      "plot",
+				Usage:     "PNG and SVG of each run's insert rate per reporting period over time (DIR/<name>.rate.png/.svg)",
+				ArgsUsage: "results.json...",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
+					metricFlag,
+				},
+				Action: func(c *cli.Context) error {
+					fs, err := files(c)
+					if err != nil {
+						return err
+					}
+					m, err := report.ParseMetric(c.String("metric"))
+					if err != nil {
+						return err
+					}
+					return report.RunPlot(report.PlotConfig{Files: fs, OutDir: c.String("out"), Metric: m, Out: stdout})
+				},
+			},
+			{
+				Name:      "bars",
+				Usage:     "grouped bar chart of the median rate per cell (first group key on the x axis, the rest as bars)",
+				ArgsUsage: "results.json...",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
+					groupFlag("batch_size,workers"),
+					metricFlag,
+					&cli.StringFlag{Name: "name", Usage: "file name without extension (default bars_<metric>)"},
+				},
+				Action: func(c *cli.Context) error {
+					fs, err := files(c)
+					if err != nil {
+						return err
+					}
+					g, err := report.ParseGroup(c.String("group"))
+					if err != nil {
+						return err
+					}
+					m, err := report.ParseMetric(c.String("metric"))
+					if err != nil {
+						return err
+					}
+					return report.RunBars(report.BarsConfig{Files: fs, OutDir: c.String("out"), Group: g, Metric: m, Name: c.String("name"), Out: stdout})
+				},
+			},
+			{
+				Name:      "merge",
+				Usage:     "combine per-shard results into one results document on stdout (summed counts, rate over the common wall-clock window)",
+				ArgsUsage: "shard.json...",
+				Action: func(c *cli.Context) error {
+					fs, err := files(c)
+					if err != nil {
+						return err
+					}
+					return report.RunMerge(report.MergeConfig{Files: fs, Out: stdout})
+				},
+			},
+		},
+	}
+}

@@ -1,0 +1,17 @@
+// Package report turns loader results files (load.Results JSON, written by
+// every cmd/load_* with --results-file) into what people publish: Markdown and
+// CSV tables of a benchmark matrix or a database comparison, PNG/SVG plots of
+// the insert rate over time, grouped bar charts, and a merged summary of the
+// per-shard results of a scaled-out load.
+//
+// Tables group runs into cells (by batch size x workers, by target, or any
+// other key in GroupKeys) and report, per cell, the median and the spread
+// (minimum–maximum) of rows/s and metrics/s across repeats, the median p99
+// batch latency, the rows loaded and the rows the database counted when the
+// run verified. A cell with any run whose status is not "ok" shows the status
+// ("failed", "interrupted") in place of every number: a failed run never
+// turns into a rate.
+//
+// Each cmd/report subcommand binds its flags to a Config and calls the
+// matching function here (Table, Plot, Bars, Merge), which returns an error.
+package report

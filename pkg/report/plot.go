@@ -1,0 +1,263 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// Metric selects the rate a plot shows.
+type Metric string
+
+// Metrics a plot can show.
+const (
+	MetricRows    Metric = "rows"
+	MetricMetrics Metric = "metrics"
+)
+
+// ParseMetric parses "rows" or "metrics".
+func ParseMetric(s string) (Metric, error) {
+	switch Metric(s) {
+	case MetricRows, MetricMetrics:
+		return Metric(s), nil
+	}
+	return "", fmt.Errorf("unknown metric %q (want rows or metrics)", s)
+}
+
+func (m Metric) label() string { return string(m) + "/s" }
+
+// Image sizes.
+const (
+	plotWidth  = 8 * vg.Inch
+	plotHeight = 4.5 * vg.Inch
+)
+
+// RatePlot draws one run's insert rate per reporting period against the
+// seconds since the run started: lines with a point per period, y from 0, so
+// dips and stalls (periods with few or no rows) stand out. A dashed line
+// marks the overall rate. A run without periods (shorter than one reporting
+// period) is drawn as its single overall point.
+func RatePlot(r Run, m Metric) (*plot.Plot, error) {
+	p := plot.New()
+	status := ""
+	if r.Status != load.StatusOK {
+		status = strings.ToUpper(r.Status) + ": "
+	}
+	overall := r.RowsPerSec
+	if m == MetricMetrics {
+		overall = r.MetricsPerSec
+	}
+	p.Title.Text = fmt.Sprintf("%s%s (%s), batch %d, %d workers: %s %s overall",
+		status, r.Loader, r.Target, r.BatchSize, r.Workers, thousands(overall), m.label())
+	p.X.Label.Text = "seconds since start"
+	p.Y.Label.Text = m.label()
+	p.Add(plotter.NewGrid())
+
+	var pts plotter.XYs
+	for _, per := range r.Periods {
+		v := per.RowsPerSec
+		if m == MetricMetrics {
+			v = per.MetricsPerSec
+		}
+		pts = append(pts, plotter.XY{X: per.At, Y: v})
+	}
+	if len(pts) == 0 {
+		pts = append(pts, plotter.XY{X: r.Seconds, Y: overall})
+	}
+	for _, pt := range pts {
+		if math.IsNaN(pt.X) || math.IsInf(pt.X, 0) || math.IsNaN(pt.Y) || math.IsInf(pt.Y, 0) {
+			return nil, fmt.Errorf("%s: non-finite period value", r.Path)
+		}
+	}
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Path, err)
+	}
+	line.Color = plotutil.Color(0)
+	line.Width = vg.Points(1.5)
+	points.Color = plotutil.Color(0)
+	points.Shape = draw.CircleGlyph{}
+	points.Radius = vg.Points(2.5)
+	p.Add(line, points)
+	p.Legend.Add("per period", line, points)
+
+	end := r.Seconds
+	if last := pts[len(pts)-1].X; last > end {
+		end = last
+	}
+	avg, err := plotter.NewLine(plotter.XYs{{X: 0, Y: overall}, {X: end, Y: overall}})
+	if err != nil {
+		return nil, err
+	}
+	avg.Color = color.RGBA{R: 200, G: 30, B: 30, A: 255}
+	avg.Dashes = []vg.Length{vg.Points(5), vg.Points(4)}
+	p.Add(avg)
+	p.Legend.Add("overall", avg)
+	p.Legend.Top = true
+
+	p.X.Min = 0
+	p.Y.Min = 0
+	if p.Y.Max <= 0 {
+		p.Y.Max = 1
+	}
+	p.Y.Max *= 1.1
+	p.Y.Tick.Marker = thousandsTicks{}
+	return p, nil
+}
+
+// thousandsTicks labels the y axis with comma-grouped integers.
+type thousandsTicks struct{}
+
+func (thousandsTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = thousands(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// BarsPlot draws a grouped bar chart of the cells' median rate: the first
+// group key is the x axis, the remaining keys (if any) form the bars of each
+// group. A cell that is not ok has no bar and is labelled with its status.
+func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
+	if len(t.Cells) == 0 {
+		return nil, fmt.Errorf("no runs to plot")
+	}
+	var xs, groups []string
+	xi, gi := map[string]int{}, map[string]int{}
+	for _, c := range t.Cells {
+		x, g := c.Key[0], strings.Join(c.Key[1:], ", ")
+		if _, ok := xi[x]; !ok {
+			xi[x] = len(xs)
+			xs = append(xs, x)
+		}
+		if _, ok := gi[g]; !ok {
+			gi[g] = len(groups)
+			groups = append(groups, g)
+		}
+	}
+	values := make([]plotter.Values, len(groups))
+	failed := make([][]string, len(groups))
+	for g := range values {
+		values[g] = make(plotter.Values, len(xs))
+		failed[g] = make([]string, len(xs))
+	}
+	for i := range t.Cells {
+		c := &t.Cells[i]
+		g, x := gi[strings.Join(c.Key[1:], ", ")], xi[c.Key[0]]
+		if !c.OK() {
+			failed[g][x] = c.Status
+			continue
+		}
+		if m == MetricMetrics {
+			values[g][x] = c.MetricsPerSec.Median
+		} else {
+			values[g][x] = c.RowsPerSec.Median
+		}
+	}
+
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("median %s by %s", m.label(), GroupKeys[t.Keys[0]])
+	p.X.Label.Text = GroupKeys[t.Keys[0]]
+	p.Y.Label.Text = m.label()
+	p.Add(plotter.NewGrid())
+	// The bars of one x value fill 80% of the space between x values.
+	dataWidth := plotWidth - 1.5*vg.Inch
+	slot := dataWidth / vg.Length(len(xs))
+	w := slot * 0.8 / vg.Length(len(groups))
+	groupTitle := ""
+	for _, k := range t.Keys[1:] {
+		groupTitle += GroupKeys[k] + " "
+	}
+	var labels plotter.XYLabels
+	for g := range groups {
+		bars, err := plotter.NewBarChart(values[g], w)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = plotutil.Color(g)
+		bars.LineStyle.Width = vg.Length(0)
+		bars.Offset = vg.Length(float64(g)-float64(len(groups)-1)/2) * w
+		p.Add(bars)
+		name := strings.TrimSpace(groupTitle + groups[g])
+		if name == "" {
+			name = "median " + m.label()
+		}
+		var bad []string
+		for x, s := range failed[g] {
+			if s != "" {
+				bad = append(bad, xs[x])
+				// The label sits at the bar's place: offsets are in data
+				// units here, one unit per x value spanning slot.
+				off := (float64(g) - float64(len(groups)-1)/2) * float64(w) / float64(slot)
+				labels.XYs = append(labels.XYs, plotter.XY{X: float64(x) + off, Y: 0})
+				labels.Labels = append(labels.Labels, s)
+			}
+		}
+		if len(bad) > 0 {
+			name += " (" + failed[g][xi[bad[0]]] + " at " + strings.Join(bad, ", ") + ")"
+		}
+		p.Legend.Add(name, bars)
+	}
+	if len(labels.Labels) > 0 {
+		l, err := plotter.NewLabels(labels)
+		if err != nil {
+			return nil, err
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].Color = color.RGBA{R: 200, G: 0, B: 0, A: 255}
+			l.TextStyle[i].Rotation = math.Pi / 2
+			l.TextStyle[i].XAlign = draw.XCenter
+		}
+		p.Add(l)
+	}
+	p.NominalX(xs...)
+	p.Legend.Top = true
+	p.Y.Min = 0
+	if p.Y.Max <= 0 {
+		p.Y.Max = 1
+	}
+	p.Y.Max *= 1.15
+	p.Y.Tick.Marker = thousandsTicks{}
+	return p, nil
+}
+
+// savePlot writes p as base.png and base.svg and returns the file names.
+func savePlot(p *plot.Plot, base string) ([]string, error) {
+	var files []string
+	for _, ext := range []string{".png", ".svg"} {
+		name := base + ext
+		if err := p.Save(plotWidth, plotHeight, name); err != nil {
+			return files, fmt.Errorf("%s: %w", name, err)
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
+
+// uniqueBase returns DIR/<name of path without .json>, adding -2, -3, ...
+// when two inputs share a file name.
+func uniqueBase(dir, path, suffix string, used map[string]bool) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".json")
+	base := filepath.Join(dir, name+suffix)
+	for i := 2; used[base]; i++ {
+		base = filepath.Join(dir, fmt.Sprintf("%s-%d%s", name, i, suffix))
+	}
+	used[base] = true
+	return base
+}
+
+func mkdir(dir string) error { return os.MkdirAll(dir, 0o755) }

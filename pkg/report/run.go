@@ -1,0 +1,137 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+)
+
+// TableConfig is `report table`.
+type TableConfig struct {
+	Files  []string
+	Format string   // "md" (default) or "csv"
+	Group  []string // GroupKeys; default batch_size, workers
+	Out    io.Writer
+}
+
+// RunTable reads the results files and writes the grouped table.
+func RunTable(cfg TableConfig) error {
+	group := cfg.Group
+	if len(group) == 0 {
+		group = []string{"batch_size", "workers"}
+	}
+	runs, err := ReadFiles(cfg.Files)
+	if err != nil {
+		return err
+	}
+	t := Summarize(runs, group)
+	switch cfg.Format {
+	case "", "md", "markdown":
+		return t.WriteMarkdown(cfg.Out)
+	case "csv":
+		return t.WriteCSV(cfg.Out)
+	}
+	return fmt.Errorf("unknown table format %q (want md or csv)", cfg.Format)
+}
+
+// PlotConfig is `report plot`.
+type PlotConfig struct {
+	Files  []string
+	OutDir string
+	Metric Metric    // default rows
+	Out    io.Writer // the names of the files written, one a line
+}
+
+// RunPlot writes DIR/<results name>.rate.png and .svg for every results
+// file: its insert rate per reporting period over time.
+func RunPlot(cfg PlotConfig) error {
+	if cfg.Metric == "" {
+		cfg.Metric = MetricRows
+	}
+	runs, err := ReadFiles(cfg.Files)
+	if err != nil {
+		return err
+	}
+	if err := mkdir(cfg.OutDir); err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, r := range runs {
+		p, err := RatePlot(r, cfg.Metric)
+		if err != nil {
+			return err
+		}
+		files, err := savePlot(p, uniqueBase(cfg.OutDir, r.Path, ".rate", used))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			fmt.Fprintln(cfg.Out, f)
+		}
+	}
+	return nil
+}
+
+// BarsConfig is `report bars`.
+type BarsConfig struct {
+	Files  []string
+	OutDir string
+	Group  []string // first key on the x axis, the rest grouped; default batch_size, workers
+	Metric Metric   // default rows
+	Name   string   // file name without extension; default "bars_<metric>"
+	Out    io.Writer
+}
+
+// RunBars writes a grouped bar chart of the cells' median rate as
+// DIR/<name>.png and .svg.
+func RunBars(cfg BarsConfig) error {
+	if cfg.Metric == "" {
+		cfg.Metric = MetricRows
+	}
+	group := cfg.Group
+	if len(group) == 0 {
+		group = []string{"batch_size", "workers"}
+	}
+	name := cfg.Name
+	if name == "" {
+		name = "bars_" + string(cfg.Metric)
+	}
+	runs, err := ReadFiles(cfg.Files)
+	if err != nil {
+		return err
+	}
+	p, err := BarsPlot(Summarize(runs, group), cfg.Metric)
+	if err != nil {
+		return err
+	}
+	if err := mkdir(cfg.OutDir); err != nil {
+		return err
+	}
+	files, err := savePlot(p, filepath.Join(cfg.OutDir, name))
+	for _, f := range files {
+		fmt.Fprintln(cfg.Out, f)
+	}
+	return err
+}
+
+// MergeConfig is `report merge`.
+type MergeConfig struct {
+	Files []string
+	Out   io.Writer // the merged JSON document
+}
+
+// RunMerge merges per-shard results and writes the merged document.
+func RunMerge(cfg MergeConfig) error {
+	runs, err := ReadFiles(cfg.Files)
+	if err != nil {
+		return err
+	}
+	m, err := MergeRuns(runs)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(cfg.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(m)
+}

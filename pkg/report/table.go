@@ -1,0 +1,353 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// GroupKeys are the keys a table can group runs by, with their column titles.
+var GroupKeys = map[string]string{
+	"batch_size": "batch size",
+	"workers":    "workers",
+	"target":     "target",
+	"loader":     "loader",
+	"format":     "format",
+	"inputs":     "inputs",
+	"db_name":    "database",
+}
+
+func keyValue(key string, r Run) string {
+	switch key {
+	case "batch_size":
+		return strconv.Itoa(r.BatchSize)
+	case "workers":
+		return strconv.Itoa(r.Workers)
+	case "target":
+		return r.Target
+	case "loader":
+		return r.Loader
+	case "format":
+		return r.Format
+	case "inputs":
+		return strings.Join(r.Inputs, " ")
+	case "db_name":
+		return r.Flags["db-name"]
+	}
+	return ""
+}
+
+// ParseGroup parses a comma-separated list of GroupKeys.
+func ParseGroup(s string) ([]string, error) {
+	var keys []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		if _, ok := GroupKeys[k]; !ok {
+			known := make([]string, 0, len(GroupKeys))
+			for g := range GroupKeys {
+				known = append(known, g)
+			}
+			sort.Strings(known)
+			return nil, fmt.Errorf("unknown group key %q (known: %s)", k, strings.Join(known, ", "))
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("empty group")
+	}
+	return keys, nil
+}
+
+// Spread is the median and range of one quantity across a cell's runs.
+type Spread struct {
+	Median, Min, Max float64
+}
+
+func spreadOf(v []float64) Spread {
+	if len(v) == 0 {
+		return Spread{}
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return Spread{Median: med, Min: s[0], Max: s[n-1]}
+}
+
+// Cell is the runs that share one group key.
+type Cell struct {
+	Key  []string // one value per Table.Keys entry
+	Runs []Run
+	// Status is load.StatusOK when every run is ok, else the status of the
+	// first run that is not (failed before interrupted).
+	Status string
+	Errors []string // "path: error" of each run that is not ok
+
+	// The following are meaningful only when Status is ok.
+	RowsPerSec    Spread
+	MetricsPerSec Spread
+	P99ms         float64 // median of the runs' p99 batch latency
+	Rows          Spread  // rows acknowledged per run
+	// Verified is the number of rows the database counted (summed over
+	// tables), as a spread across runs; VerifiedRuns says how many runs
+	// verified (a run without --verify has no count).
+	Verified     Spread
+	VerifiedRuns int
+	VerifyFailed int // runs whose count differed from the rows acknowledged
+}
+
+// Table is runs grouped into cells, sorted by key (numerically where the
+// values are numbers).
+type Table struct {
+	Keys  []string
+	Cells []Cell
+}
+
+// Summarize groups runs by keys.
+func Summarize(runs []Run, keys []string) *Table {
+	t := &Table{Keys: keys}
+	index := map[string]int{}
+	for _, r := range runs {
+		k := make([]string, len(keys))
+		for i, key := range keys {
+			k[i] = keyValue(key, r)
+		}
+		id := strings.Join(k, "\x00")
+		i, ok := index[id]
+		if !ok {
+			i = len(t.Cells)
+			index[id] = i
+			t.Cells = append(t.Cells, Cell{Key: k})
+		}
+		t.Cells[i].Runs = append(t.Cells[i].Runs, r)
+	}
+	for i := range t.Cells {
+		t.Cells[i].compute()
+	}
+	sort.SliceStable(t.Cells, func(i, j int) bool { return keyLess(t.Cells[i].Key, t.Cells[j].Key) })
+	return t
+}
+
+func keyLess(a, b []string) bool {
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		x, ex := strconv.ParseFloat(a[i], 64)
+		y, ey := strconv.ParseFloat(b[i], 64)
+		if ex == nil && ey == nil {
+			return x < y
+		}
+		return a[i] < b[i]
+	}
+	return false
+}
+
+func (c *Cell) compute() {
+	c.Status = load.StatusOK
+	var rows, metrics, p99, loaded, verified []float64
+	for _, r := range c.Runs {
+		if r.Status != load.StatusOK {
+			if c.Status == load.StatusOK || r.Status == load.StatusFailed {
+				c.Status = r.Status
+			}
+			msg := r.Error
+			if msg == "" {
+				msg = "status " + r.Status
+			}
+			c.Errors = append(c.Errors, r.Path+": "+msg)
+			continue
+		}
+		rows = append(rows, r.RowsPerSec)
+		metrics = append(metrics, r.MetricsPerSec)
+		p99 = append(p99, r.Latency.P99)
+		loaded = append(loaded, float64(r.Rows))
+		if v := r.Verify; v != nil {
+			var n int64
+			for _, a := range v.Actual {
+				n += a
+			}
+			verified = append(verified, float64(n))
+			c.VerifiedRuns++
+			if !v.OK {
+				c.VerifyFailed++
+			}
+		}
+	}
+	c.RowsPerSec = spreadOf(rows)
+	c.MetricsPerSec = spreadOf(metrics)
+	c.P99ms = spreadOf(p99).Median
+	c.Rows = spreadOf(loaded)
+	c.Verified = spreadOf(verified)
+}
+
+// OK reports whether every run of the cell succeeded.
+func (c *Cell) OK() bool { return c.Status == load.StatusOK }
+
+// Columns of the table after the group keys.
+var valueColumns = []string{"runs", "rows/s median", "rows/s min–max", "metrics/s median", "metrics/s min–max", "p99 batch ms", "rows", "verified rows"}
+
+var csvValueColumns = []string{"runs", "status", "rows_per_sec_median", "rows_per_sec_min", "rows_per_sec_max",
+	"metrics_per_sec_median", "metrics_per_sec_min", "metrics_per_sec_max", "p99_batch_ms", "rows", "verified_rows", "error"}
+
+// thousands formats v rounded to an integer with comma separators.
+func thousands(v float64) string {
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	return b.String()
+}
+
+func rangeText(s Spread, f func(float64) string) string {
+	if math.Round(s.Min) == math.Round(s.Max) {
+		return f(s.Min)
+	}
+	return f(s.Min) + "–" + f(s.Max)
+}
+
+func (c *Cell) verifiedText(f func(float64) string) string {
+	switch {
+	case c.VerifiedRuns == 0:
+		return "not verified"
+	case c.VerifyFailed > 0:
+		return fmt.Sprintf("mismatch (%d of %d runs)", c.VerifyFailed, len(c.Runs))
+	case c.VerifiedRuns < len(c.Runs):
+		return rangeText(c.Verified, f) + fmt.Sprintf(" (%d of %d runs)", c.VerifiedRuns, len(c.Runs))
+	}
+	return rangeText(c.Verified, f)
+}
+
+func ms(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// markdownRow is the cell's values after the key columns.
+func (c *Cell) markdownRow() []string {
+	runs := strconv.Itoa(len(c.Runs))
+	if !c.OK() {
+		ok := len(c.Runs) - len(c.Errors)
+		row := []string{fmt.Sprintf("%s (%d of %d ok)", runs, ok, len(c.Runs))}
+		for range valueColumns[1:] {
+			row = append(row, c.Status)
+		}
+		return row
+	}
+	return []string{runs,
+		thousands(c.RowsPerSec.Median), rangeText(c.RowsPerSec, thousands),
+		thousands(c.MetricsPerSec.Median), rangeText(c.MetricsPerSec, thousands),
+		ms(c.P99ms), rangeText(c.Rows, thousands), c.verifiedText(thousands)}
+}
+
+func plain(v float64) string { return strconv.FormatInt(int64(math.Round(v)), 10) }
+
+func (c *Cell) csvRow() []string {
+	runs := strconv.Itoa(len(c.Runs))
+	if !c.OK() {
+		row := []string{runs, c.Status}
+		for range csvValueColumns[2 : len(csvValueColumns)-1] {
+			row = append(row, c.Status)
+		}
+		return append(row, strings.Join(c.Errors, "; "))
+	}
+	verified := ""
+	switch {
+	case c.VerifiedRuns == 0:
+		verified = "not verified"
+	case c.VerifyFailed > 0 || c.VerifiedRuns < len(c.Runs) || c.Verified.Min != c.Verified.Max:
+		verified = c.verifiedText(plain)
+	default:
+		verified = plain(c.Verified.Min)
+	}
+	return []string{runs, c.Status,
+		plain(c.RowsPerSec.Median), plain(c.RowsPerSec.Min), plain(c.RowsPerSec.Max),
+		plain(c.MetricsPerSec.Median), plain(c.MetricsPerSec.Min), plain(c.MetricsPerSec.Max),
+		ms(c.P99ms), plain(c.Rows.Median), verified, ""}
+}
+
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// WriteMarkdown writes the table as GitHub Markdown. Runs that are not ok
+// are listed below the table with their error.
+func (t *Table) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	head := make([]string, 0, len(t.Keys)+len(valueColumns))
+	for _, k := range t.Keys {
+		head = append(head, GroupKeys[k])
+	}
+	head = append(head, valueColumns...)
+	writeMDRow(&b, head)
+	sep := make([]string, len(head))
+	for i := range sep {
+		sep[i] = "---"
+		if i >= len(t.Keys) {
+			sep[i] = "---:"
+		}
+	}
+	writeMDRow(&b, sep)
+	var failures []string
+	for i := range t.Cells {
+		c := &t.Cells[i]
+		row := append(append([]string(nil), c.Key...), c.markdownRow()...)
+		writeMDRow(&b, row)
+		failures = append(failures, c.Errors...)
+	}
+	b.WriteString("\nrows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency.\n")
+	if len(failures) > 0 {
+		b.WriteString("\nRuns that did not finish ok:\n\n")
+		for _, f := range failures {
+			b.WriteString("- " + mdEscape(f) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMDRow(b *strings.Builder, cells []string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" " + mdEscape(c) + " |")
+	}
+	b.WriteString("\n")
+}
+
+// WriteCSV writes the table as CSV with a header row; numbers are plain
+// integers (milliseconds with one decimal), and a cell that is not ok carries
+// its status in every numeric column.
+func (t *Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := append(append([]string(nil), t.Keys...), csvValueColumns...)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for i := range t.Cells {
+		c := &t.Cells[i]
+		if err := cw.Write(append(append([]string(nil), c.Key...), c.csvRow()...)); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func globT(t *testing.T, pattern string) []string {
+	t.Helper()
+	fs, err := filepath.Glob(pattern)
+	if err != nil || len(fs) == 0 {
+		t.Fatalf("no files match %s: %v", pattern, err)
+	}
+	return fs
+}
+
+func TestTableGolden(t *testing.T) {
+	matrix := globT(t, "testdata/matrix/*.json")
+	compare := globT(t, "testdata/compare/*.json")
+	tests := []struct {
+		golden string
+		cfg    TableConfig
+	}{
+		{"matrix.md", TableConfig{Files: matrix}},
+		{"matrix.csv", TableConfig{Files: matrix, Format: "csv"}},
+		{"matrix_by_workers.md", TableConfig{Files: matrix, Group: []string{"workers"}}},
+		{"compare.md", TableConfig{Files: compare, Group: []string{"target"}}},
+		{"compare.csv", TableConfig{Files: compare, Group: []string{"target"}, Format: "csv"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			var b bytes.Buffer
+			tt.cfg.Out = &b
+			if err := RunTable(tt.cfg); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.golden, b.Bytes())
+		})
+	}
+}
+
+// A failed run never shows as a number: every value column of its cell
+// carries the status.
+func TestTableFailedCellHasNoNumbers(t *testing.T) {
+	runs, err := ReadFiles(globT(t, "testdata/matrix/*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := Summarize(runs, []string{"batch_size", "workers"})
+	var failed *Cell
+	for i := range tab.Cells {
+		if tab.Cells[i].Key[0] == "3000" && tab.Cells[i].Key[1] == "4" {
+			failed = &tab.Cells[i]
+		}
+	}
+	if failed == nil || failed.OK() || failed.Status != "failed" || len(failed.Errors) != 1 {
+		t.Fatalf("cell 3000x4: %+v", failed)
+	}
+	for i, v := range failed.markdownRow()[1:] {
+		if v != "failed" {
+			t.Errorf("markdown column %q = %q, want failed", valueColumns[i+1], v)
+		}
+	}
+	row := failed.csvRow()
+	for i, v := range row[1 : len(row)-1] {
+		if v != "failed" {
+			t.Errorf("csv column %q = %q, want failed", csvValueColumns[i+1], v)
+		}
+	}
+	if !strings.Contains(row[len(row)-1], "cache-max-memory-size exceeded") {
+		t.Errorf("csv error column %q lacks the run's error", row[len(row)-1])
+	}
+}
+
+func TestSpread(t *testing.T) {
+	tests := []struct {
+		in   []float64
+		want Spread
+	}{
+		{nil, Spread{}},
+		{[]float64{5}, Spread{5, 5, 5}},
+		{[]float64{3, 1, 2}, Spread{2, 1, 3}},
+		{[]float64{4, 1, 3, 2}, Spread{2.5, 1, 4}},
+		{[]float64{10, 10, 1000, 10}, Spread{10, 10, 1000}},
+	}
+	for _, tt := range tests {
+		in := append([]float64(nil), tt.in...)
+		if got := spreadOf(tt.in); got != tt.want {
+			t.Errorf("spreadOf(%v) = %+v, want %+v", tt.in, got, tt.want)
+		}
+		for i := range in {
+			if in[i] != tt.in[i] {
+				t.Errorf("spreadOf reordered its input")
+			}
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 1234567.6: "1,234,568", -12345: "-12,345", 100000: "100,000"} {
+		if got := thousands(in); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestKeyOrderNumeric(t *testing.T) {
+	runs := []Run{}
+	for _, bs := range []int{20000, 1000, 5000, 3000} {
+		r := fakeRun("r", bs, 2, 1000)
+		runs = append(runs, r)
+	}
+	tab := Summarize(runs, []string{"batch_size"})
+	var got []string
+	for _, c := range tab.Cells {
+		got = append(got, c.Key[0])
+	}
+	if strings.Join(got, ",") != "1000,3000,5000,20000" {
+		t.Errorf("order %v, want numeric", got)
+	}
+}
+
+func TestParseGroup(t *testing.T) {
+	if g, err := ParseGroup(" batch_size, workers "); err != nil || len(g) != 2 || g[1] != "workers" {
+		t.Errorf("ParseGroup = %v, %v", g, err)
+	}
+	for _, bad := range []string{"", ",", "batch", "workers,rows"} {
+		if _, err := ParseGroup(bad); err == nil {
+			t.Errorf("ParseGroup(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRunTableErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"status": "ok", "rows": }`), 0o644)
+	nostatus := filepath.Join(dir, "nostatus.json")
+	os.WriteFile(nostatus, []byte(`{"rows": 5}`), 0o644)
+	for _, tt := range []struct {
+		cfg  TableConfig
+		want string
+	}{
+		{TableConfig{}, "no results files"},
+		{TableConfig{Files: []string{filepath.Join(dir, "missing.json")}}, "missing.json"},
+		{TableConfig{Files: []string{bad}}, "bad.json: byte offset"},
+		{TableConfig{Files: []string{nostatus}}, "nostatus.json: not a results file"},
+		{TableConfig{Files: globT(t, "testdata/compare/*.json"), Format: "xml"}, "unknown table format"},
+	} {
+		tt.cfg.Out = &bytes.Buffer{}
+		err := RunTable(tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("RunTable(%v) error %v, want %q", tt.cfg.Files, err, tt.want)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, p := range []string{"testdata/compare/influx.json", "testdata/compare/cnosdb.json"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"status":"ok"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := Decode(b)
+		if err != nil {
+			return
+		}
+		if r.Status == "" {
+			t.Fatal("decoded a document without status")
+		}
+		tab := Summarize([]Run{{Path: "fuzz", Results: r}}, []string{"batch_size", "workers"})
+		if err := tab.WriteMarkdown(&bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.WriteCSV(&bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
