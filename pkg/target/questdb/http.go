@@ -1,0 +1,138 @@
+package questdb
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// retryStatus are the HTTP statuses after which QuestDB's own clients
+// re-send a request.
+var retryStatus = map[int]bool{500: true, 503: true, 504: true, 507: true, 509: true, 523: true, 524: true, 529: true, 599: true}
+
+// httpWriter posts batches to /write?precision=n.
+type httpWriter struct {
+	t    *Target
+	url  string
+	buf  []byte
+	seen map[string]bool
+}
+
+func checkILP(b *load.Batch) error {
+	if b.Format != load.FormatILP {
+		return fmt.Errorf("questdb: %s: %s input is not supported: load_questdb sends ILP (generate with --format ilp)", b.Source, b.Format)
+	}
+	return nil
+}
+
+// body returns the bytes to send for b: b.Data, or a copy without comment
+// and blank-only lines when it has any.
+func body(buf *[]byte, b *load.Batch) []byte {
+	if !needsClean(b.Data) {
+		return b.Data
+	}
+	*buf = appendClean((*buf)[:0], b.Data)
+	return *buf
+}
+
+// requestTimeout is the clients' rule: request_timeout plus the time the
+// body takes at request_min_throughput.
+func (t *Target) requestTimeout(n int) time.Duration {
+	return t.cfg.RequestTimeout + time.Duration(float64(n)/float64(t.cfg.MinThroughput)*float64(time.Second))
+}
+
+func (w *httpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	if err := checkILP(b); err != nil {
+		return load.Ack{}, err
+	}
+	if err := w.t.tablesReady(ctx, w.seen, b); err != nil {
+		return load.Ack{}, err
+	}
+	data := body(&w.buf, b)
+	if len(data) == 0 {
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, w.t.requestTimeout(len(data)))
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, w.url, bytes.NewReader(data))
+	if err != nil {
+		return load.Ack{}, err
+	}
+	req.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	w.t.auth(req)
+	resp, err := w.t.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return load.Ack{}, ctx.Err()
+		}
+		// Network error or our request timeout: the request may or may
+		// not have been committed; a re-send is what QuestDB's clients do
+		// (safe with DEDUP, may duplicate without it: Verify decides).
+		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: %s: %w", b.Where(), err))
+	}
+	msg, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if rerr != nil && resp.StatusCode/100 != 2 {
+		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: %s: HTTP %d, reading the answer: %w", b.Where(), resp.StatusCode, rerr))
+	}
+	return classify(resp.StatusCode, msg, b)
+}
+
+func (w *httpWriter) Close() error { return nil }
+
+// serverError is QuestDB's JSON error answer to /write.
+type serverError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Line    int64  `json:"line"`
+	ErrorID string `json:"errorId"`
+}
+
+// classify turns an answer to /write into an Ack or an error: 2xx is
+// success (204 = committed to the WAL); retryStatus answers are Retryable;
+// anything else is fatal, with the server's line number mapped back to the
+// input line (b.FirstLine + n - 1, where n counts the batch's physical lines).
+func classify(status int, msg []byte, b *load.Batch) (load.Ack, error) {
+	if status/100 == 2 {
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	var se serverError
+	text := strings.TrimSpace(string(msg))
+	if json.Unmarshal(msg, &se) == nil && (se.Message != "" || se.Code != "") {
+		text = strings.ReplaceAll(se.Message, "\n", " ")
+	}
+	if len(text) > 500 {
+		text = text[:500] + "..."
+	}
+	if retryStatus[status] {
+		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: HTTP %d (retryable): %s: %s", status, b.Where(), text))
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "questdb: HTTP %d: ", status)
+	if se.Line > 0 {
+		if l := inputLine(b.Data, se.Line); l > 0 {
+			fmt.Fprintf(&sb, "%s: line %d: %s", b.Source, b.FirstLine+l-1, text)
+			lt := lineText(b.Data, l)
+			if len(lt) > 200 {
+				lt = append(lt[:200:200], "..."...)
+			}
+			fmt.Fprintf(&sb, " [line: %q]", lt)
+		} else {
+			fmt.Fprintf(&sb, "%s: request line %d: %s", b.Where(), se.Line, text)
+		}
+	} else {
+		fmt.Fprintf(&sb, "%s: %s", b.Where(), text)
+	}
+	if se.Code != "" || se.ErrorID != "" {
+		fmt.Fprintf(&sb, " (code %s, errorId %s)", se.Code, se.ErrorID)
+	}
+	fmt.Fprintf(&sb, "; the request (%s) was rolled back", b.Where())
+	return load.Ack{}, fmt.Errorf("%s", sb.String())
+}

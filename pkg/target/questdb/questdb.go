@@ -1,0 +1,445 @@
+// Package questdb is the QuestDB target of the shared load runner: it writes
+// ILP batches over HTTP (POST /write, one transaction per table per request,
+// 204 when committed to the WAL) or over TCP (port 9009, no
+// acknowledgements), creates tables with DEDUP so re-sent requests cannot
+// duplicate rows, and counts rows only after every table's WAL is applied.
+//
+// Input is ILP only: QuestDB's ILP endpoints take lines as they are, so a
+// batch goes to the server byte for byte (minus comment and blank-only lines,
+// which QuestDB refuses). CSV and pgcopy input is refused with an error.
+//
+// Tables are created up front from the runner's table list and --use-case,
+// and otherwise lazily, before the first batch naming them is sent, when the
+// name is one of pkg/usecase's tables. A table of any other name is left to
+// the server's auto-creation (no DEDUP).
+package questdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// Transports.
+const (
+	HTTP = "http"
+	TCP  = "tcp"
+)
+
+// Config configures a Target.
+type Config struct {
+	// Transport is HTTP or TCP.
+	Transport string
+	// URL is the HTTP endpoint base, http(s)://host:port: ILP/HTTP writes,
+	// and /exec queries when PG is empty.
+	URL string
+	// TCPAddr is host:port of ILP/TCP; TCPTLS wraps it in TLS.
+	TCPAddr string
+	TCPTLS  bool
+	// TLSVerify checks the server certificate (https, tcps).
+	TLSVerify bool
+	// Username/Password (HTTP basic) or Token (HTTP bearer).
+	Username, Password, Token string
+	// RequestTimeout + len(body)/MinThroughput seconds bound one request.
+	RequestTimeout time.Duration
+	MinThroughput  int64
+	// PG is the PG-wire URL for DDL and counts; empty means HTTP /exec.
+	PG string
+	// Dedup creates tables with DEDUP UPSERT KEYS(timestamp, <tags>).
+	Dedup bool
+	// UseCase names a pkg/usecase use case whose tables Prepare creates.
+	UseCase string
+	// WALTimeout bounds Count's wait for the WAL to be applied.
+	WALTimeout time.Duration
+	// Settle is how long the WAL state must stay unchanged before Count
+	// trusts it; ILP/TCP commits what it received some time after
+	// receiving it, so TCP needs a few seconds (0 means the default: 0 for
+	// HTTP, 3s for TCP).
+	Settle time.Duration
+	// Log receives notes (tables left to auto-creation); nil discards.
+	Log io.Writer
+}
+
+// Defaults of the QuestDB clients.
+const (
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultMinThroughput  = 100 * 1024
+	DefaultWALTimeout     = 5 * time.Minute
+)
+
+// Target is a QuestDB server.
+type Target struct {
+	cfg    Config
+	client *http.Client
+	auth   func(*http.Request)
+
+	mu       sync.Mutex
+	q        querier
+	opts     load.PrepareOptions
+	prepared bool
+	known    map[string]*schema.Table
+	done     map[string]error // table name -> result of ensure
+	dedup    map[string]bool  // tables created or found with DEDUP
+	noted    map[string]bool
+}
+
+// New checks cfg and returns a Target. It connects nothing yet.
+func New(cfg Config) (*Target, error) {
+	switch cfg.Transport {
+	case HTTP, TCP:
+	case "":
+		cfg.Transport = HTTP
+	default:
+		return nil, fmt.Errorf("questdb: unknown transport %q (want http or tcp)", cfg.Transport)
+	}
+	cfg.URL = strings.TrimRight(cfg.URL, "/")
+	if cfg.URL != "" && !strings.HasPrefix(cfg.URL, "http://") && !strings.HasPrefix(cfg.URL, "https://") {
+		return nil, fmt.Errorf("questdb: HTTP URL %q: want http://host:port or https://host:port", cfg.URL)
+	}
+	if cfg.Transport == HTTP && cfg.URL == "" {
+		return nil, errors.New("questdb: transport http needs an HTTP URL")
+	}
+	if cfg.Transport == TCP {
+		if _, _, err := net.SplitHostPort(cfg.TCPAddr); err != nil {
+			return nil, fmt.Errorf("questdb: ILP/TCP address %q: %w", cfg.TCPAddr, err)
+		}
+	}
+	if cfg.PG == "" && cfg.URL == "" {
+		return nil, errors.New("questdb: need a PG-wire URL or an HTTP URL for queries")
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MinThroughput <= 0 {
+		cfg.MinThroughput = DefaultMinThroughput
+	}
+	if cfg.WALTimeout <= 0 {
+		cfg.WALTimeout = DefaultWALTimeout
+	}
+	if cfg.Settle <= 0 && cfg.Transport == TCP {
+		cfg.Settle = 3 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	t := &Target{
+		cfg:   cfg,
+		known: map[string]*schema.Table{},
+		done:  map[string]error{},
+		dedup: map[string]bool{},
+		noted: map[string]bool{},
+	}
+	if cfg.UseCase != "" {
+		tables, err := usecase.Tables(cfg.UseCase)
+		if err != nil {
+			return nil, fmt.Errorf("questdb: --use-case: %w", err)
+		}
+		for _, tb := range tables {
+			t.known[tb.Name] = tb
+		}
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	tr.TLSClientConfig = tlsConfig(cfg.TLSVerify)
+	t.client = &http.Client{Transport: tr}
+	t.auth = func(r *http.Request) {
+		switch {
+		case cfg.Token != "":
+			r.Header.Set("Authorization", "Bearer "+cfg.Token)
+		case cfg.Username != "" || cfg.Password != "":
+			r.SetBasicAuth(cfg.Username, cfg.Password)
+		}
+	}
+	return t, nil
+}
+
+// Config returns the target's configuration after defaults.
+func (t *Target) Config() Config { return t.cfg }
+
+func (t *Target) querier(ctx context.Context) (querier, error) {
+	if t.q != nil {
+		return t.q, nil
+	}
+	if t.cfg.PG != "" {
+		q, err := newPGQuerier(ctx, t.cfg.PG)
+		if err != nil {
+			return nil, err
+		}
+		t.q = q
+	} else {
+		t.q = &execQuerier{base: t.cfg.URL, client: t.client, auth: t.auth}
+	}
+	return t.q, nil
+}
+
+// Prepare remembers opts and applies them (drop, abort-on-exist, create) to
+// every table known now: opts.Tables and the use case's. Tables first named
+// by a batch are prepared by the Writer before that batch is sent.
+func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	t.mu.Lock()
+	t.opts = opts
+	t.prepared = true
+	for _, tb := range opts.Tables {
+		t.known[tb.Name] = tb
+	}
+	names := make([]string, 0, len(t.known))
+	for n := range t.known {
+		names = append(names, n)
+	}
+	t.mu.Unlock()
+	sort.Strings(names)
+	if _, err := t.withQuerier(ctx); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := t.ensure(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *Target) withQuerier(ctx context.Context) (querier, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.querier(ctx)
+}
+
+// ensure prepares table name once: drop (--drop-db), refuse an existing one
+// (--do-abort-on-exist), create it with DEDUP (--do-create-db, --dedup).
+func (t *Target) ensure(ctx context.Context, name string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err, ok := t.done[name]; ok {
+		return err
+	}
+	err := t.ensureLocked(ctx, name)
+	t.done[name] = err
+	return err
+}
+
+func (t *Target) ensureLocked(ctx context.Context, name string) error {
+	if !t.prepared {
+		return nil
+	}
+	tb := t.known[name]
+	if tb == nil {
+		tb = usecase.LookupTable(name)
+	}
+	opts := t.opts
+	if tb == nil {
+		if opts.CreateDB || opts.DropDB || opts.AbortOnExist {
+			fmt.Fprintf(t.cfg.Log, "questdb: table %q is not a tsload use-case table: QuestDB creates it on first write (WAL, no DEDUP); --drop-db/--do-abort-on-exist do not apply to it\n", name)
+		}
+		return nil
+	}
+	q, err := t.querier(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.DropDB {
+		if _, err := q.query(ctx, "DROP TABLE IF EXISTS "+quote(name)); err != nil {
+			return err
+		}
+	}
+	info, exists, err := t.tableInfo(ctx, name)
+	if err != nil {
+		return err
+	}
+	if exists && opts.AbortOnExist {
+		return fmt.Errorf("questdb: table %q already exists (--do-abort-on-exist)", name)
+	}
+	if !exists {
+		if !opts.CreateDB {
+			return nil // QuestDB auto-creates it on the first ILP write
+		}
+		if _, err := q.query(ctx, CreateTableSQL(tb, t.cfg.Dedup)); err != nil {
+			return err
+		}
+		if info, exists, err = t.tableInfo(ctx, name); err != nil {
+			return err
+		}
+		if !exists {
+			return fmt.Errorf("questdb: table %q not listed by tables() after CREATE TABLE", name)
+		}
+	}
+	if !info.wal {
+		return fmt.Errorf("questdb: table %q exists and is not a WAL table: ILP/HTTP refuses to write it (drop it or use --drop-db)", name)
+	}
+	if t.cfg.Dedup && !info.dedup {
+		return fmt.Errorf("questdb: table %q exists without DEDUP: a re-sent request could duplicate rows (use --drop-db to recreate it, or --dedup=false)", name)
+	}
+	t.dedup[name] = info.dedup
+	return nil
+}
+
+type tableInfo struct{ wal, dedup bool }
+
+func (t *Target) tableInfo(ctx context.Context, name string) (tableInfo, bool, error) {
+	rows, err := t.q.query(ctx, "SELECT walEnabled, dedup FROM tables() WHERE table_name = '"+strings.ReplaceAll(name, "'", "''")+"'")
+	if err != nil {
+		return tableInfo{}, false, err
+	}
+	if len(rows) == 0 {
+		return tableInfo{}, false, nil
+	}
+	return tableInfo{wal: parseBool(rows[0][0]), dedup: parseBool(rows[0][1])}, true, nil
+}
+
+// dedupAll reports whether every table of b has DEDUP keys.
+func (t *Target) dedupAll(b *load.Batch) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(b.Tables) == 0 {
+		return false
+	}
+	for _, tr := range b.Tables {
+		if !t.dedup[tr.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// tablesReady prepares the tables b names that this writer has not seen.
+func (t *Target) tablesReady(ctx context.Context, seen map[string]bool, b *load.Batch) error {
+	for i := range b.Tables {
+		name := b.Tables[i].Name
+		if seen[name] {
+			continue
+		}
+		if err := t.ensure(ctx, name); err != nil {
+			return err
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// NewWriter opens worker's writer: an HTTP client sharing the target's
+// connection pool, or one ILP/TCP connection.
+func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	if t.cfg.Transport == TCP {
+		w := &tcpWriter{t: t, seen: map[string]bool{}}
+		if err := w.connect(ctx); err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	return &httpWriter{t: t, url: t.cfg.URL + "/write?precision=n", seen: map[string]bool{}}, nil
+}
+
+// Count waits until the WAL of every named table is applied (writerTxn =
+// sequencerTxn, not suspended; for TCP also unchanged for Settle), then
+// returns SELECT count() per table. A table that does not exist counts 0.
+// A suspended table is an error naming it.
+func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
+	q, err := t.withQuerier(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.WALTimeout)
+	defer cancel()
+	want := map[string]bool{}
+	for _, n := range tables {
+		want[n] = true
+	}
+	var last string
+	lastChange := time.Now()
+	for {
+		rows, err := q.query(ctx, "SELECT name, suspended, writerTxn, sequencerTxn, errorTag, errorMessage FROM wal_tables()")
+		if err != nil {
+			return nil, waitErr(ctx, t.cfg.WALTimeout, err)
+		}
+		applied := true
+		var sig strings.Builder
+		var lag []string
+		for _, r := range rows {
+			if !want[r[0]] {
+				continue
+			}
+			if parseBool(r[1]) {
+				return nil, fmt.Errorf("questdb: table %q is suspended (WAL apply failed: %s %s); fix the cause, then ALTER TABLE %s RESUME WAL", r[0], r[4], r[5], quote(r[0]))
+			}
+			w, _ := strconv.ParseInt(r[2], 10, 64)
+			s, _ := strconv.ParseInt(r[3], 10, 64)
+			if w < s {
+				applied = false
+				lag = append(lag, fmt.Sprintf("%s writerTxn %d < sequencerTxn %d", r[0], w, s))
+			}
+			fmt.Fprintf(&sig, "%s=%d;", r[0], s)
+		}
+		if sig.String() != last {
+			last = sig.String()
+			lastChange = time.Now()
+		}
+		if applied && time.Since(lastChange) >= t.cfg.Settle {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, waitErr(ctx, t.cfg.WALTimeout, fmt.Errorf("WAL not applied: %s", strings.Join(lag, ", ")))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	exist, err := q.query(ctx, "SELECT table_name FROM tables()")
+	if err != nil {
+		return nil, err
+	}
+	has := map[string]bool{}
+	for _, r := range exist {
+		has[r[0]] = true
+	}
+	out := make(map[string]int64, len(tables))
+	for _, n := range tables {
+		if !has[n] {
+			out[n] = 0
+			continue
+		}
+		rows, err := q.query(ctx, "SELECT count() FROM "+quote(n))
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) != 1 || len(rows[0]) != 1 {
+			return nil, fmt.Errorf("questdb: count of %q: unexpected result %v", n, rows)
+		}
+		c, err := strconv.ParseInt(rows[0][0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("questdb: count of %q: %w", n, err)
+		}
+		out[n] = c
+	}
+	return out, nil
+}
+
+func waitErr(ctx context.Context, d time.Duration, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("questdb: waiting for WAL apply: gave up after %v: %w", d, err)
+	}
+	return err
+}
+
+// Close releases the query connection and idle HTTP connections.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.client.CloseIdleConnections()
+	if t.q != nil {
+		err := t.q.close()
+		t.q = nil
+		return err
+	}
+	return nil
+}
