@@ -58,6 +58,7 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 	if m == MetricMetrics {
 		overall = r.MetricsPerSec
 	}
+	p.Title.Padding = vg.Points(8)
 	p.Title.Text = fmt.Sprintf("%s%s (%s), batch %d, %d workers: %s %s overall",
 		status, r.Loader, r.Target, r.BatchSize, r.Workers, thousands(overall), m.label())
 	p.X.Label.Text = "seconds since start"
@@ -84,9 +85,9 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Path, err)
 	}
-	line.Color = plotutil.Color(0)
+	line.Color = plotutil.Color(2)
 	line.Width = vg.Points(1.5)
-	points.Color = plotutil.Color(0)
+	points.Color = plotutil.Color(2)
 	points.Shape = draw.CircleGlyph{}
 	points.Radius = vg.Points(2.5)
 	p.Add(line, points)
@@ -170,6 +171,7 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 	}
 
 	p := plot.New()
+	p.Title.Padding = vg.Points(8)
 	p.Title.Text = fmt.Sprintf("median %s by %s", m.label(), GroupKeys[t.Keys[0]])
 	p.X.Label.Text = GroupKeys[t.Keys[0]]
 	p.Y.Label.Text = m.label()
