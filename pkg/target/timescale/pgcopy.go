@@ -1,0 +1,165 @@
+package timescale
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// copyHeader is the COPY binary signature, flags (0) and header extension
+// length (0) that precede the tuples of every COPY this package sends.
+var copyHeader = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+
+// copyTrailer ends a COPY binary stream.
+var copyTrailer = []byte{0xff, 0xff}
+
+// pgEpochUnixMicros is 2000-01-01T00:00:00Z in microseconds since the Unix epoch.
+const pgEpochUnixMicros = 946684800 * 1_000_000
+
+// typeBool is a column type this package uses for ILP boolean fields of
+// tables it infers from the lines; it is not one of pkg/schema's types and
+// never appears in a file header.
+const typeBool schema.Type = 200
+
+// Type OIDs of PostgreSQL's built-in types.
+const (
+	oidBool        = 16
+	oidInt8        = 20
+	oidInt4        = 23
+	oidText        = 25
+	oidFloat4      = 700
+	oidFloat8      = 701
+	oidTimestamptz = 1184
+)
+
+func typeOID(t schema.Type) uint32 {
+	switch t {
+	case schema.Timestamp:
+		return oidTimestamptz
+	case schema.Text:
+		return oidText
+	case schema.Float8:
+		return oidFloat8
+	case schema.Float4:
+		return oidFloat4
+	case schema.Int8:
+		return oidInt8
+	case schema.Int4:
+		return oidInt4
+	case typeBool:
+		return oidBool
+	}
+	return 0
+}
+
+func typeSQL(t schema.Type) string {
+	if t == typeBool {
+		return "boolean"
+	}
+	return t.String()
+}
+
+// fixedLen is the binary length of a fixed-size type, 0 for variable ones.
+func fixedLen(t schema.Type) int {
+	switch t {
+	case schema.Timestamp, schema.Float8, schema.Int8:
+		return 8
+	case schema.Float4, schema.Int4:
+		return 4
+	case typeBool:
+		return 1
+	}
+	return 0
+}
+
+// copyStream is an io.Reader over header, tuples and trailer without copying
+// the tuples. It is reused batch after batch.
+type copyStream struct {
+	parts [3][]byte
+	i     int
+}
+
+func (s *copyStream) reset(tuples []byte) {
+	s.parts = [3][]byte{copyHeader, tuples, copyTrailer}
+	s.i = 0
+}
+
+func (s *copyStream) Read(p []byte) (int, error) {
+	for s.i < len(s.parts) {
+		if len(s.parts[s.i]) == 0 {
+			s.i++
+			continue
+		}
+		n := copy(p, s.parts[s.i])
+		s.parts[s.i] = s.parts[s.i][n:]
+		return n, nil
+	}
+	return 0, io.EOF
+}
+
+// nextTuple decodes the COPY binary tuple at data[off:] of a table of
+// len(fields) columns, storing each field's bytes in fields (nil for NULL,
+// a non-nil empty slice for an empty value) and checking fixed-size types'
+// lengths. It returns the offset of the next tuple. The error names the
+// byte offset within data.
+func nextTuple(data []byte, off int, cols []schema.Column, fields [][]byte) (int, error) {
+	if len(data)-off < 2 {
+		return off, fmt.Errorf("byte offset %d: truncated tuple header", off)
+	}
+	n := int(int16(binary.BigEndian.Uint16(data[off:])))
+	if n != len(cols) {
+		return off, fmt.Errorf("byte offset %d: tuple has %d fields, table has %d columns", off, n, len(cols))
+	}
+	p := off + 2
+	for i := range cols {
+		if len(data)-p < 4 {
+			return off, fmt.Errorf("byte offset %d: truncated field %d (%s) length", p, i+1, cols[i].Name)
+		}
+		l := int(int32(binary.BigEndian.Uint32(data[p:])))
+		p += 4
+		if l == -1 {
+			fields[i] = nil
+			continue
+		}
+		if l < 0 || l > len(data)-p {
+			return off, fmt.Errorf("byte offset %d: field %d (%s) length %d exceeds the data", p-4, i+1, cols[i].Name, l)
+		}
+		if fl := fixedLen(cols[i].Type); fl != 0 && l != fl {
+			return off, fmt.Errorf("byte offset %d: field %d (%s) of type %s has length %d, want %d", p-4, i+1, cols[i].Name, typeSQL(cols[i].Type), l, fl)
+		}
+		fields[i] = data[p : p+l : p+l]
+		p += l
+	}
+	return p, nil
+}
+
+// appendTuple appends a COPY binary tuple of the given fields (nil = NULL).
+func appendTuple(dst []byte, fields [][]byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(fields)))
+	for _, f := range fields {
+		if f == nil {
+			dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
+			continue
+		}
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(f)))
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
+// unixNanosToPG converts nanoseconds since the Unix epoch to PostgreSQL's
+// timestamptz (microseconds since 2000-01-01), truncating toward minus
+// infinity to whole microseconds.
+func unixNanosToPG(ns int64) int64 {
+	us := ns / 1000
+	if ns%1000 < 0 {
+		us--
+	}
+	return us - pgEpochUnixMicros
+}
+
+// pgToUnixNanos is the inverse of unixNanosToPG for whole microseconds.
+func pgToUnixNanos(us int64) int64 { return (us + pgEpochUnixMicros) * 1000 }

@@ -1,0 +1,612 @@
+// Package timescale is the PostgreSQL / TimescaleDB target of the tsload
+// loaders (cmd/load_timescale): it prepares the database and its tables (as
+// TimescaleDB hypertables when the extension is available), writes batches
+// over one pgx connection per worker with COPY (binary or CSV) or INSERT,
+// and counts rows afterwards.
+//
+// Guarantees. Every batch is written atomically: one COPY statement, or one
+// transaction when a batch spans several tables (ILP input) or uses the
+// insert methods with --commit batch. A batch is acknowledged only with the
+// row count of the server's command tags, which must equal the batch's rows.
+// Connection losses and the SQLSTATEs the server uses for "try again"
+// (class 08, 40001, 40P01, 53300, 57P01-57P03) are retryable and the writer
+// reconnects on its next Write; data errors (class 22, e.g. 22P04 bad COPY
+// data) and everything else are fatal and name the batch's input position.
+// Duplicates risk: if the connection is lost after the server committed a
+// batch but before its acknowledgement arrived, the re-sent batch is loaded
+// twice (plain tables and hypertables alike have no unique key); --verify
+// then reports the surplus. With --commit row a batch that fails after some
+// rows were committed is reported as a fatal (non-retryable) error that says
+// how many rows were committed.
+package timescale
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// Method is how rows are sent.
+type Method string
+
+// Methods.
+const (
+	MethodAuto        Method = "auto"         // copy-binary for pgcopy and ILP input, copy-csv for CSV
+	MethodCopyBinary  Method = "copy-binary"  // COPY ... (FORMAT binary)
+	MethodCopyCSV     Method = "copy-csv"     // COPY ... (FORMAT csv), CSV input only
+	MethodInsertMulti Method = "insert-multi" // multi-row INSERT ... VALUES (...),(...)
+	MethodInsert      Method = "insert"       // one INSERT per row
+)
+
+// ParseMethod parses a --method value.
+func ParseMethod(s string) (Method, error) {
+	switch m := Method(s); m {
+	case MethodAuto, MethodCopyBinary, MethodCopyCSV, MethodInsertMulti, MethodInsert:
+		return m, nil
+	case "":
+		return MethodAuto, nil
+	}
+	return "", fmt.Errorf("unknown --method %q (want auto, copy-binary, copy-csv, insert-multi or insert)", s)
+}
+
+// For returns the concrete method used for input format f, or an error when
+// the method cannot carry that format.
+func (m Method) For(f load.Format) (Method, error) {
+	switch {
+	case m == MethodAuto || m == "":
+		if f == load.FormatCSV {
+			return MethodCopyCSV, nil
+		}
+		return MethodCopyBinary, nil
+	case m == MethodCopyBinary && f == load.FormatCSV:
+		return "", errors.New("--method copy-binary needs pgcopy or ILP input, not csv (use copy-csv, insert-multi or insert)")
+	case m == MethodCopyCSV && f != load.FormatCSV && f != load.FormatUnknown:
+		return "", fmt.Errorf("--method copy-csv needs csv input, not %s (use copy-binary, insert-multi or insert)", f)
+	}
+	return m, nil
+}
+
+// Commit is the transaction granularity of the insert methods.
+type Commit string
+
+// Commit modes.
+const (
+	CommitBatch Commit = "batch" // one transaction per batch
+	CommitRow   Commit = "row"   // autocommit: one transaction per statement
+)
+
+// Config configures the target.
+type Config struct {
+	// URL is a postgres:// URL or a key=value DSN. When set it replaces
+	// Host, Port and User. Its database is the maintenance database used for
+	// CREATE/DROP DATABASE (default "postgres"); DBName is the one loaded.
+	URL      string
+	Host     string // default 127.0.0.1
+	Port     int    // default 5432
+	User     string // default postgres
+	Password string // also PGPASSWORD (read by pgx when this is empty)
+	SSLMode  string // disable, allow, prefer, require, verify-ca, verify-full; empty: the URL's or pgx's default
+	DBName   string // the database loaded (PrepareOptions.DBName overrides it)
+
+	Method        Method
+	Commit        Commit
+	UseHypertable string        // auto, true, false
+	ChunkTime     time.Duration // hypertable chunk interval (default 12h)
+	Unlogged      bool          // CREATE UNLOGGED TABLE (plain tables only)
+	CreateIndexes string        // none, before, after
+}
+
+func (c *Config) setDefaults() error {
+	if c.Host == "" {
+		c.Host = "127.0.0.1"
+	}
+	if c.Port == 0 {
+		c.Port = 5432
+	}
+	if c.User == "" {
+		c.User = "postgres"
+	}
+	if c.DBName == "" {
+		c.DBName = "benchmark"
+	}
+	m, err := ParseMethod(string(c.Method))
+	if err != nil {
+		return err
+	}
+	c.Method = m
+	switch c.Commit {
+	case "":
+		c.Commit = CommitBatch
+	case CommitBatch, CommitRow:
+	default:
+		return fmt.Errorf("unknown --commit %q (want batch or row)", c.Commit)
+	}
+	switch c.UseHypertable {
+	case "":
+		c.UseHypertable = "auto"
+	case "auto", "true", "false":
+	default:
+		return fmt.Errorf("unknown --use-hypertable %q (want auto, true or false)", c.UseHypertable)
+	}
+	if c.ChunkTime == 0 {
+		c.ChunkTime = 12 * time.Hour
+	}
+	if c.ChunkTime < time.Second {
+		return fmt.Errorf("--chunk-time %s is too small", c.ChunkTime)
+	}
+	switch c.CreateIndexes {
+	case "":
+		c.CreateIndexes = "none"
+	case "none", "before", "after":
+	default:
+		return fmt.Errorf("unknown --create-indexes %q (want none, before or after)", c.CreateIndexes)
+	}
+	if c.Unlogged && c.UseHypertable == "true" {
+		return errors.New("--unlogged needs plain tables: TimescaleDB hypertables cannot be unlogged (use --use-hypertable=false)")
+	}
+	return nil
+}
+
+// connConfig parses the connection settings for database db ("" keeps the
+// URL's database, or "postgres").
+func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
+	var s string
+	if c.URL != "" {
+		s = c.URL
+		if c.SSLMode != "" {
+			if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
+				u, err := url.Parse(s)
+				if err != nil {
+					return nil, errors.New("--postgres: not a valid URL")
+				}
+				q := u.Query()
+				q.Set("sslmode", c.SSLMode)
+				u.RawQuery = q.Encode()
+				s = u.String()
+			} else {
+				s += " sslmode=" + dsnQuote(c.SSLMode)
+			}
+		}
+	} else {
+		s = fmt.Sprintf("host=%s port=%d user=%s dbname=postgres", dsnQuote(c.Host), c.Port, dsnQuote(c.User))
+		if c.SSLMode != "" {
+			s += " sslmode=" + dsnQuote(c.SSLMode)
+		}
+	}
+	cfg, err := pgx.ParseConfig(s)
+	if err != nil {
+		// pgconn redacts passwords in its parse errors; do so for ours too.
+		return nil, redactor(c.Password).err(fmt.Errorf("connection settings: %w", err))
+	}
+	if c.Password != "" {
+		cfg.Password = c.Password
+	}
+	if c.URL == "" || cfg.Database == "" {
+		cfg.Database = "postgres"
+	}
+	if db != "" {
+		cfg.Database = db
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = "tsload"
+	return cfg, nil
+}
+
+func dsnQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, ` '\`) {
+		return s
+	}
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// tableInfo is a table the target knows. Published values are immutable:
+// adding columns publishes a new tableInfo.
+type tableInfo struct {
+	t        *schema.Table
+	inferred bool // from ILP lines (no use case describes it)
+	colIdx   map[string]int
+	oids     []uint32
+	copyBin  string // COPY t (cols) FROM STDIN (FORMAT binary)
+	copyCSV  string // COPY t (cols) FROM STDIN (FORMAT csv)
+	insertPrefix string // INSERT INTO t (cols) VALUES
+}
+
+func newTableInfo(t *schema.Table, inferred bool) *tableInfo {
+	ti := &tableInfo{t: t, inferred: inferred, colIdx: make(map[string]int, len(t.Columns)), oids: make([]uint32, len(t.Columns))}
+	for i, c := range t.Columns {
+		ti.colIdx[c.Name] = i
+		ti.oids[i] = typeOID(c.Type)
+	}
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = schema.QuoteIdent(c.Name)
+	}
+	head := schema.QuoteIdent(t.Name) + " (" + strings.Join(cols, ", ") + ")"
+	ti.copyBin = "COPY " + head + " FROM STDIN (FORMAT binary)"
+	ti.copyCSV = "COPY " + head + " FROM STDIN (FORMAT csv)"
+	ti.insertPrefix = "INSERT INTO " + head + " VALUES "
+	return ti
+}
+
+// Target is a PostgreSQL database.
+type Target struct {
+	cfg    Config
+	redact redactor
+
+	mu         sync.Mutex
+	admin      *pgx.Conn // to the target database (Prepare, lazy DDL, Count)
+	prepared   bool
+	opts       load.PrepareOptions
+	hypertable bool
+	tables     map[string]*tableInfo // created (or found) in the target database
+	finished   bool
+	finishErr  error
+}
+
+// New validates cfg and returns a Target. Nothing is contacted until Prepare.
+func New(cfg Config) (*Target, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	if _, err := cfg.connConfig(""); err != nil {
+		return nil, err
+	}
+	return &Target{cfg: cfg, redact: redactor(cfg.Password), tables: map[string]*tableInfo{}}, nil
+}
+
+// Config returns the effective configuration (defaults filled in).
+func (t *Target) Config() Config { return t.cfg }
+
+// Hypertables reports whether Prepare chose hypertables.
+func (t *Target) Hypertables() bool { t.mu.Lock(); defer t.mu.Unlock(); return t.hypertable }
+
+func (t *Target) connect(ctx context.Context, db string) (*pgx.Conn, error) {
+	cfg, err := t.cfg.connConfig(db)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, t.redact.err(err)
+	}
+	return conn, nil
+}
+
+// Prepare creates (or checks) the database and the known tables.
+func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	if opts.DBName != "" {
+		t.cfg.DBName = opts.DBName
+	}
+	db := t.cfg.DBName
+	maint, err := t.connect(ctx, "")
+	if err != nil {
+		return fmt.Errorf("timescale: connecting to the maintenance database: %w", err)
+	}
+	defer maint.Close(context.Background())
+	if db == maint.Config().Database {
+		return fmt.Errorf("timescale: --db-name %q is the maintenance database; choose another name", db)
+	}
+	if opts.DropDB {
+		if _, err := maint.Exec(ctx, "DROP DATABASE IF EXISTS "+schema.QuoteIdent(db)+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("timescale: dropping database %q: %s", db, describe(err, nil))
+		}
+	}
+	var exists bool
+	if err := maint.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", db).Scan(&exists); err != nil {
+		return fmt.Errorf("timescale: %s", describe(err, nil))
+	}
+	switch {
+	case exists && opts.AbortOnExist:
+		return fmt.Errorf("timescale: database %q already exists (--do-abort-on-exist)", db)
+	case !exists && !opts.CreateDB:
+		return fmt.Errorf("timescale: database %q does not exist (and --do-create-db=false)", db)
+	case !exists:
+		if _, err := maint.Exec(ctx, "CREATE DATABASE "+schema.QuoteIdent(db)); err != nil {
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) || pgErr.Code != "42P04" { // duplicate_database: created concurrently
+				return fmt.Errorf("timescale: creating database %q: %s", db, describe(err, nil))
+			}
+		}
+	}
+	admin, err := t.connect(ctx, db)
+	if err != nil {
+		return fmt.Errorf("timescale: connecting to database %q: %w", db, err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.admin != nil {
+		t.admin.Close(context.Background())
+	}
+	t.admin = admin
+	t.opts = opts
+	t.tables = map[string]*tableInfo{}
+	t.finished, t.finishErr = false, nil
+
+	var available bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb')").Scan(&available); err != nil {
+		return fmt.Errorf("timescale: %s", describe(err, nil))
+	}
+	switch t.cfg.UseHypertable {
+	case "true":
+		if !available {
+			return errors.New("timescale: --use-hypertable=true but the timescaledb extension is not available on the server")
+		}
+		t.hypertable = true
+	case "auto":
+		t.hypertable = available && !t.cfg.Unlogged
+	default:
+		t.hypertable = false
+	}
+	if t.hypertable {
+		if _, err := admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS timescaledb"); err != nil {
+			return fmt.Errorf("timescale: CREATE EXTENSION timescaledb: %s (is timescaledb in shared_preload_libraries? or use --use-hypertable=false)", describe(err, nil))
+		}
+	}
+	for _, tb := range opts.Tables {
+		if err := t.createTableLocked(ctx, admin, tb, false); err != nil {
+			return err
+		}
+	}
+	t.prepared = true
+	return nil
+}
+
+// createTableLocked creates tb (if missing) with its hypertable and "before"
+// indexes, and records it. t.mu is held.
+func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *schema.Table, inferred bool) error {
+	name := tb.Name
+	if t.opts.AbortOnExist {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", schema.QuoteIdent(name)).Scan(&exists); err != nil {
+			return fmt.Errorf("timescale: %s", describe(err, nil))
+		}
+		if exists {
+			return fmt.Errorf("timescale: table %q already exists (--do-abort-on-exist)", name)
+		}
+	}
+	if t.opts.CreateDB || inferred {
+		if _, err := conn.Exec(ctx, tableDDL(tb, t.cfg.Unlogged)); err != nil {
+			return fmt.Errorf("timescale: creating table %q: %s", name, describe(err, nil))
+		}
+		if t.hypertable {
+			if err := createHypertable(ctx, conn, tb, t.cfg.ChunkTime); err != nil {
+				return err
+			}
+		}
+		if t.cfg.CreateIndexes == "before" {
+			if _, err := conn.Exec(ctx, indexDDL(tb)); err != nil {
+				return fmt.Errorf("timescale: creating index on %q: %s", name, describe(err, nil))
+			}
+		}
+	}
+	t.tables[name] = newTableInfo(tb, inferred)
+	return nil
+}
+
+// tableDDL is schema.Table.PostgresDDL, extended to the boolean columns of
+// tables inferred from ILP.
+func tableDDL(tb *schema.Table, unlogged bool) string {
+	valid := true
+	for _, c := range tb.Columns {
+		valid = valid && c.Type.Valid()
+	}
+	if valid {
+		return tb.PostgresDDL(unlogged)
+	}
+	var b strings.Builder
+	b.WriteString("CREATE ")
+	if unlogged {
+		b.WriteString("UNLOGGED ")
+	}
+	b.WriteString("TABLE IF NOT EXISTS " + schema.QuoteIdent(tb.Name) + " (")
+	for i, c := range tb.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(schema.QuoteIdent(c.Name) + " " + typeSQL(c.Type))
+		if i == 0 {
+			b.WriteString(" NOT NULL")
+		}
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// indexDDL is the index the loaders of the TimescaleDB study create: the
+// tags then time descending (time alone for a table without tags).
+func indexDDL(tb *schema.Table) string {
+	cols := make([]string, 0, len(tb.Columns))
+	for _, tag := range tb.Tags() {
+		cols = append(cols, schema.QuoteIdent(tag))
+	}
+	cols = append(cols, schema.QuoteIdent(tb.TimeColumn())+" DESC")
+	return "CREATE INDEX IF NOT EXISTS " + schema.QuoteIdent(truncIdent(tb.Name+"_tsload_idx")) +
+		" ON " + schema.QuoteIdent(tb.Name) + " (" + strings.Join(cols, ", ") + ")"
+}
+
+func truncIdent(s string) string {
+	if len(s) > 63 {
+		return s[:63]
+	}
+	return s
+}
+
+// sqlLiteral quotes a string literal.
+func sqlLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// createHypertable turns tb into a hypertable partitioned on its time column,
+// with the by_range API of TimescaleDB 2.13+ and, when that function does not
+// exist (42883), the older signature. Never replication_factor.
+func createHypertable(ctx context.Context, conn *pgx.Conn, tb *schema.Table, chunk time.Duration) error {
+	interval := "INTERVAL " + sqlLiteral(strconv.FormatInt(chunk.Microseconds(), 10)+" microseconds")
+	rel := sqlLiteral(schema.QuoteIdent(tb.Name))
+	col := sqlLiteral(tb.TimeColumn())
+	_, err := conn.Exec(ctx, "SELECT create_hypertable("+rel+", by_range("+col+", "+interval+"), if_not_exists => TRUE)")
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42883" {
+		_, err = conn.Exec(ctx, "SELECT create_hypertable("+rel+", "+col+", chunk_time_interval => "+interval+", if_not_exists => TRUE)")
+	}
+	if err != nil {
+		return fmt.Errorf("timescale: create_hypertable(%q): %s", tb.Name, describe(err, nil))
+	}
+	return nil
+}
+
+// table returns the known table name, or nil.
+func (t *Target) table(name string) *tableInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.tables[name]
+}
+
+// ensureTable makes sure table want exists with at least its columns,
+// creating it (lazily, once per target) or adding missing columns of an
+// inferred table, over conn. It returns the published tableInfo.
+func (t *Target) ensureTable(ctx context.Context, conn *pgx.Conn, want *schema.Table, inferred bool) (*tableInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ti := t.tables[want.Name]
+	if ti == nil {
+		if err := t.createTableLocked(ctx, conn, want, inferred); err != nil {
+			return nil, err
+		}
+		return t.tables[want.Name], nil
+	}
+	if !ti.inferred {
+		return ti, nil
+	}
+	var added []schema.Column
+	for _, c := range want.Columns {
+		if i, ok := ti.colIdx[c.Name]; ok {
+			if have := ti.t.Columns[i].Type; have != c.Type {
+				return nil, fmt.Errorf("column %q of table %q is %s, the line has %s", c.Name, want.Name, typeSQL(have), typeSQL(c.Type))
+			}
+			continue
+		}
+		added = append(added, c)
+	}
+	if len(added) == 0 {
+		return ti, nil
+	}
+	nt := &schema.Table{Name: want.Name, Columns: append(append([]schema.Column(nil), ti.t.Columns...), added...)}
+	for _, c := range added {
+		sql := "ALTER TABLE " + schema.QuoteIdent(want.Name) + " ADD COLUMN IF NOT EXISTS " + schema.QuoteIdent(c.Name) + " " + typeSQL(c.Type)
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return nil, fmt.Errorf("timescale: adding column %q to %q: %s", c.Name, want.Name, describe(err, nil))
+		}
+	}
+	ti = newTableInfo(nt, true)
+	t.tables[want.Name] = ti
+	return ti, nil
+}
+
+// lookupSchema returns the schema of table name: known to the target, or
+// from the use cases (nil when neither).
+func (t *Target) lookupSchema(name string) *schema.Table {
+	if ti := t.table(name); ti != nil {
+		return ti.t
+	}
+	return usecase.LookupTable(name)
+}
+
+// Finisher is an optional interface of a Target: Finish runs after the last
+// batch was acknowledged and before Count (here: --create-indexes after).
+// Count calls it itself when the runner did not.
+type Finisher interface {
+	Finish(ctx context.Context) error
+}
+
+var _ Finisher = (*Target)(nil)
+
+// Finish creates the "after" indexes once; with other --create-indexes
+// values it does nothing.
+func (t *Target) Finish(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.finished {
+		return t.finishErr
+	}
+	t.finished = true
+	if t.cfg.CreateIndexes != "after" {
+		return nil
+	}
+	conn, err := t.adminLocked(ctx)
+	if err != nil {
+		t.finishErr = err
+		return err
+	}
+	for _, ti := range t.tables {
+		if _, err := conn.Exec(ctx, indexDDL(ti.t)); err != nil {
+			t.finishErr = fmt.Errorf("timescale: creating index on %q: %s", ti.t.Name, describe(err, nil))
+			return t.finishErr
+		}
+	}
+	return nil
+}
+
+func (t *Target) adminLocked(ctx context.Context) (*pgx.Conn, error) {
+	if t.admin != nil && !t.admin.IsClosed() {
+		return t.admin, nil
+	}
+	conn, err := t.connect(ctx, t.cfg.DBName)
+	if err != nil {
+		return nil, fmt.Errorf("timescale: connecting to database %q: %w", t.cfg.DBName, err)
+	}
+	t.admin = conn
+	return conn, nil
+}
+
+// Count finishes the load (see Finish) and returns SELECT count(*) of each
+// table; a table that does not exist counts 0.
+func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
+	if err := t.Finish(ctx); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	conn, err := t.adminLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(tables))
+	for _, name := range tables {
+		var n int64
+		err := conn.QueryRow(ctx, "SELECT count(*) FROM "+schema.QuoteIdent(name)).Scan(&n)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P01" {
+			out[name] = 0
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("timescale: counting %q: %s", name, describe(err, nil))
+		}
+		out[name] = n
+	}
+	return out, nil
+}
+
+// Close closes the target's own connection.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.admin != nil {
+		err := t.admin.Close(context.Background())
+		t.admin = nil
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,464 @@
+package timescale
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// maxParams is the PostgreSQL protocol's limit on a statement's parameters.
+const maxParams = 65535
+
+// Writer writes batches over one connection; it reconnects on the Write
+// after a connection error.
+type Writer struct {
+	t      *Target
+	worker int
+	conn   *pgx.Conn
+
+	stream  copyStream
+	rd      bytes.Reader
+	ilp     ilpEncoder
+	byTable map[*schema.Table]*tableInfo
+
+	fields   [][]byte
+	scratch  []byte
+	params   [][]byte
+	oids     []uint32
+	multiSQL map[multiKey]string
+	prepared map[*tableInfo]string // per connection
+}
+
+type multiKey struct {
+	ti   *tableInfo
+	rows int
+}
+
+var (
+	formatText   = []int16{0}
+	formatBinary = []int16{1}
+)
+
+// NewWriter opens worker's connection to the target database.
+func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w := &Writer{t: t, worker: worker, byTable: map[*schema.Table]*tableInfo{}, multiSQL: map[multiKey]string{}}
+	if err := w.ensureConn(ctx); err != nil {
+		return nil, w.wrap(err, fmt.Sprintf("timescale: worker %d: connecting to database %q: %s", worker, t.cfg.DBName, describe(err, nil)))
+	}
+	return w, nil
+}
+
+// PID is the server process id of the writer's connection (0 when closed).
+func (w *Writer) PID() uint32 {
+	if w.conn == nil || w.conn.IsClosed() {
+		return 0
+	}
+	return w.conn.PgConn().PID()
+}
+
+func (w *Writer) ensureConn(ctx context.Context) error {
+	if w.conn != nil && !w.conn.IsClosed() {
+		return nil
+	}
+	w.conn = nil
+	conn, err := w.t.connect(ctx, w.t.cfg.DBName)
+	if err != nil {
+		return err
+	}
+	w.conn = conn
+	w.prepared = map[*tableInfo]string{}
+	return nil
+}
+
+// Close closes the connection.
+func (w *Writer) Close() error {
+	if w.conn == nil {
+		return nil
+	}
+	err := w.conn.Close(context.Background())
+	w.conn = nil
+	return err
+}
+
+// writeError keeps the underlying error for errors.Is/As under a message
+// that names the batch.
+type writeError struct {
+	msg string
+	err error
+}
+
+func (e *writeError) Error() string { return e.msg }
+func (e *writeError) Unwrap() error { return e.err }
+
+// wrap makes the error a Writer returns: msg (redacted), retryable when the
+// server or the network says so.
+func (w *Writer) wrap(err error, msg string) error {
+	if w.t.redact != "" {
+		msg = strings.ReplaceAll(msg, string(w.t.redact), "xxxxx")
+	}
+	e := &writeError{msg: msg, err: err}
+	if isRetryable(err) {
+		return load.Retryable(e)
+	}
+	return e
+}
+
+// Write sends b atomically and returns the rows the server acknowledged.
+func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	method, err := w.t.cfg.Method.For(b.Format)
+	if err != nil {
+		return load.Ack{}, fmt.Errorf("timescale: %s: %w", b.Where(), err)
+	}
+	if b.Format != load.FormatILP && b.Table == nil {
+		return load.Ack{}, fmt.Errorf("timescale: %s: %s batch without a table", b.Where(), b.Format)
+	}
+	if err := w.ensureConn(ctx); err != nil {
+		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: %s: connecting to database %q: %s", b.Where(), w.t.cfg.DBName, describe(err, nil)))
+	}
+	rows, committed, err := w.write(ctx, b, method)
+	if err != nil {
+		w.afterError()
+		if committed > 0 {
+			// --commit row: some rows are in; a re-send would duplicate them.
+			return load.Ack{}, &writeError{msg: w.redactMsg(fmt.Sprintf("timescale: %s: %d of %d rows were committed (--commit row) before: %s; not retried: a re-send would duplicate them",
+				b.Where(), committed, b.Rows, w.message(b, err))), err: err}
+		}
+		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: %s: %s", b.Where(), w.message(b, err)))
+	}
+	if rows != b.Rows {
+		return load.Ack{Rows: rows}, fmt.Errorf("timescale: %s: the server acknowledged %d rows, the batch has %d", b.Where(), rows, b.Rows)
+	}
+	return load.Ack{Rows: rows}, nil
+}
+
+func (w *Writer) redactMsg(s string) string {
+	if w.t.redact != "" {
+		s = strings.ReplaceAll(s, string(w.t.redact), "xxxxx")
+	}
+	return s
+}
+
+// message describes err, mapping a COPY context's "line N" to the input.
+func (w *Writer) message(b *load.Batch, err error) string {
+	var le *lineError
+	if errors.As(err, &le) {
+		return le.where(b) + ": " + le.Error()
+	}
+	var re *rowError
+	if errors.As(err, &re) {
+		return fmt.Sprintf("%s: record %d: %s", b.Source, b.FirstRecord+re.row, describe(re.err, nil))
+	}
+	var mapLine func(int64) string
+	switch b.Format {
+	case load.FormatPGCopy:
+		mapLine = func(n int64) string { return fmt.Sprintf("input record %d", b.FirstRecord+n-1) }
+	case load.FormatCSV:
+		mapLine = func(n int64) string { return fmt.Sprintf("input line %d", b.FirstLine+n-1) }
+	}
+	return describe(err, mapLine)
+}
+
+// afterError leaves the connection usable for the next batch: a lost
+// connection is dropped (the next Write reconnects), an open transaction is
+// rolled back.
+func (w *Writer) afterError() {
+	if w.conn == nil {
+		return
+	}
+	if w.conn.IsClosed() {
+		w.conn = nil
+		return
+	}
+	if w.conn.PgConn().TxStatus() != 'I' {
+		if err := w.conn.PgConn().Exec(context.Background(), "ROLLBACK").Close(); err != nil {
+			w.conn.Close(context.Background())
+			w.conn = nil
+		}
+	}
+}
+
+// rowError is an insert that failed at row (0-based within the batch).
+type rowError struct {
+	row int64
+	err error
+}
+
+func (e *rowError) Error() string { return e.err.Error() }
+func (e *rowError) Unwrap() error { return e.err }
+
+func (w *Writer) info(t *schema.Table) *tableInfo {
+	ti := w.byTable[t]
+	if ti == nil {
+		ti = newTableInfo(t, false)
+		w.byTable[t] = ti
+	}
+	return ti
+}
+
+// write returns the rows acknowledged and, on error, the rows already
+// committed (only --commit row commits before the end of a batch).
+func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows, committed int, err error) {
+	pc := w.conn.PgConn()
+	switch b.Format {
+	case load.FormatPGCopy:
+		ti := w.info(b.Table)
+		if method == MethodCopyBinary {
+			return w.copyBinary(ctx, ti, b.Data)
+		}
+		return w.insert(ctx, method, []*tableInfo{ti}, []rowSource{&tupleSource{data: b.Data, cols: ti.t.Columns}}, formatBinary)
+	case load.FormatCSV:
+		ti := w.info(b.Table)
+		if method == MethodCopyCSV {
+			w.rd.Reset(b.Data)
+			tag, err := pc.CopyFrom(ctx, &w.rd, ti.copyCSV)
+			return int(tag.RowsAffected()), 0, err
+		}
+		if cap(w.scratch) < len(b.Data) {
+			w.scratch = make([]byte, 0, len(b.Data))
+		}
+		return w.insert(ctx, method, []*tableInfo{ti}, []rowSource{&csvSource{data: b.Data, cols: len(ti.t.Columns), scratch: w.scratch[:0]}}, formatText)
+	case load.FormatILP:
+		if err := w.ilp.encode(ctx, b, writerResolver{t: w.t, conn: w.conn}); err != nil {
+			return 0, 0, err
+		}
+		order := w.ilp.order
+		if method == MethodCopyBinary {
+			if len(order) == 1 {
+				return w.copyBinary(ctx, order[0].ti, order[0].buf)
+			}
+			if err := exec(ctx, pc, "BEGIN"); err != nil {
+				return 0, 0, err
+			}
+			for _, e := range order {
+				n, _, err := w.copyBinary(ctx, e.ti, e.buf)
+				if err != nil {
+					return 0, 0, err
+				}
+				if n != e.rows {
+					return 0, 0, fmt.Errorf("COPY into %q acknowledged %d rows, sent %d", e.ti.t.Name, n, e.rows)
+				}
+				rows += n
+			}
+			return rows, 0, exec(ctx, pc, "COMMIT")
+		}
+		tis := make([]*tableInfo, len(order))
+		srcs := make([]rowSource, len(order))
+		for i, e := range order {
+			tis[i] = e.ti
+			srcs[i] = &tupleSource{data: e.buf, cols: e.ti.t.Columns}
+		}
+		return w.insert(ctx, method, tis, srcs, formatBinary)
+	}
+	return 0, 0, fmt.Errorf("unsupported format %s", b.Format)
+}
+
+func exec(ctx context.Context, pc *pgconn.PgConn, sql string) error {
+	_, err := pc.Exec(ctx, sql).ReadAll()
+	return err
+}
+
+func (w *Writer) copyBinary(ctx context.Context, ti *tableInfo, tuples []byte) (int, int, error) {
+	w.stream.reset(tuples)
+	tag, err := w.conn.PgConn().CopyFrom(ctx, &w.stream, ti.copyBin)
+	return int(tag.RowsAffected()), 0, err
+}
+
+// rowSource yields the rows of one table as parameter values.
+type rowSource interface {
+	// next fills fields with the next row; false at the end.
+	next(fields [][]byte) (bool, error)
+}
+
+// tupleSource walks COPY binary tuples (binary parameters).
+type tupleSource struct {
+	data []byte
+	off  int
+	cols []schema.Column
+}
+
+func (s *tupleSource) next(fields [][]byte) (bool, error) {
+	if s.off >= len(s.data) {
+		return false, nil
+	}
+	next, err := nextTuple(s.data, s.off, s.cols, fields)
+	if err != nil {
+		return false, err
+	}
+	s.off = next
+	return true, nil
+}
+
+// csvSource walks CSV records (text parameters).
+type csvSource struct {
+	data    []byte
+	off     int
+	cols    int
+	scratch []byte
+}
+
+func (s *csvSource) next(fields [][]byte) (bool, error) {
+	if s.off >= len(s.data) {
+		return false, nil
+	}
+	next, _, err := csvRecord(s.data, s.off, fields, &s.scratch)
+	if err != nil {
+		return false, err
+	}
+	s.off = next
+	return true, nil
+}
+
+// insert sends the rows of srcs (one per table) with INSERT statements: one
+// row per statement (insert) or as many as the parameter limit allows
+// (insert-multi); in one transaction with --commit batch.
+func (w *Writer) insert(ctx context.Context, method Method, tis []*tableInfo, srcs []rowSource, format []int16) (rows, committed int, err error) {
+	pc := w.conn.PgConn()
+	perRow := w.t.cfg.Commit == CommitRow
+	if !perRow {
+		if err := exec(ctx, pc, "BEGIN"); err != nil {
+			return 0, 0, err
+		}
+	}
+	var row int64 // rows read so far in the batch
+	for i, ti := range tis {
+		n := len(ti.t.Columns)
+		if cap(w.fields) < n {
+			w.fields = make([][]byte, n)
+		}
+		fields := w.fields[:n]
+		src := srcs[i]
+		if method == MethodInsert {
+			name, err := w.prepare(ctx, ti)
+			if err != nil {
+				return rows, committedIf(perRow, rows), err
+			}
+			for {
+				ok, err := src.next(fields)
+				if err != nil {
+					return rows, committedIf(perRow, rows), &rowError{row: row, err: err}
+				}
+				if !ok {
+					break
+				}
+				tag, err := pc.ExecPrepared(ctx, name, fields, format, nil).Close()
+				if err != nil {
+					return rows, committedIf(perRow, rows), &rowError{row: row, err: err}
+				}
+				rows += int(tag.RowsAffected())
+				row++
+			}
+			continue
+		}
+		per := maxParams / n
+		for {
+			w.params = w.params[:0]
+			k := 0
+			first := row
+			for k < per {
+				ok, err := src.next(fields)
+				if err != nil {
+					return rows, committedIf(perRow, rows), &rowError{row: row, err: err}
+				}
+				if !ok {
+					break
+				}
+				w.params = append(w.params, fields...)
+				k++
+				row++
+			}
+			if k == 0 {
+				break
+			}
+			tag, err := pc.ExecParams(ctx, w.multiInsertSQL(ti, k), w.params, w.oidsFor(ti, k), format, nil).Close()
+			if err != nil {
+				return rows, committedIf(perRow, rows), &rowError{row: first, err: err}
+			}
+			rows += int(tag.RowsAffected())
+		}
+	}
+	if !perRow {
+		if err := exec(ctx, pc, "COMMIT"); err != nil {
+			return 0, 0, err
+		}
+	}
+	return rows, 0, nil
+}
+
+func committedIf(perRow bool, rows int) int {
+	if perRow {
+		return rows
+	}
+	return 0
+}
+
+// oidsFor returns the parameter types of k rows of ti.
+func (w *Writer) oidsFor(ti *tableInfo, k int) []uint32 {
+	w.oids = w.oids[:0]
+	for i := 0; i < k; i++ {
+		w.oids = append(w.oids, ti.oids...)
+	}
+	return w.oids
+}
+
+func (w *Writer) multiInsertSQL(ti *tableInfo, k int) string {
+	key := multiKey{ti, k}
+	if s, ok := w.multiSQL[key]; ok {
+		return s
+	}
+	n := len(ti.t.Columns)
+	var b strings.Builder
+	b.WriteString(ti.insertPrefix)
+	p := 1
+	for r := 0; r < k; r++ {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := 0; c < n; c++ {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(p))
+			p++
+		}
+		b.WriteByte(')')
+	}
+	s := b.String()
+	if len(w.multiSQL) > 64 {
+		clear(w.multiSQL)
+	}
+	w.multiSQL[key] = s
+	return s
+}
+
+// prepare prepares the one-row INSERT of ti on this connection.
+func (w *Writer) prepare(ctx context.Context, ti *tableInfo) (string, error) {
+	if name, ok := w.prepared[ti]; ok {
+		return name, nil
+	}
+	name := "tsload_insert_" + strconv.Itoa(len(w.prepared))
+	var b strings.Builder
+	b.WriteString(ti.insertPrefix + "(")
+	for i := range ti.t.Columns {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("$" + strconv.Itoa(i+1))
+	}
+	b.WriteByte(')')
+	if _, err := w.conn.PgConn().Prepare(ctx, name, b.String(), ti.oids); err != nil {
+		return "", err
+	}
+	w.prepared[ti] = name
+	return name, nil
+}
