@@ -1,0 +1,221 @@
+// Package loadcli is the one command-line front end of every load_*
+// command: the common flags, mapped to a runner.Config, plus the target's
+// own flags, and a single exit point.
+//
+// A loader's main is just
+//
+//	func main() { loadcli.Main(loadcli.Spec{Name: "load_x", Usage: "...", Target: "x", Flags: x.Flags(), New: x.FromCLI}) }
+//
+// Spec.New must not connect to the server: the target connects in Prepare,
+// NewWriter and Count, which the runner does not call with --do-load=false.
+package loadcli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// Spec describes one loader command.
+type Spec struct {
+	Name, Usage, Target string     // "load_influx", "...", "influx"
+	Flags               []cli.Flag // target-specific flags
+	// New builds the target from the parsed flags; it may adjust cfg (for
+	// example the default format). It must not connect.
+	New func(c *cli.Context, cfg *runner.Config) (load.Target, error)
+}
+
+// Common flag names.
+const (
+	FlagFile            = "file"
+	FlagFormat          = "format"
+	FlagTable           = "table"
+	FlagBatchSize       = "batch-size"
+	FlagWorkers         = "workers"
+	FlagHashWorkers     = "hash-workers"
+	FlagLimit           = "limit"
+	FlagDoLoad          = "do-load"
+	FlagVerify          = "verify"
+	FlagReportingPeriod = "reporting-period"
+	FlagRetryTimeout    = "retry-timeout"
+	FlagSkipInvalid     = "skip-invalid"
+	FlagDBName          = "db-name"
+	FlagCreateDB        = "do-create-db"
+	FlagAbortOnExist    = "do-abort-on-exist"
+	FlagDropDB          = "drop-db"
+	FlagResultsFile     = "results-file"
+)
+
+// CommonFlags returns the flags shared by every loader.
+func CommonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: FlagFile, Aliases: []string{"f"}, Usage: "input file (repeatable; gzip detected from the content); stdin when absent"},
+		&cli.StringFlag{Name: FlagFormat, Usage: "input format: ilp, csv or pgcopy (default: detected from the content)"},
+		&cli.StringFlag{Name: FlagTable, Usage: "table of a single-table csv/pgcopy input (default: from the file name, e.g. cpu.csv.gz => cpu)"},
+		&cli.IntFlag{Name: FlagBatchSize, Value: 5000, Usage: "rows per batch"},
+		&cli.IntFlag{Name: FlagWorkers, Value: 2, Usage: "parallel workers (connections)"},
+		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
+		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
+		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},
+		&cli.BoolFlag{Name: FlagVerify, Value: true, Usage: "after loading, count the rows in the database and fail on a mismatch"},
+		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runnerDefaultPeriod, Usage: "interval of the progress lines on stderr"},
+		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runnerDefaultRetry, Usage: "total back-off time for one batch's retryable errors"},
+		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
+		&cli.StringFlag{Name: FlagDBName, Value: "benchmark", Usage: "database name"},
+		&cli.BoolFlag{Name: FlagCreateDB, Value: true, Usage: "create the database and tables when missing"},
+		&cli.BoolFlag{Name: FlagAbortOnExist, Usage: "fail if the database (or a table) already exists"},
+		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
+		&cli.StringFlag{Name: FlagResultsFile, Usage: "write the results as JSON to this file (also on failure)"},
+	}
+}
+
+// App returns the cli.App of spec; the Action runs the load with stdin and
+// stderr, and returns its error.
+func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
+	flags := append(CommonFlags(), spec.Flags...)
+	return &cli.App{
+		Name:            spec.Name,
+		Usage:           spec.Usage,
+		Flags:           flags,
+		HideHelpCommand: true,
+		Writer:          stderr,
+		ErrWriter:       stderr,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())
+			}
+			cfg, err := Config(c, spec, stdin, stderr)
+			if err != nil {
+				return err
+			}
+			var t load.Target
+			if spec.New != nil {
+				if t, err = spec.New(c, &cfg); err != nil {
+					return err
+				}
+			}
+			if t == nil && cfg.DoLoad {
+				return fmt.Errorf("%s: no target", spec.Name)
+			}
+			if t != nil {
+				defer t.Close()
+			}
+			_, err = runner.Run(c.Context, cfg, t)
+			return err
+		},
+	}
+}
+
+const (
+	runnerDefaultPeriod = 10_000_000_000 // 10s
+	runnerDefaultRetry  = 60_000_000_000 // 60s
+)
+
+// Config maps the common flags to a runner.Config.
+func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runner.Config, error) {
+	cfg := runner.Config{
+		Inputs:          c.StringSlice(FlagFile),
+		Stdin:           stdin,
+		Table:           c.String(FlagTable),
+		BatchSize:       c.Int(FlagBatchSize),
+		Workers:         c.Int(FlagWorkers),
+		HashWorkers:     c.Bool(FlagHashWorkers),
+		Limit:           c.Int64(FlagLimit),
+		DoLoad:          c.Bool(FlagDoLoad),
+		Verify:          c.Bool(FlagVerify),
+		ReportingPeriod: c.Duration(FlagReportingPeriod),
+		RetryTimeout:    c.Duration(FlagRetryTimeout),
+		SkipInvalid:     c.Bool(FlagSkipInvalid),
+		Prepare: load.PrepareOptions{
+			DBName:       c.String(FlagDBName),
+			CreateDB:     c.Bool(FlagCreateDB),
+			AbortOnExist: c.Bool(FlagAbortOnExist),
+			DropDB:       c.Bool(FlagDropDB),
+		},
+		ResultsFile: c.String(FlagResultsFile),
+		Stderr:      stderr,
+		Loader:      spec.Name,
+		Target:      spec.Target,
+		Flags:       FlagValues(c),
+	}
+	if f := c.String(FlagFormat); f != "" {
+		format, err := load.ParseFormat(f)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Format = format
+	}
+	switch {
+	case cfg.BatchSize <= 0:
+		return cfg, fmt.Errorf("--%s must be positive", FlagBatchSize)
+	case cfg.Workers <= 0:
+		return cfg, fmt.Errorf("--%s must be positive", FlagWorkers)
+	case cfg.Limit < 0:
+		return cfg, fmt.Errorf("--%s must not be negative", FlagLimit)
+	case cfg.ReportingPeriod <= 0:
+		return cfg, fmt.Errorf("--%s must be positive", FlagReportingPeriod)
+	case cfg.RetryTimeout < 0:
+		return cfg, fmt.Errorf("--%s must not be negative", FlagRetryTimeout)
+	}
+	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		cfg.Progress = true
+	}
+	return cfg, nil
+}
+
+// FlagValues returns every flag's value as a string (secrets redacted).
+func FlagValues(c *cli.Context) map[string]string {
+	out := map[string]string{}
+	for _, f := range c.App.Flags {
+		name := f.Names()[0]
+		var v string
+		switch x := c.Value(name).(type) {
+		case cli.StringSlice:
+			v = strings.Join(x.Value(), ",")
+		case *cli.StringSlice:
+			v = strings.Join(x.Value(), ",")
+		case nil:
+			v = ""
+		default:
+			v = fmt.Sprint(x)
+		}
+		out[name] = v
+	}
+	return runner.Redact(out)
+}
+
+// Run runs the loader with args (args[0] is the program name) and returns
+// its error; it does not exit.
+func Run(ctx context.Context, spec Spec, args []string, stdin io.Reader, stderr io.Writer) error {
+	return App(spec, stdin, stderr).RunContext(ctx, args)
+}
+
+// Main runs the loader with os.Args, stopping cleanly on SIGINT/SIGTERM,
+// prints an error as one line "name: error" on stderr and exits 1 on error.
+func Main(spec Spec) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := Run(ctx, spec, os.Args, os.Stdin, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", spec.Name, OneLine(err))
+		os.Exit(1)
+	}
+}
+
+// OneLine renders err on one line.
+func OneLine(err error) string {
+	s := err.Error()
+	s = strings.ReplaceAll(s, "\r", "")
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}

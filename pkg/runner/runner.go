@@ -1,0 +1,680 @@
+// Package runner is the load engine shared by every load_* command: it
+// opens the inputs, cuts them into batches (pkg/split), writes the batches
+// through a load.Target's Writers on parallel workers with retries, reports
+// rates while running, and verifies the row counts afterwards.
+//
+// The pipeline is bounded: one goroutine splits the inputs into batches
+// taken from a fixed free-list, sends them over a channel (one per worker
+// with HashWorkers) to the workers, which give them back when written. At
+// most 3*Workers batches exist at any time plus one pending batch per
+// (table, worker) inside the splitter, whatever the input size.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/split"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// Config configures a run. See loadcli for the flags that set it.
+type Config struct {
+	Inputs []string  // files (gzip detected by content); stdin when empty
+	Stdin  io.Reader // stdin (os.Stdin when nil)
+	Format load.Format
+	// Table names the table of single-table csv/pgcopy inputs.
+	Table string
+
+	BatchSize, Workers int
+	// HashWorkers routes each series to one worker (ILP: measurement and
+	// tag set; csv and pgcopy: table and the tag columns' values), so the
+	// rows of a series are written in input order.
+	HashWorkers bool
+	Limit       int64 // stop after this many rows (0: all)
+
+	DoLoad bool // false: everything but the database (no connection)
+	Verify bool // count the rows in the database afterwards
+
+	ReportingPeriod time.Duration // default 10s
+	RetryTimeout    time.Duration // total back-off time per batch, default 60s
+	SkipInvalid     bool          // skip and count malformed records and rejected rows instead of failing
+
+	Prepare load.PrepareOptions // Tables filled by the runner
+
+	ResultsFile string
+	Stderr      io.Writer // reports; os.Stderr when nil
+
+	Loader, Target string
+	Flags          map[string]string // every flag's value, for the results file (secrets redacted here too)
+
+	// Additions to the brief's API (all optional):
+
+	// Lookup returns the schema of a use-case table (usecase.LookupTable);
+	// needed for single-table pgcopy input, used for CSV. Default:
+	// usecase.LookupTable.
+	Lookup func(name string) *schema.Table
+	// Progress draws a progress bar on Stderr (a terminal) instead of
+	// printing a line per reporting period.
+	Progress bool
+	// Grace bounds how long in-flight writes may take after an interrupt
+	// (default 5s).
+	Grace time.Duration
+	// MaxRecordBytes is the longest line or record accepted (default 4 MiB).
+	MaxRecordBytes int
+}
+
+// Backoff bounds between retries of a batch.
+const (
+	backoffMin = 100 * time.Millisecond
+	backoffMax = 5 * time.Second
+)
+
+// maxRejections is how many rejected rows are listed in the error.
+const maxRejections = 5
+
+func (c *Config) defaults() {
+	if c.BatchSize <= 0 {
+		c.BatchSize = 5000
+	}
+	if c.Workers <= 0 {
+		c.Workers = 1
+	}
+	if c.ReportingPeriod <= 0 {
+		c.ReportingPeriod = 10 * time.Second
+	}
+	if c.RetryTimeout <= 0 {
+		c.RetryTimeout = 60 * time.Second
+	}
+	if c.Grace <= 0 {
+		c.Grace = 5 * time.Second
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
+	}
+	if c.Stdin == nil {
+		c.Stdin = os.Stdin
+	}
+	if c.Lookup == nil {
+		c.Lookup = usecase.LookupTable
+	}
+}
+
+// ErrInterrupted is returned (wrapped) when the run was stopped by its
+// context (SIGINT/SIGTERM in loadcli).
+var ErrInterrupted = errors.New("interrupted")
+
+// Run loads cfg's inputs into t. It returns the results (also written to
+// cfg.ResultsFile, whatever the outcome) and an error when anything was not
+// loaded: a malformed record, a batch the server refused, rows it rejected
+// (unless SkipInvalid), a failed verification, or an interrupt. It never
+// returns a nil *load.Results. Run does not Close t.
+func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) {
+	cfg.defaults()
+	r := &run{cfg: cfg, target: t}
+	r.res = &load.Results{
+		Loader:    cfg.Loader,
+		Target:    cfg.Target,
+		Flags:     Redact(cfg.Flags),
+		Inputs:    append([]string(nil), cfg.Inputs...),
+		BatchSize: cfg.BatchSize,
+		Workers:   cfg.Workers,
+		Periods:   []load.Period{},
+	}
+	if len(cfg.Inputs) == 0 {
+		r.res.Inputs = []string{"stdin"}
+	}
+	err := r.run(ctx)
+	r.finish(ctx, err)
+	if cfg.ResultsFile != "" {
+		if werr := WriteResults(cfg.ResultsFile, r.res); werr != nil {
+			fmt.Fprintf(cfg.Stderr, "writing results: %v\n", werr)
+			if r.err == nil {
+				r.err = werr
+			}
+		}
+	}
+	return r.res, r.err
+}
+
+// run is the state of one Run.
+type run struct {
+	cfg    Config
+	target load.Target
+	res    *load.Results
+	err    error
+
+	first       *split.Splitter // the first input, opened to read its header
+	firstInput  *split.Input
+	tables      []*schema.Table
+	totalSize   int64        // compressed size of all inputs (-1: unknown)
+	doneSize    atomic.Int64 // sizes of finished inputs
+	curInput    atomic.Pointer[split.Input]
+	rowsRead    atomic.Int64
+	bytesRead   atomic.Int64
+	skipped     atomic.Int64
+	retries     atomic.Int64
+	failed      atomic.Int64 // batches that failed for good
+	workers     []*workerStats
+	start       time.Time
+	interrupted bool
+	started     bool
+}
+
+// workerStats are one worker's counters, read by the reporter under mu.
+type workerStats struct {
+	mu       sync.Mutex
+	rows     int64
+	metrics  int64
+	batches  int64
+	rejected int64
+	partial  bool // some batch was written partially
+	tables   map[string]int64
+	hist     *histogram
+	rejects  []string
+}
+
+func (r *run) run(ctx context.Context) (err error) {
+	cfg := &r.cfg
+	if err := r.openInputs(); err != nil {
+		return err
+	}
+	defer func() {
+		if r.firstInput != nil {
+			r.firstInput.Close()
+		}
+	}()
+	r.res.Format = r.first.Format().String()
+
+	var writers []load.Writer
+	if cfg.DoLoad {
+		opts := cfg.Prepare
+		opts.Tables = r.tables
+		if err := r.target.Prepare(ctx, opts); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		defer func() {
+			for i, w := range writers {
+				if w == nil {
+					continue
+				}
+				if cerr := w.Close(); cerr != nil && err == nil {
+					err = fmt.Errorf("worker %d: close: %w", i, cerr)
+				}
+			}
+		}()
+		for i := 0; i < cfg.Workers; i++ {
+			w, err := r.target.NewWriter(ctx, i)
+			if err != nil {
+				return fmt.Errorf("worker %d: connect: %w", i, err)
+			}
+			writers = append(writers, w)
+		}
+	}
+	return r.pipeline(ctx, writers)
+}
+
+// splitConfig is the splitter configuration for the input after rows rows.
+func (r *run) splitConfig() split.Config {
+	parts := 1
+	if r.cfg.HashWorkers {
+		parts = r.cfg.Workers
+	}
+	return split.Config{
+		Format:         r.cfg.Format,
+		Table:          r.cfg.Table,
+		BatchSize:      r.cfg.BatchSize,
+		Parts:          parts,
+		SkipInvalid:    r.cfg.SkipInvalid,
+		MaxRecordBytes: r.cfg.MaxRecordBytes,
+		Lookup:         r.cfg.Lookup,
+	}
+}
+
+// openInputs opens the first input and reads the headers of all of them,
+// collecting the tables they declare for Prepare.
+func (r *run) openInputs() error {
+	inputs := r.cfg.Inputs
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	r.totalSize = 0
+	seen := map[string]bool{}
+	for i, path := range inputs {
+		in, err := split.Open(path, r.cfg.Stdin, r.cfg.MaxRecordBytes)
+		if err != nil {
+			return err
+		}
+		sp, err := split.New(in, r.splitConfig())
+		if err != nil {
+			in.Close()
+			return err
+		}
+		if in.Size < 0 || r.totalSize < 0 {
+			r.totalSize = -1
+		} else {
+			r.totalSize += in.Size
+		}
+		for _, t := range sp.Tables() {
+			if !seen[t.Name] {
+				seen[t.Name] = true
+				r.tables = append(r.tables, t)
+			}
+		}
+		if i == 0 {
+			r.first, r.firstInput = sp, in
+		} else {
+			in.Close()
+		}
+	}
+	return nil
+}
+
+// pipeline splits and writes every input.
+func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
+	cfg := &r.cfg
+	nw := cfg.Workers
+	r.workers = make([]*workerStats, nw)
+	for i := range r.workers {
+		r.workers[i] = &workerStats{tables: map[string]int64{}, hist: newHistogram()}
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	// Writes outlive an interrupt by at most Grace; an error stops them at once.
+	wctx, cancelWrites := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWrites()
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-stopWatch:
+			return
+		case <-gctx.Done():
+		}
+		if ctx.Err() != nil {
+			select {
+			case <-stopWatch:
+			case <-time.After(cfg.Grace):
+			}
+		}
+		cancelWrites()
+	}()
+
+	free := make(chan *load.Batch, 3*nw)
+	for i := 0; i < 3*nw; i++ {
+		free <- new(load.Batch)
+	}
+	queues := make([]chan *load.Batch, 1)
+	if cfg.HashWorkers {
+		queues = make([]chan *load.Batch, nw)
+		for i := range queues {
+			queues[i] = make(chan *load.Batch, 2)
+		}
+	} else {
+		queues[0] = make(chan *load.Batch, 2*nw)
+	}
+
+	r.start = time.Now()
+	r.started = true
+	r.res.Start = r.start
+	stopReport := r.startReporter()
+
+	g.Go(func() error {
+		defer func() {
+			for _, q := range queues {
+				close(q)
+			}
+		}()
+		return r.read(gctx, free, queues)
+	})
+	for i := 0; i < nw; i++ {
+		q := queues[0]
+		if cfg.HashWorkers {
+			q = queues[i]
+		}
+		var w load.Writer
+		if writers != nil {
+			w = writers[i]
+		}
+		g.Go(func() error { return r.work(gctx, wctx, i, w, q, free) })
+	}
+	err := g.Wait()
+	r.res.End = time.Now()
+	stopReport()
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		r.interrupted = true
+		return fmt.Errorf("%w: loading stopped by %v", ErrInterrupted, context.Cause(ctx))
+	}
+	return err
+}
+
+// read splits the inputs in order into batches for the workers.
+func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *load.Batch) error {
+	inputs := r.cfg.Inputs
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	var seq int64
+	for i, path := range inputs {
+		var sp *split.Splitter
+		var in *split.Input
+		if i == 0 {
+			sp, in = r.first, r.firstInput
+		} else {
+			var err error
+			if in, err = split.Open(path, r.cfg.Stdin, r.cfg.MaxRecordBytes); err != nil {
+				return err
+			}
+			c := r.splitConfig()
+			if sp, err = split.New(in, c); err != nil {
+				in.Close()
+				return err
+			}
+		}
+		r.curInput.Store(in)
+		err := r.readOne(ctx, sp, free, queues, &seq)
+		r.skipped.Add(sp.Skipped())
+		if err != nil {
+			if i > 0 {
+				in.Close()
+			}
+			return err
+		}
+		if in.Size > 0 {
+			r.doneSize.Add(in.Size)
+		}
+		r.curInput.Store(nil)
+		if i > 0 {
+			in.Close()
+		}
+		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit {
+			break
+		}
+	}
+	return nil
+}
+
+func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.Batch, queues []chan *load.Batch, seq *int64) error {
+	if r.cfg.Limit > 0 {
+		sp.SetLimit(r.cfg.Limit - r.rowsRead.Load())
+	}
+	lastBytes := int64(0)
+	for {
+		var b *load.Batch
+		select {
+		case b = <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		part, err := sp.Next(b)
+		r.bytesRead.Add(sp.Bytes() - lastBytes)
+		lastBytes = sp.Bytes()
+		if err == io.EOF {
+			free <- b
+			return nil
+		}
+		if err != nil {
+			free <- b
+			return err
+		}
+		*seq++
+		b.Seq = *seq
+		r.rowsRead.Add(int64(b.Rows))
+		q := queues[0]
+		if len(queues) > 1 {
+			q = queues[part]
+		}
+		select {
+		case q <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// work writes the batches of queue q with writer w (nil: --do-load=false).
+func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
+	st := r.workers[id]
+	for {
+		var b *load.Batch
+		var ok bool
+		select {
+		case b, ok = <-q:
+			if !ok {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if ctx.Err() != nil { // stopped: abandon batches not yet started
+			free <- b
+			return ctx.Err()
+		}
+		err := r.write(ctx, wctx, st, w, b)
+		free <- b
+		if err != nil {
+			r.failed.Add(1)
+			return err
+		}
+	}
+}
+
+// write sends one batch, retrying what the target marks retryable.
+func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b *load.Batch) error {
+	first := time.Now()
+	delay := backoffMin
+	retries := 0
+	for {
+		t0 := time.Now()
+		var ack load.Ack
+		var err error
+		if w == nil {
+			ack = load.Ack{Rows: b.Rows}
+		} else {
+			ack, err = w.Write(wctx, b)
+		}
+		if err == nil {
+			st.record(b, ack, time.Since(t0))
+			return nil
+		}
+		if !load.IsRetryable(err) {
+			return fmt.Errorf("%s: %w", b.Where(), err)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: not written (stopped while retrying): %w", b.Where(), err)
+		}
+		if time.Since(first)+delay > r.cfg.RetryTimeout {
+			return fmt.Errorf("%s: giving up after %d retries in %s: %w", b.Where(), retries, time.Since(first).Round(time.Millisecond), err)
+		}
+		// Full jitter in [delay/2, delay).
+		sleep := delay/2 + rand.N(delay/2+1)
+		select {
+		case <-time.After(sleep):
+		case <-ctx.Done():
+			return fmt.Errorf("%s: not written (stopped while retrying): %w", b.Where(), err)
+		}
+		retries++
+		r.retries.Add(1)
+		delay = min(2*delay, backoffMax)
+	}
+}
+
+// record counts an acknowledged batch.
+func (st *workerStats) record(b *load.Batch, ack load.Ack, lat time.Duration) {
+	acked := max(0, min(ack.Rows, b.Rows))
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.batches++
+	st.hist.record(lat)
+	st.rows += int64(acked)
+	if acked == b.Rows {
+		st.metrics += int64(b.Metrics)
+		for _, t := range b.Tables {
+			st.tables[t.Name] += t.Rows
+		}
+		return
+	}
+	// Partial write: metrics and per-table rows estimated proportionally.
+	st.partial = true
+	if b.Rows > 0 {
+		st.metrics += int64(b.Metrics) * int64(acked) / int64(b.Rows)
+		for _, t := range b.Tables {
+			st.tables[t.Name] += t.Rows * int64(acked) / int64(b.Rows)
+		}
+	}
+	st.rejected += int64(b.Rows - acked)
+	for _, rj := range ack.Rejected {
+		if len(st.rejects) >= maxRejections {
+			break
+		}
+		if rj.Line > 0 {
+			st.rejects = append(st.rejects, fmt.Sprintf("%s: line %d: %s", b.Source, rj.Line, rj.Reason))
+		} else {
+			st.rejects = append(st.rejects, fmt.Sprintf("%s: %s", b.Where(), rj.Reason))
+		}
+	}
+	if len(ack.Rejected) == 0 && len(st.rejects) < maxRejections {
+		st.rejects = append(st.rejects, fmt.Sprintf("%s: %d rows not acknowledged", b.Where(), b.Rows-acked))
+	}
+}
+
+// totals sums the workers' counters.
+type totals struct {
+	rows, metrics, batches, rejected int64
+	partial                          bool
+	tables                           map[string]int64
+	rejects                          []string
+}
+
+func (r *run) totals(withTables bool) totals {
+	var t totals
+	if withTables {
+		t.tables = map[string]int64{}
+	}
+	for _, st := range r.workers {
+		st.mu.Lock()
+		t.rows += st.rows
+		t.metrics += st.metrics
+		t.batches += st.batches
+		t.rejected += st.rejected
+		t.partial = t.partial || st.partial
+		if withTables {
+			for k, v := range st.tables {
+				t.tables[k] += v
+			}
+			t.rejects = append(t.rejects, st.rejects...)
+		}
+		st.mu.Unlock()
+	}
+	return t
+}
+
+// finish fills the results, verifies, and prints the summary.
+func (r *run) finish(ctx context.Context, err error) {
+	res := r.res
+	if !r.started {
+		res.Status = load.StatusFailed
+		r.err = err
+		if err != nil {
+			res.Error = err.Error()
+			res.Errors = 1
+		}
+		return
+	}
+	tot := r.totals(true)
+	res.Seconds = res.End.Sub(res.Start).Seconds()
+	res.Rows, res.Metrics, res.Batches = tot.rows, tot.metrics, tot.batches
+	res.Bytes = r.bytesRead.Load()
+	res.RowsRead = r.rowsRead.Load()
+	res.Retries = r.retries.Load()
+	res.RejectedRows = tot.rejected
+	res.SkippedRecords = r.skipped.Load()
+	res.Errors = r.failed.Load() + tot.rejected + res.SkippedRecords
+	if res.Seconds > 0 {
+		res.RowsPerSec = float64(res.Rows) / res.Seconds
+		res.MetricsPerSec = float64(res.Metrics) / res.Seconds
+	}
+	h := newHistogram()
+	for _, st := range r.workers {
+		st.mu.Lock()
+		h.merge(st.hist)
+		st.mu.Unlock()
+	}
+	res.Latency = h.summary()
+
+	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
+		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))
+	}
+	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
+		err = r.verify(ctx, tot)
+	}
+	switch {
+	case err == nil:
+		res.Status = load.StatusOK
+	case r.interrupted:
+		res.Status = load.StatusInterrupted
+	default:
+		res.Status = load.StatusFailed
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	r.err = err
+	WriteSummary(r.cfg.Stderr, res)
+}
+
+// verify compares the database's row counts with the rows acknowledged.
+func (r *run) verify(ctx context.Context, tot totals) error {
+	t0 := time.Now()
+	names := make([]string, 0, len(tot.tables))
+	for n := range tot.tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	v := &load.Verification{Expected: tot.tables, Actual: map[string]int64{}}
+	r.res.Verify = v
+	actual, err := r.target.Count(ctx, names)
+	v.Seconds = time.Since(t0).Seconds()
+	if err != nil {
+		return fmt.Errorf("verify: counting rows: %w", err)
+	}
+	for _, n := range names {
+		v.Actual[n] = actual[n]
+	}
+	var mismatch []string
+	if tot.partial {
+		// Rejections cannot be attributed to tables: compare the total.
+		v.Note = "partial writes: per-table expectations are estimates; the total is compared"
+		var sum int64
+		for _, n := range names {
+			sum += actual[n]
+		}
+		if sum != tot.rows {
+			mismatch = append(mismatch, fmt.Sprintf("all tables: expected %d, database has %d", tot.rows, sum))
+		}
+	} else {
+		for _, n := range names {
+			if actual[n] != tot.tables[n] {
+				mismatch = append(mismatch, fmt.Sprintf("%s: expected %d, database has %d", n, tot.tables[n], actual[n]))
+			}
+		}
+	}
+	v.OK = len(mismatch) == 0
+	if !v.OK {
+		return fmt.Errorf("verify FAILED: row counts differ from the rows acknowledged: %s", strings.Join(mismatch, "; "))
+	}
+	return nil
+}

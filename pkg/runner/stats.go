@@ -1,0 +1,239 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// histogram records batch latencies in microseconds, 1µs to 1h, 3 digits.
+type histogram struct{ h *hdrhistogram.Histogram }
+
+func newHistogram() *histogram {
+	return &histogram{hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)}
+}
+
+func (h *histogram) record(d time.Duration) {
+	us := max(int64(d/time.Microsecond), 1)
+	if err := h.h.RecordValue(us); err != nil {
+		h.h.RecordValue(h.h.HighestTrackableValue())
+	}
+}
+
+func (h *histogram) merge(o *histogram) { h.h.Merge(o.h) }
+
+func (h *histogram) summary() load.LatencySummary {
+	if h.h.TotalCount() == 0 {
+		return load.LatencySummary{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return load.LatencySummary{
+		Mean: h.h.Mean() / 1000,
+		P50:  ms(h.h.ValueAtQuantile(50)),
+		P90:  ms(h.h.ValueAtQuantile(90)),
+		P99:  ms(h.h.ValueAtQuantile(99)),
+		Max:  ms(h.h.Max()),
+	}
+}
+
+// startReporter prints a line per reporting period (or redraws a progress
+// bar every second when cfg.Progress) until the returned func is called.
+func (r *run) startReporter() (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		period := time.NewTicker(r.cfg.ReportingPeriod)
+		defer period.Stop()
+		var bar <-chan time.Time
+		if r.cfg.Progress {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			bar = t.C
+		}
+		last := r.start
+		var lastTot totals
+		for {
+			select {
+			case <-done:
+				if r.cfg.Progress {
+					fmt.Fprint(r.cfg.Stderr, "\r\033[K")
+				}
+				return
+			case now := <-period.C:
+				tot := r.totals(false)
+				p := load.Period{
+					At:        now.Sub(r.start).Seconds(),
+					Seconds:   now.Sub(last).Seconds(),
+					Rows:      tot.rows - lastTot.rows,
+					Metrics:   tot.metrics - lastTot.metrics,
+					Batches:   tot.batches - lastTot.batches,
+					TotalRows: tot.rows,
+				}
+				if p.Seconds > 0 {
+					p.RowsPerSec = float64(p.Rows) / p.Seconds
+					p.MetricsPerSec = float64(p.Metrics) / p.Seconds
+				}
+				r.res.Periods = append(r.res.Periods, p)
+				last, lastTot = now, tot
+				if !r.cfg.Progress {
+					overall := float64(tot.rows) / p.At
+					overallM := float64(tot.metrics) / p.At
+					fmt.Fprintf(r.cfg.Stderr, "[%7.1fs] period %s rows/s %s metrics/s | overall %s rows/s %s metrics/s | %s rows\n",
+						p.At, rate(p.RowsPerSec), rate(p.MetricsPerSec), rate(overall), rate(overallM), count(tot.rows))
+				}
+			case now := <-bar:
+				r.drawBar(now)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// drawBar redraws the progress bar: rows done, rate, and (for files) the
+// fraction of the input read and the estimated time left.
+func (r *run) drawBar(now time.Time) {
+	tot := r.totals(false)
+	el := now.Sub(r.start).Seconds()
+	rps := float64(tot.rows) / el
+	frac := -1.0
+	if r.totalSize > 0 {
+		read := r.doneSize.Load()
+		if in := r.curInput.Load(); in != nil {
+			read += in.CompressedRead()
+		}
+		frac = min(float64(read)/float64(r.totalSize), 1)
+	}
+	const width = 30
+	var b strings.Builder
+	b.WriteString("\r\033[K")
+	if frac >= 0 {
+		n := int(frac * width)
+		b.WriteString("[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "] ")
+		fmt.Fprintf(&b, "%3.0f%% ", frac*100)
+	}
+	fmt.Fprintf(&b, "%s rows, %s rows/s", count(tot.rows), rate(rps))
+	if frac > 0.001 {
+		eta := time.Duration(el * (1 - frac) / frac * float64(time.Second)).Round(time.Second)
+		fmt.Fprintf(&b, ", ETA %s", eta)
+	}
+	io.WriteString(r.cfg.Stderr, b.String())
+}
+
+// rate formats a per-second rate with thousands separators.
+func rate(v float64) string { return count(int64(v + 0.5)) }
+
+// count formats an integer with thousands separators.
+func count(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// WriteSummary prints the end-of-run summary of res.
+func WriteSummary(w io.Writer, res *load.Results) {
+	fmt.Fprintf(w, "loaded %s rows (%s metrics) in %s batches in %.3fs: %s\n",
+		count(res.Rows), count(res.Metrics), count(res.Batches), res.Seconds, res.Status)
+	fmt.Fprintf(w, "mean rate: %s rows/s, %s metrics/s (%s rows read, %.1f MB)\n",
+		rate(res.RowsPerSec), rate(res.MetricsPerSec), count(res.RowsRead), float64(res.Bytes)/1e6)
+	l := res.Latency
+	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
+	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
+		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
+	if v := res.Verify; v != nil {
+		status := "OK"
+		if !v.OK {
+			status = "MISMATCH"
+		}
+		fmt.Fprintf(w, "verify %s in %.2fs:", status, v.Seconds)
+		for _, n := range sortedKeys(v.Expected) {
+			fmt.Fprintf(w, " %s %d/%d", n, v.Actual[n], v.Expected[n])
+		}
+		fmt.Fprintln(w)
+		if v.Note != "" {
+			fmt.Fprintf(w, "verify note: %s\n", v.Note)
+		}
+	}
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// WriteResults writes res as indented JSON to path (atomically: a
+// temporary file renamed into place).
+func WriteResults(path string, res *load.Results) error {
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".results-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// secretWords mark flag names whose values are never written out.
+var secretWords = []string{"password", "passwd", "token", "secret", "credential", "auth"}
+
+// IsSecret reports whether a flag named name holds a secret.
+func IsSecret(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact returns a copy of flags with secret values replaced by "REDACTED"
+// (empty values stay empty, so the results show a secret was not set).
+func Redact(flags map[string]string) map[string]string {
+	out := make(map[string]string, len(flags))
+	for k, v := range flags {
+		if IsSecret(k) && v != "" {
+			v = "REDACTED"
+		}
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,472 @@
+package split
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// csvState is the CSV splitter's state.
+type csvState struct {
+	multi   bool
+	cur     int // current table (multi-table stream), -1 before the first #data
+	metric  [][]bool
+	tag     [][]bool
+	scratch []byte // a record that spans lines
+	sc      csvScan
+}
+
+// readRaw returns the next line including its '\n' (none on a last line
+// without one), valid until the next read.
+func (s *Splitter) readRaw() ([]byte, error) {
+	line, err := s.in.br.ReadSlice('\n')
+	switch {
+	case err == nil:
+		return line, nil
+	case err == io.EOF:
+		if len(line) == 0 {
+			return nil, io.EOF
+		}
+		return line, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return nil, &MalformedError{Source: s.in.Source, Record: s.record + 1, Line: s.line + 1, Offset: s.offset,
+			Reason: fmt.Sprintf("record longer than the %d-byte limit", s.cfg.MaxRecordBytes)}
+	}
+	return nil, err
+}
+
+func (s *Splitter) initCSV() error {
+	c := &s.csv
+	c.cur = -1
+	line, err := s.readRaw()
+	if err == io.EOF {
+		return fmt.Errorf("%s: empty input (no data)", s.in.Source)
+	}
+	if err != nil {
+		return err
+	}
+	s.line++
+	s.offset += int64(len(line))
+	first := trimEOL(line)
+	if string(first) == string(csvMagic) {
+		c.multi = true
+		if err := s.readCSVTables(); err != nil {
+			return err
+		}
+	} else {
+		if err := s.csvSingleTable(first); err != nil {
+			return err
+		}
+		c.cur = 0
+	}
+	for _, t := range s.tables {
+		c.metric = append(c.metric, metricColumns(t))
+		c.tag = append(c.tag, tagColumns(t))
+	}
+	s.step = s.stepCSV
+	return nil
+}
+
+func trimEOL(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	return bytes.TrimSuffix(line, []byte{'\r'})
+}
+
+// readCSVTables reads the "#table" lines of a multi-table stream, stopping
+// before the first line that is not one.
+func (s *Splitter) readCSVTables() error {
+	for {
+		peek, _ := s.in.br.Peek(7)
+		if !bytes.HasPrefix(peek, []byte("#table ")) {
+			break
+		}
+		off := s.offset
+		line, err := s.readRaw()
+		if err != nil {
+			return err
+		}
+		s.line++
+		s.offset += int64(len(line))
+		t, reason := parseTableDirective(string(trimEOL(line)), s.cfg.Lookup)
+		if reason != "" {
+			return &MalformedError{Source: s.in.Source, Line: s.line, Offset: off, Reason: reason}
+		}
+		for _, o := range s.tables {
+			if o.Name == t.Name {
+				return &MalformedError{Source: s.in.Source, Line: s.line, Offset: off, Reason: fmt.Sprintf("table %q declared twice", t.Name)}
+			}
+		}
+		s.tables = append(s.tables, t)
+	}
+	if len(s.tables) == 0 {
+		return &MalformedError{Source: s.in.Source, Line: s.line + 1, Offset: s.offset, Reason: "multi-table CSV stream declares no table (#table lines)"}
+	}
+	return nil
+}
+
+// parseTableDirective parses "#table <name> <col>:<type>,...". The tag
+// flags come from the known table when its columns match, else every text
+// column is a tag.
+func parseTableDirective(line string, lookup func(string) *schema.Table) (*schema.Table, string) {
+	parts := strings.Fields(strings.TrimPrefix(line, "#table "))
+	if len(parts) != 2 || !validIdent(parts[0]) {
+		return nil, "malformed #table line (want \"#table <name> <col>:<type>,...\")"
+	}
+	t := &schema.Table{Name: parts[0]}
+	for _, cd := range strings.Split(parts[1], ",") {
+		name, typ, ok := strings.Cut(cd, ":")
+		if !ok || !validIdent(name) {
+			return nil, fmt.Sprintf("malformed column %q in #table %s", cd, t.Name)
+		}
+		ty, err := schema.ParseType(typ)
+		if err != nil {
+			return nil, fmt.Sprintf("#table %s: %v", t.Name, err)
+		}
+		t.Columns = append(t.Columns, schema.Column{Name: name, Type: ty, Tag: ty == schema.Text})
+	}
+	if known := lookup(t.Name); known != nil && sameColumns(known, t, true) {
+		return known, ""
+	}
+	return t, ""
+}
+
+// sameColumns reports whether a and b have the same column names (and
+// types when withTypes).
+func sameColumns(a, b *schema.Table, withTypes bool) bool {
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Name != b.Columns[i].Name || (withTypes && a.Columns[i].Type != b.Columns[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// csvSingleTable sets the table of a single-table CSV from its header: the
+// known table when its columns match, else types inferred from the first
+// record.
+func (s *Splitter) csvSingleTable(header []byte) error {
+	name, err := s.tableName()
+	if err != nil {
+		return err
+	}
+	cols := splitCSVSimple(header)
+	t := &schema.Table{Name: name}
+	for _, c := range cols {
+		if c == "" {
+			return &MalformedError{Source: s.in.Source, Line: 1, Offset: 0, Reason: "empty column name in the CSV header"}
+		}
+		t.Columns = append(t.Columns, schema.Column{Name: c, Type: schema.Text})
+	}
+	if known := s.cfg.Lookup(name); known != nil && sameColumns(known, t, false) {
+		s.tables = []*schema.Table{known}
+		return nil
+	}
+	// Infer from the first record (its first line).
+	peek, _ := s.in.br.Peek(s.in.br.Buffered())
+	if len(peek) == 0 {
+		peek, _ = s.in.br.Peek(64 << 10)
+	}
+	if i := bytes.IndexByte(peek, '\n'); i >= 0 {
+		peek = peek[:i+1]
+	}
+	vals := splitCSVSimple(trimEOL(peek))
+	for i := range t.Columns {
+		v := ""
+		if i < len(vals) {
+			v = vals[i]
+		}
+		t.Columns[i].Type = inferType(v, i == 0)
+		t.Columns[i].Tag = t.Columns[i].Type == schema.Text
+	}
+	s.tables = []*schema.Table{t}
+	return nil
+}
+
+// inferType guesses a column type from one value.
+func inferType(v string, first bool) schema.Type {
+	if _, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return schema.Timestamp
+	}
+	if v == "" && first {
+		return schema.Timestamp
+	}
+	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return schema.Int8
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return schema.Float8
+	}
+	return schema.Text
+}
+
+// splitCSVSimple splits one CSV line into unquoted values (for the header
+// and type inference only; not on the hot path).
+func splitCSVSimple(line []byte) []string {
+	var out []string
+	var cur []byte
+	inQ := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case inQ && c == '"' && i+1 < len(line) && line[i+1] == '"':
+			cur = append(cur, '"')
+			i++
+		case c == '"':
+			inQ = !inQ
+		case c == ',' && !inQ:
+			out = append(out, string(cur))
+			cur = cur[:0]
+		default:
+			cur = append(cur, c)
+		}
+	}
+	return append(out, string(cur))
+}
+
+// csvScan is the state of scanning one CSV record, possibly across lines.
+type csvScan struct {
+	pos        int // next byte to scan
+	field      int // current field index
+	fieldStart int
+	inQuote    bool
+	quoted     bool // current field started with a quote
+	afterQuote bool // just after a closing quote
+	high       byte
+	metrics    int
+	hash       uint64
+	end        int // index of the record's '\n' (or of "\r\n")
+	reason     string
+}
+
+func (sc *csvScan) reset(h uint64) {
+	*sc = csvScan{hash: h}
+}
+
+// scan continues scanning rec; it returns true at the end of the record.
+func (sc *csvScan) scan(rec []byte, metric, tag []bool, hashTags bool) bool {
+	i := sc.pos
+	for i < len(rec) {
+		if sc.inQuote {
+			j := bytes.IndexByte(rec[i:], '"')
+			if j < 0 {
+				sc.check(rec[i:])
+				sc.pos = len(rec)
+				return false
+			}
+			sc.check(rec[i : i+j])
+			i += j + 1
+			sc.inQuote, sc.afterQuote = false, true
+			continue
+		}
+		c := rec[i]
+		switch c {
+		case ',':
+			sc.endField(rec, i, metric, tag, hashTags)
+			i++
+			sc.fieldStart = i
+			continue
+		case '\n':
+			end := i
+			if end > sc.fieldStart && rec[end-1] == '\r' && (!sc.quoted || sc.afterQuote) {
+				end--
+			}
+			sc.endField(rec, end, metric, tag, hashTags)
+			sc.end = end
+			sc.pos = i + 1
+			return true
+		case '"':
+			switch {
+			case sc.afterQuote:
+				sc.inQuote, sc.afterQuote = true, false
+			case i == sc.fieldStart && !sc.quoted:
+				sc.inQuote, sc.quoted = true, true
+			default:
+				sc.fail("quote inside an unquoted field")
+			}
+		case '\r':
+			if i+1 < len(rec) && rec[i+1] == '\n' {
+				break
+			}
+			sc.fail("carriage return in an unquoted field")
+		case 0:
+			sc.fail("NUL byte")
+		default:
+			if sc.afterQuote {
+				sc.fail("character after a closing quote")
+			}
+			sc.high |= c
+		}
+		i++
+	}
+	sc.pos = i
+	return false
+}
+
+func (sc *csvScan) check(b []byte) {
+	for _, c := range b {
+		if c == 0 {
+			sc.fail("NUL byte")
+		}
+		sc.high |= c
+	}
+}
+
+func (sc *csvScan) fail(reason string) {
+	if sc.reason == "" {
+		sc.reason = reason
+	}
+}
+
+func (sc *csvScan) endField(rec []byte, end int, metric, tag []bool, hashTags bool) {
+	f := sc.field
+	if f < len(metric) {
+		if metric[f] && (end > sc.fieldStart || sc.quoted) {
+			sc.metrics++
+		}
+		if hashTags && tag[f] {
+			sc.hash = fnvAdd(sc.hash, rec[sc.fieldStart:end])
+			sc.hash = fnvAdd(sc.hash, []byte{','})
+		}
+	}
+	sc.field++
+	sc.quoted, sc.afterQuote = false, false
+}
+
+func (s *Splitter) stepCSV() error {
+	c := &s.csv
+	for {
+		line, err := s.readRaw()
+		if err != nil {
+			return err
+		}
+		off, lineNo := s.offset, s.line+1
+		if len(bytes.TrimRight(line, "\r\n")) == 0 { // blank line: not a record
+			s.line++
+			s.offset += int64(len(line))
+			continue
+		}
+		if c.multi && line[0] == '#' {
+			s.line++
+			s.offset += int64(len(line))
+			if err := s.csvDirective(trimEOL(line), lineNo, off); err != nil {
+				return err
+			}
+			continue
+		}
+		s.record++
+		if c.cur < 0 {
+			return &MalformedError{Source: s.in.Source, Record: s.record, Line: lineNo, Offset: off, Reason: "record before the first #data line"}
+		}
+		return s.csvRecord(line, lineNo, off)
+	}
+}
+
+// csvRecord scans one record starting with line, reading more lines while
+// a quoted field stays open, and adds it to its table's pending batch.
+func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
+	c := &s.csv
+	t := c.cur
+	hashTags := s.cfg.Parts > 1
+	sc := &c.sc
+	sc.reset(fnvAdd(fnvOffset, []byte{byte(t), byte(t >> 8)}))
+	metric, tag := c.metric[t], c.tag[t]
+	rec := line
+	lines := int64(1)
+	virtual := false // a '\n' added after a last line without one
+	if !sc.scan(rec, metric, tag, hashTags) {
+		c.scratch = append(c.scratch[:0], line...)
+		for {
+			if len(c.scratch) > 0 && c.scratch[len(c.scratch)-1] != '\n' { // input ended
+				c.scratch = append(c.scratch, '\n')
+				virtual = true
+				if sc.scan(c.scratch, metric, tag, hashTags) {
+					break
+				}
+				s.line += lines
+				s.offset += int64(len(c.scratch) - 1)
+				return s.malformed(s.record, lineNo, off, true, "unterminated quoted field")
+			}
+			more, err := s.readRaw()
+			if err == io.EOF {
+				c.scratch = append(c.scratch, '\n')
+				virtual = true
+				if sc.scan(c.scratch, metric, tag, hashTags) {
+					break
+				}
+				s.line += lines
+				s.offset += int64(len(c.scratch) - 1)
+				return s.malformed(s.record, lineNo, off, true, "unterminated quoted field")
+			}
+			if err != nil {
+				return err
+			}
+			lines++
+			if len(c.scratch)+len(more) > s.cfg.MaxRecordBytes {
+				return &MalformedError{Source: s.in.Source, Record: s.record, Line: lineNo, Offset: off,
+					Reason: fmt.Sprintf("record longer than the %d-byte limit", s.cfg.MaxRecordBytes)}
+			}
+			c.scratch = append(c.scratch, more...)
+			if sc.scan(c.scratch, metric, tag, hashTags) {
+				break
+			}
+		}
+		rec = c.scratch
+	}
+	consumed := len(rec)
+	if virtual {
+		consumed--
+	}
+	s.line += lines
+	s.offset += int64(consumed)
+	if sc.reason == "" && sc.field != len(metric) {
+		sc.reason = fmt.Sprintf("%d fields, table %s has %d columns", sc.field, s.tables[t].Name, len(metric))
+	}
+	if sc.reason == "" && sc.high&0x80 != 0 && !utf8.Valid(rec[:sc.end]) {
+		sc.reason = "invalid UTF-8"
+	}
+	if sc.reason != "" {
+		return s.malformed(s.record, lineNo, off, true, "%s", sc.reason)
+	}
+	sl := s.slotFor(t, s.part(sc.hash))
+	sl.begin(s.record, lineNo, off)
+	sl.b.Data = append(append(sl.b.Data, rec[:sc.end]...), '\n')
+	sl.b.Rows++
+	sl.b.Metrics += sc.metrics
+	s.added(sl)
+	return nil
+}
+
+// csvDirective handles a '#' line of a multi-table stream after the header.
+func (s *Splitter) csvDirective(line []byte, lineNo, off int64) error {
+	if name, ok := bytes.CutPrefix(line, []byte("#data ")); ok {
+		for i, t := range s.tables {
+			if t.Name == string(name) {
+				s.csv.cur = i
+				return nil
+			}
+		}
+		return &MalformedError{Source: s.in.Source, Line: lineNo, Offset: off, Reason: fmt.Sprintf("#data names undeclared table %q", name)}
+	}
+	if bytes.HasPrefix(line, []byte("#table ")) {
+		return &MalformedError{Source: s.in.Source, Line: lineNo, Offset: off, Reason: "#table line after data"}
+	}
+	return &MalformedError{Source: s.in.Source, Line: lineNo, Offset: off, Reason: fmt.Sprintf("unknown directive %q", truncate(line, 40))}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}

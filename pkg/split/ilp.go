@@ -1,0 +1,352 @@
+package split
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// ilpState is the ILP splitter's state: the measurement names seen, so a
+// batch's per-table counts allocate a name only once per input.
+type ilpState struct {
+	names map[string]string // raw (escaped) measurement => unescaped name
+}
+
+func (s *Splitter) initILP() error {
+	s.ilp.names = make(map[string]string)
+	s.step = s.stepILP
+	return nil
+}
+
+// readLine returns the next line without its line ending ("\n" or "\r\n"),
+// valid until the next read, and the number of bytes consumed.
+func (s *Splitter) readLine() (line []byte, n int, err error) {
+	line, err = s.in.br.ReadSlice('\n')
+	n = len(line)
+	switch {
+	case err == nil:
+		line = line[:len(line)-1]
+	case err == io.EOF:
+		if n == 0 {
+			return nil, 0, io.EOF
+		}
+		err = nil // a last line without '\n'
+	case errors.Is(err, bufio.ErrBufferFull):
+		return nil, n, &MalformedError{Source: s.in.Source, Record: s.record + 1, Line: s.line + 1, Offset: s.offset,
+			Reason: fmt.Sprintf("line longer than the %d-byte limit", s.cfg.MaxRecordBytes)}
+	default:
+		return nil, n, err
+	}
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	return line, n, nil
+}
+
+func (s *Splitter) stepILP() error {
+	line, n, err := s.readLine()
+	if err != nil {
+		return err
+	}
+	lineNo, off := s.line+1, s.offset
+	s.line++
+	s.offset += int64(n)
+
+	r := scanILP(line)
+	if r.reason != "" {
+		s.record++
+		return s.malformed(s.record, lineNo, off, true, "%s", r.reason)
+	}
+	part := 0
+	if r.row {
+		s.record++
+		if s.cfg.Parts > 1 {
+			part = s.part(fnvAdd(fnvOffset, line[:r.keyEnd]))
+		}
+	}
+	if !r.row {
+		// Comment and blank lines stay in a batch (keeping its lines
+		// consecutive) only between rows of an unrouted batch.
+		if s.cfg.Parts == 1 {
+			if sl := s.slotFor(-1, 0); sl.b.Rows > 0 {
+				sl.b.Data = append(append(sl.b.Data, line...), '\n')
+			}
+		}
+		return nil
+	}
+	sl := s.slotFor(-1, part)
+	sl.begin(s.record, lineNo, off)
+	sl.b.Data = append(append(sl.b.Data, line...), '\n')
+	sl.b.Rows++
+	sl.b.Metrics += r.fields
+	s.countTable(&sl.b, line[:r.nameEnd])
+	s.added(sl)
+	return nil
+}
+
+// countTable adds one row of measurement name (raw, escaped) to b.Tables.
+func (s *Splitter) countTable(b *load.Batch, raw []byte) {
+	t := b.Tables
+	if n := len(t); n > 0 && t[n-1].Name == string(raw) {
+		t[n-1].Rows++
+		return
+	}
+	name, ok := s.ilp.names[string(raw)]
+	if !ok {
+		name = unescapeILP(raw)
+		s.ilp.names[string(raw)] = name
+	}
+	for i := range t {
+		if t[i].Name == name {
+			t[i].Rows++
+			// Keep the most recent name last so runs of one measurement hit first.
+			t[i], t[len(t)-1] = t[len(t)-1], t[i]
+			return
+		}
+	}
+	b.Tables = append(t, load.TableRows{Name: name, Rows: 1})
+}
+
+func unescapeILP(raw []byte) string {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '\\' && i+1 < len(raw) {
+			i++
+		}
+		out = append(out, raw[i])
+	}
+	return string(out)
+}
+
+// ilpLine is what scanILP found in one line.
+type ilpLine struct {
+	row     bool   // a data line (false: comment or blank)
+	nameEnd int    // end of the measurement name
+	keyEnd  int    // end of the series key (measurement and tags)
+	fields  int    // number of fields
+	reason  string // why the line is malformed, or ""
+}
+
+// scanILP validates one line (without its line ending) cheaply: a
+// measurement, well-formed tags, at least one field with a key and a value
+// (string values may hold escaped quotes, commas and spaces), an optional
+// integer timestamp within int64, no NUL byte and valid UTF-8. Values are
+// not decoded.
+func scanILP(line []byte) ilpLine {
+	var r ilpLine
+	n := len(line)
+	i := 0
+	for i < n && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if i == n || line[i] == '#' {
+		return r // blank or comment
+	}
+	if i > 0 {
+		r.reason = "line starts with whitespace"
+		return r
+	}
+	r.row = true
+	var high byte // OR of all bytes: bit 7 set means non-ASCII seen
+	// Measurement.
+	for i < n {
+		c := line[i]
+		if c == '\\' {
+			if i+1 < n {
+				high |= line[i+1]
+			}
+			i += 2
+			continue
+		}
+		if c == ',' || c == ' ' {
+			break
+		}
+		if c == 0 {
+			r.reason = "NUL byte in measurement"
+			return r
+		}
+		high |= c
+		i++
+	}
+	if i > n {
+		i = n
+	}
+	r.nameEnd = i
+	if i == 0 {
+		r.reason = "missing measurement name"
+		return r
+	}
+	// Tags.
+	if i < n && line[i] == ',' {
+		i++
+		keyStart, eq := i, -1
+		for {
+			if i >= n {
+				r.reason = "missing field section"
+				return r
+			}
+			c := line[i]
+			if c == '\\' {
+				if i+1 < n {
+					high |= line[i+1]
+				}
+				i += 2
+				continue
+			}
+			if c == ',' || c == ' ' {
+				if eq < 0 || eq == keyStart || eq == i-1 {
+					r.reason = "tag without key=value"
+					return r
+				}
+				if c == ' ' {
+					break
+				}
+				i++
+				keyStart, eq = i, -1
+				continue
+			}
+			if c == '=' && eq < 0 {
+				eq = i
+			} else if c == 0 {
+				r.reason = "NUL byte in tag"
+				return r
+			}
+			high |= c
+			i++
+		}
+	}
+	r.keyEnd = i
+	if high&0x80 != 0 && !utf8.Valid(line[:i]) {
+		r.reason = "invalid UTF-8 in measurement or tags"
+		return r
+	}
+	// Fields.
+	for i < n && line[i] == ' ' {
+		i++
+	}
+	if i >= n {
+		r.reason = "missing field section"
+		return r
+	}
+	for {
+		// Key.
+		keyStart := i
+		for i < n {
+			c := line[i]
+			if c == '\\' {
+				i += 2
+				continue
+			}
+			if c == '=' || c == ' ' || c == ',' {
+				break
+			}
+			if c == 0 {
+				r.reason = "NUL byte in field key"
+				return r
+			}
+			high |= c
+			i++
+		}
+		if i >= n || line[i] != '=' || i == keyStart {
+			r.reason = "field without key=value"
+			return r
+		}
+		i++
+		// Value.
+		if i < n && line[i] == '"' {
+			i++
+			for {
+				if i >= n {
+					r.reason = "unterminated string field value"
+					return r
+				}
+				c := line[i]
+				if c == '\\' {
+					i += 2
+					continue
+				}
+				if c == '"' {
+					i++
+					break
+				}
+				if c == 0 {
+					r.reason = "NUL byte in string field value"
+					return r
+				}
+				high |= c
+				i++
+			}
+		} else {
+			valStart := i
+			for i < n && line[i] != ',' && line[i] != ' ' {
+				if line[i] == 0 {
+					r.reason = "NUL byte in field value"
+					return r
+				}
+				high |= line[i]
+				i++
+			}
+			if i == valStart {
+				r.reason = "field without value"
+				return r
+			}
+		}
+		r.fields++
+		if i >= n || line[i] == ' ' {
+			break
+		}
+		if line[i] != ',' {
+			r.reason = "unexpected character after field value"
+			return r
+		}
+		i++
+	}
+	if high&0x80 != 0 && !utf8.Valid(line) {
+		r.reason = "invalid UTF-8"
+		return r
+	}
+	// Timestamp (optional: without one the server assigns its own time).
+	for i < n && line[i] == ' ' {
+		i++
+	}
+	if i >= n {
+		return r
+	}
+	neg := false
+	if line[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	var v uint64
+	for i < n && line[i] >= '0' && line[i] <= '9' {
+		d := uint64(line[i] - '0')
+		if v > (1<<63-1-d)/10 {
+			r.reason = "timestamp out of range (int64 nanoseconds)"
+			return r
+		}
+		v = v*10 + d
+		i++
+	}
+	_ = neg
+	if i == start {
+		r.reason = "invalid timestamp"
+		return r
+	}
+	for i < n && line[i] == ' ' {
+		i++
+	}
+	if i != n {
+		if line[i] >= '0' && line[i] <= '9' || line[i] == '.' || line[i] == 'e' {
+			r.reason = "invalid timestamp"
+		} else {
+			r.reason = "unexpected data after timestamp"
+		}
+		return r
+	}
+	return r
+}

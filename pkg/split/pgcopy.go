@@ -1,0 +1,331 @@
+package split
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// pgcopyState is the pgcopy splitter's state.
+type pgcopyState struct {
+	multi  bool
+	cur    int   // table of the current frame (multi-table stream)
+	remain int64 // bytes left in the current frame; -1 between frames
+	metric [][]bool
+	tag    [][]bool
+	ended  bool
+}
+
+// view returns every buffered byte at the read position, reading more
+// first when fewer than n are buffered (fewer than n are returned only at
+// the end of the input). n may not exceed the buffer size.
+func (s *Splitter) view(n int) ([]byte, error) {
+	br := s.in.br
+	if br.Buffered() < n {
+		if n > s.cfg.MaxRecordBytes {
+			return nil, &MalformedError{Source: s.in.Source, Record: s.record + 1, Offset: s.offset,
+				Reason: fmt.Sprintf("tuple longer than the %d-byte limit", s.cfg.MaxRecordBytes)}
+		}
+		if _, err := br.Peek(n); err != nil && err != io.EOF {
+			return nil, err
+		}
+	}
+	b, _ := br.Peek(br.Buffered())
+	return b, nil
+}
+
+func (s *Splitter) pgErr(record int64, off int64, format string, args ...any) error {
+	return &MalformedError{Source: s.in.Source, Record: record, Offset: off, Reason: fmt.Sprintf(format, args...)}
+}
+
+// consume discards n bytes already viewed.
+func (s *Splitter) consume(n int) {
+	s.in.br.Discard(n)
+	s.offset += int64(n)
+}
+
+func (s *Splitter) initPGCopy() error {
+	p := &s.pgcopy
+	head, err := s.view(len(tslcopyMagic))
+	if err != nil {
+		return err
+	}
+	if bytes.HasPrefix(head, tslcopyMagic) {
+		p.multi = true
+		if err := s.readTSLCopyHeader(); err != nil {
+			return err
+		}
+		p.remain = -1
+	} else {
+		hdr, err := s.view(19)
+		if err != nil {
+			return err
+		}
+		if len(hdr) < 11 || string(hdr[:11]) != string(pgcopyMagic) {
+			return s.pgErr(0, 0, "bad pgcopy signature (want PGCOPY\\n\\377\\r\\n\\0)")
+		}
+		if len(hdr) < 19 {
+			return s.pgErr(0, int64(len(hdr)), "truncated pgcopy header")
+		}
+		if flags := binary.BigEndian.Uint32(hdr[11:15]); flags != 0 {
+			return s.pgErr(0, 11, "unsupported pgcopy flags %#x (OIDs are not supported)", flags)
+		}
+		ext := binary.BigEndian.Uint32(hdr[15:19])
+		s.consume(19)
+		if ext > 0 {
+			if int64(ext) > int64(s.cfg.MaxRecordBytes) {
+				return s.pgErr(0, 15, "pgcopy header extension of %d bytes is too long", ext)
+			}
+			b, err := s.view(int(ext))
+			if err != nil {
+				return err
+			}
+			if len(b) < int(ext) {
+				return s.pgErr(0, s.offset, "truncated pgcopy header extension")
+			}
+			s.consume(int(ext))
+		}
+		name, err := s.tableName()
+		if err != nil {
+			return err
+		}
+		t := s.cfg.Lookup(name)
+		if t == nil {
+			return fmt.Errorf("%s: unknown table %q: a pgcopy file carries no column names, pass --table with a table of a use case", s.in.Source, name)
+		}
+		s.tables = []*schema.Table{t}
+	}
+	for _, t := range s.tables {
+		p.metric = append(p.metric, metricColumns(t))
+		p.tag = append(p.tag, tagColumns(t))
+	}
+	s.step = s.stepPGCopy
+	return nil
+}
+
+// readTSLCopyHeader parses the multi-table pgcopy stream's table list.
+func (s *Splitter) readTSLCopyHeader() error {
+	s.consume(len(tslcopyMagic))
+	u16 := func(what string) (int, error) {
+		b, err := s.view(2)
+		if err != nil {
+			return 0, err
+		}
+		if len(b) < 2 {
+			return 0, s.pgErr(0, s.offset, "truncated multi-table pgcopy header (%s)", what)
+		}
+		v := int(binary.BigEndian.Uint16(b))
+		s.consume(2)
+		return v, nil
+	}
+	str := func(what string) (string, error) {
+		n, err := u16(what + " length")
+		if err != nil {
+			return "", err
+		}
+		b, err := s.view(n)
+		if err != nil {
+			return "", err
+		}
+		if len(b) < n {
+			return "", s.pgErr(0, s.offset, "truncated multi-table pgcopy header (%s)", what)
+		}
+		v := string(b[:n])
+		s.consume(n)
+		return v, nil
+	}
+	nt, err := u16("table count")
+	if err != nil {
+		return err
+	}
+	if nt == 0 {
+		return s.pgErr(0, s.offset-2, "multi-table pgcopy stream declares no table")
+	}
+	for i := 0; i < nt; i++ {
+		off := s.offset
+		name, err := str("table name")
+		if err != nil {
+			return err
+		}
+		if !validIdent(name) {
+			return s.pgErr(0, off, "invalid table name %q", name)
+		}
+		nc, err := u16("column count")
+		if err != nil {
+			return err
+		}
+		if nc == 0 {
+			return s.pgErr(0, off, "table %s has no columns", name)
+		}
+		t := &schema.Table{Name: name}
+		for j := 0; j < nc; j++ {
+			coff := s.offset
+			cn, err := str("column name")
+			if err != nil {
+				return err
+			}
+			b, err := s.view(2)
+			if err != nil {
+				return err
+			}
+			if len(b) < 2 {
+				return s.pgErr(0, s.offset, "truncated multi-table pgcopy header (column type)")
+			}
+			ty := schema.Type(b[0])
+			if !ty.Valid() || !validIdent(cn) {
+				return s.pgErr(0, coff, "table %s: invalid column %q of type code %d", name, cn, b[0])
+			}
+			t.Columns = append(t.Columns, schema.Column{Name: cn, Type: ty, Tag: b[1]&1 != 0})
+			s.consume(2)
+		}
+		for _, o := range s.tables {
+			if o.Name == name {
+				return s.pgErr(0, off, "table %q declared twice", name)
+			}
+		}
+		if known := s.cfg.Lookup(name); known != nil && sameColumns(known, t, true) {
+			t = known
+		}
+		s.tables = append(s.tables, t)
+	}
+	return nil
+}
+
+func (s *Splitter) stepPGCopy() error {
+	p := &s.pgcopy
+	if p.ended {
+		return io.EOF
+	}
+	t := 0
+	if p.multi {
+		for p.remain <= 0 {
+			if p.remain == 0 {
+				p.remain = -1
+			}
+			b, err := s.view(6)
+			if err != nil {
+				return err
+			}
+			if len(b) >= 2 && b[0] == 0xff && b[1] == 0xff {
+				s.consume(2)
+				return s.pgEnd()
+			}
+			if len(b) < 6 {
+				return s.pgErr(0, s.offset, "missing end marker (ff ff) of the multi-table pgcopy stream (truncated?)")
+			}
+			idx := int(binary.BigEndian.Uint16(b))
+			if idx >= len(s.tables) {
+				return s.pgErr(0, s.offset, "frame names table %d, the stream declares %d", idx, len(s.tables))
+			}
+			p.cur = idx
+			p.remain = int64(binary.BigEndian.Uint32(b[2:]))
+			s.consume(6)
+			if p.remain == 0 {
+				p.remain = -1
+			}
+		}
+		t = p.cur
+	}
+	return s.pgTuple(t)
+}
+
+// pgEnd checks that nothing follows the trailer (or end marker).
+func (s *Splitter) pgEnd() error {
+	s.pgcopy.ended = true
+	if b, err := s.view(1); err != nil {
+		return err
+	} else if len(b) > 0 {
+		return s.pgErr(0, s.offset, "data after the pgcopy trailer")
+	}
+	return io.EOF
+}
+
+// pgTuple walks one tuple of table t and adds it to its pending batch.
+func (s *Splitter) pgTuple(t int) error {
+	p := &s.pgcopy
+	off := s.offset
+	record := s.record + 1
+	b, err := s.view(2)
+	if err != nil {
+		return err
+	}
+	if len(b) < 2 {
+		if p.multi {
+			return s.pgErr(record, off, "frame ends past the end of the input")
+		}
+		return s.pgErr(0, off, "missing pgcopy trailer (truncated file?)")
+	}
+	fc := int(int16(binary.BigEndian.Uint16(b)))
+	if fc == -1 && !p.multi {
+		s.consume(2)
+		return s.pgEnd()
+	}
+	metric, tag := p.metric[t], p.tag[t]
+	if fc < 0 {
+		return s.pgErr(record, off, "invalid field count %d", fc)
+	}
+	hashTags := s.cfg.Parts > 1
+	h := fnvAdd(fnvOffset, []byte{byte(t), byte(t >> 8)})
+	pos := 2
+	metrics := 0
+	for f := 0; f < fc; f++ {
+		if len(b) < pos+4 {
+			if b, err = s.view(pos + 4); err != nil {
+				return err
+			}
+			if len(b) < pos+4 {
+				return s.pgErr(record, off, "tuple past the end of the input (field %d of %d)", f+1, fc)
+			}
+		}
+		n := int(int32(binary.BigEndian.Uint32(b[pos:])))
+		pos += 4
+		if n == -1 {
+			continue
+		}
+		if n < 0 {
+			return s.pgErr(record, off, "invalid field length %d (field %d)", n, f+1)
+		}
+		if n > s.cfg.MaxRecordBytes {
+			return s.pgErr(record, off, "field length %d (field %d) past the end of the input or the %d-byte limit", n, f+1, s.cfg.MaxRecordBytes)
+		}
+		if len(b) < pos+n {
+			if b, err = s.view(pos + n); err != nil {
+				return err
+			}
+			if len(b) < pos+n {
+				return s.pgErr(record, off, "field length %d (field %d) past the end of the input", n, f+1)
+			}
+		}
+		if f < len(metric) {
+			if metric[f] {
+				metrics++
+			} else if hashTags && tag[f] {
+				h = fnvAdd(h, b[pos:pos+n])
+				h = fnvAdd(h, []byte{0})
+			}
+		}
+		pos += n
+	}
+	if p.multi {
+		if int64(pos) > p.remain {
+			return s.pgErr(record, off, "tuple crosses the end of its frame")
+		}
+		p.remain -= int64(pos)
+	}
+	s.record++
+	if fc != len(metric) {
+		s.consume(pos)
+		return s.malformed(record, 0, off, true, "%d fields, table %s has %d columns", fc, s.tables[t].Name, len(metric))
+	}
+	sl := s.slotFor(t, s.part(h))
+	sl.begin(record, 0, off)
+	sl.b.Data = append(sl.b.Data, b[:pos]...)
+	sl.b.Rows++
+	sl.b.Metrics += metrics
+	s.consume(pos)
+	s.added(sl)
+	return nil
+}

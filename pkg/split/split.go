@@ -1,0 +1,349 @@
+// Package split opens load inputs (files or stdin, gzip detected from the
+// content) and cuts them into load.Batches of whole records without decoding
+// values: ILP lines, CSV records (quoted newlines respected) and PostgreSQL
+// COPY binary tuples (by walking field lengths), including the tsload
+// multi-table CSV and pgcopy streams of docs/formats.md.
+//
+// A Splitter keeps one pending batch per (table, part): a part is the worker
+// a series is routed to when Config.Parts > 1, so that every row of a series
+// goes to the same worker in input order. Splitting allocates nothing per
+// row once the batch buffers have grown.
+package split
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// DefaultMaxRecordBytes is the default longest line or record (4 MiB).
+const DefaultMaxRecordBytes = 4 << 20
+
+// Config configures a Splitter.
+type Config struct {
+	// Format is the input's format; FormatUnknown detects it from the content.
+	Format load.Format
+	// Table names the table of a single-table CSV or pgcopy input; empty
+	// takes it from the file name (cpu.csv.gz => cpu).
+	Table string
+	// BatchSize is the number of rows per batch (default 5000).
+	BatchSize int
+	// Parts > 1 routes each series (ILP: measurement and tags; CSV and
+	// pgcopy: table and tag column values) to one of Parts batches.
+	Parts int
+	// Limit stops splitting after this many rows (0: no limit).
+	Limit int64
+	// SkipInvalid skips (and counts) malformed records instead of failing.
+	// Structural damage that loses the record boundaries (a truncated
+	// pgcopy tuple, an unterminated CSV quote) still fails.
+	SkipInvalid bool
+	// MaxRecordBytes is the longest line or record accepted (default 4 MiB);
+	// it is also the input's read buffer size, so memory stays bounded.
+	MaxRecordBytes int
+	// Lookup returns the schema of a known table (usecase.LookupTable), or nil.
+	Lookup func(name string) *schema.Table
+}
+
+func (c *Config) defaults() {
+	if c.BatchSize <= 0 {
+		c.BatchSize = 5000
+	}
+	if c.Parts <= 0 {
+		c.Parts = 1
+	}
+	if c.MaxRecordBytes <= 0 {
+		c.MaxRecordBytes = DefaultMaxRecordBytes
+	}
+	if c.Lookup == nil {
+		c.Lookup = func(string) *schema.Table { return nil }
+	}
+}
+
+// MalformedError is a record the splitter refused.
+type MalformedError struct {
+	Source string
+	Record int64 // 1-based record (row) number; 0 when not known
+	Line   int64 // 1-based line number (ILP and CSV); 0 for pgcopy
+	Offset int64 // byte offset in the decompressed input
+	Reason string
+}
+
+func (e *MalformedError) Error() string {
+	switch {
+	case e.Record > 0 && e.Line > 0:
+		return fmt.Sprintf("%s: record %d (line %d, byte offset %d): %s", e.Source, e.Record, e.Line, e.Offset, e.Reason)
+	case e.Record > 0:
+		return fmt.Sprintf("%s: record %d (byte offset %d): %s", e.Source, e.Record, e.Offset, e.Reason)
+	case e.Line > 0:
+		return fmt.Sprintf("%s: line %d (byte offset %d): %s", e.Source, e.Line, e.Offset, e.Reason)
+	}
+	return fmt.Sprintf("%s: byte offset %d: %s", e.Source, e.Offset, e.Reason)
+}
+
+// IsMalformed reports whether err is (or wraps) a *MalformedError.
+func IsMalformed(err error) bool {
+	var m *MalformedError
+	return errors.As(err, &m)
+}
+
+// slot is one pending batch: one table (CSV, pgcopy) and one part.
+type slot struct {
+	b     load.Batch
+	table int // index in Splitter.tables (-1 for ILP)
+	part  int
+	ready bool
+}
+
+// Splitter cuts one Input into batches.
+type Splitter struct {
+	in     *Input
+	cfg    Config
+	format load.Format
+	tables []*schema.Table // tables known from the input's header (nil for ILP)
+	slots  []*slot
+	ready  []*slot // full batches, in the order they filled
+	done   bool
+	flush  int // next slot to flush after done
+
+	rows    int64 // rows cut
+	record  int64 // records seen (rows + skipped)
+	line    int64 // lines consumed
+	offset  int64 // decompressed bytes consumed
+	skipped int64
+
+	step func() error // reads one record (or directive) into a slot
+
+	ilp    ilpState
+	csv    csvState
+	pgcopy pgcopyState
+}
+
+// New reads the input's header (detecting the format when cfg.Format is
+// FormatUnknown) and returns a Splitter positioned at the first record.
+func New(in *Input, cfg Config) (*Splitter, error) {
+	cfg.defaults()
+	s := &Splitter{in: in, cfg: cfg, format: cfg.Format}
+	detected, err := in.Detect()
+	if err != nil {
+		return nil, err
+	}
+	if s.format == load.FormatUnknown {
+		s.format = detected
+	} else if detected == load.FormatPGCopy && s.format != load.FormatPGCopy {
+		return nil, fmt.Errorf("%s: --format %s given but the input starts with a pgcopy signature", in.Source, s.format)
+	}
+	switch s.format {
+	case load.FormatILP:
+		err = s.initILP()
+	case load.FormatCSV:
+		err = s.initCSV()
+	case load.FormatPGCopy:
+		err = s.initPGCopy()
+	default:
+		err = fmt.Errorf("%s: unknown format", in.Source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Format is the input's format.
+func (s *Splitter) Format() load.Format { return s.format }
+
+// Tables are the tables the input's header declares (multi-table streams),
+// or the one table of a single-table CSV or pgcopy input; nil for ILP.
+func (s *Splitter) Tables() []*schema.Table { return s.tables }
+
+// Rows is the number of rows cut so far.
+func (s *Splitter) Rows() int64 { return s.rows }
+
+// Skipped is the number of malformed records skipped (Config.SkipInvalid).
+func (s *Splitter) Skipped() int64 { return s.skipped }
+
+// Bytes is the number of decompressed input bytes consumed.
+func (s *Splitter) Bytes() int64 { return s.offset }
+
+// Next fills b with the next batch and returns the part (worker) it belongs
+// to. It returns io.EOF after the last batch. b's Data and Tables buffers
+// are swapped with the splitter's, so both sides reuse their memory; b's
+// Seq is left to the caller.
+func (s *Splitter) Next(b *load.Batch) (part int, err error) {
+	for {
+		if len(s.ready) > 0 {
+			sl := s.ready[0]
+			copy(s.ready, s.ready[1:])
+			s.ready = s.ready[:len(s.ready)-1]
+			s.emit(sl, b)
+			return sl.part, nil
+		}
+		if s.done {
+			for s.flush < len(s.slots) {
+				sl := s.slots[s.flush]
+				s.flush++
+				if sl != nil && sl.b.Rows > 0 {
+					s.emit(sl, b)
+					return sl.part, nil
+				}
+			}
+			return 0, io.EOF
+		}
+		if s.cfg.Limit > 0 && s.rows >= s.cfg.Limit {
+			s.done = true
+			continue
+		}
+		if err := s.step(); err != nil {
+			if err == io.EOF {
+				s.done = true
+				continue
+			}
+			return 0, err
+		}
+	}
+}
+
+// emit moves slot sl's batch into b and resets sl with b's old buffers.
+func (s *Splitter) emit(sl *slot, b *load.Batch) {
+	p := &sl.b
+	data, tables := b.Data[:0], b.Tables[:0]
+	*b = *p
+	b.Format = s.format
+	if sl.table >= 0 {
+		tables = append(tables, load.TableRows{Name: s.tables[sl.table].Name, Rows: int64(p.Rows)})
+		b.Tables, tables = tables, p.Tables[:0]
+		b.Table = s.tables[sl.table]
+	}
+	p.Data, p.Tables = data, tables
+	p.Rows, p.Metrics = 0, 0
+	sl.ready = false
+}
+
+// slotFor returns the pending batch of table t (-1 for ILP) and part.
+func (s *Splitter) slotFor(t, part int) *slot {
+	i := part
+	if t >= 0 {
+		i = t*s.cfg.Parts + part
+	}
+	if i >= len(s.slots) {
+		s.slots = append(s.slots, make([]*slot, i+1-len(s.slots))...)
+	}
+	sl := s.slots[i]
+	if sl == nil {
+		sl = &slot{table: t, part: part}
+		sl.b.Source = s.in.Source
+		s.slots[i] = sl
+	}
+	return sl
+}
+
+// begin records where a slot's batch starts, when it is empty.
+func (sl *slot) begin(record, line, offset int64) {
+	if sl.b.Rows == 0 {
+		sl.b.FirstRecord, sl.b.FirstLine, sl.b.Offset = record, line, offset
+	}
+}
+
+// added marks sl ready when it holds a full batch.
+func (s *Splitter) added(sl *slot) {
+	s.rows++
+	if (sl.b.Rows >= s.cfg.BatchSize || (s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) && !sl.ready {
+		sl.ready = true
+		s.ready = append(s.ready, sl)
+	}
+}
+
+// malformed returns the error for the current record, or nil (after
+// counting it) when SkipInvalid is set and the record can be skipped.
+func (s *Splitter) malformed(record, line, offset int64, skippable bool, format string, args ...any) error {
+	if skippable && s.cfg.SkipInvalid {
+		s.skipped++
+		return nil
+	}
+	return &MalformedError{Source: s.in.Source, Record: record, Line: line, Offset: offset, Reason: fmt.Sprintf(format, args...)}
+}
+
+// tableName is the single-table CSV/pgcopy table: Config.Table, else the
+// file's base name without .gz/.csv/.bin/.pgcopy.
+func (s *Splitter) tableName() (string, error) {
+	if s.cfg.Table != "" {
+		return s.cfg.Table, nil
+	}
+	if s.in.Source != "stdin" {
+		name := filepath.Base(s.in.Source)
+		name = strings.TrimSuffix(name, ".gz")
+		for _, ext := range []string{".csv", ".bin", ".pgcopy"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		if validIdent(name) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("%s: cannot tell the table from the input's name: pass --table", s.in.Source)
+}
+
+// validIdent reports whether name matches [A-Za-z_][A-Za-z0-9_]*.
+func validIdent(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') || (i > 0 && c >= '0' && c <= '9') {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// fnv-1a, inline so hashing a series key allocates nothing.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime
+	}
+	return h
+}
+
+func (s *Splitter) part(h uint64) int {
+	if s.cfg.Parts <= 1 {
+		return 0
+	}
+	return int(h % uint64(s.cfg.Parts))
+}
+
+// metricColumns marks the columns that count as metrics (not time, not tag).
+func metricColumns(t *schema.Table) []bool {
+	m := make([]bool, len(t.Columns))
+	for i, c := range t.Columns {
+		m[i] = i > 0 && !c.Tag
+	}
+	return m
+}
+
+func tagColumns(t *schema.Table) []bool {
+	m := make([]bool, len(t.Columns))
+	for i, c := range t.Columns {
+		m[i] = c.Tag
+	}
+	return m
+}
+
+// SetLimit makes the splitter stop after n more rows (n <= 0: none).
+func (s *Splitter) SetLimit(n int64) {
+	if n <= 0 {
+		s.done = true
+		return
+	}
+	s.cfg.Limit = s.rows + n
+}
