@@ -1,0 +1,39 @@
+// Command load_timescale loads tsload files (pgcopy, csv or ILP) into
+// PostgreSQL or TimescaleDB with COPY or INSERT. See the README and
+// pkg/target/timescale for the flags and the guarantees.
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/timescale"
+)
+
+func main() {
+	loadcli.Main(loadcli.Spec{
+		Name:   "load_timescale",
+		Usage:  "load pgcopy, csv or ILP files into PostgreSQL / TimescaleDB",
+		Target: "timescale",
+		Flags:  timescale.Flags(),
+		New:    newTarget,
+	})
+}
+
+func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+	tc := timescale.ConfigFromCLI(c)
+	tc.DBName = cfg.Prepare.DBName
+	if cfg.Format != load.FormatUnknown {
+		// Reject a method that cannot carry the input before reading it.
+		m, err := timescale.ParseMethod(string(tc.Method))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := m.For(cfg.Format); err != nil {
+			return nil, err
+		}
+	}
+	return timescale.New(tc)
+}
