@@ -216,12 +216,12 @@ func dsnQuote(s string) string {
 // tableInfo is a table the target knows. Published values are immutable:
 // adding columns publishes a new tableInfo.
 type tableInfo struct {
-	t        *schema.Table
-	inferred bool // from ILP lines (no use case describes it)
-	colIdx   map[string]int
-	oids     []uint32
-	copyBin  string // COPY t (cols) FROM STDIN (FORMAT binary)
-	copyCSV  string // COPY t (cols) FROM STDIN (FORMAT csv)
+	t            *schema.Table
+	inferred     bool // from ILP lines (no use case describes it)
+	colIdx       map[string]int
+	oids         []uint32
+	copyBin      string // COPY t (cols) FROM STDIN (FORMAT binary)
+	copyCSV      string // COPY t (cols) FROM STDIN (FORMAT csv)
 	insertPrefix string // INSERT INTO t (cols) VALUES
 }
 
