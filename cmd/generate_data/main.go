@@ -1,0 +1,128 @@
+// Command generate_data writes seeded benchmark data (cpu-only, devops, iot,
+// weather) as ILP, CSV or PostgreSQL binary COPY to stdout, a file or a
+// directory. See pkg/gen for how it stays deterministic on many cores and
+// machines, and docs/formats.md for the formats.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+func main() {
+	signal.Ignore(syscall.SIGPIPE) // a closed stdout becomes an EPIPE error
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode prints err (one line) and returns the exit status. A broken pipe
+// on stdout is quiet (status 141, as if killed by SIGPIPE).
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errStdoutPipe):
+		return 141
+	}
+	fmt.Fprintf(stderr, "generate_data: %v\n", err)
+	return 1
+}
+
+var errStdoutPipe = errors.New("stdout closed")
+
+func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer) error {
+	var cfg gen.Config
+	app := &cli.App{
+		Name:            "generate_data",
+		Usage:           "write seeded time-series benchmark data (ILP, CSV or PostgreSQL COPY binary)",
+		Writer:          stderr,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "use-case", Value: "cpu-only", Usage: "cpu-only, devops, iot or weather"},
+			&cli.StringFlag{Name: "format", Value: "ilp", Usage: "ilp, csv or pgcopy"},
+			&cli.Uint64Flag{Name: "seed", Required: true, Usage: "random seed (required; the same seed gives the same bytes)"},
+			&cli.IntFlag{Name: "scale", Usage: "hosts (cpu-only, devops), trucks (iot) or grid locations (weather) (default 1; weather: the whole grid, 1038240)"},
+			&cli.StringFlag{Name: "timestamp-start", Value: "2016-01-01T00:00:00Z", Usage: "first timestamp (RFC 3339 or YYYY-MM-DD)"},
+			&cli.StringFlag{Name: "timestamp-end", Value: "2016-01-02T00:00:00Z", Usage: "end of the range, exclusive"},
+			&cli.StringFlag{Name: "log-interval", Usage: "time between epochs (default 10s; weather 1h)"},
+			&cli.Int64Flag{Name: "max-rows", Usage: "stop after this many rows (0: no cap)"},
+			&cli.StringFlag{Name: "file", Usage: "output file (default stdout; a .gz suffix compresses)"},
+			&cli.StringFlag{Name: "out-dir", Usage: "write one file per table and schema.sql into this directory"},
+			&cli.BoolFlag{Name: "gzip", Usage: "compress with gzip (parallel, one member per MiB)"},
+			&cli.IntFlag{Name: "gzip-level", Value: gen.DefaultGzipLevel, Usage: "gzip level: 1 (fastest) to 9, -1 (library default), -2 (Huffman only)"},
+			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "generating goroutines"},
+			&cli.StringFlag{Name: "shard", Value: "0/1", Usage: "write only shard i of M (0-based, i/M): a subset of the series"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return fmt.Errorf("unexpected argument %q", c.Args().First())
+			}
+			var err error
+			cfg.UseCase = c.String("use-case")
+			if cfg.Format, err = load.ParseFormat(c.String("format")); err != nil {
+				return err
+			}
+			cfg.Seed = c.Uint64("seed")
+			cfg.Scale = c.Int("scale")
+			if c.IsSet("scale") && cfg.Scale <= 0 {
+				return fmt.Errorf("scale %d: must be positive", cfg.Scale)
+			}
+			if cfg.Start, err = gen.ParseTimestamp(c.String("timestamp-start")); err != nil {
+				return fmt.Errorf("--timestamp-start: %w", err)
+			}
+			if cfg.End, err = gen.ParseTimestamp(c.String("timestamp-end")); err != nil {
+				return fmt.Errorf("--timestamp-end: %w", err)
+			}
+			if s := c.String("log-interval"); s != "" {
+				if cfg.Interval, err = gen.ParseInterval(s); err != nil {
+					return fmt.Errorf("--log-interval: %w", err)
+				}
+			}
+			cfg.MaxRows = c.Int64("max-rows")
+			cfg.File = c.String("file")
+			cfg.OutDir = c.String("out-dir")
+			cfg.Gzip = c.Bool("gzip")
+			cfg.GzipLevel = c.Int("gzip-level")
+			if cfg.GzipLevel == 0 {
+				return fmt.Errorf("gzip level 0: want -2 (Huffman only), -1 (default) or 1 to 9")
+			}
+			cfg.Workers = c.Int("workers")
+			if cfg.Workers < 1 {
+				return fmt.Errorf("workers %d: must be at least 1", cfg.Workers)
+			}
+			if cfg.Shard, err = gen.ParseShard(c.String("shard")); err != nil {
+				return err
+			}
+			cfg.Stdout, cfg.Stderr = stdout, stderr
+			tty := isTerminal(stderr)
+			cfg.Progress = cfg.File != "" && cfg.File != "-" || cfg.OutDir != "" || tty
+			cfg.ProgressTTY = tty
+			err = gen.Run(c.Context, cfg)
+			if errors.Is(err, gen.ErrBrokenPipe) && cfg.File == "" && cfg.OutDir == "" {
+				return errStdoutPipe
+			}
+			return err
+		},
+	}
+	return app.RunContext(ctx, args)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}

@@ -1,0 +1,123 @@
+package gen
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// model is one use case: its tables, its entities (hosts, trucks,
+// locations) and the state of a group of series.
+type model interface {
+	tables() []*schema.Table
+	// entities is the number of entities at the configured scale.
+	entities() int
+	// groupSize is the number of entities per unit of work.
+	groupSize() int
+	// newGroup returns the series of table t for entities [lo, hi).
+	newGroup(t, lo, hi int) group
+}
+
+// group is the state of the series of one table for a range of entities.
+// A group is advanced by exactly one goroutine, one epoch after the other.
+type group interface {
+	// epoch appends the group's rows of epoch c.e to u.
+	epoch(c *epochCtx, u *unit) error
+}
+
+// epochCtx is what a group needs to write one epoch.
+type epochCtx struct {
+	e     int64 // epoch index, from 0
+	ns    int64 // the epoch's timestamp, nanoseconds since the Unix epoch
+	start int64 // the first epoch's timestamp
+	step  int64 // the interval in nanoseconds
+	last  bool  // the last epoch: flush anything held back
+	enc   format.Encoder
+	table int // the row's table index for enc
+}
+
+// unit is the output of one group for one epoch: rows of one table.
+type unit struct {
+	table int
+	buf   []byte
+	ends  []int32 // end offset of each row in buf
+	err   error
+}
+
+func (u *unit) reset(table int) {
+	u.table = table
+	u.buf = u.buf[:0]
+	u.ends = u.ends[:0]
+	u.err = nil
+}
+
+func (u *unit) rows() int { return len(u.ends) }
+
+// add encodes r into u (r.Time is the caller's).
+func (u *unit) add(c *epochCtx, r *format.Row) error {
+	r.Table = c.table
+	buf, err := c.enc.AppendRow(u.buf, r)
+	if err != nil {
+		return err
+	}
+	u.buf = buf
+	u.ends = append(u.ends, int32(len(buf)))
+	return nil
+}
+
+// params are the model inputs taken from Config.
+type params struct {
+	seed     uint64
+	scale    int
+	start    time.Time
+	interval time.Duration
+}
+
+func newModel(useCase string, p params) (model, error) {
+	switch useCase {
+	case usecase.CPUOnly:
+		return newHostModel(p, false), nil
+	case usecase.DevOps:
+		return newHostModel(p, true), nil
+	case usecase.IoT:
+		return newIoTModel(p), nil
+	case usecase.Weather:
+		return newWeatherModel(p), nil
+	}
+	_, err := usecase.Tables(useCase)
+	return nil, err
+}
+
+// round rounds v to the nearest multiple of 1/mult (mult a power of ten):
+// the result is the double nearest that decimal, so its shortest form has at
+// most log10(mult) decimals.
+func round(v, mult float64) float64 { return math.Round(v*mult) / mult }
+
+func clamp(v, lo, hi float64) float64 {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+
+// fieldIndex returns the index of a field (among the non-tag columns).
+func fieldIndex(t *schema.Table, name string) int {
+	n := 0
+	for _, c := range t.Columns[1:] {
+		if c.Tag {
+			continue
+		}
+		if c.Name == name {
+			return n
+		}
+		n++
+	}
+	panic(fmt.Sprintf("table %s has no field %s", t.Name, name))
+}

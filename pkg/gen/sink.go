@@ -1,0 +1,154 @@
+package gen
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"sync"
+	"syscall"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// errPipe is what a write to a closed pipe returns once SIGPIPE is ignored.
+var errPipe error = syscall.EPIPE
+
+func newBufWriter(w io.Writer, size int) *bufio.Writer { return bufio.NewWriterSize(w, size) }
+
+// gzipChunk is the uncompressed size of one gzip member.
+const gzipChunk = 1 << 20
+
+// parallelGzip compresses 1 MiB chunks concurrently, each as a complete gzip
+// member, and writes the members in order. At most `conc` chunks are in
+// flight, so memory stays bounded.
+type parallelGzip struct {
+	w     io.Writer
+	level int
+	buf   []byte
+	queue chan *gzJob // in order, bounded
+	done  chan struct{}
+	free  chan []byte
+	zs    sync.Pool
+
+	mu  sync.Mutex
+	err error
+	any bool // a member was dispatched
+}
+
+type gzJob struct {
+	in    []byte
+	out   bytes.Buffer
+	err   error
+	ready chan struct{}
+}
+
+func newParallelGzip(w io.Writer, level, workers int) *parallelGzip {
+	conc := min(max(workers, 1), 32) + 1
+	z := &parallelGzip{
+		w: w, level: level,
+		queue: make(chan *gzJob, conc),
+		done:  make(chan struct{}),
+		free:  make(chan []byte, conc+2),
+	}
+	z.buf = make([]byte, 0, gzipChunk+gzipChunk/4)
+	go z.writeLoop()
+	return z
+}
+
+func (z *parallelGzip) getErr() error {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.err
+}
+
+func (z *parallelGzip) setErr(err error) {
+	z.mu.Lock()
+	if z.err == nil {
+		z.err = err
+	}
+	z.mu.Unlock()
+}
+
+// Write buffers p, dispatching full chunks for compression.
+func (z *parallelGzip) Write(p []byte) (int, error) {
+	if err := z.getErr(); err != nil {
+		return 0, err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		k := min(len(p), gzipChunk-len(z.buf))
+		z.buf = append(z.buf, p[:k]...)
+		p = p[k:]
+		if len(z.buf) >= gzipChunk {
+			z.dispatch()
+			if err := z.getErr(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (z *parallelGzip) dispatch() {
+	j := &gzJob{in: z.buf, ready: make(chan struct{})}
+	select {
+	case b := <-z.free:
+		z.buf = b[:0]
+	default:
+		z.buf = make([]byte, 0, gzipChunk+gzipChunk/4)
+	}
+	z.any = true
+	z.queue <- j // blocks while conc chunks are in flight
+	go z.compress(j)
+}
+
+func (z *parallelGzip) compress(j *gzJob) {
+	defer close(j.ready)
+	zw, _ := z.zs.Get().(*gzip.Writer)
+	if zw == nil {
+		var err error
+		zw, err = gzip.NewWriterLevel(&j.out, z.level)
+		if err != nil {
+			j.err = err
+			return
+		}
+	} else {
+		zw.Reset(&j.out)
+	}
+	j.out.Grow(len(j.in)/2 + 64)
+	if _, err := zw.Write(j.in); err != nil {
+		j.err = err
+		return
+	}
+	j.err = zw.Close()
+	z.zs.Put(zw)
+}
+
+func (z *parallelGzip) writeLoop() {
+	defer close(z.done)
+	for j := range z.queue {
+		<-j.ready
+		if j.err != nil {
+			z.setErr(j.err)
+		} else if z.getErr() == nil {
+			if _, err := z.w.Write(j.out.Bytes()); err != nil {
+				z.setErr(err)
+			}
+		}
+		select {
+		case z.free <- j.in[:0]:
+		default:
+		}
+	}
+}
+
+// Close compresses what is buffered, waits for every member to be written
+// and returns the first error. An empty stream is one empty member.
+func (z *parallelGzip) Close() error {
+	if len(z.buf) > 0 || !z.any {
+		z.dispatch()
+	}
+	close(z.queue)
+	<-z.done
+	return z.getErr()
+}
