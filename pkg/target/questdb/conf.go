@@ -182,6 +182,9 @@ func (c *Conf) set(key, val string) error {
 			return fmt.Errorf("addr=%q: bad port %q", val, port)
 		}
 		c.Addr = net.JoinHostPort(host, port)
+		if h, _, e := net.SplitHostPort(c.Addr); e != nil || h != host {
+			return fmt.Errorf("addr=%q: bad host %q", val, host)
+		}
 	case "username":
 		c.Username = val
 	case "password":

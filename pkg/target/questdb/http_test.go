@@ -1,0 +1,199 @@
+package questdb
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// The 400 body is what QuestDB 9.3.4 answered for a bad field value.
+const bad400 = `{"code":"invalid","message":"failed to parse line protocol:errors encountered on line(s):\nerror in line 2: Could not parse entire line, field value is invalid. Field: v; value: oops","line":2,"errorId":"2cb7ce9256bb-1"}`
+
+func ilpBatch(data string, firstLine int64) *load.Batch {
+	rows := 0
+	for _, l := range strings.Split(data, "\n") {
+		if !skippable([]byte(l)) {
+			rows++
+		}
+	}
+	return &load.Batch{Format: load.FormatILP, Data: []byte(data), Rows: rows, Source: "in.ilp",
+		FirstLine: firstLine, FirstRecord: firstLine, Tables: []load.TableRows{{Name: "t", Rows: int64(rows)}}}
+}
+
+func TestClassify(t *testing.T) {
+	b := ilpBatch("# comment\nt v=1 1\n\nt v=oops 2\nt v=3 3\n", 101)
+	tests := []struct {
+		status    int
+		body      string
+		rows      int
+		retryable bool
+		wantErr   []string
+	}{
+		{status: 204, rows: 3},
+		{status: 200, rows: 3},
+		{status: 400, body: bad400, wantErr: []string{"HTTP 400", "in.ilp: line 104:", "field value is invalid", `[line: "t v=oops 2"]`, "code invalid, errorId 2cb7ce9256bb-1", "rolled back"}},
+		{status: 400, body: `{"code":"invalid","message":"x","line":9,"errorId":"e"}`, wantErr: []string{"request line 9: x"}},
+		{status: 401, body: `not json`, wantErr: []string{"HTTP 401", "records 101-103", "not json"}},
+		{status: 413, body: `{"code":"request too large","message":"line too long"}`, wantErr: []string{"HTTP 413", "line too long"}},
+		{status: 500, body: `{"code":"internal error","message":"commit failed"}`, retryable: true, wantErr: []string{"HTTP 500 (retryable)", "commit failed"}},
+	}
+	for _, s := range []int{503, 504, 507, 509, 523, 524, 529, 599} {
+		tests = append(tests, struct {
+			status    int
+			body      string
+			rows      int
+			retryable bool
+			wantErr   []string
+		}{status: s, retryable: true, wantErr: []string{"retryable"}})
+	}
+	for _, tt := range tests {
+		ack, err := classify(tt.status, []byte(tt.body), b)
+		if tt.wantErr == nil {
+			if err != nil || ack.Rows != tt.rows {
+				t.Errorf("%d: ack %+v err %v, want %d rows", tt.status, ack, err, tt.rows)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%d: no error", tt.status)
+			continue
+		}
+		if ack.Rows != 0 {
+			t.Errorf("%d: error with %d rows acknowledged", tt.status, ack.Rows)
+		}
+		if load.IsRetryable(err) != tt.retryable {
+			t.Errorf("%d: retryable = %v, want %v (%v)", tt.status, load.IsRetryable(err), tt.retryable, err)
+		}
+		for _, w := range tt.wantErr {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%d: error %q lacks %q", tt.status, err, w)
+			}
+		}
+	}
+}
+
+func TestHTTPWriter(t *testing.T) {
+	var gotBody, gotAuth, gotQuery string
+	status := 204
+	answer := ""
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		gotBody, gotAuth, gotQuery = string(body), r.Header.Get("Authorization"), r.URL.RawQuery
+		if r.URL.Path != "/write" || r.Method != http.MethodPost {
+			http.Error(w, "wrong endpoint", 404)
+			return
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, answer)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+
+	tg, err := New(Config{URL: srv.URL + "/", Token: "secret-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	w, err := tg.NewWriter(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := ilpBatch("# comment\nt v=1 1\n  \nt v=2 2\n", 1)
+	ack, err := w.Write(ctx, b)
+	if err != nil || ack.Rows != 2 {
+		t.Fatalf("Write: %+v %v", ack, err)
+	}
+	if gotBody != "t v=1 1\nt v=2 2\n" || gotQuery != "precision=n" || gotAuth != "Bearer secret-token" {
+		t.Errorf("server got body %q query %q auth %q", gotBody, gotQuery, gotAuth)
+	}
+
+	status, answer = 503, `{"code":"busy","message":"try later"}`
+	if _, err := w.Write(ctx, b); !load.IsRetryable(err) {
+		t.Errorf("503: %v, want retryable", err)
+	}
+	status, answer = 400, `{"code":"invalid","message":"bad","line":2,"errorId":"x-1"}`
+	if _, err := w.Write(ctx, b); err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "in.ilp: line 4: bad") {
+		t.Errorf("400: %v, want fatal naming line 4", err)
+	}
+
+	csv := &load.Batch{Format: load.FormatCSV, Data: []byte("1,2\n"), Rows: 1, Source: "x.csv"}
+	if _, err := w.Write(ctx, csv); err == nil || !strings.Contains(err.Error(), "csv input is not supported") {
+		t.Errorf("csv: %v", err)
+	}
+
+	// Basic auth.
+	tb, _ := New(Config{URL: srv.URL, Username: "admin", Password: "quest"})
+	wb, _ := tb.NewWriter(ctx, 0)
+	status, answer = 204, ""
+	if _, err := wb.Write(ctx, b); err != nil || gotAuth != "Basic YWRtaW46cXVlc3Q=" {
+		t.Errorf("basic auth: %v, header %q", err, gotAuth)
+	}
+
+	// A server that is gone: a network error, retryable.
+	srv.Close()
+	if _, err := w.Write(ctx, b); !load.IsRetryable(err) {
+		t.Errorf("closed server: %v, want retryable", err)
+	}
+	// A cancelled run is not retried.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := w.Write(cctx, b); err == nil || load.IsRetryable(err) || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestHTTPWriterTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	defer close(release)
+	tg, _ := New(Config{URL: srv.URL, RequestTimeout: 50 * time.Millisecond, MinThroughput: 1 << 30})
+	w, _ := tg.NewWriter(context.Background(), 0)
+	start := time.Now()
+	_, err := w.Write(context.Background(), ilpBatch("t v=1 1\n", 1))
+	if !load.IsRetryable(err) {
+		t.Fatalf("timeout: %v, want retryable", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("request took %v, want about 50ms", d)
+	}
+}
+
+func TestRequestTimeout(t *testing.T) {
+	tg, _ := New(Config{URL: "http://x:1", RequestTimeout: 10 * time.Second, MinThroughput: 100 * 1024})
+	if got, want := tg.requestTimeout(1024*1024), 10*time.Second+10240*time.Millisecond; got != want {
+		t.Errorf("requestTimeout(1 MiB) = %v, want %v", got, want)
+	}
+}
+
+func TestNewConfigErrors(t *testing.T) {
+	for _, tt := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Transport: "udp", URL: "http://x:1"}, "unknown transport"},
+		{Config{URL: "x:9000"}, "want http://"},
+		{Config{Transport: HTTP}, "needs an HTTP URL"},
+		{Config{Transport: TCP, TCPAddr: "nohost"}, "ILP/TCP address"},
+		{Config{Transport: TCP, TCPAddr: "h:9009"}, "for queries"},
+		{Config{URL: "http://x:1", UseCase: "nope"}, "--use-case"},
+	} {
+		if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%+v) = %v, want %q", tt.cfg, err, tt.want)
+		}
+	}
+}
