@@ -416,4 +416,3 @@ func TestIntegrationServerRestart(t *testing.T) {
 		t.Log("the load finished before the server was killed: raise the row count")
 	}
 }
-
