@@ -337,15 +337,15 @@ func scanILP(line []byte) ilpLine {
 		r.reason = "invalid timestamp"
 		return r
 	}
+	if i < n && line[i] != ' ' {
+		r.reason = "invalid timestamp"
+		return r
+	}
 	for i < n && line[i] == ' ' {
 		i++
 	}
 	if i != n {
-		if line[i] >= '0' && line[i] <= '9' || line[i] == '.' || line[i] == 'e' {
-			r.reason = "invalid timestamp"
-		} else {
-			r.reason = "unexpected data after timestamp"
-		}
+		r.reason = "unexpected data after timestamp"
 		return r
 	}
 	return r

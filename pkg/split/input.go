@@ -77,7 +77,8 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	var dec io.Reader = in.rawBuf
+	// (Wrapped: bufio.NewReaderSize would return rawBuf itself.)
+	var dec io.Reader = struct{ io.Reader }{in.rawBuf}
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		in.Gzip = true
 		gz, err := gzip.NewReader(in.rawBuf)

@@ -1,0 +1,94 @@
+package split
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// benchInputs are 100,000 rows of the cpu table in each format.
+func benchInput(b *testing.B, format load.Format) (name string, data []byte, rows int) {
+	const n = 100_000
+	cpu := mustTable(b, "cpu")
+	var buf bytes.Buffer
+	switch format {
+	case load.FormatILP:
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&buf, "cpu,hostname=host_%d,region=eu-west-1,datacenter=eu-west-1c,rack=22,os=Ubuntu15.10,arch=x86,team=LON,service=11,service_version=0,service_environment=staging usage_user=2.26,usage_system=0.77,usage_idle=0.54,usage_nice=0,usage_iowait=1.89,usage_irq=0.54,usage_softirq=0.74,usage_steal=0,usage_guest=0,usage_guest_nice=1.21 %d\n", i%100, 1451606400000000000+int64(i)*10)
+		}
+		return "cpu.ilp", buf.Bytes(), n
+	case load.FormatCSV:
+		buf.Write(cpuCSV(0, false))
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&buf, "2016-01-01T00:00:%02dZ,host_%d,eu-west-1,eu-west-1c,22,Ubuntu15.10,x86,LON,11,0,staging,2.26,0.77,0.54,0,1.89,0.54,0.74,0,0,1.21\n", i%60, i%100)
+		}
+		return "cpu.csv", buf.Bytes(), n
+	default:
+		buf.Write(pgHeader())
+		for i := 0; i < n; i++ {
+			buf.Write(rowFor(cpu, fmt.Sprint("host_", i%100)))
+		}
+		buf.Write([]byte{0xff, 0xff})
+		return "cpu.bin", buf.Bytes(), n
+	}
+}
+
+func benchSplit(b *testing.B, format load.Format, parts int) {
+	name, data, rows := benchInput(b, format)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var batch load.Batch
+	// Warm up the batch buffers so the measured loop is steady state.
+	run := func() {
+		in, err := NewInput(name, bytes.NewReader(data), int64(len(data)), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sp, err := New(in, Config{BatchSize: 5000, Parts: parts, Lookup: usecase.LookupTable})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			_, err := sp.Next(&batch)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += batch.Rows
+		}
+		if n != rows {
+			b.Fatalf("%d rows, want %d", n, rows)
+		}
+	}
+	run()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkSplitILP(b *testing.B)          { benchSplit(b, load.FormatILP, 1) }
+func BenchmarkSplitILPHashed(b *testing.B)    { benchSplit(b, load.FormatILP, 4) }
+func BenchmarkSplitCSV(b *testing.B)          { benchSplit(b, load.FormatCSV, 1) }
+func BenchmarkSplitPGCopy(b *testing.B)       { benchSplit(b, load.FormatPGCopy, 1) }
+func BenchmarkSplitPGCopyHashed(b *testing.B) { benchSplit(b, load.FormatPGCopy, 4) }
+
+// BenchmarkScanILPLine is the per-line cost alone: zero allocations.
+func BenchmarkScanILPLine(b *testing.B) {
+	line := []byte("cpu,hostname=host_0,region=eu-west-1,datacenter=eu-west-1c,rack=22,os=Ubuntu15.10,arch=x86,team=LON,service=11,service_version=0,service_environment=staging usage_user=2.26,usage_system=0.77,usage_idle=0.54,usage_nice=0,usage_iowait=1.89,usage_irq=0.54,usage_softirq=0.74,usage_steal=0,usage_guest=0,usage_guest_nice=1.21 1451606400000000000")
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if r := scanILP(line); r.fields != 10 {
+			b.Fatal(r)
+		}
+	}
+}
