@@ -39,10 +39,10 @@ func TestILPBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	type want struct {
-		data                     string
-		rows, metrics            int
-		line, record, off        int64
-		tables                   string
+		data              string
+		rows, metrics     int
+		line, record, off int64
+		tables            string
 	}
 	wants := []want{
 		{"cpu,h=a f=1,g=2 1\nmem,h=a f=1 1\n", 2, 3, 2, 1, 17, "cpu:1 mem:1"},
