@@ -25,4 +25,5 @@ require (
 	golang.org/x/sys v0.28.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
