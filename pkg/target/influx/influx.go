@@ -297,11 +297,17 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	return nil
 }
 
-// Count returns, per measurement, the number of points: the largest
-// COUNT(field) over the measurement's fields (SELECT COUNT(*) gives one per
-// field). This is exact when at least one field is present in every point,
-// and a lower bound otherwise (InfluxQL cannot count points whose every
-// field is null for some field). A measurement that does not exist counts 0.
+// Count returns, per measurement, the number of points. InfluxQL has no
+// row count: SELECT COUNT(*) gives one count per field, which undercounts
+// when fields are missing (null) in some points. So:
+//   - when every field has the same count, that is the number of points;
+//   - otherwise, with a the field of the largest count, the points missing a
+//     are found as COUNT(b) - COUNT(a + b) for each other numeric field b
+//     (a + b is null unless both are present), and the largest is added.
+//
+// This is exact when no point misses both a and some numeric b that covers
+// it, which holds for tsload's data (at most one field of a row is null);
+// otherwise it is a lower bound. A missing measurement counts 0.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(tables))
 	for _, m := range tables {
@@ -314,16 +320,21 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	return out, nil
 }
 
-func (t *Target) countMeasurement(ctx context.Context, m string) (int64, error) {
-	q := "SELECT COUNT(*) FROM " + quoteIdent(m)
+func (t *Target) from(m string) string {
 	if t.cfg.RP != "" {
-		q = "SELECT COUNT(*) FROM " + quoteIdent(t.cfg.RP) + "." + quoteIdent(m)
+		return quoteIdent(t.cfg.RP) + "." + quoteIdent(m)
 	}
+	return quoteIdent(m)
+}
+
+// counts runs a COUNT query and returns its counts by field name ("" for a
+// bare "count" column); an empty result gives an empty map.
+func (t *Target) counts(ctx context.Context, q string) (map[string]int64, error) {
 	qr, err := t.Query(ctx, t.cfg.DBName, q)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var max int64
+	out := map[string]int64{}
 	for _, r := range qr.Results {
 		for _, s := range r.Series {
 			for _, row := range s.Values {
@@ -333,16 +344,63 @@ func (t *Target) countMeasurement(ctx context.Context, m string) (int64, error) 
 					}
 					n, err := toInt(v)
 					if err != nil {
-						return 0, fmt.Errorf("%s: column %s: %v", q, s.Columns[i], err)
+						return nil, fmt.Errorf("%s: column %s: %v", q, s.Columns[i], err)
 					}
-					if n > max {
-						max = n
-					}
+					out[strings.TrimPrefix(strings.TrimPrefix(s.Columns[i], "count"), "_")] += n
 				}
 			}
 		}
 	}
-	return max, nil
+	return out, nil
+}
+
+func (t *Target) countMeasurement(ctx context.Context, m string) (int64, error) {
+	per, err := t.counts(ctx, "SELECT COUNT(*) FROM "+t.from(m))
+	if err != nil {
+		return 0, err
+	}
+	var best string
+	var max, min int64 = 0, -1
+	for f, n := range per {
+		if n > max || n == max && f < best {
+			best, max = f, n
+		}
+		if min < 0 || n < min {
+			min = n
+		}
+	}
+	if len(per) <= 1 || min == max {
+		return max, nil
+	}
+	// Fields missing in some points: add the points that lack best.
+	qr, err := t.Query(ctx, t.cfg.DBName, "SHOW FIELD KEYS FROM "+t.from(m))
+	if err != nil {
+		return 0, err
+	}
+	var extra int64
+	for _, r := range qr.Results {
+		for _, s := range r.Series {
+			for _, v := range s.Values {
+				if len(v) < 2 {
+					continue
+				}
+				f, _ := v[0].(string)
+				typ, _ := v[1].(string)
+				if f == best || (typ != "float" && typ != "integer") || per[f] == 0 {
+					continue
+				}
+				q := fmt.Sprintf("SELECT COUNT(x) FROM (SELECT %s + %s AS x FROM %s)", quoteIdent(best), quoteIdent(f), t.from(m))
+				both, err := t.counts(ctx, q)
+				if err != nil {
+					return 0, err
+				}
+				if d := per[f] - both[""]; d > extra {
+					extra = d
+				}
+			}
+		}
+	}
+	return max + extra, nil
 }
 
 func toInt(v interface{}) (int64, error) {

@@ -416,3 +416,21 @@ func TestIntegrationServerRestart(t *testing.T) {
 		t.Log("the load finished before the server was killed: raise the row count")
 	}
 }
+
+func TestIntegrationCountSparseFields(t *testing.T) {
+	url := influxURL(t)
+	tg := newTarget(t, url, Config{})
+	w, _ := tg.NewWriter(context.Background(), 0)
+	// 6 points; every field is missing from some point, at most one per point.
+	data := "r,t=a a=1,b=2i,c=3,s=\"x\" 1\nr,t=a b=2i,c=3 2\nr,t=a a=1,c=3 3\nr,t=a a=1,b=2i 4\nr a=1,b=1i,c=1 5\nr,t=b a=1,b=2i,c=3,s=\"y\" 6\n"
+	if _, err := w.Write(context.Background(), batch(data, 1)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tg.Count(context.Background(), []string{"r", "absent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["r"] != 6 || got["absent"] != 0 {
+		t.Fatalf("counts %v, want r=6 absent=0", got)
+	}
+}
