@@ -122,7 +122,7 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 		}
 		switch c.Type {
 		case schema.Float8:
-			dst = strconv.AppendFloat(dst, r.Float[i], 'g', -1, 64)
+			dst = format.AppendFloat(dst, r.Float[i])
 		case schema.Float4:
 			dst = strconv.AppendFloat(dst, float64(float32(r.Float[i])), 'g', -1, 32)
 		default:

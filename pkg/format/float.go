@@ -1,0 +1,66 @@
+package format
+
+import (
+	"math"
+	"strconv"
+)
+
+var pow10 = [...]float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
+
+// AppendFloat appends v exactly as strconv.AppendFloat(dst, v, 'g', -1, 64)
+// does (Go's shortest round-trip form, which line-protocol's Encoder also
+// writes), quickly when v is a decimal with at most 6 fractional digits and
+// 1e-4 <= |v| < 1e6 (or +0): such a v is the double nearest to k/10^d for
+// the smallest such d, so the shortest decimal that reads back as v is k/10^d
+// written out, and 'g' writes it without an exponent in that range. Other
+// values go to strconv.
+func AppendFloat(dst []byte, v float64) []byte {
+	if v == 0 && !math.Signbit(v) {
+		return append(dst, '0')
+	}
+	if a := math.Abs(v); a >= 1e-4 && a < 1e6 {
+		k := int64(math.Round(v * 1e6))
+		d := 6
+		for d > 0 && k%10 == 0 {
+			k /= 10
+			d--
+		}
+		if float64(k)/pow10[d] == v {
+			return appendFixed(dst, k, d)
+		}
+	}
+	return strconv.AppendFloat(dst, v, 'g', -1, 64)
+}
+
+// appendFixed appends k/10^d with d fractional digits (k's last digit is not
+// a zero when d > 0).
+func appendFixed(dst []byte, k int64, d int) []byte {
+	var b [24]byte
+	i := len(b)
+	neg := k < 0
+	if neg {
+		k = -k
+	}
+	for j := 0; j < d; j++ {
+		i--
+		b[i] = byte('0' + k%10)
+		k /= 10
+	}
+	if d > 0 {
+		i--
+		b[i] = '.'
+	}
+	for {
+		i--
+		b[i] = byte('0' + k%10)
+		k /= 10
+		if k == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return append(dst, b[i:]...)
+}
