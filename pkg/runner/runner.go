@@ -77,8 +77,9 @@ type Config struct {
 	MaxRecordBytes int
 }
 
-// Backoff bounds between retries of a batch.
-const (
+// Back-off bounds between retries of a batch: 100ms doubling to 5s, with
+// jitter (variables so tests can shorten them).
+var (
 	backoffMin = 100 * time.Millisecond
 	backoffMax = 5 * time.Second
 )
@@ -354,9 +355,12 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	err := g.Wait()
 	r.res.End = time.Now()
 	stopReport()
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+	if ctx.Err() != nil {
+		// Stopped from outside (a signal): whatever the writers said while
+		// being cancelled, the run was interrupted.
 		r.interrupted = true
-		return fmt.Errorf("%w: loading stopped by %v", ErrInterrupted, context.Cause(ctx))
+		return fmt.Errorf("%w (%v): stopped reading, in-flight batches given %s to finish, %d rows acknowledged",
+			ErrInterrupted, context.Cause(ctx), cfg.Grace, r.totals(false).rows)
 	}
 	return err
 }

@@ -68,22 +68,13 @@ func (r *run) startReporter() (stop func()) {
 				if r.cfg.Progress {
 					fmt.Fprint(r.cfg.Stderr, "\r\033[K")
 				}
+				// The last, partial period, so the series covers the run.
+				if now := time.Now(); now.Sub(last) >= time.Millisecond {
+					r.period(now, last, lastTot)
+				}
 				return
 			case now := <-period.C:
-				tot := r.totals(false)
-				p := load.Period{
-					At:        now.Sub(r.start).Seconds(),
-					Seconds:   now.Sub(last).Seconds(),
-					Rows:      tot.rows - lastTot.rows,
-					Metrics:   tot.metrics - lastTot.metrics,
-					Batches:   tot.batches - lastTot.batches,
-					TotalRows: tot.rows,
-				}
-				if p.Seconds > 0 {
-					p.RowsPerSec = float64(p.Rows) / p.Seconds
-					p.MetricsPerSec = float64(p.Metrics) / p.Seconds
-				}
-				r.res.Periods = append(r.res.Periods, p)
+				p, tot := r.period(now, last, lastTot)
 				last, lastTot = now, tot
 				if !r.cfg.Progress {
 					overall := float64(tot.rows) / p.At
@@ -100,6 +91,25 @@ func (r *run) startReporter() (stop func()) {
 		close(done)
 		<-finished
 	}
+}
+
+// period appends the period from last to now to the results.
+func (r *run) period(now, last time.Time, lastTot totals) (load.Period, totals) {
+	tot := r.totals(false)
+	p := load.Period{
+		At:        now.Sub(r.start).Seconds(),
+		Seconds:   now.Sub(last).Seconds(),
+		Rows:      tot.rows - lastTot.rows,
+		Metrics:   tot.metrics - lastTot.metrics,
+		Batches:   tot.batches - lastTot.batches,
+		TotalRows: tot.rows,
+	}
+	if p.Seconds > 0 {
+		p.RowsPerSec = float64(p.Rows) / p.Seconds
+		p.MetricsPerSec = float64(p.Metrics) / p.Seconds
+	}
+	r.res.Periods = append(r.res.Periods, p)
+	return p, tot
 }
 
 // drawBar redraws the progress bar: rows done, rate, and (for files) the

@@ -1,0 +1,352 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+func TestRunCounts(t *testing.T) {
+	path, perTable := ilpInput(t, 10007)
+	f := newFake()
+	cfg := baseConfig(path)
+	cfg.Prepare = load.PrepareOptions{DBName: "bench", CreateDB: true}
+	res, err := Run(context.Background(), cfg, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != 10007 || res.RowsRead != 10007 || res.Metrics != 2*10007 || res.Batches != 11 || res.Status != load.StatusOK {
+		t.Fatalf("results %+v", res)
+	}
+	if res.Verify == nil || !res.Verify.OK || fmt.Sprint(res.Verify.Expected) != fmt.Sprint(perTable) {
+		t.Fatalf("verify %+v, want %v", res.Verify, perTable)
+	}
+	if f.prepared == nil || f.prepared.DBName != "bench" || len(f.prepared.Tables) != 0 || f.writers.Load() != 3 {
+		t.Fatalf("prepare %+v writers %d", f.prepared, f.writers.Load())
+	}
+	if res.Format != "ilp" || res.Bytes == 0 || res.Latency.Max <= 0 {
+		t.Errorf("format %s bytes %d latency %+v", res.Format, res.Bytes, res.Latency)
+	}
+}
+
+func TestPrepareTablesFromHeader(t *testing.T) {
+	data := "#tsload-csv v1\n#table cpu time:timestamptz,hostname:text,usage_user:float8\n#table mem time:timestamptz,hostname:text,used:int8\n#data mem\n2016-01-01T00:00:00Z,a,1\n"
+	path := filepath.Join(t.TempDir(), "s.csv")
+	os.WriteFile(path, []byte(data), 0o644)
+	f := newFake()
+	res, err := Run(context.Background(), baseConfig(path), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.prepared.Tables) != 2 || f.prepared.Tables[0].Name != "cpu" || res.Rows != 1 {
+		t.Fatalf("tables %v rows %d", f.prepared.Tables, res.Rows)
+	}
+	if fmt.Sprint(f.counted) != "[mem]" {
+		t.Errorf("counted %v", f.counted)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	path, _ := ilpInput(t, 5000)
+	f := newFake()
+	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+		if b.Seq%2 == 0 && attempt <= 2 {
+			return load.Ack{}, load.Retryable(errors.New("503 busy"))
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	res, err := Run(context.Background(), baseConfig(path), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Retries != 4 || res.Rows != 5000 || res.Errors != 0 {
+		t.Fatalf("retries %d rows %d errors %d", res.Retries, res.Rows, res.Errors)
+	}
+}
+
+func TestRetryTimeout(t *testing.T) {
+	path, _ := ilpInput(t, 10)
+	f := newFake()
+	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+		return load.Ack{}, load.Retryable(errors.New("503 busy"))
+	}
+	cfg := baseConfig(path)
+	cfg.RetryTimeout = 100 * time.Millisecond
+	res, err := Run(context.Background(), cfg, f)
+	if err == nil || !strings.Contains(err.Error(), "data.ilp: records 1-10 (line 1, byte offset 0): giving up after") || !strings.Contains(err.Error(), "503 busy") {
+		t.Fatalf("err %v", err)
+	}
+	if res.Retries < 5 || res.Rows != 0 || res.Status != load.StatusFailed {
+		t.Fatalf("retries %d rows %d status %s", res.Retries, res.Rows, res.Status)
+	}
+}
+
+func TestNonRetryableStops(t *testing.T) {
+	path, _ := ilpInput(t, 20000)
+	f := newFake()
+	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+		if b.Seq == 3 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	cfg := baseConfig(path)
+	cfg.Workers = 1
+	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
+	res, err := Run(context.Background(), cfg, f)
+	want := "data.ilp: records 2001-3000 (line 2001, byte offset"
+	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, errDisk) {
+		t.Fatalf("err %v", err)
+	}
+	if res.Rows != 2000 || res.Status != load.StatusFailed || res.Errors != 1 || f.attempts[3] != 1 {
+		t.Fatalf("rows %d status %s errors %d attempts %d", res.Rows, res.Status, res.Errors, f.attempts[3])
+	}
+	// The reader stopped: far fewer than 20 batches were cut.
+	if res.RowsRead > 10000 {
+		t.Errorf("read %d rows after the failure", res.RowsRead)
+	}
+	var onDisk load.Results
+	data, _ := os.ReadFile(cfg.ResultsFile)
+	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.Status != load.StatusFailed || onDisk.Rows != 2000 || !strings.Contains(onDisk.Error, "disk full") {
+		t.Fatalf("results file %v: %s", err, data)
+	}
+}
+
+func TestPartialWrites(t *testing.T) {
+	path, _ := ilpInput(t, 3000)
+	reject := func(b *load.Batch, attempt int) (load.Ack, error) {
+		if b.Seq == 2 {
+			return load.Ack{Rows: b.Rows - 3, Rejected: []load.Rejection{{Line: b.FirstLine + 4, Reason: "field type conflict"}, {Line: b.FirstLine + 9, Reason: "field type conflict"}}, Dropped: 1}, nil
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	f := newFake()
+	f.fail = reject
+	res, err := Run(context.Background(), baseConfig(path), f)
+	if err == nil || !strings.Contains(err.Error(), "3 rows rejected by the server") || !strings.Contains(err.Error(), "data.ilp: line 1005: field type conflict") {
+		t.Fatalf("err %v", err)
+	}
+	if res.Rows != 2997 || res.RejectedRows != 3 || res.Status != load.StatusFailed {
+		t.Fatalf("rows %d rejected %d", res.Rows, res.RejectedRows)
+	}
+	// With --skip-invalid the run succeeds and verifies the total.
+	f = newFake()
+	f.fail = reject
+	cfg := baseConfig(path)
+	cfg.SkipInvalid = true
+	res, err = Run(context.Background(), cfg, f)
+	if err != nil || res.Rows != 2997 || !res.Verify.OK || res.Verify.Note == "" {
+		t.Fatalf("skip-invalid: %v %+v", err, res.Verify)
+	}
+}
+
+func TestVerifyMismatch(t *testing.T) {
+	path, _ := ilpInput(t, 300)
+	f := newFake()
+	f.countErr = -1
+	res, err := Run(context.Background(), baseConfig(path), f)
+	if err == nil || !strings.Contains(err.Error(), "verify FAILED: row counts differ from the rows acknowledged: cpu: expected 100, database has 99; disk: expected 100, database has 99; mem: expected 100, database has 99") {
+		t.Fatalf("err %v", err)
+	}
+	if res.Status != load.StatusFailed || res.Verify.OK {
+		t.Fatal(res.Status)
+	}
+}
+
+func TestLimitAndDoLoadFalse(t *testing.T) {
+	path, _ := ilpInput(t, 10007)
+	cfg := baseConfig(path, path)
+	cfg.Limit = 12345
+	cfg.DoLoad = false
+	res, err := Run(context.Background(), cfg, nil) // no target at all
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != 12345 || res.RowsRead != 12345 || res.Verify != nil {
+		t.Fatalf("rows %d read %d", res.Rows, res.RowsRead)
+	}
+}
+
+func TestHashWorkersKeepSeriesOnOneWorker(t *testing.T) {
+	path, _ := ilpInput(t, 20000)
+	f := newFake()
+	cfg := baseConfig(path)
+	cfg.HashWorkers = true
+	cfg.BatchSize = 100
+	res, err := Run(context.Background(), cfg, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.orderErr != nil || res.Rows != 20000 {
+		t.Fatalf("%v rows %d", f.orderErr, res.Rows)
+	}
+	// Without hashing the same input spreads series over workers.
+	f = newFake()
+	f.delay = time.Millisecond
+	cfg.HashWorkers = false
+	if _, err := Run(context.Background(), cfg, f); err != nil {
+		t.Fatal(err)
+	}
+	if f.orderErr == nil {
+		t.Fatal("the order check cannot fail")
+	}
+}
+
+func TestMemoryBounded(t *testing.T) {
+	path, _ := ilpInput(t, 50000)
+	f := newFake()
+	f.delay = 200 * time.Microsecond
+	cfg := baseConfig(path)
+	cfg.BatchSize = 100
+	cfg.Workers = 2
+	res, err := Run(context.Background(), cfg, f)
+	if err != nil || res.Rows != 50000 {
+		t.Fatal(err)
+	}
+	// 500 batches were written through at most 3*workers batch buffers.
+	if n := len(f.batches); n > 3*cfg.Workers {
+		t.Fatalf("%d distinct batch buffers", n)
+	}
+	if m := f.maxIn.Load(); m > int64(cfg.Workers) {
+		t.Fatalf("%d writes in flight", m)
+	}
+}
+
+func TestInterrupted(t *testing.T) {
+	path, _ := ilpInput(t, 20000)
+	f := newFake()
+	f.block = make(chan struct{}) // each writer's second batch blocks
+	cfg := baseConfig(path)
+	cfg.Grace = 50 * time.Millisecond
+	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	}()
+	res, err := Run(ctx, cfg, f)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err %v", err)
+	}
+	if res.Status != load.StatusInterrupted || res.Rows != 3000 {
+		t.Fatalf("status %s rows %d", res.Status, res.Rows)
+	}
+	data, _ := os.ReadFile(cfg.ResultsFile)
+	if !bytes.Contains(data, []byte(`"status": "interrupted"`)) {
+		t.Fatalf("results %s", data)
+	}
+}
+
+func TestResultsJSON(t *testing.T) {
+	path, _ := ilpInput(t, 2500)
+	cfg := baseConfig(path)
+	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
+	cfg.Flags = map[string]string{"batch-size": "1000", "postgres-password": "hunter2", "token": "", "db-name": "benchmark"}
+	cfg.ReportingPeriod = 20 * time.Millisecond
+	f := newFake()
+	f.delay = 15 * time.Millisecond
+	if _, err := Run(context.Background(), cfg, f); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(cfg.ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("hunter2")) {
+		t.Fatal("secret in results")
+	}
+	var r map[string]any
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"loader", "target", "status", "flags", "inputs", "format", "start", "end", "seconds", "batch_size", "workers", "rows", "metrics", "batches", "bytes", "rows_per_sec", "metrics_per_sec", "rows_read", "retries", "errors", "rejected_rows", "skipped_records", "latency_ms", "periods", "verify"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("results lack %q", k)
+		}
+	}
+	flags := r["flags"].(map[string]any)
+	if flags["postgres-password"] != "REDACTED" || flags["token"] != "" || flags["db-name"] != "benchmark" {
+		t.Errorf("flags %v", flags)
+	}
+	if r["rows"].(float64) != 2500 || r["loader"] != "load_fake" || len(r["periods"].([]any)) == 0 {
+		t.Errorf("rows %v loader %v periods %v", r["rows"], r["loader"], r["periods"])
+	}
+}
+
+func TestMalformedInputStops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.ilp")
+	os.WriteFile(path, []byte("cpu f=1 1\ncpu f=2 2\ncpu,x f=3 3\n"), 0o644)
+	f := newFake()
+	res, err := Run(context.Background(), baseConfig(path), f)
+	want := path + ": record 3 (line 3, byte offset 20): tag without key=value"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err %v\nwant %s", err, want)
+	}
+	if res.Status != load.StatusFailed || res.Rows != 0 {
+		t.Fatalf("status %s rows %d", res.Status, res.Rows)
+	}
+	cfg := baseConfig(path)
+	cfg.SkipInvalid = true
+	res, err = Run(context.Background(), cfg, newFake())
+	if err != nil || res.Rows != 2 || res.SkippedRecords != 1 {
+		t.Fatalf("skip: %v rows %d skipped %d", err, res.Rows, res.SkippedRecords)
+	}
+}
+
+func TestStdinGzip(t *testing.T) {
+	var raw bytes.Buffer
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&raw, "cpu,host=h%d v=1 %d\n", i%3, i)
+	}
+	cfg := baseConfig()
+	cfg.Stdin = bytes.NewReader(gzipBytes(raw.Bytes()))
+	res, err := Run(context.Background(), cfg, newFake())
+	if err != nil || res.Rows != 100 || res.Inputs[0] != "stdin" {
+		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+func ExampleWriteSummary() {
+	res := &load.Results{
+		Status: load.StatusOK, Rows: 1000000, Metrics: 10000000, Batches: 200, Seconds: 2.5,
+		RowsPerSec: 400000, MetricsPerSec: 4000000, RowsRead: 1000000, Bytes: 123456789,
+		Latency: load.LatencySummary{Mean: 12.5, P50: 11, P90: 20.25, P99: 31, Max: 45.5},
+		Retries: 2,
+		Verify:  &load.Verification{OK: true, Expected: map[string]int64{"cpu": 1000000}, Actual: map[string]int64{"cpu": 1000000}, Seconds: 0.12},
+	}
+	WriteSummary(os.Stdout, res)
+	// Output:
+	// loaded 1,000,000 rows (10,000,000 metrics) in 200 batches in 2.500s: ok
+	// mean rate: 400,000 rows/s, 4,000,000 metrics/s (1,000,000 rows read, 123.5 MB)
+	// batch latency ms: mean 12.50 p50 11.00 p90 20.25 p99 31.00 max 45.50
+	// retries 2, errors 0, rejected rows 0, skipped records 0
+	// verify OK in 0.12s: cpu 1000000/1000000
+}
+
+func BenchmarkRunNoLoad(b *testing.B) {
+	var raw bytes.Buffer
+	const n = 200_000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&raw, "cpu,hostname=host_%d,region=eu-west-1,datacenter=eu-west-1c,rack=22,os=Ubuntu15.10,arch=x86,team=LON,service=11,service_version=0,service_environment=staging usage_user=2.26,usage_system=0.77,usage_idle=0.54,usage_nice=0,usage_iowait=1.89,usage_irq=0.54,usage_softirq=0.74,usage_steal=0,usage_guest=0,usage_guest_nice=1.21 %d\n", i%100, 1451606400000000000+int64(i)*10)
+	}
+	data := raw.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		cfg := Config{Stdin: bytes.NewReader(data), BatchSize: 5000, Workers: 2, Stderr: &bytes.Buffer{}, ReportingPeriod: time.Hour}
+		res, err := Run(context.Background(), cfg, nil)
+		if err != nil || res.Rows != n {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
