@@ -20,8 +20,9 @@ type querier interface {
 	close() error
 }
 
-// pgQuerier talks PG wire with the simple protocol (text results, no
-// prepared statements: what QuestDB supports best).
+// pgQuerier talks PG wire. It uses QueryExecModeExec (extended protocol,
+// unnamed statement): pgx's simple protocol refuses servers that do not
+// report standard_conforming_strings=on, as QuestDB does not.
 type pgQuerier struct{ conn *pgx.Conn }
 
 func newPGQuerier(ctx context.Context, dsn string) (*pgQuerier, error) {
@@ -29,7 +30,7 @@ func newPGQuerier(ctx context.Context, dsn string) (*pgQuerier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("questdb: --pg: %w", err)
 	}
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("questdb: connect PG wire %s:%d: %w", cfg.Host, cfg.Port, err)
@@ -45,10 +46,21 @@ func (q *pgQuerier) query(ctx context.Context, sql string) ([][]string, error) {
 	defer rows.Close()
 	var out [][]string
 	for rows.Next() {
-		raw := rows.RawValues()
-		row := make([]string, len(raw))
-		for i, v := range raw {
-			row[i] = string(v)
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, fmt.Errorf("questdb: %s: %w", sql, err)
+		}
+		row := make([]string, len(vals))
+		for i, v := range vals {
+			switch v := v.(type) {
+			case nil:
+			case string:
+				row[i] = v
+			case []byte:
+				row[i] = string(v)
+			default:
+				row[i] = fmt.Sprint(v)
+			}
 		}
 		out = append(out, row)
 	}

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
+	"io"
+	"syscall"
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -18,6 +19,7 @@ import (
 type tcpWriter struct {
 	t     *Target
 	conn  net.Conn
+	raw   net.Conn // the TCP connection under conn (conn itself without TLS)
 	buf   []byte
 	seen  map[string]bool
 	probe [1]byte
@@ -26,35 +28,56 @@ type tcpWriter struct {
 
 func (w *tcpWriter) connect(ctx context.Context) error {
 	d := net.Dialer{Timeout: w.t.cfg.RequestTimeout, KeepAlive: 30 * time.Second}
-	var conn net.Conn
-	var err error
-	if w.t.cfg.TCPTLS {
-		td := tls.Dialer{NetDialer: &d, Config: tlsConfig(w.t.cfg.TLSVerify)}
-		conn, err = td.DialContext(ctx, "tcp", w.t.cfg.TCPAddr)
-	} else {
-		conn, err = d.DialContext(ctx, "tcp", w.t.cfg.TCPAddr)
-	}
+	raw, err := d.DialContext(ctx, "tcp", w.t.cfg.TCPAddr)
 	if err != nil {
 		return fmt.Errorf("questdb: connect ILP/TCP %s: %w", w.t.cfg.TCPAddr, err)
 	}
-	w.conn, w.sent = conn, 0
+	conn := raw
+	if w.t.cfg.TCPTLS {
+		cfg := tlsConfig(w.t.cfg.TLSVerify)
+		if host, _, _ := net.SplitHostPort(w.t.cfg.TCPAddr); cfg.ServerName == "" {
+			cfg.ServerName = host
+		}
+		tc := tls.Client(raw, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			return fmt.Errorf("questdb: ILP/TCP TLS handshake with %s: %w", w.t.cfg.TCPAddr, err)
+		}
+		conn = tc
+	}
+	w.conn, w.raw, w.sent = conn, raw, 0
 	return nil
 }
 
 // closedByServer reports whether the server has closed the connection (or
-// sent anything, which ILP/TCP never does), without blocking.
+// sent anything, which ILP/TCP never does), without blocking: a
+// non-blocking MSG_PEEK on the socket.
 func (w *tcpWriter) closedByServer() error {
-	if err := w.conn.SetReadDeadline(time.Now()); err != nil {
-		return err
-	}
-	_, err := w.conn.Read(w.probe[:])
-	if err == nil {
-		return errors.New("unexpected data from the server")
-	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	sc, ok := w.raw.(syscall.Conn)
+	if !ok {
 		return nil
 	}
-	return err
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var n int
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, _, rerr = syscall.Recvfrom(int(fd), w.probe[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return true
+	}); err != nil {
+		return err
+	}
+	switch {
+	case errors.Is(rerr, syscall.EAGAIN):
+		return nil // open, nothing to read: the normal state
+	case rerr != nil:
+		return rerr
+	case n == 0:
+		return io.EOF
+	}
+	return errors.New("unexpected data from the server")
 }
 
 func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
@@ -83,7 +106,7 @@ func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) 
 	if err != nil {
 		w.conn.Close()
 		w.conn = nil
-		err = fmt.Errorf("questdb: ILP/TCP: connection lost after %d of %d bytes of %s: %w", n, len(data), b.Where(), err)
+		err = fmt.Errorf("questdb: ILP/TCP: connection lost after %d of %d bytes of %s (%d bytes on this connection; the server closes it after a bad line or when it stops: see the QuestDB log): %w", n, len(data), b.Where(), w.sent, err)
 		if w.t.dedupAll(b) {
 			// Every table has DEDUP keys: re-sending the batch cannot
 			// duplicate rows (ILP/TCP still cannot prove completeness:

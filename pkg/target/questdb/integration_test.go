@@ -1,0 +1,337 @@
+package questdb
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// Integration tests talk to the QuestDB of scripts/start_questdb.sh. They
+// skip when it is unreachable and CI is unset; under CI they fail.
+
+type qdb struct{ http, pg, tcp string }
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func server(t *testing.T) qdb {
+	t.Helper()
+	s := qdb{
+		http: envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000"),
+		pg:   envOr("TSLOAD_QUESTDB_PG", "postgres://admin:quest@127.0.0.1:8812/qdb"),
+		tcp:  envOr("TSLOAD_QUESTDB_ILP_TCP", "127.0.0.1:9009"),
+	}
+	if err := ping(s.http, 2*time.Second); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("QuestDB not reachable (%v); start it with scripts/start_questdb.sh", err)
+		}
+		t.Fatalf("QuestDB not reachable under CI: %v", err)
+	}
+	return s
+}
+
+func ping(base string, timeout time.Duration) error {
+	c := http.Client{Timeout: timeout}
+	resp, err := c.Get(base + "/ping")
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("/ping: HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// uniqueName returns a table name no other test run uses.
+func uniqueName(prefix string) string {
+	return fmt.Sprintf("%s_%d_%04d", prefix, time.Now().UnixNano()/1e6%1e9, rand.Intn(10000))
+}
+
+func testTable(name string) *schema.Table {
+	return &schema.Table{Name: name, Columns: []schema.Column{
+		{Name: "time", Type: schema.Timestamp},
+		{Name: "host", Type: schema.Text, Tag: true},
+		{Name: "region", Type: schema.Text, Tag: true},
+		{Name: "v", Type: schema.Float8},
+		{Name: "n", Type: schema.Int8},
+	}}
+}
+
+// makeBatch builds rows [from, from+n) of table: host h<i%7>, region by
+// host, timestamp 2024-01-01 + i ms (unique per row), with a comment line
+// first. FirstLine is the input line of the comment.
+func makeBatch(table string, from, n, size int, seq int64) *load.Batch {
+	var b strings.Builder
+	b.WriteString("# rows " + strconv.Itoa(from) + "\n")
+	for i := from; i < from+n; i++ {
+		fmt.Fprintf(&b, "%s,host=h%d,region=r%d v=%d.5,n=%di %d\n", table, i%7, i%7%3, i, i, int64(1704067200000000000)+int64(i)*1e6)
+	}
+	// Input line of the comment: batches are laid out back to back, each
+	// size rows plus one comment line.
+	first := int64(from/size)*int64(size+1) + 1
+	return &load.Batch{Format: load.FormatILP, Data: []byte(b.String()), Rows: n, Metrics: 2 * n,
+		Source: "gen.ilp", FirstLine: first, FirstRecord: int64(from) + 1, Seq: seq,
+		Tables: []load.TableRows{{Name: table, Rows: int64(n)}}}
+}
+
+func newTarget(t *testing.T, s qdb, transport string, pg bool, tables ...*schema.Table) *Target {
+	t.Helper()
+	cfg := Config{Transport: transport, URL: s.http, TCPAddr: s.tcp, Dedup: true, WALTimeout: time.Minute}
+	if pg {
+		cfg.PG = s.pg
+	}
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	err = tg.Prepare(context.Background(), load.PrepareOptions{CreateDB: true, DropDB: true, Tables: tables})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func writeRetry(ctx context.Context, w load.Writer, b *load.Batch, retries *atomic.Int64) (load.Ack, error) {
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ack, err := w.Write(ctx, b)
+		if err == nil || !load.IsRetryable(err) || time.Now().After(deadline) {
+			return ack, err
+		}
+		retries.Add(1)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// load writes batches of size rows [0, total) with workers writers, batch k
+// going to worker k%workers, and returns the rows acknowledged.
+func loadRows(t *testing.T, tg *Target, table string, total, size, workers int, mid func()) (int64, int64) {
+	t.Helper()
+	ctx := context.Background()
+	var acked, retries atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	errs := make(chan error, workers)
+	for wk := 0; wk < workers; wk++ {
+		w, err := tg.NewWriter(ctx, wk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func(wk int, w load.Writer) {
+			defer wg.Done()
+			defer w.Close()
+			for k := wk; k*size < total; k += workers {
+				b := makeBatch(table, k*size, min(size, total-k*size), size, int64(k+1))
+				ack, err := writeRetry(ctx, w, b, &retries)
+				if err != nil {
+					errs <- err
+					return
+				}
+				acked.Add(int64(ack.Rows))
+				if mid != nil && acked.Load() >= int64(total/3) {
+					once.Do(mid)
+				}
+			}
+		}(wk, w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return acked.Load(), retries.Load()
+}
+
+func TestIntegrationExactCounts(t *testing.T) {
+	s := server(t)
+	for _, tc := range []struct {
+		transport     string
+		pg            bool
+		size, workers int
+	}{
+		{HTTP, true, 1000, 2},
+		{HTTP, false, 333, 3},
+		{TCP, true, 1000, 2},
+		{TCP, false, 5000, 1},
+	} {
+		t.Run(fmt.Sprintf("%s/pg=%v/batch=%d/workers=%d", tc.transport, tc.pg, tc.size, tc.workers), func(t *testing.T) {
+			name := uniqueName("it_" + tc.transport)
+			tg := newTarget(t, s, tc.transport, tc.pg, testTable(name))
+			const total = 10000
+			acked, _ := loadRows(t, tg, name, total, tc.size, tc.workers, nil)
+			if acked != total {
+				t.Fatalf("acknowledged %d rows, want %d", acked, total)
+			}
+			counts, err := tg.Count(context.Background(), []string{name, name + "_absent"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts[name] != total || counts[name+"_absent"] != 0 {
+				t.Fatalf("counts %v, want %d and 0", counts, total)
+			}
+		})
+	}
+}
+
+func TestIntegrationBadLineHTTP(t *testing.T) {
+	s := server(t)
+	name := uniqueName("it_bad")
+	tg := newTarget(t, s, HTTP, true, testTable(name))
+	ctx := context.Background()
+	w, err := tg.NewWriter(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Write(ctx, makeBatch(name, 0, 100, 100, 1)); err != nil {
+		t.Fatal(err)
+	}
+	// Batch 2 covers input lines 102-202 (comment, then rows 101-200);
+	// break row 150, which is input line 102 + 50 = 152.
+	bad := makeBatch(name, 100, 100, 100, 2)
+	bad.Data = []byte(strings.Replace(string(bad.Data), "v=149.5", "v=oops", 1))
+	_, err = w.Write(ctx, bad)
+	if err == nil || load.IsRetryable(err) {
+		t.Fatalf("bad line: err %v, want a fatal error", err)
+	}
+	for _, want := range []string{"HTTP 400", "gen.ilp: line 152:", "value: oops", "code invalid", "errorId", "rolled back"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	t.Logf("server refusal: %v", err)
+	if _, err := w.Write(ctx, makeBatch(name, 200, 100, 100, 3)); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := tg.Count(ctx, []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The refused request is rolled back whole; the batches around it stay.
+	if counts[name] != 200 {
+		t.Fatalf("count %d, want 200 (batches 1 and 3)", counts[name])
+	}
+}
+
+func TestIntegrationBadLineTCP(t *testing.T) {
+	s := server(t)
+	name := uniqueName("it_badtcp")
+	tg := newTarget(t, s, TCP, false, testTable(name))
+	ctx := context.Background()
+	w, err := tg.NewWriter(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	bad := makeBatch(name, 0, 100, 100, 1)
+	bad.Data = []byte(strings.Replace(string(bad.Data), "v=49.5", "v=oops", 1))
+	if _, err := w.Write(ctx, bad); err != nil {
+		t.Fatalf("TCP write of a bad line: %v (the server cannot refuse it in band)", err)
+	}
+	// The server closes the connection on the bad line; the writer sees
+	// that before sending the next batch.
+	var werr error
+	for i := 0; i < 50 && werr == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+		_, werr = w.Write(ctx, makeBatch(name, 100*(i+1), 100, 100, int64(i+2)))
+	}
+	if werr == nil || !strings.Contains(werr.Error(), "closed the connection") && !strings.Contains(werr.Error(), "connection lost") {
+		t.Fatalf("after a bad line: %v, want the closed connection reported", werr)
+	}
+	t.Logf("writer error: %v", werr)
+}
+
+// scriptsDir is the repository's scripts directory.
+func scriptsDir(t *testing.T) string {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "scripts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestIntegrationKillRestartHTTP kills the server with SIGKILL a third of
+// the way through an HTTP load and restarts it; with DEDUP the load ends
+// with exact counts and no duplicates.
+func TestIntegrationKillRestartHTTP(t *testing.T) {
+	s := server(t)
+	pidfile := filepath.Join(envOr("QUESTDB_ROOT", filepath.Join(envOr("TSLOAD_STATE", "/tmp/tsload"), "questdb")), "questdb.pid")
+	if _, err := os.Stat(pidfile); err != nil {
+		t.Skipf("the server was not started by scripts/start_questdb.sh (%v): not killing it", err)
+	}
+	if testing.Short() {
+		t.Skip("-short: no server restart")
+	}
+	var restartServer func()
+	name := uniqueName("it_kill")
+	tg := newTarget(t, s, HTTP, false, testTable(name))
+	scripts := scriptsDir(t)
+	var restartErr error
+	restarted := make(chan struct{})
+	// The writers keep going (and fail, and retry) while the server is
+	// killed and restarted.
+	restart := func() { go restartServer() }
+	restartServer = func() {
+		defer close(restarted)
+		run := func(script string, env ...string) {
+			cmd := exec.Command("bash", filepath.Join(scripts, script))
+			cmd.Env = append(os.Environ(), env...)
+			out, err := cmd.CombinedOutput()
+			t.Logf("%s: %s", script, strings.TrimSpace(string(out)))
+			if err != nil && restartErr == nil {
+				restartErr = fmt.Errorf("%s: %v", script, err)
+			}
+		}
+		run("stop_questdb.sh", "QUESTDB_KILL=1")
+		run("start_questdb.sh")
+	}
+	const total = 60000
+	acked, retries := loadRows(t, tg, name, total, 500, 2, restart)
+	<-restarted
+	if restartErr != nil {
+		t.Fatal(restartErr)
+	}
+	if acked != total {
+		t.Fatalf("acknowledged %d rows, want %d", acked, total)
+	}
+	if retries == 0 {
+		t.Errorf("no request was retried: the restart happened after the load?")
+	}
+	ctx := context.Background()
+	counts, err := tg.Count(ctx, []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts[name] != total {
+		t.Fatalf("count %d after kill -9 and restart, want %d (retries %d)", counts[name], total, retries)
+	}
+	q, _ := tg.withQuerier(ctx)
+	rows, err := q.query(ctx, "SELECT count() FROM (SELECT DISTINCT timestamp, host FROM "+quote(name)+")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0][0] != strconv.Itoa(total) {
+		t.Fatalf("distinct (timestamp, host) = %s, want %d", rows[0][0], total)
+	}
+	t.Logf("%d retries across the restart", retries)
+}
