@@ -5,8 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"io"
+	"net"
 	"syscall"
 	"time"
 
