@@ -91,6 +91,9 @@ func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
 		Writer:          stderr,
 		ErrWriter:       stderr,
 		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w (see --help)", err)
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())

@@ -1,0 +1,142 @@
+package loadcli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// unreachable is a target whose every method fails: with --do-load=false
+// the runner must not call any.
+type unreachable struct{ calls *int }
+
+func (u unreachable) Prepare(context.Context, load.PrepareOptions) error {
+	*u.calls++
+	return errors.New("connection refused")
+}
+func (u unreachable) NewWriter(context.Context, int) (load.Writer, error) {
+	*u.calls++
+	return nil, errors.New("connection refused")
+}
+func (u unreachable) Count(context.Context, []string) (map[string]int64, error) {
+	*u.calls++
+	return nil, errors.New("connection refused")
+}
+func (u unreachable) Close() error { return nil }
+
+func spec(calls *int, gotCfg *runner.Config) Spec {
+	return Spec{
+		Name: "load_test", Usage: "test loader", Target: "test",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "url", Value: "http://127.0.0.1:1"},
+			&cli.StringFlag{Name: "password", EnvVars: []string{"TEST_LOADER_PASSWORD"}},
+		},
+		New: func(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+			if gotCfg != nil {
+				*gotCfg = *cfg
+			}
+			return unreachable{calls}, nil
+		},
+	}
+}
+
+func writeILP(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "d.ilp")
+	var b bytes.Buffer
+	for i := 0; i < 1234; i++ {
+		b.WriteString("cpu,host=a v=1 1\n")
+	}
+	os.WriteFile(path, b.Bytes(), 0o644)
+	return path
+}
+
+func TestDoLoadFalseNeedsNoServer(t *testing.T) {
+	calls := 0
+	path := writeILP(t)
+	results := filepath.Join(t.TempDir(), "r.json")
+	var stderr bytes.Buffer
+	t.Setenv("TEST_LOADER_PASSWORD", "s3cret")
+	err := Run(context.Background(), spec(&calls, nil), []string{"load_test", "--file", path, "--do-load=false", "--batch-size", "100", "--results-file", results}, nil, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 0 {
+		t.Fatalf("%d target calls", calls)
+	}
+	if !strings.Contains(stderr.String(), "loaded 1,234 rows") {
+		t.Errorf("stderr %s", stderr.String())
+	}
+	data, _ := os.ReadFile(results)
+	if bytes.Contains(data, []byte("s3cret")) {
+		t.Fatal("password in the results file")
+	}
+	var res load.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range CommonFlags() {
+		if _, ok := res.Flags[f.Names()[0]]; !ok {
+			t.Errorf("flag %s missing from results", f.Names()[0])
+		}
+	}
+	if res.Flags["password"] != "REDACTED" || res.Flags["batch-size"] != "100" || res.Flags["file"] != path || res.Flags["url"] != "http://127.0.0.1:1" || res.Rows != 1234 || res.Loader != "load_test" {
+		t.Errorf("flags %v rows %d", res.Flags, res.Rows)
+	}
+}
+
+func TestConfigFromFlags(t *testing.T) {
+	calls := 0
+	var cfg runner.Config
+	path := writeILP(t)
+	args := []string{"load_test", "--file", path, "--file", path, "--format", "ilp", "--workers", "4", "--hash-workers", "--limit", "10",
+		"--do-load=false", "--verify=false", "--reporting-period", "3s", "--retry-timeout", "7s", "--skip-invalid",
+		"--db-name", "x", "--do-create-db=false", "--do-abort-on-exist", "--drop-db", "--table", "cpu"}
+	if err := Run(context.Background(), spec(&calls, &cfg), args, nil, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Inputs) != 2 || cfg.Format != load.FormatILP || cfg.Workers != 4 || !cfg.HashWorkers || cfg.Limit != 10 ||
+		cfg.DoLoad || cfg.Verify || cfg.ReportingPeriod.Seconds() != 3 || cfg.RetryTimeout.Seconds() != 7 || !cfg.SkipInvalid ||
+		fmt.Sprint(cfg.Prepare) != fmt.Sprint(load.PrepareOptions{DBName: "x", CreateDB: false, AbortOnExist: true, DropDB: true}) || cfg.Table != "cpu" || cfg.BatchSize != 5000 {
+		t.Fatalf("%+v", cfg)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	calls := 0
+	path := writeILP(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "xml"}, `unknown format "xml" (want ilp, csv or pgcopy)`},
+		{[]string{"--batch-size", "0"}, "--batch-size must be positive"},
+		{[]string{"--nope"}, "flag provided but not defined: -nope (see --help)"},
+		{[]string{"--file", "/nonexistent/x.ilp", "--do-load=false"}, "open /nonexistent/x.ilp: no such file or directory"},
+		{[]string{"--file", path}, "prepare: connection refused"},
+		{[]string{"extra"}, `unexpected arguments ["extra"] (inputs are given with --file)`},
+	}
+	for _, tc := range tests {
+		var stderr bytes.Buffer
+		err := Run(context.Background(), spec(&calls, nil), append([]string{"load_test"}, tc.args...), nil, &stderr)
+		if err == nil || OneLine(err) != tc.want {
+			t.Errorf("%v: err %v, want %s", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	if got := OneLine(errors.New("a\nb\r\n  c")); got != "a; b; c" {
+		t.Errorf("got %q", got)
+	}
+}
