@@ -18,7 +18,7 @@ func csvRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, li
 	nf := 0
 	for {
 		if nf == len(fields) {
-			return off, lines, fmt.Errorf("byte offset %d: more than %d fields", p, len(fields))
+			return off, lines, fmt.Errorf("batch byte offset %d: more than %d fields", p, len(fields))
 		}
 		var f []byte
 		if p < len(data) && data[p] == '"' {
@@ -29,7 +29,7 @@ func csvRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, li
 			for {
 				i := bytes.IndexByte(data[q:], '"')
 				if i < 0 {
-					return off, lines, fmt.Errorf("byte offset %d: unterminated quoted field", p)
+					return off, lines, fmt.Errorf("batch byte offset %d: unterminated quoted field", p)
 				}
 				lines += bytes.Count(data[q:q+i], []byte{'\n'})
 				q += i + 1
@@ -58,13 +58,13 @@ func csvRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, li
 				p++
 			}
 			if p < len(data) && data[p] != ',' && data[p] != '\n' {
-				return off, lines, fmt.Errorf("byte offset %d: unexpected %q after a quoted field", p, data[p])
+				return off, lines, fmt.Errorf("batch byte offset %d: unexpected %q after a quoted field", p, data[p])
 			}
 		} else {
 			start := p
 			for p < len(data) && data[p] != ',' && data[p] != '\n' {
 				if data[p] == '"' {
-					return off, lines, fmt.Errorf("byte offset %d: bare quote in an unquoted field", p)
+					return off, lines, fmt.Errorf("batch byte offset %d: bare quote in an unquoted field", p)
 				}
 				p++
 			}
@@ -79,7 +79,7 @@ func csvRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, li
 		fields[nf] = f
 		nf++
 		if p >= len(data) {
-			return off, lines, fmt.Errorf("byte offset %d: record does not end in a newline", p)
+			return off, lines, fmt.Errorf("batch byte offset %d: record does not end in a newline", p)
 		}
 		if data[p] == '\n' {
 			p++
@@ -89,7 +89,7 @@ func csvRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, li
 		p++ // ','
 	}
 	if nf != len(fields) {
-		return off, lines, fmt.Errorf("byte offset %d: record has %d fields, table has %d columns", off, nf, len(fields))
+		return off, lines, fmt.Errorf("batch byte offset %d: record has %d fields, table has %d columns", off, nf, len(fields))
 	}
 	return p, lines, nil
 }

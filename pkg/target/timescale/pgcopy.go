@@ -107,16 +107,16 @@ func (s *copyStream) Read(p []byte) (int, error) {
 // byte offset within data.
 func nextTuple(data []byte, off int, cols []schema.Column, fields [][]byte) (int, error) {
 	if len(data)-off < 2 {
-		return off, fmt.Errorf("byte offset %d: truncated tuple header", off)
+		return off, fmt.Errorf("batch byte offset %d: truncated tuple header", off)
 	}
 	n := int(int16(binary.BigEndian.Uint16(data[off:])))
 	if n != len(cols) {
-		return off, fmt.Errorf("byte offset %d: tuple has %d fields, table has %d columns", off, n, len(cols))
+		return off, fmt.Errorf("batch byte offset %d: tuple has %d fields, table has %d columns", off, n, len(cols))
 	}
 	p := off + 2
 	for i := range cols {
 		if len(data)-p < 4 {
-			return off, fmt.Errorf("byte offset %d: truncated field %d (%s) length", p, i+1, cols[i].Name)
+			return off, fmt.Errorf("batch byte offset %d: truncated field %d (%s) length", p, i+1, cols[i].Name)
 		}
 		l := int(int32(binary.BigEndian.Uint32(data[p:])))
 		p += 4
@@ -125,10 +125,10 @@ func nextTuple(data []byte, off int, cols []schema.Column, fields [][]byte) (int
 			continue
 		}
 		if l < 0 || l > len(data)-p {
-			return off, fmt.Errorf("byte offset %d: field %d (%s) length %d exceeds the data", p-4, i+1, cols[i].Name, l)
+			return off, fmt.Errorf("batch byte offset %d: field %d (%s) length %d exceeds the data", p-4, i+1, cols[i].Name, l)
 		}
 		if fl := fixedLen(cols[i].Type); fl != 0 && l != fl {
-			return off, fmt.Errorf("byte offset %d: field %d (%s) of type %s has length %d, want %d", p-4, i+1, cols[i].Name, typeSQL(cols[i].Type), l, fl)
+			return off, fmt.Errorf("batch byte offset %d: field %d (%s) of type %s has length %d, want %d", p-4, i+1, cols[i].Name, typeSQL(cols[i].Type), l, fl)
 		}
 		fields[i] = data[p : p+l : p+l]
 		p += l

@@ -155,7 +155,15 @@ func (w *Writer) message(b *load.Batch, err error) string {
 	}
 	var re *rowError
 	if errors.As(err, &re) {
-		return fmt.Sprintf("%s: record %d: %s", b.Source, b.FirstRecord+re.row, describe(re.err, nil))
+		row := re.row
+		// A multi-row INSERT's bad value is named by its parameter number.
+		var pgErr *pgconn.PgError
+		if re.cols > 0 && errors.As(re.err, &pgErr) {
+			if n, ok := paramNumber(pgErr.Where); ok {
+				row += (n - 1) / int64(re.cols)
+			}
+		}
+		return fmt.Sprintf("input record %d: %s", b.FirstRecord+row, describe(re.err, nil))
 	}
 	var mapLine func(int64) string
 	switch b.Format {
@@ -188,8 +196,24 @@ func (w *Writer) afterError() {
 
 // rowError is an insert that failed at row (0-based within the batch).
 type rowError struct {
-	row int64
-	err error
+	row  int64 // first row of the failed statement
+	cols int   // columns per row of a multi-row statement (0: one row)
+	err  error
+}
+
+// paramNumber extracts N from a context "... parameter $N = ...".
+func paramNumber(where string) (int64, bool) {
+	i := strings.Index(where, "parameter $")
+	if i < 0 {
+		return 0, false
+	}
+	s := where[i+len("parameter $"):]
+	j := 0
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseInt(s[:j], 10, 64)
+	return n, err == nil && n > 0
 }
 
 func (e *rowError) Error() string { return e.err.Error() }
@@ -380,7 +404,7 @@ func (w *Writer) insert(ctx context.Context, method Method, tis []*tableInfo, sr
 			}
 			tag, err := pc.ExecParams(ctx, w.multiInsertSQL(ti, k), w.params, w.oidsFor(ti, k), format, nil).Close()
 			if err != nil {
-				return rows, committedIf(perRow, rows), &rowError{row: first, err: err}
+				return rows, committedIf(perRow, rows), &rowError{row: first, cols: n, err: err}
 			}
 			rows += int(tag.RowsAffected())
 		}
