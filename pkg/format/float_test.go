@@ -9,7 +9,7 @@ import (
 
 func TestAppendFloat(t *testing.T) {
 	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.01, 0.05, 0.0001, 0.00012, 0.00001, 99.99, 100, 123456.7,
-		999999.99, 1e6, 1e21, 1.5e-7, 33.33, 5000, 2000, 90, -180, 0.1 + 0.2, math.MaxFloat64,
+		999999.99, 1e6, 1e21, 1.5e-7, 33.33, 5000, 2000, 90, -180, math.Nextafter(0.3, 1), math.Nextafter(99.99, 0), math.MaxFloat64,
 		math.SmallestNonzeroFloat64, 1 << 40, 549755813888, 12.3456789}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 200000; i++ {

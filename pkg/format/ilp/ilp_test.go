@@ -1,0 +1,158 @@
+package ilp
+
+import (
+	"bytes"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/influxdata/line-protocol/v2/lineprotocol"
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+var testTable = &schema.Table{Name: "m", Columns: []schema.Column{
+	{Name: "time", Type: schema.Timestamp},
+	{Name: "zone", Type: schema.Text, Tag: true},
+	{Name: "host", Type: schema.Text, Tag: true},
+	{Name: "id", Type: schema.Int4, Tag: true},
+	{Name: "f", Type: schema.Float8},
+	{Name: "n", Type: schema.Int8},
+	{Name: "g", Type: schema.Float4},
+}}
+
+func row(zone, host string, f float64, n int64, null uint64) *format.Row {
+	r := &format.Row{Time: 1451606400000000000, Tags: [][]byte{[]byte(zone), []byte(host), []byte("7")},
+		TagInt: []int64{0, 0, 7}, Float: []float64{f, 0, 1.5}, Int: []int64{0, n, 0}, Null: null}
+	if zone == "<nil>" {
+		r.Tags[0] = nil
+	}
+	return r
+}
+
+func TestAppendRow(t *testing.T) {
+	tests := []struct {
+		name string
+		row  *format.Row
+		want string
+	}{
+		{"plain", row("eu", "host_1", 2.26, 5, 0), "m,host=host_1,id=7,zone=eu f=2.26,n=5i,g=1.5 1451606400000000000\n"},
+		{"escapes", row("a b,c=d", "h", 0.1, -3, 0), "m,host=h,id=7,zone=a\\ b\\,c\\=d f=0.1,n=-3i,g=1.5 1451606400000000000\n"},
+		{"null tag", row("<nil>", "h", 1, 1, 0), "m,host=h,id=7 f=1,n=1i,g=1.5 1451606400000000000\n"},
+		{"null field", row("z", "h", 1, 1, 1<<1), "m,host=h,id=7,zone=z f=1,g=1.5 1451606400000000000\n"},
+		{"first field null", row("z", "h", 1, 1, 1), "m,host=h,id=7,zone=z n=1i,g=1.5 1451606400000000000\n"},
+		{"big float", row("z", "h", 1e21, 1, 0), "m,host=h,id=7,zone=z f=1e+21,n=1i,g=1.5 1451606400000000000\n"},
+		{"unicode tag", row("zürich", "h", 1, 1, 0), "m,host=h,id=7,zone=zürich f=1,n=1i,g=1.5 1451606400000000000\n"},
+		{"long float", row("z", "h", math.Nextafter(0.3, 1), 1, 0), "m,host=h,id=7,zone=z f=0.30000000000000004,n=1i,g=1.5 1451606400000000000\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fast, err := New([]*schema.Table{testTable})
+			if err != nil {
+				t.Fatal(err)
+			}
+			strict, _ := New([]*schema.Table{testTable})
+			strict.Strict = true
+			got, err := fast.AppendRow([]byte("prev\n"), tt.row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != "prev\n"+tt.want {
+				t.Errorf("fast   = %q\nwant     %q", got, "prev\n"+tt.want)
+			}
+			ref, err := strict.AppendRow([]byte("prev\n"), tt.row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, ref) {
+				t.Errorf("fast %q != Encoder %q", got, ref)
+			}
+			dec := lineprotocol.NewDecoderWithBytes(got[5:])
+			for dec.Next() {
+				if _, err := dec.Measurement(); err != nil {
+					t.Fatal(err)
+				}
+				for {
+					k, _, err := dec.NextTag()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if k == nil {
+						break
+					}
+				}
+				for {
+					k, _, err := dec.NextField()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if k == nil {
+						break
+					}
+				}
+				ts, err := dec.Time(lineprotocol.Nanosecond, time.Time{})
+				if err != nil || ts.UnixNano() != tt.row.Time {
+					t.Fatalf("time %v %v", ts, err)
+				}
+			}
+		})
+	}
+}
+
+func TestAppendRowErrors(t *testing.T) {
+	e, _ := New([]*schema.Table{testTable})
+	tests := []struct {
+		name string
+		row  *format.Row
+	}{
+		{"NaN", row("z", "h", math.NaN(), 1, 0)},
+		{"Inf", row("z", "h", math.Inf(1), 1, 0)},
+		{"all null", row("z", "h", 1, 1, 7)},
+		{"control char in tag", row("a\x01", "h", 1, 1, 0)},
+		{"empty tag", row("", "h", 1, 1, 0)},
+		{"trailing backslash", row("a\\", "h", 1, 1, 0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := e.AppendRow([]byte("x"), tt.row)
+			if err == nil {
+				t.Fatalf("no error, wrote %q", got)
+			}
+			if string(got) != "x" {
+				t.Errorf("partial line left: %q", got)
+			}
+		})
+	}
+}
+
+// FuzzFastEqualsEncoder checks that the fast path writes what the Encoder
+// writes, or fails where the Encoder fails.
+func FuzzFastEqualsEncoder(f *testing.F) {
+	f.Add("eu", "host_1", 2.26, int64(5))
+	f.Add("a b", "x\\y", 1e-5, int64(-1))
+	f.Fuzz(func(t *testing.T, zone, host string, v float64, n int64) {
+		fast, _ := New([]*schema.Table{testTable})
+		strict, _ := New([]*schema.Table{testTable})
+		strict.Strict = true
+		r := row(zone, host, v, n, 0)
+		got, err1 := fast.AppendRow(nil, r)
+		want, err2 := strict.AppendRow(nil, r)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("fast err %v, Encoder err %v", err1, err2)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("fast %q != Encoder %q", got, want)
+		}
+	})
+}
+
+func BenchmarkAppendRow(b *testing.B) {
+	e, _ := New([]*schema.Table{testTable})
+	r := row("eu-west-1", "host_1234", 37.21, 12345, 0)
+	buf := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf, _ = e.AppendRow(buf[:0], r)
+	}
+	b.SetBytes(int64(len(buf)))
+}
