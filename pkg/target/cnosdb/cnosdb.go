@@ -1,0 +1,399 @@
+// Package cnosdb is the CnosDB 2.x target: it writes line-protocol batches
+// to /api/v1/write over HTTP (Basic auth, Content-Length always set,
+// optional gzip, round-robin over --urls), manages the database over
+// /api/v1/sql and verifies with exact_count.
+//
+// What a /api/v1/write answer means:
+//
+//	200                                          written
+//	422 "Memory Exhausted Retry Later"/"timeout" nothing written: retryable
+//	500 with an empty body                       retryable
+//	network error                                retryable
+//	413                                          fatal: lower --batch-size or enable --gzip
+//	any other 4xx (bad line 040004, unknown      fatal, with the server's error_code and
+//	database, wrong password, missing auth)      error_message; the batch is not counted
+//	any other 5xx                                fatal
+package cnosdb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpw"
+)
+
+// Config is the target's configuration.
+type Config struct {
+	URLs               []string
+	Tenant             string
+	DBName             string // overridden by PrepareOptions.DBName when set
+	User, Password     string
+	Precision          string // ms, us, ns
+	Gzip               bool
+	GzipLevel          int
+	InsecureSkipVerify bool
+	RequestTimeout     time.Duration
+	// Database options passed through to CREATE DATABASE ... WITH.
+	TTL, VnodeDuration string // durations as CnosDB writes them: "30d", "1d", "INF"
+	Shards, Replica    int    // 0: server default
+	// Warn receives warnings (the exact_count fallback); nil discards them.
+	Warn io.Writer
+}
+
+// Precisions accepted by CnosDB /api/v1/write (anything else would silently
+// be taken as ns).
+var Precisions = []string{"ms", "us", "ns"}
+
+var reDuration = regexp.MustCompile(`^(?i:inf|[0-9]+\s*[a-z]+)$`)
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	switch {
+	case len(c.URLs) == 0:
+		return errors.New("no URL given (--urls)")
+	case c.Precision != "ms" && c.Precision != "us" && c.Precision != "ns":
+		return fmt.Errorf("invalid --precision %q (CnosDB accepts ms, us or ns; it would silently take anything else as ns)", c.Precision)
+	case c.Tenant == "":
+		return errors.New("empty --tenant")
+	case c.Gzip && !httpw.ValidGzipLevel(c.GzipLevel):
+		return fmt.Errorf("invalid --gzip-level %d (want 1-9)", c.GzipLevel)
+	case c.TTL != "" && !reDuration.MatchString(c.TTL):
+		return fmt.Errorf("invalid --db-ttl %q (want a duration such as 30d, or INF)", c.TTL)
+	case c.VnodeDuration != "" && !reDuration.MatchString(c.VnodeDuration):
+		return fmt.Errorf("invalid --db-vnode-duration %q (want a duration such as 1d)", c.VnodeDuration)
+	case c.Shards < 0:
+		return fmt.Errorf("invalid --db-shards %d", c.Shards)
+	case c.Replica < 0:
+		return fmt.Errorf("invalid --db-replica %d", c.Replica)
+	}
+	return nil
+}
+
+// Flags are the target's command-line flags (the runner adds the common ones).
+func Flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "urls", Value: "http://127.0.0.1:8902", Usage: "comma-separated CnosDB base URLs; workers are spread over them round-robin"},
+		&cli.StringFlag{Name: "tenant", Value: "cnosdb", Usage: "tenant"},
+		&cli.StringFlag{Name: "user", Value: "root", EnvVars: []string{"CNOSDB_USER"}, Usage: "user (Basic auth; CnosDB requires the header even with auth off)"},
+		&cli.StringFlag{Name: "password", EnvVars: []string{"CNOSDB_PASSWORD"}, Usage: "password (prefer the CNOSDB_PASSWORD environment variable; never printed)"},
+		&cli.StringFlag{Name: "precision", Value: "ns", Usage: "timestamp precision of the input: ms, us or ns"},
+		&cli.BoolFlag{Name: "gzip", Usage: "gzip each request body"},
+		&cli.IntFlag{Name: "gzip-level", Value: 1, Usage: "gzip level 1 (fastest) to 9 (smallest)"},
+		&cli.StringFlag{Name: "db-ttl", Usage: "CREATE DATABASE ... WITH TTL (e.g. 3650d, INF; default: the server's)"},
+		&cli.IntFlag{Name: "db-shards", Usage: "CREATE DATABASE ... WITH SHARD n (default: the server's)"},
+		&cli.StringFlag{Name: "db-vnode-duration", Usage: "CREATE DATABASE ... WITH VNODE_DURATION (e.g. 1d; default: the server's)"},
+		&cli.IntFlag{Name: "db-replica", Usage: "CREATE DATABASE ... WITH REPLICA n (default: the server's)"},
+		&cli.BoolFlag{Name: "insecure-skip-verify", Usage: "do not verify the server's TLS certificate (https URLs)"},
+		&cli.DurationFlag{Name: "request-timeout", Value: 60 * time.Second, Usage: "limit on one HTTP request; a timed-out write is retried"},
+	}
+}
+
+// ConfigFromCLI reads Flags() from c (DBName is left for the runner's --db-name).
+func ConfigFromCLI(c *cli.Context) (Config, error) {
+	cfg := Config{
+		URLs:               httpw.SplitURLs(c.String("urls")),
+		Tenant:             c.String("tenant"),
+		User:               c.String("user"),
+		Password:           c.String("password"),
+		Precision:          c.String("precision"),
+		Gzip:               c.Bool("gzip"),
+		GzipLevel:          c.Int("gzip-level"),
+		TTL:                c.String("db-ttl"),
+		Shards:             c.Int("db-shards"),
+		VnodeDuration:      c.String("db-vnode-duration"),
+		Replica:            c.Int("db-replica"),
+		InsecureSkipVerify: c.Bool("insecure-skip-verify"),
+		RequestTimeout:     c.Duration("request-timeout"),
+	}
+	if c.IsSet("db-name") {
+		cfg.DBName = c.String("db-name")
+	}
+	return cfg, cfg.Validate()
+}
+
+// Target is a CnosDB server (or several behind --urls).
+type Target struct {
+	cfg    Config
+	client *httpw.Client
+	sqlp   *httpw.Poster
+}
+
+var _ load.Target = (*Target)(nil)
+
+// New checks cfg and returns the target. It does not contact the server.
+func New(cfg Config) (*Target, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	client, err := httpw.NewClient(httpw.Options{
+		URLs:               cfg.URLs,
+		Gzip:               cfg.Gzip,
+		GzipLevel:          cfg.GzipLevel,
+		InsecureSkipVerify: cfg.InsecureSkipVerify,
+		User:               cfg.User,
+		Password:           cfg.Password,
+		AlwaysBasicAuth:    true,
+		Timeout:            cfg.RequestTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Target{cfg: cfg, client: client, sqlp: client.NewPoster(0)}, nil
+}
+
+// Close releases idle connections.
+func (t *Target) Close() error {
+	t.client.Close()
+	return nil
+}
+
+var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// ident quotes a SQL identifier unless it is a plain lower-case name.
+func ident(s string) string {
+	if plainIdent.MatchString(s) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// serverError is CnosDB's JSON error body.
+type serverError struct {
+	Code    string `json:"error_code"`
+	Message string `json:"error_message"`
+}
+
+// describe renders an error answer: "422 [040004] message".
+func describe(status int, body []byte) string {
+	var e serverError
+	if json.Unmarshal(body, &e) == nil && (e.Code != "" || e.Message != "") {
+		return fmt.Sprintf("%d [%s] %s", status, e.Code, e.Message)
+	}
+	if len(body) == 0 {
+		return fmt.Sprintf("%d (empty body)", status)
+	}
+	return fmt.Sprintf("%d %s", status, httpw.Snippet(body, 500))
+}
+
+// SQL runs one statement on db ("" for none) and returns the JSON rows.
+func (t *Target) SQL(ctx context.Context, db, stmt string) ([]map[string]any, error) {
+	q := url.Values{"tenant": {t.cfg.Tenant}}
+	if db != "" {
+		q.Set("db", db)
+	}
+	res, err := t.sqlp.Post(ctx, httpw.Request{
+		Path: "/api/v1/sql", Query: q.Encode(), Body: []byte(stmt),
+		Accept: "application/json", NoCompress: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", stmt, err)
+	}
+	if res.Status != 200 {
+		return nil, &sqlError{stmt: stmt, status: res.Status, desc: describe(res.Status, res.Body)}
+	}
+	if len(res.Body) == 0 {
+		return nil, nil
+	}
+	var rows []map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(res.Body)))
+	dec.UseNumber()
+	if err := dec.Decode(&rows); err != nil {
+		return nil, fmt.Errorf("%s: unreadable answer: %v (%s)", stmt, err, httpw.Snippet(res.Body, 200))
+	}
+	return rows, nil
+}
+
+type sqlError struct {
+	stmt   string
+	status int
+	desc   string
+}
+
+func (e *sqlError) Error() string { return fmt.Sprintf("%s: server answered %s", e.stmt, e.desc) }
+
+func (t *Target) dbName(opts load.PrepareOptions) string {
+	if opts.DBName != "" {
+		return opts.DBName
+	}
+	return t.cfg.DBName
+}
+
+// CreateStatement is the CREATE DATABASE statement Prepare sends.
+func (t *Target) CreateStatement(db string) string {
+	var with []string
+	if t.cfg.TTL != "" {
+		with = append(with, fmt.Sprintf("TTL '%s'", t.cfg.TTL))
+	}
+	if t.cfg.Shards > 0 {
+		with = append(with, "SHARD "+strconv.Itoa(t.cfg.Shards))
+	}
+	if t.cfg.VnodeDuration != "" {
+		with = append(with, fmt.Sprintf("VNODE_DURATION '%s'", t.cfg.VnodeDuration))
+	}
+	if t.cfg.Replica > 0 {
+		with = append(with, "REPLICA "+strconv.Itoa(t.cfg.Replica))
+	}
+	s := "CREATE DATABASE IF NOT EXISTS " + ident(db)
+	if len(with) > 0 {
+		s += " WITH " + strings.Join(with, " ")
+	}
+	return s
+}
+
+func (t *Target) exists(ctx context.Context, db string) (bool, error) {
+	rows, err := t.SQL(ctx, "", "SHOW DATABASES")
+	if err != nil {
+		return false, err
+	}
+	for _, r := range rows {
+		for _, v := range r {
+			if v == db {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
+// (--do-create-db, with the --db-* options) the database.
+func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	db := t.dbName(opts)
+	if db == "" {
+		return errors.New("no database name (--db-name)")
+	}
+	t.cfg.DBName = db
+	if opts.DropDB {
+		if _, err := t.SQL(ctx, "", "DROP DATABASE IF EXISTS "+ident(db)); err != nil {
+			return fmt.Errorf("drop database: %w", err)
+		}
+	}
+	found, err := t.exists(ctx, db)
+	if err != nil {
+		return err
+	}
+	if found && opts.AbortOnExist {
+		return fmt.Errorf("database %q already exists on %s and --do-abort-on-exist is set", db, t.sqlp.BaseURL())
+	}
+	if !found {
+		if !opts.CreateDB {
+			return fmt.Errorf("database %q does not exist on %s (and --do-create-db=false)", db, t.sqlp.BaseURL())
+		}
+		if _, err := t.SQL(ctx, "", t.CreateStatement(db)); err != nil {
+			return fmt.Errorf("create database: %w", err)
+		}
+	}
+	return nil
+}
+
+// Count returns SELECT exact_count(*) per table. On a server without
+// exact_count (before 2.4.3) it falls back to count(*), which may over-count
+// rows not yet de-duplicated, and warns once.
+func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(tables))
+	fn := "exact_count"
+	for _, name := range tables {
+		n, err := t.count(ctx, fn, name)
+		var se *sqlError
+		if err != nil && fn == "exact_count" && errors.As(err, &se) && strings.Contains(strings.ToLower(se.desc), "exact_count") {
+			fn = "count"
+			if t.cfg.Warn != nil {
+				fmt.Fprintf(t.cfg.Warn, "warning: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*), which can over-count rows not yet de-duplicated\n")
+			}
+			n, err = t.count(ctx, fn, name)
+		}
+		if err != nil {
+			return out, err
+		}
+		out[name] = n
+	}
+	return out, nil
+}
+
+func (t *Target) count(ctx context.Context, fn, table string) (int64, error) {
+	stmt := fmt.Sprintf("SELECT %s(*) AS n FROM %s", fn, ident(table))
+	rows, err := t.SQL(ctx, t.cfg.DBName, stmt)
+	var se *sqlError
+	if errors.As(err, &se) && strings.Contains(strings.ToLower(se.desc), "table not found") {
+		return 0, nil // nothing was ever written to it
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != 1 {
+		return 0, fmt.Errorf("%s: want one row, got %d", stmt, len(rows))
+	}
+	switch v := rows[0]["n"].(type) {
+	case json.Number:
+		return v.Int64()
+	default:
+		return 0, fmt.Errorf("%s: unexpected n = %v", stmt, rows[0]["n"])
+	}
+}
+
+// NewWriter returns the writer of worker (it posts to URL worker % len(URLs)).
+func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	if t.cfg.DBName == "" {
+		return nil, errors.New("no database name (--db-name)")
+	}
+	q := url.Values{"db": {t.cfg.DBName}, "tenant": {t.cfg.Tenant}, "precision": {t.cfg.Precision}}
+	return &Writer{p: t.client.NewPoster(worker), query: q.Encode(), gzip: t.cfg.Gzip}, nil
+}
+
+// Writer posts batches to /api/v1/write for one worker.
+type Writer struct {
+	p     *httpw.Poster
+	query string
+	gzip  bool
+}
+
+var _ load.Writer = (*Writer)(nil)
+
+// Close does nothing: connections belong to the Target's client.
+func (w *Writer) Close() error { return nil }
+
+// Write posts b and interprets the answer (see the package documentation).
+func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	if b.Format != load.FormatILP {
+		return load.Ack{}, fmt.Errorf("%s: CnosDB takes line protocol, not %s", b.Where(), b.Format)
+	}
+	res, err := w.p.Post(ctx, httpw.Request{Path: "/api/v1/write", Query: w.query, Body: b.Data})
+	if err != nil {
+		return load.Ack{}, fmt.Errorf("%s: %w", b.Where(), err)
+	}
+	return interpret(b, res.Status, res.Body, w.gzip)
+}
+
+func interpret(b *load.Batch, status int, body []byte, gzip bool) (load.Ack, error) {
+	where := b.Where()
+	switch {
+	case status >= 200 && status < 300:
+		return load.Ack{Rows: b.Rows}, nil
+	case status == 422 && (strings.Contains(string(body), "Memory Exhausted Retry Later") || strings.Contains(strings.ToLower(string(body)), "timeout")):
+		return load.Ack{}, load.Retryable(fmt.Errorf("%s: server busy (%s)", where, describe(status, body)))
+	case status == 500 && len(strings.TrimSpace(string(body))) == 0:
+		return load.Ack{}, load.Retryable(fmt.Errorf("%s: server error (500 with an empty body)", where))
+	case status == 413:
+		hint := " or enable --gzip"
+		if gzip {
+			hint = ""
+		}
+		return load.Ack{}, fmt.Errorf("%s: request body too large (413): lower --batch-size (this batch has %d rows, %d bytes before compression)%s", where, b.Rows, len(b.Data), hint)
+	case status == 400 && strings.Contains(strings.ToLower(string(body)), "auth"):
+		return load.Ack{}, fmt.Errorf("%s: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", where, describe(status, body))
+	case status == 422 && strings.Contains(strings.ToLower(string(body)), "auth"):
+		return load.Ack{}, fmt.Errorf("%s: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", where, describe(status, body))
+	}
+	return load.Ack{}, fmt.Errorf("%s: server refused the batch (%s); nothing of it is counted as written", where, describe(status, body))
+}
