@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# compare.sh: one dataset, generated once, loaded into every database whose
+# server is up, with the same batch size and workers; one table side by side
+# with each database's verified row count.
+#
+#   scripts/compare.sh --out DIR [--targets questdb,influx,timescale,cnosdb]
+#       [--use-case cpu-only] [--seed 123] [--scale 100]
+#       [--timestamp-start 2026-01-01T00:00:00Z] [--timestamp-end 2026-01-02T00:00:00Z]
+#       [--log-interval 10s] [--file existing.ilp.gz]
+#       [--batch-size 5000] [--workers 2] [--repeat 1] [--db-name tsload_compare]
+#       [-- extra flags for every loader]
+#
+# The dataset is InfluxDB line protocol (every loader reads it; load_timescale
+# decodes it and sends COPY), written to DIR/data.ilp.gz unless --file names
+# one. Binaries come from $TSLOAD_BIN, ./bin or PATH (go build -o bin/ ./cmd/...).
+#
+# A database takes part when its loader binary exists and its server answers:
+#   timescale  $TSLOAD_POSTGRES (default postgres://postgres@127.0.0.1:5432/postgres)
+#   influx     $TSLOAD_INFLUX_URL (default http://127.0.0.1:8086), GET /ping
+#   questdb    $TSLOAD_QUESTDB_HTTP (default http://127.0.0.1:9000)
+#   cnosdb     only when $CNOSDB_URL is set
+# Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
+# TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
+#
+# Every run drops and re-creates --db-name and verifies the count. Output in DIR:
+# results/<target>_r<n>.json, logs/<target>_r<n>.log, table.md and table.csv
+# (also printed), bars_rows.png/.svg, plots/<target>_r<n>.rate.png/.svg.
+# Exit status 0 when every run was ok, 3 when some failed (the table says
+# which), 1/2 on setup or usage errors.
+set -euo pipefail
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+die() {
+	echo "compare: $*" >&2
+	exit 1
+}
+
+out="" targets="timescale,influx,questdb,cnosdb" file=""
+use_case=cpu-only seed=123 scale=100 ts_start=2026-01-01T00:00:00Z ts_end=2026-01-02T00:00:00Z interval=10s
+batch=5000 workers=2 repeat=1 db_name=tsload_compare
+extra=()
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	--out) out=${2:?}; shift 2 ;;
+	--targets) targets=${2:?}; shift 2 ;;
+	--file) file=${2:?}; shift 2 ;;
+	--use-case) use_case=${2:?}; shift 2 ;;
+	--seed) seed=${2:?}; shift 2 ;;
+	--scale) scale=${2:?}; shift 2 ;;
+	--timestamp-start) ts_start=${2:?}; shift 2 ;;
+	--timestamp-end) ts_end=${2:?}; shift 2 ;;
+	--log-interval) interval=${2:?}; shift 2 ;;
+	--batch-size) batch=${2:?}; shift 2 ;;
+	--workers) workers=${2:?}; shift 2 ;;
+	--repeat) repeat=${2:?}; shift 2 ;;
+	--db-name) db_name=${2:?}; shift 2 ;;
+	-h | --help) usage ;;
+	--) shift; extra=("$@"); break ;;
+	*) echo "compare: unknown argument $1" >&2; usage ;;
+	esac
+done
+[[ -n $out ]] || { echo "compare: --out is required" >&2; usage; }
+for n in "$batch" "$workers" "$repeat"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || die "--batch-size, --workers and --repeat take positive integers, not '$n'"
+done
+
+find_bin() {
+	local name=$1 dir
+	for dir in "${TSLOAD_BIN:-}" ./bin; do
+		if [[ -n $dir && -x $dir/$name ]]; then
+			echo "$dir/$name"
+			return 0
+		fi
+	done
+	command -v "$name"
+}
+report_bin=$(find_bin report) || die "report not found in \$TSLOAD_BIN, ./bin or PATH (go build -o bin/ ./cmd/...)"
+
+# tcp_up HOST PORT: something accepts connections there within 2 seconds.
+tcp_up() {
+	# shellcheck disable=SC2016 # $1 and $2 expand in the inner shell
+	timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null
+}
+# host_port URL DEFAULT_PORT: "host port" of an http(s):// or postgres:// URL.
+host_port() {
+	local rest=${1#*://} port=$2
+	rest=${rest#*@}
+	rest=${rest%%/*}
+	rest=${rest%%,*}
+	if [[ $rest == *:* ]]; then port=${rest##*:}; rest=${rest%:*}; fi
+	echo "${rest:-127.0.0.1} $port"
+}
+# http_up URL PATH: the server answers PATH with a 2xx/3xx (TCP when curl is missing).
+http_up() {
+	local hp
+	if command -v curl >/dev/null; then
+		curl -fsS -o /dev/null --max-time 3 "${1%/}$2" 2>/dev/null
+		return
+	fi
+	read -r -a hp <<<"$(host_port "$1" 80)"
+	tcp_up "${hp[0]}" "${hp[1]}"
+}
+
+server_up() {
+	local hp
+	case "$1" in
+	timescale)
+		read -r -a hp <<<"$(host_port "${TSLOAD_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}" 5432)"
+		if command -v pg_isready >/dev/null; then
+			pg_isready -q -h "${hp[0]}" -p "${hp[1]}"
+		else
+			tcp_up "${hp[0]}" "${hp[1]}"
+		fi
+		;;
+	influx) http_up "${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}" /ping ;;
+	questdb) http_up "${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}" / ;;
+	cnosdb) [[ -n ${CNOSDB_URL:-} ]] && http_up "$CNOSDB_URL" /api/v1/ping ;;
+	*) return 1 ;;
+	esac
+}
+
+# Address flags from the environment, where a loader's flag has no env var of its own.
+target_flags() {
+	case "$1" in
+	timescale) [[ -n ${TSLOAD_POSTGRES:-} ]] && echo "--postgres $TSLOAD_POSTGRES" ;;
+	cnosdb) echo "--urls $CNOSDB_URL" ;;
+	esac
+	local var="TSLOAD_COMPARE_FLAGS_${1^^}"
+	echo "${!var:-}"
+}
+
+IFS=, read -r -a wanted <<<"$targets"
+up=()
+for t in "${wanted[@]}"; do
+	if ! find_bin "load_$t" >/dev/null; then
+		echo "compare: $t: no load_$t binary; skipped" >&2
+	elif ! server_up "$t"; then
+		echo "compare: $t: server not reachable; skipped" >&2
+	else
+		up+=("$t")
+	fi
+done
+[[ ${#up[@]} -gt 0 ]] || die "no database is up (start one with scripts/start_postgres.sh, start_influxdb.sh or start_questdb.sh)"
+echo "compare: loading into ${up[*]}" >&2
+
+mkdir -p "$out/results" "$out/logs" "$out/plots"
+rm -f "$out"/results/*.json
+if [[ -z $file ]]; then
+	gen_bin=$(find_bin generate_data) || die "generate_data not found (go build -o bin/ ./cmd/...)"
+	file="$out/data.ilp.gz"
+	echo "compare: generating $use_case (scale $scale, $ts_start .. $ts_end every $interval, seed $seed) into $file" >&2
+	"$gen_bin" --use-case "$use_case" --seed "$seed" --scale "$scale" \
+		--timestamp-start "$ts_start" --timestamp-end "$ts_end" --log-interval "$interval" \
+		--format ilp --file "$file"
+fi
+[[ -r $file ]] || die "cannot read $file"
+
+json_string() {
+	printf '"%s"' "$(printf '%s' "$1" | tr '\n\t' '  ' | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')"
+}
+now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+
+runs=0 failed=0
+for ((r = 1; r <= repeat; r++)); do
+	for t in "${up[@]}"; do
+		name="${t}_r${r}" res="$out/results/${t}_r${r}.json" log="$out/logs/${t}_r${r}.log"
+		read -r -a tflags <<<"$(target_flags "$t" | tr '\n' ' ')"
+		args=(--file "$file" --batch-size "$batch" --workers "$workers" --db-name "$db_name"
+			--drop-db --do-create-db=true --verify=true --reporting-period 1s --results-file "$res"
+			"${tflags[@]+"${tflags[@]}"}" "${extra[@]+"${extra[@]}"}")
+		loader=$(find_bin "load_$t")
+		echo "compare: $name: $loader ${args[*]}" >&2
+		start=$(now)
+		status=0
+		"$loader" "${args[@]}" 2>"$log" || status=$?
+		end=$(now)
+		runs=$((runs + 1))
+		[[ $status -eq 0 && -s $res ]] && continue
+		failed=$((failed + 1))
+		if [[ -s $res ]] && ! grep -q '"status": *"ok"' "$res"; then
+			echo "compare: $name failed (status $status); its results file says so" >&2
+			continue
+		fi
+		[[ -s $res ]] && mv "$res" "$out/logs/$name.claimed-ok.json"
+		reason="load_$t exited with status $status: $(tail -n 3 "$log")"
+		cat >"$res" <<EOF
+{"loader": "load_$t", "target": "$t", "status": "failed", "error": $(json_string "$reason"),
+ "flags": {"db-name": $(json_string "$db_name")}, "inputs": [$(json_string "$file")],
+ "start": "$start", "end": "$end", "batch_size": $batch, "workers": $workers}
+EOF
+		echo "compare: $name failed (status $status); wrote $res with status failed" >&2
+	done
+done
+
+results=("$out"/results/*.json)
+"$report_bin" table --group target,batch_size,workers --format md "${results[@]}" >"$out/table.md"
+"$report_bin" table --group target,batch_size,workers --format csv "${results[@]}" >"$out/table.csv"
+"$report_bin" bars --out "$out" --group target --metric rows "${results[@]}" >/dev/null
+"$report_bin" plot --out "$out/plots" "${results[@]}" >/dev/null
+cat "$out/table.md"
+echo "compare: $runs runs, $failed failed; table, CSV and charts in $out" >&2
+[[ $failed -eq 0 ]] || exit 3
