@@ -1,0 +1,212 @@
+package timescale
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// genFile writes a generated data set and returns its path and row counts.
+func genFile(t testing.TB, useCase string, f load.Format, scale int, maxRows int64, gz bool) (string, gen.Stats) {
+	t.Helper()
+	base := useCase
+	if useCase == "cpu-only" {
+		base = "cpu" // a single-table file names its table
+	}
+	name := filepath.Join(t.TempDir(), base+gen.Extension(f))
+	if gz {
+		name += ".gz"
+	}
+	st, err := gen.Generate(context.Background(), gen.Config{
+		UseCase: useCase, Format: f, Seed: 7, Scale: scale, MaxRows: maxRows, File: name, Workers: 1,
+		Start: time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2016, 1, 2, 0, 0, 0, 0, time.UTC),
+		Stderr: io.Discard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name, st
+}
+
+type runCase struct {
+	method    Method
+	commit    Commit
+	batch     int
+	workers   int
+	hash      bool
+	unlogged  bool
+	createIdx string
+}
+
+// runLoad loads file through runner.Run into a fresh database and checks the
+// results: status ok, every generated row acknowledged and verified.
+func runLoad(t *testing.T, file string, st gen.Stats, c runCase) *Target {
+	t.Helper()
+	requireServer(t)
+	cfg := Config{URL: pgURL(), DBName: testDBName(t), Method: c.method, Commit: c.commit, Unlogged: c.unlogged, CreateIndexes: c.createIdx}
+	if c.unlogged {
+		cfg.UseHypertable = "false"
+	}
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close(); dropDB(t, cfg.DBName) })
+	var stderr bytes.Buffer
+	res, err := runner.Run(context.Background(), runner.Config{
+		Inputs: []string{file}, BatchSize: c.batch, Workers: c.workers, HashWorkers: c.hash,
+		DoLoad: true, Verify: true, ReportingPeriod: time.Second, RetryTimeout: 10 * time.Second,
+		Prepare: load.PrepareOptions{DBName: cfg.DBName, CreateDB: true, DropDB: true},
+		Stderr:  &stderr, Loader: "load_timescale", Target: "timescale",
+	}, tg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if res.Status != load.StatusOK || res.Rows != st.Rows || res.Verify == nil || !res.Verify.OK {
+		t.Fatalf("status %s rows %d (generated %d) verify %+v\n%s", res.Status, res.Rows, st.Rows, res.Verify, stderr.String())
+	}
+	for _, tr := range st.Tables {
+		if res.Verify.Actual[tr.Name] != tr.Rows {
+			t.Fatalf("table %s: %d rows in the database, generated %d", tr.Name, res.Verify.Actual[tr.Name], tr.Rows)
+		}
+	}
+	return tg
+}
+
+// fingerprint is an md5 of every row of table in a fixed order.
+func fingerprint(t testing.TB, db string, tb *schema.Table) string {
+	conn := dbConn(t, db)
+	order := "time"
+	for _, tag := range tb.Tags() {
+		order += ", " + schema.QuoteIdent(tag)
+	}
+	var s string
+	q := fmt.Sprintf("SELECT md5(string_agg(r::text, E'\\n' ORDER BY %s)) FROM %s r", order, schema.QuoteIdent(tb.Name))
+	if err := conn.QueryRow(context.Background(), q).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRunnerEndToEnd(t *testing.T) {
+	requireServer(t)
+	cases := map[load.Format][]runCase{
+		load.FormatPGCopy: {
+			{method: MethodCopyBinary, batch: 500, workers: 2},
+			{method: MethodCopyBinary, batch: 7, workers: 3, hash: true},
+			{method: MethodInsertMulti, batch: 1000, workers: 1, createIdx: "after"},
+			{method: MethodInsert, commit: CommitRow, batch: 300, workers: 2},
+		},
+		load.FormatCSV: {
+			{method: MethodCopyCSV, batch: 700, workers: 2, unlogged: true},
+			{method: MethodInsertMulti, batch: 5000, workers: 2, createIdx: "before"},
+			{method: MethodInsert, batch: 250, workers: 1},
+		},
+		load.FormatILP: {
+			{method: MethodAuto, batch: 500, workers: 2, hash: true},
+			{method: MethodInsertMulti, commit: CommitRow, batch: 999, workers: 2},
+		},
+	}
+	for _, useCase := range []string{"cpu-only", "devops"} {
+		prints := map[string]string{}
+		for _, f := range []load.Format{load.FormatPGCopy, load.FormatCSV, load.FormatILP} {
+			file, st := genFile(t, useCase, f, 3, 2500, f == load.FormatCSV)
+			for _, c := range cases[f] {
+				if useCase == "devops" && c.method == MethodInsert {
+					continue // the slowest method once is enough
+				}
+				name := fmt.Sprintf("%s/%s/%s/%s/b%d/w%d", useCase, f, c.method, c.commit, c.batch, c.workers)
+				t.Run(name, func(t *testing.T) {
+					tg := runLoad(t, file, st, c)
+					// The same data set loads to the same rows whatever the
+					// format and method.
+					for _, tr := range st.Tables {
+						tb := tg.table(tr.Name)
+						if tb == nil {
+							t.Fatalf("table %s unknown to the target", tr.Name)
+						}
+						fp := fingerprint(t, tg.cfg.DBName, tb.t)
+						if prev, ok := prints[tr.Name]; ok && prev != fp {
+							t.Fatalf("table %s differs from the first load of the same data (%s vs %s)", tr.Name, fp, prev)
+						}
+						prints[tr.Name] = fp
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestRunnerValuesMatchCSV reads a sample of generated CSV records and
+// compares them with the rows loaded from the pgcopy file of the same seed.
+func TestRunnerValuesMatchCSV(t *testing.T) {
+	requireServer(t)
+	csvFile, _ := genFile(t, "cpu-only", load.FormatCSV, 2, 400, false)
+	pgFile, st := genFile(t, "cpu-only", load.FormatPGCopy, 2, 400, false)
+	tg := runLoad(t, pgFile, st, runCase{method: MethodCopyBinary, batch: 100, workers: 2})
+	data, err := os.ReadFile(csvFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := cpuTable()
+	fields := make([][]byte, len(tb.Columns))
+	scratch := make([]byte, 0, len(data))
+	off, _, err := csvRecord(data, 0, fields, &scratch) // header
+	if err != nil || string(fields[0]) != "time" {
+		t.Fatalf("header %q %v", fields, err)
+	}
+	conn := dbConn(t, tg.cfg.DBName)
+	checked := 0
+	for rec := 1; off < len(data); rec++ {
+		if off, _, err = csvRecord(data, off, fields, &scratch); err != nil {
+			t.Fatal(err)
+		}
+		if rec%37 != 1 {
+			continue
+		}
+		ts, err := time.Parse(time.RFC3339Nano, string(fields[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]any, len(tb.Columns))
+		ptrs := make([]any, len(tb.Columns))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		q := "SELECT * FROM cpu WHERE time = $1 AND hostname = $2"
+		if err := conn.QueryRow(context.Background(), q, ts, string(fields[1])).Scan(ptrs...); err != nil {
+			t.Fatalf("record %d: %v", rec, err)
+		}
+		for i, c := range tb.Columns {
+			var want any
+			switch {
+			case fields[i] == nil:
+				want = nil
+			case c.Type == schema.Timestamp:
+				want = ts
+			case c.Type == schema.Float8:
+				want, _ = strconv.ParseFloat(string(fields[i]), 64)
+			default:
+				want = string(fields[i])
+			}
+			if !sameValue(want, vals[i]) {
+				t.Fatalf("record %d column %s: database %v, csv %v", rec, c.Name, vals[i], want)
+			}
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Fatalf("only %d records checked", checked)
+	}
+}
