@@ -235,6 +235,9 @@ func Generate(ctx context.Context, cfg Config) (Stats, error) {
 	lo := int(int64(n) * int64(cfg.Shard.Index) / int64(cfg.Shard.Count))
 	hi := int(int64(n) * int64(cfg.Shard.Index+1) / int64(cfg.Shard.Count))
 	gs := m.groupSize()
+	if testGroupSize > 0 {
+		gs = testGroupSize
+	}
 	var specs []unitSpec
 	for t := range tables {
 		for a := lo; a < hi; a += gs {
@@ -292,6 +295,10 @@ func Extension(f load.Format) string {
 	}
 	return ".ilp"
 }
+
+// testGroupSize, when positive, replaces the model's group size (tests use
+// tiny groups to exercise many workers on little data).
+var testGroupSize int
 
 // inFlight is the number of units a worker may have sent but the writer not
 // yet written.
