@@ -131,6 +131,37 @@ type ilpLine struct {
 	reason  string // why the line is malformed, or ""
 }
 
+// Byte classes of the ILP scanner: stop[c] is true for the bytes a state
+// must look at; every other byte is skipped in a tight loop. Non-ASCII
+// bytes and NUL stop every state (for the UTF-8 and NUL checks).
+var (
+	stopName   = stopTable(",\\ ")  // measurement
+	stopTag    = stopTable(",\\ =") // tag keys and values
+	stopKey    = stopTable(",\\ =") // field keys
+	stopValue  = stopTable(", ")    // unquoted field values
+	stopString = stopTable("\"\\")  // string field values
+)
+
+func stopTable(special string) *[256]bool {
+	var t [256]bool
+	for i := 0x80; i < 256; i++ {
+		t[i] = true
+	}
+	t[0] = true
+	for i := 0; i < len(special); i++ {
+		t[special[i]] = true
+	}
+	return &t
+}
+
+// skip returns the index of the first byte at or after i that stops.
+func skip(line []byte, i int, stop *[256]bool) int {
+	for i < len(line) && !stop[line[i]] {
+		i++
+	}
+	return i
+}
+
 // scanILP validates one line (without its line ending) cheaply: a
 // measurement, well-formed tags, at least one field with a key and a value
 // (string values may hold escaped quotes, commas and spaces), an optional
@@ -151,26 +182,27 @@ func scanILP(line []byte) ilpLine {
 		return r
 	}
 	r.row = true
-	var high byte // OR of all bytes: bit 7 set means non-ASCII seen
+	high := false // non-ASCII seen: check UTF-8
 	// Measurement.
-	for i < n {
-		c := line[i]
-		if c == '\\' {
-			if i+1 < n {
-				high |= line[i+1]
-			}
-			i += 2
-			continue
+	for {
+		i = skip(line, i, stopName)
+		if i >= n {
+			break
 		}
+		c := line[i]
 		if c == ',' || c == ' ' {
 			break
 		}
-		if c == 0 {
+		switch {
+		case c == '\\':
+			i += 2
+		case c == 0:
 			r.reason = "NUL byte in measurement"
 			return r
+		default:
+			high = true
+			i++
 		}
-		high |= c
-		i++
 	}
 	if i > n {
 		i = n
@@ -185,42 +217,42 @@ func scanILP(line []byte) ilpLine {
 		i++
 		keyStart, eq := i, -1
 		for {
+			i = skip(line, i, stopTag)
 			if i >= n {
 				r.reason = "missing field section"
 				return r
 			}
 			c := line[i]
-			if c == '\\' {
-				if i+1 < n {
-					high |= line[i+1]
-				}
+			switch {
+			case c == '\\':
 				i += 2
-				continue
-			}
-			if c == ',' || c == ' ' {
+			case c == ',' || c == ' ':
 				if eq < 0 || eq == keyStart || eq == i-1 {
 					r.reason = "tag without key=value"
 					return r
 				}
 				if c == ' ' {
-					break
+					goto tagsDone
 				}
 				i++
 				keyStart, eq = i, -1
-				continue
-			}
-			if c == '=' && eq < 0 {
-				eq = i
-			} else if c == 0 {
+			case c == '=':
+				if eq < 0 {
+					eq = i
+				}
+				i++
+			case c == 0:
 				r.reason = "NUL byte in tag"
 				return r
+			default:
+				high = true
+				i++
 			}
-			high |= c
-			i++
 		}
 	}
+tagsDone:
 	r.keyEnd = i
-	if high&0x80 != 0 && !utf8.Valid(line[:i]) {
+	if high && !utf8.Valid(line[:i]) {
 		r.reason = "invalid UTF-8 in measurement or tags"
 		return r
 	}
@@ -235,21 +267,24 @@ func scanILP(line []byte) ilpLine {
 	for {
 		// Key.
 		keyStart := i
-		for i < n {
-			c := line[i]
-			if c == '\\' {
-				i += 2
-				continue
-			}
-			if c == '=' || c == ' ' || c == ',' {
+	key:
+		for {
+			i = skip(line, i, stopKey)
+			if i >= n {
 				break
 			}
-			if c == 0 {
+			switch c := line[i]; {
+			case c == '\\':
+				i += 2
+			case c == 0:
 				r.reason = "NUL byte in field key"
 				return r
+			case c >= 0x80:
+				high = true
+				i++
+			default:
+				break key
 			}
-			high |= c
-			i++
 		}
 		if i >= n || line[i] != '=' || i == keyStart {
 			r.reason = "field without key=value"
@@ -260,34 +295,39 @@ func scanILP(line []byte) ilpLine {
 		if i < n && line[i] == '"' {
 			i++
 			for {
+				i = skip(line, i, stopString)
 				if i >= n {
 					r.reason = "unterminated string field value"
 					return r
 				}
 				c := line[i]
-				if c == '\\' {
-					i += 2
-					continue
-				}
 				if c == '"' {
 					i++
 					break
 				}
-				if c == 0 {
+				switch {
+				case c == '\\':
+					i += 2
+				case c == 0:
 					r.reason = "NUL byte in string field value"
 					return r
+				default:
+					high = true
+					i++
 				}
-				high |= c
-				i++
 			}
 		} else {
 			valStart := i
-			for i < n && line[i] != ',' && line[i] != ' ' {
+			for {
+				i = skip(line, i, stopValue)
+				if i >= n || line[i] == ',' || line[i] == ' ' {
+					break
+				}
 				if line[i] == 0 {
 					r.reason = "NUL byte in field value"
 					return r
 				}
-				high |= line[i]
+				high = true
 				i++
 			}
 			if i == valStart {
@@ -305,7 +345,7 @@ func scanILP(line []byte) ilpLine {
 		}
 		i++
 	}
-	if high&0x80 != 0 && !utf8.Valid(line) {
+	if high && !utf8.Valid(line) {
 		r.reason = "invalid UTF-8"
 		return r
 	}
@@ -316,9 +356,7 @@ func scanILP(line []byte) ilpLine {
 	if i >= n {
 		return r
 	}
-	neg := false
 	if line[i] == '-' {
-		neg = true
 		i++
 	}
 	start := i
@@ -332,12 +370,7 @@ func scanILP(line []byte) ilpLine {
 		v = v*10 + d
 		i++
 	}
-	_ = neg
-	if i == start {
-		r.reason = "invalid timestamp"
-		return r
-	}
-	if i < n && line[i] != ' ' {
+	if i == start || (i < n && line[i] != ' ') {
 		r.reason = "invalid timestamp"
 		return r
 	}
@@ -346,7 +379,6 @@ func scanILP(line []byte) ilpLine {
 	}
 	if i != n {
 		r.reason = "unexpected data after timestamp"
-		return r
 	}
 	return r
 }
