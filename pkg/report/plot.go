@@ -44,7 +44,8 @@ const (
 )
 
 // RatePlot draws one run's insert rate per reporting period against the
-// seconds since the run started: lines with a point per period, y from 0, so
+// seconds since the run started: lines with a point at the middle of each
+// period, y from 0, so
 // dips and stalls (periods with few or no rows) stand out. A dashed line
 // marks the overall rate. A run without periods (shorter than one reporting
 // period) is drawn as its single overall point.
@@ -59,7 +60,7 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 		overall = r.MetricsPerSec
 	}
 	p.Title.Padding = vg.Points(8)
-	p.Title.Text = fmt.Sprintf("%s%s (%s), batch %d, %d workers: %s %s overall",
+	p.Title.Text = fmt.Sprintf("%s%s (%s), batch size %d, workers %d: %s %s overall",
 		status, r.Loader, r.Target, r.BatchSize, r.Workers, thousands(overall), m.label())
 	p.X.Label.Text = "seconds since start"
 	p.Y.Label.Text = m.label()
@@ -71,7 +72,8 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 		if m == MetricMetrics {
 			v = per.MetricsPerSec
 		}
-		pts = append(pts, plotter.XY{X: per.At, Y: v})
+		// Each point sits in the middle of its period.
+		pts = append(pts, plotter.XY{X: per.At - per.Seconds/2, Y: v})
 	}
 	if len(pts) == 0 {
 		pts = append(pts, plotter.XY{X: r.Seconds, Y: overall})
@@ -112,7 +114,7 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 	if p.Y.Max <= 0 {
 		p.Y.Max = 1
 	}
-	p.Y.Max *= 1.1
+	p.Y.Max *= 1.25 // room for the legend
 	p.Y.Tick.Marker = thousandsTicks{}
 	return p, nil
 }

@@ -128,7 +128,7 @@ func TestRatePlotShowsStall(t *testing.T) {
 	if stalls != 1 {
 		t.Fatalf("fixture has %d stalled periods, want 1", stalls)
 	}
-	if !strings.Contains(p.Title.Text, "load_influx") || !strings.Contains(p.Title.Text, "batch 1000") {
+	if !strings.Contains(p.Title.Text, "load_influx") || !strings.Contains(p.Title.Text, "batch size 1000") {
 		t.Errorf("title %q", p.Title.Text)
 	}
 	failed, _ := ReadFiles([]string{"testdata/matrix/b3000_w4_r2.json"})
