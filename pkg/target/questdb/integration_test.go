@@ -102,7 +102,15 @@ func newTarget(t *testing.T, s qdb, transport string, pg bool, tables ...*schema
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tg.Close() })
+	t.Cleanup(func() {
+		// Leave the shared server as it was: drop this test's tables.
+		if q, err := tg.withQuerier(context.Background()); err == nil {
+			for _, tb := range tables {
+				q.query(context.Background(), "DROP TABLE IF EXISTS "+quote(tb.Name))
+			}
+		}
+		tg.Close()
+	})
 	err = tg.Prepare(context.Background(), load.PrepareOptions{CreateDB: true, DropDB: true, Tables: tables})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,178 @@
+package questdb
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// genILP writes a small data set of useCase as ILP into dir and returns the
+// file name and its row count.
+func genILP(t *testing.T, dir, useCase string, scale int, span time.Duration) (string, int64) {
+	t.Helper()
+	file := filepath.Join(dir, useCase+".ilp.gz")
+	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, err := gen.Generate(context.Background(), gen.Config{
+		UseCase: useCase, Format: load.FormatILP, Seed: 42, Scale: scale,
+		Start: start, End: start.Add(span), File: file, Workers: 1,
+		Stderr: &bytes.Buffer{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file, st.Rows
+}
+
+// TestEndToEnd loads generated use cases through the shared runner over
+// both transports with several batch sizes and worker counts; the runner's
+// verification (exact count per table after WAL apply) must pass.
+func TestEndToEnd(t *testing.T) {
+	s := server(t)
+	dir := t.TempDir()
+	type input struct {
+		file string
+		rows int64
+	}
+	inputs := map[string]input{}
+	for _, uc := range []string{"cpu-only", "devops", "iot"} {
+		f, n := genILP(t, dir, uc, 8, 2*time.Hour)
+		inputs[uc] = input{f, n}
+	}
+	for _, tc := range []struct {
+		useCase, transport string
+		batch, workers     int
+		pg                 bool
+	}{
+		{"cpu-only", HTTP, 1000, 2, true},
+		{"cpu-only", TCP, 5000, 1, false},
+		{"devops", HTTP, 777, 3, false},
+		{"devops", TCP, 2000, 2, true},
+		{"iot", HTTP, 5000, 2, true},
+		{"iot", TCP, 500, 2, true},
+	} {
+		name := tc.useCase + "/" + tc.transport + "/batch=" + itoa(int64(tc.batch)) + "/workers=" + itoa(int64(tc.workers))
+		t.Run(name, func(t *testing.T) {
+			in := inputs[tc.useCase]
+			cfg := Config{Transport: tc.transport, URL: s.http, TCPAddr: s.tcp, Dedup: tc.transport == HTTP, WALTimeout: time.Minute}
+			if tc.pg {
+				cfg.PG = s.pg
+			}
+			tg, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			var stderr bytes.Buffer
+			res, err := runner.Run(context.Background(), runner.Config{
+				Inputs: []string{in.file}, BatchSize: tc.batch, Workers: tc.workers,
+				DoLoad: true, Verify: true, ReportingPeriod: time.Minute, RetryTimeout: 30 * time.Second,
+				Prepare: load.PrepareOptions{CreateDB: true, DropDB: true},
+				Stderr:  &stderr, Loader: "load_questdb", Target: "questdb",
+			}, tg)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			if res.Status != load.StatusOK || res.Rows != in.rows || res.Verify == nil || !res.Verify.OK {
+				t.Fatalf("status %s rows %d (want %d) verify %+v\n%s", res.Status, res.Rows, in.rows, res.Verify, stderr.String())
+			}
+			var sum int64
+			for _, n := range res.Verify.Actual {
+				sum += n
+			}
+			if sum != in.rows {
+				t.Fatalf("database holds %d rows, want %d", sum, in.rows)
+			}
+		})
+	}
+}
+
+// TestCLI runs load_questdb's command line with a --conf string: its
+// auto_flush_rows becomes the batch size, and the password never reaches
+// the results file.
+func TestCLI(t *testing.T) {
+	s := server(t)
+	dir := t.TempDir()
+	file, rows := genILP(t, dir, "cpu-only", 3, time.Hour)
+	results := filepath.Join(dir, "results.json")
+	spec := loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: Flags(), New: FromCLI}
+	addr := strings.TrimPrefix(s.http, "http://")
+	var stderr bytes.Buffer
+	err := loadcli.Run(context.Background(), spec, []string{"load_questdb",
+		"--file", file, "--drop-db", "--use-case", "cpu-only", "--pg", s.pg, "--results-file", results,
+		"--conf", "http::addr=" + addr + ";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;",
+	}, nil, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	raw, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("s3cret")) || bytes.Contains(raw, []byte(":quest@")) || bytes.Contains(stderr.Bytes(), []byte("s3cret")) {
+		t.Fatalf("a secret leaked:\n%s\n%s", raw, stderr.String())
+	}
+	var res load.Results
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.BatchSize != 700 || res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Batches != (rows+699)/700 {
+		t.Fatalf("batch size %d rows %d/%d batches %d verify %+v", res.BatchSize, res.Rows, rows, res.Batches, res.Verify)
+	}
+	if !strings.Contains(res.Flags["conf"], "password=REDACTED;") {
+		t.Errorf("conf flag recorded as %q", res.Flags["conf"])
+	}
+}
+
+// TestCLIErrors needs no server: bad flag combinations fail before any
+// connection, and --do-load=false runs without one.
+func TestCLIErrors(t *testing.T) {
+	spec := loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: Flags(), New: FromCLI}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--conf", "http::addr=x;auto_flush_rows=10;", "--batch-size", "20"}, "disagree"},
+		{[]string{"--conf", "http::addr=x;", "--transport", "tcp"}, "give the setting in one place"},
+		{[]string{"--conf", "http::addr=x;bogus=1;"}, `unknown key "bogus"`},
+		{[]string{"--transport", "udp"}, "unknown transport"},
+		{[]string{"--format", "csv"}, "ILP only"},
+	} {
+		var stderr bytes.Buffer
+		err := loadcli.Run(context.Background(), spec, append([]string{"load_questdb"}, tc.args...), strings.NewReader("cpu v=1 1\n"), &stderr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	var stderr bytes.Buffer
+	err := loadcli.Run(context.Background(), spec, []string{"load_questdb", "--do-load=false", "--http-url", "http://127.0.0.1:1"},
+		strings.NewReader("cpu,h=a v=1 1\ncpu,h=b v=2 2\n"), &stderr)
+	if err != nil || !strings.Contains(stderr.String(), "2 rows") {
+		t.Errorf("--do-load=false: %v\n%s", err, stderr.String())
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"http::addr=h:1;username=u;password=p;;w;token=t;": "http::addr=h:1;username=u;password=REDACTED;token=REDACTED;",
+		"tcp::addr=h:1":     "tcp::addr=h:1",
+		"garbage":           "REDACTED",
+		"https::password=x": "https::password=REDACTED",
+	} {
+		if got := RedactConf(in); got != want {
+			t.Errorf("RedactConf(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := redactURL("postgres://admin:quest@h:8812/qdb"); got != "postgres://admin:REDACTED@h:8812/qdb" {
+		t.Errorf("redactURL = %q", got)
+	}
+}
