@@ -119,7 +119,9 @@ func (s *Server) SetOld(old bool) { s.mu.Lock(); s.old = old; s.mu.Unlock() }
 // SetDelay delays every write answer (for timeouts).
 func (s *Server) SetDelay(d time.Duration) { s.mu.Lock(); s.delay = d; s.mu.Unlock() }
 
-// Stats returns the writes accepted and refused so far.
+// Stats returns the writes accepted and refused so far (refusals counted
+// are those after the auth and body checks: bad lines, unknown database or
+// tenant, and the on-demand errors).
 func (s *Server) Stats() (writes, refused int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
