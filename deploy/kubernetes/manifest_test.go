@@ -5,7 +5,10 @@ package kubernetes
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -219,13 +223,14 @@ func podScript(t *testing.T, dir string) (script string, c container) {
 }
 
 // TestPodsLocally runs the Job's pod command as M local processes, one per
-// completion index, with the real generate_data and load_influx in
-// --do-load=false mode (no server: read, split and count), and merges the
-// results files: the shards together must hold exactly the rows of the
-// unsharded dataset, and the merge must sum them.
+// completion index, with the real generate_data and load_influx, and merges
+// the results files: the shards together must hold exactly the rows of the
+// unsharded dataset, and the merge must sum them. "client" loads with
+// --do-load=false (no server: read, split and count); "influx" loads into
+// the real server ($TSLOAD_INFLUX_URL) at once and counts the database.
 func TestPodsLocally(t *testing.T) {
 	root, _ := filepath.Abs("../..")
-	for _, cmd := range []string{"generate_data", "load_influx", "report"} {
+	for _, cmd := range []string{"generate_data", "load_influx"} {
 		if _, err := os.Stat(filepath.Join(root, "cmd", cmd)); err != nil {
 			t.Skipf("cmd/%s not in the tree yet", cmd)
 		}
@@ -236,14 +241,81 @@ func TestPodsLocally(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// The whole dataset, unsharded: 7 hosts x 360 epochs of cpu rows.
+	gen := exec.Command(filepath.Join(bin, "generate_data"), "--use-case", "cpu-only", "--seed", "123", "--scale", "7",
+		"--timestamp-start", "2026-01-01T00:00:00Z", "--timestamp-end", "2026-01-01T01:00:00Z", "--log-interval", "10s", "--format", "ilp")
+	whole, err := gen.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := int64(bytes.Count(whole, []byte("\n")))
+	if lines != 7*360 {
+		t.Fatalf("unsharded dataset has %d lines, want %d", lines, 7*360)
+	}
+
+	t.Run("client", func(t *testing.T) {
+		merged, runs := runPods(t, bin, "http://127.0.0.1:1", "k8s_local", "--do-load=false")
+		if merged.Status != "ok" || merged.RowsRead != lines {
+			t.Errorf("merged: status %s (%s), rows read %d, want %d", merged.Status, merged.Error, merged.RowsRead, lines)
+		}
+		for i, r := range runs {
+			if r.RowsRead == 0 || r.RowsRead == lines {
+				t.Errorf("shard %d read %d of %d rows: not a share", i, r.RowsRead, lines)
+			}
+		}
+	})
+
+	t.Run("influx", func(t *testing.T) {
+		url := os.Getenv("TSLOAD_INFLUX_URL")
+		if url == "" {
+			url = "http://127.0.0.1:8086"
+		}
+		if resp, err := http.Get(url + "/ping"); err != nil || resp.StatusCode != http.StatusNoContent {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("InfluxDB at %s unreachable under CI: %v", url, err)
+			}
+			t.Skipf("InfluxDB at %s unreachable: %v", url, err)
+		}
+		db := fmt.Sprintf("tsload_k8s_%d_%d", os.Getpid(), time.Now().UnixNano())
+		defer http.PostForm(url+"/query", neturl.Values{"q": {"DROP DATABASE " + db}})
+		merged, _ := runPods(t, bin, url, db, "")
+		if merged.Status != "ok" || merged.Rows != lines {
+			t.Errorf("merged: status %s (%s), rows %d, want %d", merged.Status, merged.Error, merged.Rows, lines)
+		}
+		resp, err := http.PostForm(url+"/query", neturl.Values{"db": {db}, "q": {"SELECT count(usage_user) FROM cpu"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Results []struct {
+				Series []struct {
+					Values [][]any `json:"values"`
+				} `json:"series"`
+			} `json:"results"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Results) != 1 || len(out.Results[0].Series) != 1 || len(out.Results[0].Series[0].Values) != 1 {
+			t.Fatalf("count answer %+v", out)
+		}
+		if n, _ := out.Results[0].Series[0].Values[0][1].(float64); int64(n) != lines {
+			t.Errorf("database holds %v cpu rows, want %d", n, lines)
+		}
+	})
+}
+
+// runPods runs every completion index of load-job.yaml's pod command at once
+// (shrunk to 7 hosts and one hour) and merges the results.
+func runPods(t *testing.T, bin, urls, db, extra string) (*report.Merged, []report.Run) {
+	t.Helper()
 	dir := t.TempDir()
 	script, c := podScript(t, dir)
-	// Two hosts and one hour keep this small; the sharding is the same.
 	script = strings.Replace(script, "--scale 4000", "--scale 7", 1)
 	script = strings.Replace(script, "--timestamp-end 2026-01-02T00:00:00Z", "--timestamp-end 2026-01-01T01:00:00Z", 1)
 	shards, _ := env(c, "SHARDS")
 	m, _ := strconv.Atoi(shards)
-
 	var wg sync.WaitGroup
 	errs := make([]error, m)
 	outs := make([][]byte, m)
@@ -253,7 +325,7 @@ func TestPodsLocally(t *testing.T) {
 			defer wg.Done()
 			cmd := exec.Command("bash", "-c", script)
 			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i),
-				"SHARDS="+shards, "TSLOAD_URLS=http://127.0.0.1:1", "DB_NAME=k8s_local", "EXTRA_LOAD_FLAGS=--do-load=false")
+				"SHARDS="+shards, "TSLOAD_URLS="+urls, "DB_NAME="+db, "EXTRA_LOAD_FLAGS="+extra)
 			outs[i], errs[i] = cmd.CombinedOutput()
 		}(i)
 	}
@@ -273,24 +345,8 @@ func TestPodsLocally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	// The whole dataset, unsharded: 7 hosts x 360 epochs of cpu rows.
-	gen := exec.Command(filepath.Join(bin, "generate_data"), "--use-case", "cpu-only", "--seed", "123", "--scale", "7",
-		"--timestamp-start", "2026-01-01T00:00:00Z", "--timestamp-end", "2026-01-01T01:00:00Z", "--log-interval", "10s", "--format", "ilp")
-	whole, err := gen.Output()
-	if err != nil {
-		t.Fatal(err)
+	if merged.Merge.Shards != m {
+		t.Errorf("merged %d shards, want %d", merged.Merge.Shards, m)
 	}
-	lines := int64(bytes.Count(whole, []byte("\n")))
-	if lines != 7*360 {
-		t.Fatalf("unsharded dataset has %d lines, want %d", lines, 7*360)
-	}
-	if merged.Status != "ok" || merged.RowsRead != lines || merged.Merge.Shards != m {
-		t.Errorf("merged: status %s (%s), rows read %d, want %d from %d shards", merged.Status, merged.Error, merged.RowsRead, lines, m)
-	}
-	for i, r := range runs {
-		if r.RowsRead == 0 || r.RowsRead == lines {
-			t.Errorf("shard %d read %d of %d rows: not a share", i, r.RowsRead, lines)
-		}
-	}
+	return merged, runs
 }
