@@ -28,6 +28,8 @@ const (
 	FlagDedup          = "dedup"
 	FlagUseCase        = "use-case"
 	FlagWALTimeout     = "wal-timeout"
+
+	FlagSerializationPass = "serialization-pass"
 )
 
 // Default addresses (the server of scripts/start_questdb.sh).
@@ -54,6 +56,7 @@ func Flags() []cli.Flag {
 		&cli.BoolFlag{Name: FlagDedup, Value: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
 		&cli.StringFlag{Name: FlagUseCase, Usage: "create the tables of this use case up front (cpu-only, devops, iot, weather); otherwise use-case tables are created as the input names them"},
 		&cli.DurationFlag{Name: FlagWALTimeout, Value: DefaultWALTimeout, Usage: "how long verification waits for the WAL to be applied"},
+		&cli.BoolFlag{Name: FlagSerializationPass, Usage: "first read and split the --file inputs without loading, then print rows/s and MiB/s \"serialized\" vs \"sent\" (as QuestDB's pandas benchmark) and add them to --results-file"},
 	}
 }
 
@@ -113,7 +116,15 @@ func FromCLI(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		cfg.Flags[FlagDedup] = fmt.Sprint(qc.Dedup)
 		cfg.Flags[FlagTransport] = qc.Transport
 	}
-	return New(qc)
+	t, err := New(qc)
+	if err != nil || !c.Bool(FlagSerializationPass) || !cfg.DoLoad {
+		return t, err
+	}
+	noLoad, err := serializationPass(c.Context, *cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &serialTarget{Target: t, noLoad: noLoad, results: cfg.ResultsFile, stderr: cfg.Stderr}, nil
 }
 
 // applyConf moves a parsed --conf into qc and cfg.

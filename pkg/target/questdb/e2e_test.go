@@ -108,7 +108,7 @@ func TestCLI(t *testing.T) {
 	addr := strings.TrimPrefix(s.http, "http://")
 	var stderr bytes.Buffer
 	err := loadcli.Run(context.Background(), spec, []string{"load_questdb",
-		"--file", file, "--drop-db", "--use-case", "cpu-only", "--pg", s.pg, "--results-file", results,
+		"--file", file, "--drop-db", "--serialization-pass", "--use-case", "cpu-only", "--pg", s.pg, "--results-file", results,
 		"--conf", "http::addr=" + addr + ";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;",
 	}, nil, &stderr)
 	if err != nil {
@@ -127,6 +127,12 @@ func TestCLI(t *testing.T) {
 	}
 	if res.BatchSize != 700 || res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Batches != (rows+699)/700 {
 		t.Fatalf("batch size %d rows %d/%d batches %d verify %+v", res.BatchSize, res.Rows, rows, res.Batches, res.Verify)
+	}
+	if z := res.Serialization; z == nil || z.SerializedRowsPerSec <= 0 || z.SentRowsPerSec <= 0 || z.SentMiBPerSec <= 0 {
+		t.Errorf("serialization figures %+v", z)
+	}
+	if !strings.Contains(stderr.String(), "serialized:") || !strings.Contains(stderr.String(), "sent:") {
+		t.Errorf("no serialization figures on stderr:\n%s", stderr.String())
 	}
 	if !strings.Contains(res.Flags["conf"], "password=REDACTED;") {
 		t.Errorf("conf flag recorded as %q", res.Flags["conf"])
@@ -174,5 +180,23 @@ func TestRedact(t *testing.T) {
 	}
 	if got := redactURL("postgres://admin:quest@h:8812/qdb"); got != "postgres://admin:REDACTED@h:8812/qdb" {
 		t.Errorf("redactURL = %q", got)
+	}
+}
+
+func TestSerializationOf(t *testing.T) {
+	noLoad := &load.Results{RowsRead: 1000, Bytes: 4 * MiB, Seconds: 0.5}
+	sent := &load.Results{Rows: 500, RowsRead: 1000, Bytes: 4 * MiB, Seconds: 2}
+	got := *SerializationOf(noLoad, sent)
+	want := load.Serialization{SerializedRowsPerSec: 2000, SerializedMiBPerSec: 8, SentRowsPerSec: 250, SentMiBPerSec: 1}
+	if got != want {
+		t.Errorf("SerializationOf = %+v, want %+v", got, want)
+	}
+	if z := *SerializationOf(nil, &load.Results{}); z != (load.Serialization{}) {
+		t.Errorf("zero seconds: %+v", z)
+	}
+	var b bytes.Buffer
+	WriteSerialization(&b, &want)
+	if !strings.Contains(b.String(), "serialized:         2000 rows/s       8.00 MiB/s") || !strings.Contains(b.String(), "sent:                250 rows/s       1.00 MiB/s") {
+		t.Errorf("printed:\n%s", b.String())
 	}
 }
