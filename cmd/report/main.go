@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,6 +28,11 @@ func main() {
 func files(c *cli.Context) ([]string, error) {
 	if c.NArg() == 0 {
 		return nil, fmt.Errorf("%s: no results files given", c.Command.Name)
+	}
+	for _, a := range c.Args().Slice() {
+		if strings.HasPrefix(a, "-") {
+			return nil, fmt.Errorf("%s: %q after the files: flags go before the results files", c.Command.Name, a)
+		}
 	}
 	return c.Args().Slice(), nil
 }

@@ -26,6 +26,7 @@ func TestApp(t *testing.T) {
 		{append([]string{"report", "plot", "--out", dir}, compare[0]), ".rate.png", ""},
 		{append([]string{"report", "merge"}, compare[1], compare[1]), `"shards": 2`, ""},
 		{[]string{"report", "table"}, "", "no results files"},
+		{append(append([]string{"report", "table"}, compare...), "--format", "csv"), "", "flags go before the results files"},
 		{append([]string{"report", "table", "--group", "size"}, compare...), "", "unknown group key"},
 		{append([]string{"report", "plot", "--out", dir, "--metric", "bytes"}, compare...), "", "unknown metric"},
 		{append([]string{"report", "bars"}, compare...), "", "Required flag \"out\""},
