@@ -1,0 +1,148 @@
+package gen
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseShard(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Shard
+		wantErr string
+	}{
+		{"0/1", Shard{0, 1}, ""},
+		{"3/4", Shard{3, 4}, ""},
+		{"4/4", Shard{}, "0 <= i < M"},
+		{"3/2", Shard{}, "0 <= i < M"},
+		{"-1/2", Shard{}, "0 <= i < M"},
+		{"0/0", Shard{}, "0 <= i < M"},
+		{"1", Shard{}, "want i/M"},
+		{"a/b", Shard{}, "integers"},
+		{"", Shard{}, "want i/M"},
+	}
+	for _, tt := range tests {
+		got, err := ParseShard(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseShard(%q) err = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/1", "3/4", "4/4", "x", "1/-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShard(s)
+		if err != nil {
+			return
+		}
+		if sh.Index < 0 || sh.Index >= sh.Count {
+			t.Fatalf("ParseShard(%q) = %v: out of range", s, sh)
+		}
+		if again, err := ParseShard(sh.String()); err != nil || again != sh {
+			t.Fatalf("round trip of %v: %v %v", sh, again, err)
+		}
+	})
+}
+
+func TestParseInterval(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Duration
+		wantErr string
+	}{
+		{"10s", 10 * time.Second, ""},
+		{"1h30m", 90 * time.Minute, ""},
+		{"250ms", 250 * time.Millisecond, ""},
+		{"1us", time.Microsecond, ""},
+		{"0s", 0, "positive"},
+		{"-1s", 0, "positive"},
+		{"1500ns", 0, "microseconds"},
+		{"10", 0, "missing unit"},
+		{"ten seconds", 0, "invalid"},
+	}
+	for _, tt := range tests {
+		got, err := ParseInterval(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseInterval(%q) err = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseInterval(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func FuzzParseInterval(f *testing.F) {
+	for _, s := range []string{"10s", "1h", "0", "-5m", "1.5us"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseInterval(s)
+		if err != nil {
+			return
+		}
+		if d <= 0 || d%time.Microsecond != 0 {
+			t.Fatalf("ParseInterval(%q) = %v", s, d)
+		}
+	})
+}
+
+func TestParseTimestamp(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Time
+		wantErr string
+	}{
+		{"2016-01-01T00:00:00Z", DefaultStart, ""},
+		{"2016-01-01", DefaultStart, ""},
+		{"2016-01-01T01:00:00+01:00", DefaultStart, ""},
+		{"2016-01-01T00:00:00.5Z", DefaultStart.Add(500 * time.Millisecond), ""},
+		{"2016-01-01T00:00:00.0000001Z", time.Time{}, "microseconds"},
+		{"1600-01-01", time.Time{}, "out of range"},
+		{"2300-01-01", time.Time{}, "out of range"},
+		{"yesterday", time.Time{}, "RFC 3339"},
+		{"2016-13-01", time.Time{}, "RFC 3339"},
+	}
+	for _, tt := range tests {
+		got, err := ParseTimestamp(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseTimestamp(%q) err = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !got.Equal(tt.want) || got.Location() != time.UTC {
+			t.Errorf("ParseTimestamp(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func FuzzParseTimestamp(f *testing.F) {
+	for _, s := range []string{"2016-01-01T00:00:00Z", "2016-01-01", "2016-01-01T00:00:00.123456+05:30", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ts, err := ParseTimestamp(s)
+		if err != nil {
+			return
+		}
+		if ts.Before(Earliest) || !ts.Before(Latest) || ts.Nanosecond()%1000 != 0 {
+			t.Fatalf("ParseTimestamp(%q) = %v", s, ts)
+		}
+		if again, err := ParseTimestamp(ts.Format(time.RFC3339Nano)); err != nil || !again.Equal(ts) {
+			t.Fatalf("round trip of %v: %v %v", ts, again, err)
+		}
+	})
+}
