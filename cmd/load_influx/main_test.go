@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/influx"
+)
+
+func spec() loadcli.Spec {
+	return loadcli.Spec{Name: "load_influx", Target: "influx", Flags: influx.Flags(), New: newTarget}
+}
+
+func TestMain_BadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--precision", "ns"},
+		{"--consistency", "most"},
+		{"--gzip-level", "0"},
+	} {
+		var stderr bytes.Buffer
+		err := loadcli.Run(context.Background(), spec(), append([]string{"load_influx", "--file", "/nonexistent"}, args...), nil, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "invalid") {
+			t.Errorf("%v: err = %v", args, err)
+		}
+	}
+}
+
+// TestMain_Load runs the command against the InfluxDB of
+// scripts/start_influxdb.sh (skipped when unreachable and CI is unset).
+func TestMain_Load(t *testing.T) {
+	url := os.Getenv("TSLOAD_INFLUX_URL")
+	if url == "" {
+		url = "http://127.0.0.1:8086"
+	}
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url + "/ping")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("InfluxDB at %s unreachable under CI: %v", url, err)
+		}
+		t.Skipf("InfluxDB at %s unreachable: %v", url, err)
+	}
+	resp.Body.Close()
+	in := filepath.Join(t.TempDir(), "in.ilp")
+	var b strings.Builder
+	for i := 0; i < 2500; i++ {
+		fmt.Fprintf(&b, "cpu,host=h%d usage=%d.5 %d\n", i%25, i, int64(i/25)*1000)
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	db := fmt.Sprintf("tsload_cmd_test_%d", time.Now().UnixNano()%1e9)
+	var stderr bytes.Buffer
+	err = loadcli.Run(context.Background(), spec(), []string{"load_influx", "--urls", url + "," + url, "--file", in,
+		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3"}, nil, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "verify OK") || !strings.Contains(stderr.String(), "cpu 2500/2500") {
+		t.Fatalf("no exact verify in the summary:\n%s", stderr.String())
+	}
+	tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})
+	tg.Query(context.Background(), "", "DROP DATABASE \""+db+"\"")
+}
