@@ -200,3 +200,55 @@ func TestSerializationOf(t *testing.T) {
 		t.Errorf("printed:\n%s", b.String())
 	}
 }
+
+// TestEndToEndBadLine corrupts one line in the middle of a generated file:
+// the run fails naming that input line; the refused batch is rolled back
+// whole, and the database holds exactly the rows the results count as
+// loaded (the batches acknowledged before the run stopped).
+func TestEndToEndBadLine(t *testing.T) {
+	s := server(t)
+	dir := t.TempDir()
+	_, rows := genILP(t, dir, "cpu-only", 10, 2*time.Hour)
+	var raw bytes.Buffer
+	st, err := gen.Generate(context.Background(), gen.Config{
+		UseCase: "cpu-only", Format: load.FormatILP, Seed: 42, Scale: 10,
+		Start: time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2016, 1, 1, 2, 0, 0, 0, time.UTC),
+		Stdout: &raw, Workers: 1, Stderr: &bytes.Buffer{},
+	})
+	if err != nil || st.Rows != rows {
+		t.Fatalf("generate: %v (%d rows, want %d)", err, st.Rows, rows)
+	}
+	lines := bytes.SplitAfter(raw.Bytes(), []byte{'\n'})
+	const badLine = 4321
+	lines[badLine-1] = bytes.Replace(lines[badLine-1], []byte("usage_user="), []byte("usage_user=oops,x="), 1)
+	file := filepath.Join(dir, "bad.ilp")
+	if err := os.WriteFile(file, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	var stderr bytes.Buffer
+	res, err := runner.Run(context.Background(), runner.Config{
+		Inputs: []string{file}, BatchSize: 1000, Workers: 1, DoLoad: true, Verify: true,
+		ReportingPeriod: time.Minute, RetryTimeout: 10 * time.Second,
+		Prepare: load.PrepareOptions{CreateDB: true, DropDB: true},
+		Stderr:  &stderr,
+	}, tg)
+	if err == nil || !strings.Contains(err.Error(), "bad.ilp: line 4321:") || !strings.Contains(err.Error(), "HTTP 400") {
+		t.Fatalf("run error %v, want HTTP 400 naming bad.ilp line 4321", err)
+	}
+	t.Logf("run error: %v", err)
+	if res.Status != load.StatusFailed || res.Rows != 4000 {
+		t.Fatalf("status %s rows %d, want failed with the 4000 rows before the bad batch", res.Status, res.Rows)
+	}
+	counts, err := tg.Count(context.Background(), []string{"cpu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["cpu"] != res.Rows {
+		t.Fatalf("database holds %d rows, results say %d loaded", counts["cpu"], res.Rows)
+	}
+}

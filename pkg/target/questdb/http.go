@@ -133,6 +133,6 @@ func classify(status int, msg []byte, b *load.Batch) (load.Ack, error) {
 	if se.Code != "" || se.ErrorID != "" {
 		fmt.Fprintf(&sb, " (code %s, errorId %s)", se.Code, se.ErrorID)
 	}
-	fmt.Fprintf(&sb, "; the request (%s) was rolled back", b.Where())
+	sb.WriteString("; the whole request was rolled back")
 	return load.Ack{}, fmt.Errorf("%s", sb.String())
 }
