@@ -52,10 +52,12 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 		Writer:          stderr,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
+		// one line on stderr for a bad flag, not the whole help
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return err },
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "use-case", Value: "cpu-only", Usage: "cpu-only, devops, iot or weather"},
 			&cli.StringFlag{Name: "format", Value: "ilp", Usage: "ilp, csv or pgcopy"},
-			&cli.Uint64Flag{Name: "seed", Required: true, Usage: "random seed (required; the same seed gives the same bytes)"},
+			&cli.Uint64Flag{Name: "seed", Usage: "random seed (required; the same seed gives the same bytes)"},
 			&cli.IntFlag{Name: "scale", Usage: "hosts (cpu-only, devops), trucks (iot) or grid locations (weather) (default 1; weather: the whole grid, 1038240)"},
 			&cli.StringFlag{Name: "timestamp-start", Value: "2016-01-01T00:00:00Z", Usage: "first timestamp (RFC 3339 or YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "timestamp-end", Value: "2016-01-02T00:00:00Z", Usage: "end of the range, exclusive"},
@@ -71,6 +73,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return fmt.Errorf("unexpected argument %q", c.Args().First())
+			}
+			if !c.IsSet("seed") {
+				return fmt.Errorf("--seed is required (the same seed gives the same data; pick any number)")
 			}
 			var err error
 			cfg.UseCase = c.String("use-case")
