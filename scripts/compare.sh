@@ -17,7 +17,7 @@
 # A database takes part when its loader binary exists and its server answers:
 #   timescale  $TSLOAD_POSTGRES (default postgres://postgres@127.0.0.1:5432/postgres)
 #   influx     $TSLOAD_INFLUX_URL (default http://127.0.0.1:8086), GET /ping
-#   questdb    $TSLOAD_QUESTDB_HTTP (default http://127.0.0.1:9000)
+#   questdb    $TSLOAD_QUESTDB_HTTP (default http://127.0.0.1:9000), GET /ping
 #   cnosdb     only when $CNOSDB_URL is set
 # Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
 # TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
@@ -116,7 +116,7 @@ server_up() {
 		fi
 		;;
 	influx) http_up "${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}" /ping ;;
-	questdb) http_up "${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}" / ;;
+	questdb) http_up "${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}" /ping ;;
 	cnosdb) [[ -n ${CNOSDB_URL:-} ]] && http_up "$CNOSDB_URL" /api/v1/ping ;;
 	*) return 1 ;;
 	esac
