@@ -154,9 +154,11 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 	}
 	values := make([]plotter.Values, len(groups))
 	failed := make([][]string, len(groups))
+	present := make([][]bool, len(groups))
 	for g := range values {
 		values[g] = make(plotter.Values, len(xs))
 		failed[g] = make([]string, len(xs))
+		present[g] = make([]bool, len(xs))
 	}
 	for i := range t.Cells {
 		c := &t.Cells[i]
@@ -165,6 +167,7 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 			failed[g][x] = c.Status
 			continue
 		}
+		present[g][x] = true
 		if m == MetricMetrics {
 			values[g][x] = c.MetricsPerSec.Median
 		} else {
@@ -201,14 +204,24 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 			name = "median " + m.label()
 		}
 		var bad []string
+		// Labels sit at the bar's place: offsets are in data units here,
+		// one unit per x value spanning slot.
+		off := (float64(g) - float64(len(groups)-1)/2) * float64(w) / float64(slot)
 		for x, s := range failed[g] {
 			if s != "" {
 				bad = append(bad, xs[x])
-				// The label sits at the bar's place: offsets are in data
-				// units here, one unit per x value spanning slot.
-				off := (float64(g) - float64(len(groups)-1)/2) * float64(w) / float64(slot)
 				labels.XYs = append(labels.XYs, plotter.XY{X: float64(x) + off, Y: 0})
 				labels.Labels = append(labels.Labels, s)
+			} else if present[g][x] {
+				values := plotter.XYLabels{XYs: plotter.XYs{{X: float64(x) + off, Y: values[g][x]}}, Labels: []string{thousands(values[g][x])}}
+				vl, err := plotter.NewLabels(values)
+				if err != nil {
+					return nil, err
+				}
+				vl.TextStyle[0].XAlign = draw.XCenter
+				vl.Offset.Y = vg.Points(3)
+				vl.TextStyle[0].Font.Size = vg.Points(9)
+				p.Add(vl)
 			}
 		}
 		if len(bad) > 0 {
@@ -234,7 +247,7 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 	if p.Y.Max <= 0 {
 		p.Y.Max = 1
 	}
-	p.Y.Max *= 1.15
+	p.Y.Max *= 1.3 // room for the value labels and the legend
 	p.Y.Tick.Marker = thousandsTicks{}
 	return p, nil
 }
