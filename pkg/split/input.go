@@ -32,7 +32,7 @@ type Input struct {
 	Gzip bool
 
 	raw    *countingReader // bytes read from the file or stream
-	rawBuf *bufio.Reader   // between raw and the gzip reader
+	rawBuf *bufio.Reader   // between raw and the gzip reader (gzip only)
 	gz     *gzip.Reader
 	br     *bufio.Reader // decompressed bytes, buffer of Config.MaxRecordBytes
 	closer io.Closer
@@ -72,15 +72,17 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 		bufSize = DefaultMaxRecordBytes
 	}
 	in := &Input{Source: source, Size: size, raw: &countingReader{r: r}}
-	in.rawBuf = bufio.NewReaderSize(in.raw, 256<<10)
-	magic, err := in.rawBuf.Peek(2)
-	if err != nil && err != io.EOF {
+	var magic [2]byte
+	n, err := io.ReadFull(in.raw, magic[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	// (Wrapped: bufio.NewReaderSize would return rawBuf itself.)
-	var dec io.Reader = struct{ io.Reader }{in.rawBuf}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	// The magic bytes go back in front; an uncompressed input is then read
+	// straight into the record buffer (one copy).
+	var dec io.Reader = io.MultiReader(bytes.NewReader(magic[:n]), in.raw)
+	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		in.Gzip = true
+		in.rawBuf = bufio.NewReaderSize(dec, 256<<10)
 		gz, err := gzip.NewReader(in.rawBuf)
 		if err != nil {
 			return nil, in.gzipError(err)
@@ -201,7 +203,10 @@ func (e *GzipError) Error() string {
 func (e *GzipError) Unwrap() error { return e.Err }
 
 func (in *Input) gzipError(err error) error {
-	off := in.raw.n.Load() - int64(in.rawBuf.Buffered())
+	off := in.raw.n.Load()
+	if in.rawBuf != nil {
+		off -= int64(in.rawBuf.Buffered())
+	}
 	reason := "gzip: " + err.Error()
 	var corrupt flate.CorruptInputError
 	switch {

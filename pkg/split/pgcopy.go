@@ -229,7 +229,75 @@ func (s *Splitter) stepPGCopy() error {
 		}
 		t = p.cur
 	}
+	if s.cfg.Parts == 1 && s.pgRun(t) {
+		return nil
+	}
 	return s.pgTuple(t)
+}
+
+// pgRun is the fast path without routing: it walks the complete, valid
+// tuples of table t already buffered (up to the batch's free room, the
+// frame's end and the limit) and appends them with one copy. It returns
+// false when there is none, leaving the next tuple to pgTuple (which reads
+// more input and reports errors).
+func (s *Splitter) pgRun(t int) bool {
+	p := &s.pgcopy
+	sl := s.slotFor(t, 0)
+	room := s.cfg.BatchSize - sl.b.Rows
+	if s.cfg.Limit > 0 {
+		room = min(room, int(s.cfg.Limit-s.rows))
+	}
+	view, _ := s.in.br.Peek(s.in.br.Buffered())
+	if p.multi {
+		view = view[:min(int64(len(view)), p.remain)]
+	}
+	metric := p.metric[t]
+	ncols := len(metric)
+	pos, rows, metrics := 0, 0, 0
+	for rows < room && pos+2 <= len(view) && pos < runBytes {
+		if int(int16(binary.BigEndian.Uint16(view[pos:]))) != ncols {
+			break
+		}
+		q, m := pos+2, 0
+		for f := 0; f < ncols; f++ {
+			if q+4 > len(view) {
+				q = -1
+				break
+			}
+			n := int(int32(binary.BigEndian.Uint32(view[q:])))
+			q += 4
+			if n < 0 {
+				if n != -1 {
+					q = -1
+					break
+				}
+				continue
+			}
+			if metric[f] {
+				m++
+			}
+			q += n
+		}
+		if q < 0 || q > len(view) {
+			break
+		}
+		pos, rows, metrics = q, rows+1, metrics+m
+	}
+	if rows == 0 {
+		return false
+	}
+	sl.begin(s.record+1, 0, s.offset)
+	sl.b.Data = append(sl.b.Data, view[:pos]...)
+	sl.b.Rows += rows
+	sl.b.Metrics += metrics
+	s.record += int64(rows)
+	if p.multi {
+		p.remain -= int64(pos)
+	}
+	s.consume(pos)
+	s.rows += int64(rows - 1)
+	s.added(sl)
+	return true
 }
 
 // pgEnd checks that nothing follows the trailer (or end marker).
@@ -329,3 +397,7 @@ func (s *Splitter) pgTuple(t int) error {
 	s.added(sl)
 	return nil
 }
+
+// runBytes caps one fast-path run so the tuples walked are still in the
+// CPU cache when they are copied.
+const runBytes = 16 << 10
