@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
 func TestRunCounts(t *testing.T) {
@@ -341,8 +343,50 @@ func BenchmarkRunNoLoad(b *testing.B) {
 	data := raw.Bytes()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cfg := Config{Stdin: bytes.NewReader(data), BatchSize: 5000, Workers: 2, Stderr: &bytes.Buffer{}, ReportingPeriod: time.Hour}
+		res, err := Run(context.Background(), cfg, nil)
+		if err != nil || res.Rows != n {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkRunNoLoadPGCopy is the --do-load=false pipeline on a cpu pgcopy
+// file (the figure issue 3 compares with TSBS's load_timescaledb).
+func BenchmarkRunNoLoadPGCopy(b *testing.B) {
+	const n = 500_000
+	cpu := usecase.LookupTable("cpu")
+	var buf bytes.Buffer
+	buf.WriteString("PGCOPY\n\377\r\n\x00")
+	buf.Write(make([]byte, 8))
+	for i := 0; i < n; i++ {
+		binary.Write(&buf, binary.BigEndian, int16(len(cpu.Columns)))
+		for j, c := range cpu.Columns {
+			switch {
+			case c.Tag:
+				v := fmt.Sprintf("host_%d", i%100)
+				if j > 1 {
+					v = "eu-west-1"
+				}
+				binary.Write(&buf, binary.BigEndian, int32(len(v)))
+				buf.WriteString(v)
+			default:
+				binary.Write(&buf, binary.BigEndian, int32(8))
+				binary.Write(&buf, binary.BigEndian, int64(i))
+			}
+		}
+	}
+	buf.Write([]byte{0xff, 0xff})
+	path := filepath.Join(b.TempDir(), "cpu.bin")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cfg := Config{Inputs: []string{path}, BatchSize: 5000, Workers: 2, Stderr: &bytes.Buffer{}, ReportingPeriod: time.Hour}
 		res, err := Run(context.Background(), cfg, nil)
 		if err != nil || res.Rows != n {
 			b.Fatal(err)
