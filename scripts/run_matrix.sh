@@ -129,6 +129,10 @@ EOF
 
 now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 
+# Ctrl-C stops the whole matrix, not just the run in progress (a loader that
+# handles SIGINT itself exits normally, and bash would go on to the next run).
+trap 'echo "run_matrix: interrupted; partial results in $out/results" >&2; exit 130' INT TERM
+
 runs=0 failed=0
 for ((r = 1; r <= repeat; r++)); do
 	for bs in "${sizes[@]}"; do
