@@ -13,7 +13,7 @@
 //	500 "cache-max-memory-size exceeded"   nothing written: retryable
 //	500 "timeout"                          retryable (a re-send overwrites the same points)
 //	500 "retention policy not found"       fatal
-//	503, 429                               retryable (throttled)
+//	503 "request throttled, queue full"    retryable (max-concurrent-write-limit); also 429
 //	network error                          retryable
 package influx
 

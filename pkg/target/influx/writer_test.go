@@ -52,6 +52,9 @@ func TestWriteStatus(t *testing.T) {
 		{500, `{"error":"retention policy not found: nope"}`, 0, 0, false, "check --rp"},
 		{500, `{"error":"something else"}`, 0, 0, false, "server answered 500: something else"},
 		{503, ``, 0, 0, true, "server busy (503 (empty body))"},
+		// 1.6.7 with max-concurrent-write-limit / max-enqueued-write-limit (checked):
+		{503, "request throttled, queue full\n", 0, 0, true, "server busy (503 request throttled, queue full)"},
+		{503, "request throttled, exceeds timeout\n", 0, 0, true, "server busy (503 request throttled, exceeds timeout)"},
 		{429, `too many`, 0, 0, true, "server busy (429 too many)"},
 		{502, `bad gateway`, 0, 0, false, "server answered 502"},
 	}
