@@ -106,6 +106,7 @@ func (c *Config) defaults() {
 	if c.Stderr == nil {
 		c.Stderr = os.Stderr
 	}
+	c.Stderr = &lockedWriter{w: c.Stderr} // workers and the reporter share it
 	if c.Stdin == nil {
 		c.Stdin = os.Stdin
 	}
@@ -190,6 +191,9 @@ type workerStats struct {
 
 func (r *run) run(ctx context.Context) (err error) {
 	cfg := &r.cfg
+	if cfg.DoLoad && r.target == nil {
+		return errors.New("no target to load into (use DoLoad=false to split only)")
+	}
 	if err := r.openInputs(); err != nil {
 		return err
 	}
@@ -503,8 +507,12 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 		if time.Since(first)+delay > r.cfg.RetryTimeout {
 			return fmt.Errorf("%s: giving up after %d retries in %s: %w", b.Where(), retries, time.Since(first).Round(time.Millisecond), err)
 		}
-		// Full jitter in [delay/2, delay).
+		// Jitter: a random wait in [delay/2, delay].
 		sleep := delay/2 + rand.N(delay/2+1)
+		if n := r.retries.Load(); n < 10 || n%100 == 0 {
+			fmt.Fprintf(r.cfg.Stderr, "retrying %s in %s (retry %d of this batch, %d in all): %v\n",
+				b.Where(), sleep.Round(time.Millisecond), retries+1, n+1, err)
+		}
 		select {
 		case <-time.After(sleep):
 		case <-ctx.Done():
@@ -681,4 +689,16 @@ func (r *run) verify(ctx context.Context, tot totals) error {
 		return fmt.Errorf("verify FAILED: row counts differ from the rows acknowledged: %s", strings.Join(mismatch, "; "))
 	}
 	return nil
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
