@@ -33,14 +33,33 @@ func AppendFloat(dst []byte, v float64) []byte {
 }
 
 // appendFixed appends k/10^d with d fractional digits (k's last digit is not
-// a zero when d > 0).
+// a zero when d > 0), writing the digits in place.
 func appendFixed(dst []byte, k int64, d int) []byte {
-	var b [24]byte
-	i := len(b)
 	neg := k < 0
 	if neg {
 		k = -k
 	}
+	digits := 1
+	for p := int64(10); p <= k && digits < 19; p *= 10 {
+		digits++
+	}
+	if digits <= d {
+		digits = d + 1 // leading "0."
+	}
+	n := digits
+	if d > 0 {
+		n++
+	}
+	if neg {
+		n++
+	}
+	l := len(dst)
+	if cap(dst)-l < n {
+		dst = append(dst, make([]byte, n)...)[:l]
+	}
+	dst = dst[:l+n]
+	b := dst[l:]
+	i := n
 	for j := 0; j < d; j++ {
 		i--
 		b[i] = byte('0' + k%10)
@@ -50,17 +69,13 @@ func appendFixed(dst []byte, k int64, d int) []byte {
 		i--
 		b[i] = '.'
 	}
-	for {
+	for i > 0 {
 		i--
 		b[i] = byte('0' + k%10)
 		k /= 10
-		if k == 0 {
-			break
-		}
 	}
 	if neg {
-		i--
-		b[i] = '-'
+		b[0] = '-'
 	}
-	return append(dst, b[i:]...)
+	return dst
 }

@@ -144,10 +144,18 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 			return e.appendStrict(dst[:start], r)
 		}
 		dst = append(dst, t.tagPrefix[i]...)
+		escapes := false
 		for _, c := range v {
 			if !plainTag[c] {
 				return e.appendStrict(dst[:start], r)
 			}
+			escapes = escapes || tagValEscape[c]
+		}
+		if !escapes {
+			dst = append(dst, v...)
+			continue
+		}
+		for _, c := range v {
 			if tagValEscape[c] {
 				dst = append(dst, '\\')
 			}
