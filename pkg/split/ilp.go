@@ -10,6 +10,9 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 )
 
+// maxInterned bounds the measurement names remembered per input.
+const maxInterned = 1 << 16
+
 // ilpState is the ILP splitter's state: the measurement names seen, so a
 // batch's per-table counts allocate a name only once per input.
 type ilpState struct {
@@ -98,7 +101,9 @@ func (s *Splitter) countTable(b *load.Batch, raw []byte) {
 	name, ok := s.ilp.names[string(raw)]
 	if !ok {
 		name = unescapeILP(raw)
-		s.ilp.names[string(raw)] = name
+		if len(s.ilp.names) < maxInterned { // bounded, whatever the input
+			s.ilp.names[string(raw)] = name
+		}
 	}
 	for i := range t {
 		if t[i].Name == name {
