@@ -19,6 +19,15 @@ func AppendFloat(dst []byte, v float64) []byte {
 		return append(dst, '0')
 	}
 	if a := math.Abs(v); a >= 1e-4 && a < 1e6 {
+		// two decimals first: the generator's most common case
+		if k2 := math.Round(v * 100); k2/100 == v {
+			k, d := int64(k2), 2
+			for d > 0 && k%10 == 0 {
+				k /= 10
+				d--
+			}
+			return appendFixed(dst, k, d)
+		}
 		k := int64(math.Round(v * 1e6))
 		d := 6
 		for d > 0 && k%10 == 0 {
