@@ -14,23 +14,54 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// genILP writes a small data set of useCase as ILP into dir and returns the
-// file name and its row count.
-func genILP(t *testing.T, dir, useCase string, scale int, span time.Duration) (string, int64) {
+// genILP writes a small data set of useCase as ILP into dir, every table
+// name prefixed by prefix (so concurrent test runs against one server do
+// not share tables), and returns the file name and its row count.
+func genILP(t *testing.T, dir, useCase string, scale int, span time.Duration, prefix string) (string, int64) {
 	t.Helper()
-	file := filepath.Join(dir, useCase+".ilp.gz")
+	var raw bytes.Buffer
 	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
 	st, err := gen.Generate(context.Background(), gen.Config{
 		UseCase: useCase, Format: load.FormatILP, Seed: 42, Scale: scale,
-		Start: start, End: start.Add(span), File: file, Workers: 1,
+		Start: start, End: start.Add(span), Stdout: &raw, Workers: 1,
 		Stderr: &bytes.Buffer{},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(raw.Bytes(), []byte{'\n'}) {
+		if len(line) > 0 {
+			out.WriteString(prefix)
+			out.Write(line)
+		}
+	}
+	file := filepath.Join(dir, prefix+useCase+".ilp")
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return file, st.Rows
+}
+
+// prefixedLookup finds the use-case table of a prefixed name.
+func prefixedLookup(prefix string) func(string) *schema.Table {
+	return func(name string) *schema.Table {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			return nil
+		}
+		tb := usecase.LookupTable(rest)
+		if tb == nil {
+			return nil
+		}
+		c := *tb
+		c.Name = name
+		return &c
+	}
 }
 
 // TestEndToEnd loads generated use cases through the shared runner over
@@ -44,8 +75,9 @@ func TestEndToEnd(t *testing.T) {
 		rows int64
 	}
 	inputs := map[string]input{}
+	prefix := uniqueName("e2e") + "_"
 	for _, uc := range []string{"cpu-only", "devops", "iot"} {
-		f, n := genILP(t, dir, uc, 8, 2*time.Hour)
+		f, n := genILP(t, dir, uc, 8, 2*time.Hour, prefix)
 		inputs[uc] = input{f, n}
 	}
 	for _, tc := range []struct {
@@ -63,7 +95,7 @@ func TestEndToEnd(t *testing.T) {
 		name := tc.useCase + "/" + tc.transport + "/batch=" + itoa(int64(tc.batch)) + "/workers=" + itoa(int64(tc.workers))
 		t.Run(name, func(t *testing.T) {
 			in := inputs[tc.useCase]
-			cfg := Config{Transport: tc.transport, URL: s.http, TCPAddr: s.tcp, Dedup: tc.transport == HTTP, WALTimeout: time.Minute}
+			cfg := Config{Transport: tc.transport, URL: s.http, TCPAddr: s.tcp, Dedup: tc.transport == HTTP, WALTimeout: time.Minute, Lookup: prefixedLookup(prefix)}
 			if tc.pg {
 				cfg.PG = s.pg
 			}
@@ -86,7 +118,10 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatalf("status %s rows %d (want %d) verify %+v\n%s", res.Status, res.Rows, in.rows, res.Verify, stderr.String())
 			}
 			var sum int64
-			for _, n := range res.Verify.Actual {
+			for name, n := range res.Verify.Actual {
+				if !strings.HasPrefix(name, prefix) {
+					t.Errorf("table %q counted", name)
+				}
 				sum += n
 			}
 			if sum != in.rows {
@@ -102,13 +137,14 @@ func TestEndToEnd(t *testing.T) {
 func TestCLI(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
-	file, rows := genILP(t, dir, "cpu-only", 3, time.Hour)
+	prefix := uniqueName("cli") + "_"
+	file, rows := genILP(t, dir, "cpu-only", 3, time.Hour, prefix)
 	results := filepath.Join(dir, "results.json")
 	spec := loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: Flags(), New: FromCLI}
 	addr := strings.TrimPrefix(s.http, "http://")
 	var stderr bytes.Buffer
 	err := loadcli.Run(context.Background(), spec, []string{"load_questdb",
-		"--file", file, "--drop-db", "--serialization-pass", "--use-case", "cpu-only", "--pg", s.pg, "--results-file", results,
+		"--file", file, "--serialization-pass", "--pg", s.pg, "--results-file", results,
 		"--conf", "http::addr=" + addr + ";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;",
 	}, nil, &stderr)
 	if err != nil {
@@ -133,6 +169,9 @@ func TestCLI(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "serialized:") || !strings.Contains(stderr.String(), "sent:") {
 		t.Errorf("no serialization figures on stderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "is not a tsload use-case table") {
+		t.Errorf("no note about the auto-created table:\n%s", stderr.String())
 	}
 	if !strings.Contains(res.Flags["conf"], "password=REDACTED;") {
 		t.Errorf("conf flag recorded as %q", res.Flags["conf"])
@@ -208,24 +247,20 @@ func TestSerializationOf(t *testing.T) {
 func TestEndToEndBadLine(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
-	_, rows := genILP(t, dir, "cpu-only", 10, 2*time.Hour)
-	var raw bytes.Buffer
-	st, err := gen.Generate(context.Background(), gen.Config{
-		UseCase: "cpu-only", Format: load.FormatILP, Seed: 42, Scale: 10,
-		Start: time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2016, 1, 1, 2, 0, 0, 0, time.UTC),
-		Stdout: &raw, Workers: 1, Stderr: &bytes.Buffer{},
-	})
-	if err != nil || st.Rows != rows {
-		t.Fatalf("generate: %v (%d rows, want %d)", err, st.Rows, rows)
+	prefix := uniqueName("bad") + "_"
+	good, _ := genILP(t, dir, "cpu-only", 10, 2*time.Hour, prefix)
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
 	}
-	lines := bytes.SplitAfter(raw.Bytes(), []byte{'\n'})
+	lines := bytes.SplitAfter(raw, []byte{'\n'})
 	const badLine = 4321
 	lines[badLine-1] = bytes.Replace(lines[badLine-1], []byte("usage_user="), []byte("usage_user=oops,x="), 1)
 	file := filepath.Join(dir, "bad.ilp")
 	if err := os.WriteFile(file, bytes.Join(lines, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute})
+	tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute, Lookup: prefixedLookup(prefix)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +279,11 @@ func TestEndToEndBadLine(t *testing.T) {
 	if res.Status != load.StatusFailed || res.Rows != 4000 {
 		t.Fatalf("status %s rows %d, want failed with the 4000 rows before the bad batch", res.Status, res.Rows)
 	}
-	counts, err := tg.Count(context.Background(), []string{"cpu"})
+	counts, err := tg.Count(context.Background(), []string{prefix + "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts["cpu"] != res.Rows {
-		t.Fatalf("database holds %d rows, results say %d loaded", counts["cpu"], res.Rows)
+	if counts[prefix+"cpu"] != res.Rows {
+		t.Fatalf("database holds %d rows, results say %d loaded", counts[prefix+"cpu"], res.Rows)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,8 +32,47 @@ func envOr(k, def string) string {
 	return def
 }
 
+// stateDir is the server root of scripts/start_questdb.sh.
+func stateDir() string {
+	return envOr("QUESTDB_ROOT", filepath.Join(envOr("TSLOAD_STATE", "/tmp/tsload"), "questdb"))
+}
+
+// lockServer serialises test processes around a server restart: every
+// integration test holds a shared lock on a file next to the server's root
+// for its duration, the restart test an exclusive one (several go test
+// processes may test this package at once against the one server).
+func lockServer(t *testing.T, exclusive bool) {
+	t.Helper()
+	path := stateDir() + ".testlock"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return // no state dir: nothing to coordinate with
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		t.Fatalf("lock %s: %v", path, err)
+	}
+	t.Cleanup(func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
+}
+
 func server(t *testing.T) qdb {
 	t.Helper()
+	return serverLocked(t, false)
+}
+
+func serverLocked(t *testing.T, exclusive bool) qdb {
+	t.Helper()
+	lockServer(t, exclusive)
 	s := qdb{
 		http: envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000"),
 		pg:   envOr("TSLOAD_QUESTDB_PG", "postgres://admin:quest@127.0.0.1:8812/qdb"),
@@ -282,8 +322,8 @@ func scriptsDir(t *testing.T) string {
 // the way through an HTTP load and restarts it; with DEDUP the load ends
 // with exact counts and no duplicates.
 func TestIntegrationKillRestartHTTP(t *testing.T) {
-	s := server(t)
-	pidfile := filepath.Join(envOr("QUESTDB_ROOT", filepath.Join(envOr("TSLOAD_STATE", "/tmp/tsload"), "questdb")), "questdb.pid")
+	s := serverLocked(t, true)
+	pidfile := filepath.Join(stateDir(), "questdb.pid")
 	if _, err := os.Stat(pidfile); err != nil {
 		t.Skipf("the server was not started by scripts/start_questdb.sh (%v): not killing it", err)
 	}

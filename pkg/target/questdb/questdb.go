@@ -70,6 +70,9 @@ type Config struct {
 	Settle time.Duration
 	// Log receives notes (tables left to auto-creation); nil discards.
 	Log io.Writer
+	// Lookup returns the schema of a table a batch names (default
+	// usecase.LookupTable); nil means the server auto-creates the table.
+	Lookup func(name string) *schema.Table
 }
 
 // Defaults of the QuestDB clients.
@@ -133,6 +136,9 @@ func New(cfg Config) (*Target, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
+	}
+	if cfg.Lookup == nil {
+		cfg.Lookup = usecase.LookupTable
 	}
 	t := &Target{
 		cfg:   cfg,
@@ -236,7 +242,7 @@ func (t *Target) ensureLocked(ctx context.Context, name string) error {
 	}
 	tb := t.known[name]
 	if tb == nil {
-		tb = usecase.LookupTable(name)
+		tb = t.cfg.Lookup(name)
 	}
 	opts := t.opts
 	if tb == nil {
