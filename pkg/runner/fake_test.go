@@ -20,10 +20,11 @@ import (
 // fakeTarget is an in-memory database: it commits what its writers
 // acknowledge and counts it per table.
 type fakeTarget struct {
-	mu       sync.Mutex
-	prepared *load.PrepareOptions
-	rows     map[string]int64
-	countErr int64 // added to every count (to fail verification)
+	mu        sync.Mutex
+	prepared  *load.PrepareOptions
+	rows      map[string]int64
+	countErr  int64 // added to every count (to fail verification)
+	countFail int   // the first countFail counts fail (retryable)
 	// fail decides the outcome of one attempt; nil: success.
 	fail     func(b *load.Batch, attempt int) (load.Ack, error)
 	attempts map[int64]int // per batch Seq
@@ -58,6 +59,10 @@ func (f *fakeTarget) Count(ctx context.Context, tables []string) (map[string]int
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.counted = tables
+	if f.countFail > 0 {
+		f.countFail--
+		return nil, load.Retryable(errors.New("connection reset"))
+	}
 	out := map[string]int64{}
 	for _, t := range tables {
 		out[t] = f.rows[t] + f.countErr

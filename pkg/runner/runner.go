@@ -632,6 +632,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
 		err = r.verify(ctx, tot)
+		res.Retries = r.retries.Load()
 	}
 	switch {
 	case err == nil:
@@ -658,9 +659,10 @@ func (r *run) verify(ctx context.Context, tot totals) error {
 	sort.Strings(names)
 	v := &load.Verification{Expected: tot.tables, Actual: map[string]int64{}}
 	r.res.Verify = v
-	actual, err := r.target.Count(ctx, names)
+	actual, err := r.count(ctx, names)
 	v.Seconds = time.Since(t0).Seconds()
 	if err != nil {
+		v.Note = "counting failed: " + err.Error()
 		return fmt.Errorf("verify: counting rows: %w", err)
 	}
 	for _, n := range names {
@@ -701,4 +703,25 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// count calls the target's Count, retrying what it marks retryable with
+// the same back-off and time bound as a batch.
+func (r *run) count(ctx context.Context, names []string) (map[string]int64, error) {
+	first := time.Now()
+	delay := backoffMin
+	for {
+		actual, err := r.target.Count(ctx, names)
+		if err == nil || !load.IsRetryable(err) || ctx.Err() != nil || time.Since(first)+delay > r.cfg.RetryTimeout {
+			return actual, err
+		}
+		fmt.Fprintf(r.cfg.Stderr, "retrying the row count in %s: %v\n", delay, err)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, err
+		}
+		r.retries.Add(1)
+		delay = min(2*delay, backoffMax)
+	}
 }

@@ -394,3 +394,26 @@ func BenchmarkRunNoLoadPGCopy(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+func TestVerifyRetriesCount(t *testing.T) {
+	path, _ := ilpInput(t, 300)
+	f := newFake()
+	f.countFail = 2
+	res, err := Run(context.Background(), baseConfig(path), f)
+	if err != nil || !res.Verify.OK || res.Retries != 2 {
+		t.Fatalf("%v retries %d", err, res.Retries)
+	}
+	f = newFake()
+	f.countFail = 1000
+	cfg := baseConfig(path)
+	cfg.RetryTimeout = 50 * time.Millisecond
+	var stderr bytes.Buffer
+	cfg.Stderr = &stderr
+	res, err = Run(context.Background(), cfg, f)
+	if err == nil || err.Error() != "verify: counting rows: connection reset" || res.Status != load.StatusFailed {
+		t.Fatalf("%v", err)
+	}
+	if !strings.Contains(stderr.String(), "verify FAILED: counting failed: connection reset") {
+		t.Errorf("summary: %s", stderr.String())
+	}
+}

@@ -173,7 +173,9 @@ func WriteSummary(w io.Writer, res *load.Results) {
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
 	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
 		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
-	if v := res.Verify; v != nil {
+	if v := res.Verify; v != nil && len(v.Actual) == 0 && v.Note != "" {
+		fmt.Fprintf(w, "verify FAILED: %s\n", v.Note)
+	} else if v != nil {
 		status := "OK"
 		if !v.OK {
 			status = "MISMATCH"
