@@ -383,3 +383,64 @@ func TestIntegrationKillRestartHTTP(t *testing.T) {
 	}
 	t.Logf("%d retries across the restart", retries)
 }
+
+// TestIntegrationPrepareOptions checks --do-abort-on-exist, the refusal of
+// an existing table without DEDUP when --dedup is on, and --drop-db.
+func TestIntegrationPrepareOptions(t *testing.T) {
+	s := server(t)
+	ctx := context.Background()
+	tb := testTable(uniqueName("it_prep"))
+	plain := newTargetOpts(t, s, false, load.PrepareOptions{CreateDB: true}, tb) // no DEDUP
+	for _, tc := range []struct {
+		dedup bool
+		opts  load.PrepareOptions
+		want  string
+	}{
+		{false, load.PrepareOptions{CreateDB: true, AbortOnExist: true}, "already exists (--do-abort-on-exist)"},
+		{true, load.PrepareOptions{CreateDB: true}, "exists without DEDUP"},
+		{true, load.PrepareOptions{CreateDB: true, DropDB: true}, ""},
+	} {
+		tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: tc.dedup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.opts.Tables = []*schema.Table{tb}
+		err = tg.Prepare(ctx, tc.opts)
+		tg.Close()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", tc.opts, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tb.Name) {
+			t.Errorf("%+v dedup=%v: %v, want %q naming the table", tc.opts, tc.dedup, err, tc.want)
+		}
+	}
+	// After --drop-db the table was recreated with DEDUP.
+	info, ok, err := plain.tableInfo(ctx, tb.Name)
+	if err != nil || !ok || !info.dedup || !info.wal {
+		t.Errorf("after --drop-db: %+v exists=%v err=%v, want a WAL table with DEDUP", info, ok, err)
+	}
+}
+
+func newTargetOpts(t *testing.T, s qdb, dedup bool, opts load.PrepareOptions, tables ...*schema.Table) *Target {
+	t.Helper()
+	tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: dedup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if q, err := tg.withQuerier(context.Background()); err == nil {
+			for _, tb := range tables {
+				q.query(context.Background(), "DROP TABLE IF EXISTS "+quote(tb.Name))
+			}
+		}
+		tg.Close()
+	})
+	opts.Tables = tables
+	if err := tg.Prepare(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
