@@ -1,0 +1,91 @@
+package loadcli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// slowTarget acknowledges one batch every 20ms.
+type slowTarget struct{}
+
+func (slowTarget) Prepare(context.Context, load.PrepareOptions) error { return nil }
+func (slowTarget) NewWriter(context.Context, int) (load.Writer, error) {
+	return slowWriter{}, nil
+}
+func (slowTarget) Count(context.Context, []string) (map[string]int64, error) {
+	return nil, errors.New("not reached")
+}
+func (slowTarget) Close() error { return nil }
+
+type slowWriter struct{}
+
+func (slowWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	select {
+	case <-time.After(20 * time.Millisecond):
+		return load.Ack{Rows: b.Rows}, nil
+	case <-ctx.Done():
+		return load.Ack{}, ctx.Err()
+	}
+}
+func (slowWriter) Close() error { return nil }
+
+// TestMain lets the test binary act as a loader (for the signal test).
+func TestMain(m *testing.M) {
+	if args := os.Getenv("LOADCLI_TEST_ARGS"); args != "" {
+		os.Args = strings.Split(args, "\x1f")
+		Main(Spec{Name: "load_slow", Target: "slow", New: func(*cli.Context, *runner.Config) (load.Target, error) { return slowTarget{}, nil }})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "d.ilp")
+	os.WriteFile(input, bytes.Repeat([]byte("cpu,host=a v=1 1\n"), 100000), 0o644)
+	results := filepath.Join(dir, "r.json")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "LOADCLI_TEST_ARGS="+strings.Join([]string{"load_slow", "--file", input, "--batch-size", "100", "--results-file", results}, "\x1f"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "load_slow: interrupted (terminated signal received): stopped reading") {
+		t.Fatalf("last line %q", last)
+	}
+	var res load.Results
+	data, _ := os.ReadFile(results)
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != load.StatusInterrupted || res.Rows == 0 || res.Rows >= 100000 || res.Rows%100 != 0 {
+		t.Fatalf("status %s rows %d", res.Status, res.Rows)
+	}
+	if !strings.Contains(stderr.String(), "loaded ") {
+		t.Errorf("no summary: %s", stderr.String())
+	}
+}
