@@ -544,18 +544,45 @@ func (t *Target) Finish(ctx context.Context) error {
 	if t.cfg.CreateIndexes != "after" {
 		return nil
 	}
-	conn, err := t.adminLocked(ctx)
-	if err != nil {
-		t.finishErr = err
-		return err
-	}
-	for _, ti := range t.tables {
-		if _, err := conn.Exec(ctx, indexDDL(ti.t)); err != nil {
-			t.finishErr = fmt.Errorf("timescale: creating index on %q: %s", ti.t.Name, describe(err, nil))
-			return t.finishErr
+	t.finishErr = t.withAdminLocked(ctx, func(conn *pgx.Conn) error {
+		for _, ti := range t.tables {
+			if _, err := conn.Exec(ctx, indexDDL(ti.t)); err != nil {
+				return fmt.Errorf("timescale: creating index on %q: %w", ti.t.Name, &writeError{msg: describe(err, nil), err: err})
+			}
 		}
+		return nil
+	})
+	return t.finishErr
+}
+
+// adminRetryTime bounds how long Count and Finish retry after losing the
+// server (a restart at the end of a load).
+const adminRetryTime = 60 * time.Second
+
+// withAdminLocked runs fn on the target's own connection, reconnecting and
+// running fn again after retryable errors for up to adminRetryTime. t.mu is held.
+func (t *Target) withAdminLocked(ctx context.Context, fn func(*pgx.Conn) error) error {
+	deadline := time.Now().Add(adminRetryTime)
+	backoff := 100 * time.Millisecond
+	for {
+		conn, err := t.adminLocked(ctx)
+		if err == nil {
+			err = fn(conn)
+		}
+		if err == nil || !isRetryable(err) || time.Now().After(deadline) {
+			return err
+		}
+		if t.admin != nil {
+			t.admin.Close(context.Background())
+			t.admin = nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
 	}
-	return nil
 }
 
 func (t *Target) adminLocked(ctx context.Context) (*pgx.Conn, error) {
@@ -578,23 +605,25 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	conn, err := t.adminLocked(ctx)
+	out := make(map[string]int64, len(tables))
+	err := t.withAdminLocked(ctx, func(conn *pgx.Conn) error {
+		for _, name := range tables {
+			var n int64
+			err := conn.QueryRow(ctx, "SELECT count(*) FROM "+schema.QuoteIdent(name)).Scan(&n)
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Code == "42P01" {
+				out[name] = 0
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("timescale: counting %q: %w", name, &writeError{msg: describe(err, nil), err: err})
+			}
+			out[name] = n
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	out := make(map[string]int64, len(tables))
-	for _, name := range tables {
-		var n int64
-		err := conn.QueryRow(ctx, "SELECT count(*) FROM "+schema.QuoteIdent(name)).Scan(&n)
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "42P01" {
-			out[name] = 0
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("timescale: counting %q: %s", name, describe(err, nil))
-		}
-		out[name] = n
 	}
 	return out, nil
 }

@@ -259,7 +259,7 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 			if len(order) == 1 {
 				return w.copyBinary(ctx, order[0].ti, order[0].buf)
 			}
-			if err := exec(ctx, pc, "BEGIN"); err != nil {
+			if err := execSimple(ctx, pc, "BEGIN"); err != nil {
 				return 0, 0, err
 			}
 			for _, e := range order {
@@ -272,7 +272,7 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 				}
 				rows += n
 			}
-			return rows, 0, exec(ctx, pc, "COMMIT")
+			return rows, 0, execSimple(ctx, pc, "COMMIT")
 		}
 		tis := make([]*tableInfo, len(order))
 		srcs := make([]rowSource, len(order))
@@ -285,7 +285,7 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 	return 0, 0, fmt.Errorf("unsupported format %s", b.Format)
 }
 
-func exec(ctx context.Context, pc *pgconn.PgConn, sql string) error {
+func execSimple(ctx context.Context, pc *pgconn.PgConn, sql string) error {
 	_, err := pc.Exec(ctx, sql).ReadAll()
 	return err
 }
@@ -348,7 +348,7 @@ func (w *Writer) insert(ctx context.Context, method Method, tis []*tableInfo, sr
 	pc := w.conn.PgConn()
 	perRow := w.t.cfg.Commit == CommitRow
 	if !perRow {
-		if err := exec(ctx, pc, "BEGIN"); err != nil {
+		if err := execSimple(ctx, pc, "BEGIN"); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -410,7 +410,7 @@ func (w *Writer) insert(ctx context.Context, method Method, tis []*tableInfo, sr
 		}
 	}
 	if !perRow {
-		if err := exec(ctx, pc, "COMMIT"); err != nil {
+		if err := execSimple(ctx, pc, "COMMIT"); err != nil {
 			return 0, 0, err
 		}
 	}
