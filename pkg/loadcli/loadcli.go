@@ -8,6 +8,32 @@
 //
 // Spec.New must not connect to the server: the target connects in Prepare,
 // NewWriter and Count, which the runner does not call with --do-load=false.
+//
+// # Common flags
+//
+//	--file F (repeatable)   inputs, read in order; stdin when absent; gzip detected from the content
+//	--format ilp|csv|pgcopy default: detected from the first bytes
+//	--table T               table of a single-table csv/pgcopy input (default: file name, cpu.csv.gz => cpu)
+//	--batch-size 5000       rows per batch (per request / COPY)
+//	--workers 2             parallel writers (connections)
+//	--hash-workers          route each series to one worker (series keep their input order)
+//	--limit N               load the first N rows only
+//	--do-load=false         read, split and count everything without connecting (loader overhead)
+//	--verify (true)         count the rows in the database afterwards; fail on any difference
+//	--reporting-period 10s  a rates line on stderr per period (a progress bar on a terminal)
+//	--retry-timeout 60s     total back-off (100ms doubling to 5s) for one batch's retryable errors
+//	--skip-invalid          skip and count malformed records and rows the server rejects
+//	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
+//	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
+//
+// # Errors and exit status
+//
+// Any failure prints one line "load_x: <error>" on stderr and exits 1 after
+// the summary (and the results file, with status "failed" or
+// "interrupted") is written. A malformed record names the file, record,
+// line and byte offset; a refused batch names its records and the server's
+// reason; SIGINT/SIGTERM stops reading, gives in-flight batches 5s, and
+// exits 1 with status "interrupted".
 package loadcli
 
 import (

@@ -8,6 +8,60 @@
 // a series is routed to when Config.Parts > 1, so that every row of a series
 // goes to the same worker in input order. Splitting allocates nothing per
 // row once the batch buffers have grown.
+//
+// # What is accepted and what is refused
+//
+// Every refusal names the input, the record (row) number, the line (ILP and
+// CSV) and the byte offset in the decompressed input, e.g.
+// "data.csv.gz: record 12 (line 13, byte offset 981): unterminated quoted field".
+// Damage to a gzip stream names the compressed byte offset instead.
+//
+//   - Input: gzip from the magic bytes 1f 8b, any number of members; a
+//     truncated member, a bad checksum or bytes after a member that are not
+//     another member are errors. An empty input (also an empty gzip) is an
+//     error: "empty input (no data)".
+//   - Lines and records longer than Config.MaxRecordBytes (4 MiB) are
+//     errors; memory stays bounded by that buffer and the batches.
+//   - ILP: CRLF line ends are accepted (batches carry LF); comment ('#') and
+//     blank lines are not rows. Refused: no measurement, a tag without
+//     key=value, no field, a field without key=value, an unterminated string
+//     value, NUL bytes, invalid UTF-8, a timestamp that is not an integer or
+//     does not fit int64 nanoseconds. Escaped spaces, commas and equals
+//     signs are valid. A line WITHOUT a timestamp is valid (the server then
+//     assigns its own time, as line protocol specifies). Field values are
+//     not decoded: a bad number is left to the server, which rejects it.
+//   - CSV: RFC 4180; quoted fields may hold commas, quotes ("") and
+//     newlines; CRLF accepted (a record's final CRLF becomes LF); blank
+//     lines are skipped. Refused: a field count different from the table's
+//     columns, an unterminated quoted field, a quote inside an unquoted
+//     field, a character after a closing quote, a bare CR, NUL bytes,
+//     invalid UTF-8. Single-table files take the table from Config.Table or
+//     the file name, and the column types from the use case's table when
+//     the header matches it, else inferred from the first record
+//     (RFC 3339 => timestamptz, integer => int8, number => float8, else text
+//     and a tag). A file with only a header is valid and holds no rows.
+//     Multi-table streams: "#tsload-csv v1", "#table" lines, "#data"
+//     switches; a record before the first #data, an undeclared table, a
+//     #table after data or an unknown directive are errors.
+//   - pgcopy: the signature, zero flags and the header extension are
+//     checked; every tuple's field count must equal the table's columns;
+//     a length past the end of the input, a missing trailer and any byte
+//     after the trailer are errors. Multi-table (TSLCOPY) streams: frame
+//     table index in range, tuples wholly inside their frame, the ff ff end
+//     marker present and last. Values (including timestamps) are not
+//     decoded: the server checks them.
+//
+// With Config.SkipInvalid a refused record is skipped and counted
+// (Skipped) instead, when the record's end is known: an ILP line, a CSV
+// record, a pgcopy tuple with the wrong field count. Damage that loses the
+// record boundaries (gzip, a pgcopy length past the end, an over-long line)
+// always fails.
+//
+// Batch positions: FirstRecord, FirstLine and Offset are those of the
+// batch's first row. Lines of a batch are consecutive input lines only for
+// an unrouted (Parts == 1) ILP or single-table CSV input; per-table
+// (multi-table streams) and per-part (routed) batches gather rows from
+// across the input.
 package split
 
 import (
