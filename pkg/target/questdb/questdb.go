@@ -1,17 +1,47 @@
 // Package questdb is the QuestDB target of the shared load runner: it writes
-// ILP batches over HTTP (POST /write, one transaction per table per request,
-// 204 when committed to the WAL) or over TCP (port 9009, no
-// acknowledgements), creates tables with DEDUP so re-sent requests cannot
+// ILP batches over HTTP (POST /write?precision=n, one transaction per table
+// per request, 204 once committed to the WAL) or over TCP (port 9009, no
+// acknowledgements), creates tables with DEDUP so a re-sent request cannot
 // duplicate rows, and counts rows only after every table's WAL is applied.
 //
-// Input is ILP only: QuestDB's ILP endpoints take lines as they are, so a
-// batch goes to the server byte for byte (minus comment and blank-only lines,
-// which QuestDB refuses). CSV and pgcopy input is refused with an error.
+// Input is ILP only: a batch goes to the server byte for byte, minus comment
+// and blank-only lines, which QuestDB's ILP parser refuses. CSV and pgcopy
+// batches are refused with an error.
 //
-// Tables are created up front from the runner's table list and --use-case,
-// and otherwise lazily, before the first batch naming them is sent, when the
-// name is one of pkg/usecase's tables. A table of any other name is left to
-// the server's auto-creation (no DEDUP).
+// # Tables
+//
+// Tables are prepared (--drop-db, --do-abort-on-exist, --do-create-db) up
+// front from the runner's list and --use-case, and otherwise lazily, before
+// the first batch that names them is sent, when Config.Lookup (default
+// usecase.LookupTable) knows the name. The DDL: designated timestamp
+// "timestamp" (the column ILP's timestamp goes to), tags SYMBOL, doubles
+// DOUBLE, integers LONG, PARTITION BY DAY WAL, and with --dedup
+// DEDUP UPSERT KEYS(timestamp, <tags>). A table of any other name is left to
+// QuestDB's auto-creation (WAL, no DEDUP). An existing table that is not WAL,
+// or lacks DEDUP while --dedup is on, is an error naming it.
+//
+// # Guarantees
+//
+// HTTP: 204 means the rows are committed to the WAL; only then are they
+// counted. 500, 503, 504, 507, 509, 523, 524, 529, 599, network errors and
+// the request timeout (request_timeout + body/min_throughput) are retryable;
+// a re-send after a lost answer cannot duplicate with DEDUP (without it,
+// verification catches the surplus). Any other status is fatal: QuestDB
+// rolls the whole request back, and the error carries the server's code,
+// message and errorId with its line number mapped to the input file's line.
+//
+// TCP: the server acknowledges nothing; an Ack means the bytes were handed
+// to the socket. The server closes the connection after a bad line; the
+// writer notices before its next batch and fails (rows sent earlier on that
+// connection may be lost). A write error reports the bytes written; it is
+// retried only when every table of the batch has DEDUP keys, since a re-send
+// could duplicate the part already received. Verification decides.
+//
+// Count waits until wal_tables() shows writerTxn = sequencerTxn for every
+// table (for TCP, unchanged for Settle, as the server commits what it
+// received some time later), fails naming a suspended table, then runs
+// SELECT count(). Queries go over PG wire (pgx) or, without a PG URL, HTTP
+// /exec.
 package questdb
 
 import (
