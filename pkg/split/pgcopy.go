@@ -253,30 +253,36 @@ func (s *Splitter) pgRun(t int) bool {
 	}
 	metric := p.metric[t]
 	ncols := len(metric)
+	nmetric := 0
+	for _, m := range metric {
+		if m {
+			nmetric++
+		}
+	}
 	pos, rows, metrics := 0, 0, 0
 	for rows < room && pos+2 <= len(view) && pos < runBytes {
-		if int(int16(binary.BigEndian.Uint16(view[pos:]))) != ncols {
+		if int(int16(uint16(view[pos])<<8|uint16(view[pos+1]))) != ncols {
 			break
 		}
-		q, m := pos+2, 0
+		q, m := pos+2, nmetric
 		for f := 0; f < ncols; f++ {
 			if q+4 > len(view) {
 				q = -1
 				break
 			}
-			n := int(int32(binary.BigEndian.Uint32(view[q:])))
+			n := int(int32(uint32(view[q])<<24 | uint32(view[q+1])<<16 | uint32(view[q+2])<<8 | uint32(view[q+3])))
 			q += 4
-			if n < 0 {
-				if n != -1 {
-					q = -1
-					break
-				}
+			if n >= 0 {
+				q += n
 				continue
 			}
-			if metric[f] {
-				m++
+			if n != -1 {
+				q = -1
+				break
 			}
-			q += n
+			if metric[f] {
+				m-- // a NULL field is not a metric
+			}
 		}
 		if q < 0 || q > len(view) {
 			break
