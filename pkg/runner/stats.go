@@ -134,7 +134,11 @@ func (r *run) drawBar(now time.Time) {
 		b.WriteString("[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "] ")
 		fmt.Fprintf(&b, "%3.0f%% ", frac*100)
 	}
-	fmt.Fprintf(&b, "%s rows, %s rows/s", count(tot.rows), rate(rps))
+	fmt.Fprintf(&b, "%s rows", count(tot.rows))
+	if frac > 0.001 && frac < 1 {
+		fmt.Fprintf(&b, " of ~%s", count(int64(float64(tot.rows)/frac)))
+	}
+	fmt.Fprintf(&b, ", %s rows/s", rate(rps))
 	if frac > 0.001 {
 		eta := time.Duration(el * (1 - frac) / frac * float64(time.Second)).Round(time.Second)
 		fmt.Fprintf(&b, ", ETA %s", eta)

@@ -288,3 +288,31 @@ func TestSkipInvalidAndLimit(t *testing.T) {
 		t.Fatalf("pgcopy skip: %v", err)
 	}
 }
+
+// TestCRLF checks that CRLF inputs give the same batches as LF inputs, and
+// that a CR inside a quoted CSV field is kept.
+func TestCRLF(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lf   []byte
+	}{
+		{"d.ilp", ilpLines(20)},
+		{"cpu.csv", cpuCSV(20, false)},
+	} {
+		crlf := bytes.ReplaceAll(tc.lf, []byte("\n"), []byte("\r\n"))
+		a, _, _, err1 := splitAll(tc.name, tc.lf, Config{BatchSize: 7})
+		b, _, _, err2 := splitAll(tc.name, crlf, Config{BatchSize: 7})
+		if err1 != nil || err2 != nil || len(a) != len(b) {
+			t.Fatalf("%s: %v %v", tc.name, err1, err2)
+		}
+		for i := range a {
+			if !bytes.Equal(a[i].Data, b[i].Data) || a[i].FirstLine != b[i].FirstLine || a[i].Rows != b[i].Rows {
+				t.Fatalf("%s batch %d differs:\n%q\n%q", tc.name, i, a[i].Data, b[i].Data)
+			}
+		}
+	}
+	bs, _, _, err := splitAll("t.csv", []byte("time,h\r\n2016-01-01T00:00:00Z,\"a\r\nb\"\r\n"), Config{Table: "t"})
+	if err != nil || string(bs[0].Data) != "2016-01-01T00:00:00Z,\"a\r\nb\"\n" {
+		t.Fatalf("%v %q", err, bs[0].Data)
+	}
+}
