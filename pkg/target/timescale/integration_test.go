@@ -445,6 +445,17 @@ func TestPrepareOptions(t *testing.T) {
 			t.Fatalf("counts %v", got)
 		}
 	})
+	t.Run("table created by the first batch", func(t *testing.T) {
+		tg := newTestTarget(t, Config{}) // Prepare knows no table
+		w, err := tg.NewWriter(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		rows := genRows(cpuTable(), 40, 4, 2)
+		writeAll(t, w, makeBatches(t, load.FormatCSV, rows, 15))
+		checkRows(t, tg.cfg.DBName, rows)
+	})
 	t.Run("unlogged and indexes", func(t *testing.T) {
 		for _, when := range []string{"before", "after"} {
 			tg := newTestTarget(t, Config{Unlogged: true, CreateIndexes: when}, cpuTable())

@@ -219,13 +219,24 @@ func paramNumber(where string) (int64, bool) {
 func (e *rowError) Error() string { return e.err.Error() }
 func (e *rowError) Unwrap() error { return e.err }
 
-func (w *Writer) info(t *schema.Table) *tableInfo {
-	ti := w.byTable[t]
-	if ti == nil {
-		ti = newTableInfo(t, false)
-		w.byTable[t] = ti
+// info returns the COPY/INSERT statements of a csv or pgcopy batch's table,
+// creating the table first when Prepare did not (a table the runner learnt
+// of only from the input).
+func (w *Writer) info(ctx context.Context, t *schema.Table) (*tableInfo, error) {
+	if ti := w.byTable[t]; ti != nil {
+		return ti, nil
 	}
-	return ti
+	if w.t.table(t.Name) == nil {
+		if _, err := w.t.ensureTable(ctx, w.conn, t, false); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.byTable) >= 1024 {
+		clear(w.byTable) // bound the cache if the runner makes a Table per batch
+	}
+	ti := newTableInfo(t, false)
+	w.byTable[t] = ti
+	return ti, nil
 }
 
 // write returns the rows acknowledged and, on error, the rows already
@@ -234,13 +245,19 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 	pc := w.conn.PgConn()
 	switch b.Format {
 	case load.FormatPGCopy:
-		ti := w.info(b.Table)
+		ti, err := w.info(ctx, b.Table)
+		if err != nil {
+			return 0, 0, err
+		}
 		if method == MethodCopyBinary {
 			return w.copyBinary(ctx, ti, b.Data)
 		}
 		return w.insert(ctx, method, []*tableInfo{ti}, []rowSource{&tupleSource{data: b.Data, cols: ti.t.Columns}}, formatBinary)
 	case load.FormatCSV:
-		ti := w.info(b.Table)
+		ti, err := w.info(ctx, b.Table)
+		if err != nil {
+			return 0, 0, err
+		}
 		if method == MethodCopyCSV {
 			w.rd.Reset(b.Data)
 			tag, err := pc.CopyFrom(ctx, &w.rd, ti.copyCSV)
