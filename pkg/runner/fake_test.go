@@ -29,7 +29,8 @@ type fakeTarget struct {
 	fail     func(b *load.Batch, attempt int) (load.Ack, error)
 	attempts map[int64]int // per batch Seq
 	delay    time.Duration
-	block    chan struct{} // when set, Write waits on it (or ctx) after the first batches
+	delayFor func(b *load.Batch) time.Duration // extra delay per batch
+	block    chan struct{}                     // when set, Write waits on it (or ctx) after the first batches
 	// series order per worker: "worker:series" => last record number
 	order    map[string]int64
 	seriesW  map[string]int
@@ -98,6 +99,13 @@ func (w *fakeWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error)
 	}
 	if f.delay > 0 {
 		time.Sleep(f.delay)
+	}
+	if f.delayFor != nil {
+		select {
+		case <-time.After(f.delayFor(b)):
+		case <-ctx.Done():
+			return load.Ack{}, ctx.Err()
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -70,8 +70,8 @@ type Config struct {
 	// Progress draws a progress bar on Stderr (a terminal) instead of
 	// printing a line per reporting period.
 	Progress bool
-	// Grace bounds how long in-flight writes may take after an interrupt
-	// (default 5s).
+	// Grace bounds how long in-flight writes may take once the run stops
+	// (an interrupt or an error elsewhere; default 5s).
 	Grace time.Duration
 	// MaxRecordBytes is the longest line or record accepted (default 4 MiB).
 	MaxRecordBytes int
@@ -298,7 +298,9 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	// Writes outlive an interrupt by at most Grace; an error stops them at once.
+	// When the run stops (an interrupt, or an error elsewhere), writes in
+	// flight get Grace to finish, so what they wrote is acknowledged and
+	// counted; then they are cancelled.
 	wctx, cancelWrites := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWrites()
 	stopWatch := make(chan struct{})
@@ -309,11 +311,9 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			return
 		case <-gctx.Done():
 		}
-		if ctx.Err() != nil {
-			select {
-			case <-stopWatch:
-			case <-time.After(cfg.Grace):
-			}
+		select {
+		case <-stopWatch:
+		case <-time.After(cfg.Grace):
 		}
 		cancelWrites()
 	}()

@@ -429,3 +429,47 @@ func TestProgressBar(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", out.String(), want)
 	}
 }
+
+// TestInFlightFinishAfterError: a batch being written when another worker
+// fails is still acknowledged and counted (within Grace).
+func TestInFlightFinishAfterError(t *testing.T) {
+	path, _ := ilpInput(t, 5000)
+	f := newFake()
+	f.delayFor = func(b *load.Batch) time.Duration {
+		if b.Seq == 1 {
+			return 200 * time.Millisecond
+		}
+		return 0
+	}
+	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+		if b.Seq == 2 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	cfg := baseConfig(path)
+	cfg.Workers = 2
+	res, err := Run(context.Background(), cfg, f)
+	if !errors.Is(err, errDisk) || res.Rows != 1000 || f.rows["cpu"]+f.rows["mem"]+f.rows["disk"] != 1000 {
+		t.Fatalf("%v rows %d db %v", err, res.Rows, f.rows)
+	}
+	// With a short grace the slow write is cancelled and not counted.
+	f = newFake()
+	f.delayFor = func(b *load.Batch) time.Duration {
+		if b.Seq == 1 {
+			return time.Second
+		}
+		return 0
+	}
+	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+		if b.Seq == 2 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	cfg.Grace = 20 * time.Millisecond
+	res, err = Run(context.Background(), cfg, f)
+	if !errors.Is(err, errDisk) || res.Rows != 0 {
+		t.Fatalf("%v rows %d", err, res.Rows)
+	}
+}
