@@ -20,7 +20,9 @@ func AppendFloat(dst []byte, v float64) []byte {
 	}
 	if a := math.Abs(v); a >= 1e-4 && a < 1e6 {
 		// two decimals first: the generator's most common case
-		if k2 := math.Round(v * 100); k2/100 == v {
+		// (any integer k2 with k2/100 == v will do, and Floor is a
+		// single instruction where math.Round is not)
+		if k2 := math.Floor(v*100 + 0.5); k2/100 == v {
 			k, d := int64(k2), 2
 			for d > 0 && k%10 == 0 {
 				k /= 10
@@ -28,7 +30,7 @@ func AppendFloat(dst []byte, v float64) []byte {
 			}
 			return appendFixed(dst, k, d)
 		}
-		k := int64(math.Round(v * 1e6))
+		k := int64(math.Floor(v*1e6 + 0.5))
 		d := 6
 		for d > 0 && k%10 == 0 {
 			k /= 10
@@ -41,47 +43,70 @@ func AppendFloat(dst []byte, v float64) []byte {
 	return strconv.AppendFloat(dst, v, 'g', -1, 64)
 }
 
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+var upow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
 // appendFixed appends k/10^d with d fractional digits (k's last digit is not
-// a zero when d > 0), writing the digits in place.
+// a zero when d > 0), writing the digits in place, two at a time.
 func appendFixed(dst []byte, k int64, d int) []byte {
 	neg := k < 0
+	u := uint64(k)
 	if neg {
-		k = -k
+		u = uint64(-k)
 	}
-	digits := 1
-	for p := int64(10); p <= k && digits < 19; p *= 10 {
-		digits++
+	n := 1 // digits of u
+	for n < len(upow10) && u >= upow10[n] {
+		n++
 	}
-	if digits <= d {
-		digits = d + 1 // leading "0."
+	if n <= d {
+		n = d + 1 // a leading "0."
 	}
-	n := digits
+	total := n
 	if d > 0 {
-		n++
+		total++
 	}
 	if neg {
-		n++
+		total++
 	}
 	l := len(dst)
-	if cap(dst)-l < n {
-		dst = append(dst, make([]byte, n)...)[:l]
+	if cap(dst)-l < total {
+		dst = append(dst, make([]byte, total)...)[:l]
 	}
-	dst = dst[:l+n]
+	dst = dst[:l+total]
 	b := dst[l:]
-	i := n
-	for j := 0; j < d; j++ {
+	i := total
+	j := d
+	for ; j >= 2; j -= 2 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if j == 1 {
+		q := u / 10
 		i--
-		b[i] = byte('0' + k%10)
-		k /= 10
+		b[i] = byte('0' + u - q*10)
+		u = q
 	}
 	if d > 0 {
 		i--
 		b[i] = '.'
 	}
-	for i > 0 {
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		b[i], b[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
 		i--
-		b[i] = byte('0' + k%10)
-		k /= 10
+		b[i] = byte('0' + u)
 	}
 	if neg {
 		b[0] = '-'

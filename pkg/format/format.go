@@ -33,6 +33,12 @@ type Row struct {
 	Int   []int64
 	// Null has bit i set when field i is NULL.
 	Null uint64
+	// Key, when not nil, is a cache of the row's series: an encoder that
+	// finds *Key empty appends its encoding of the table and tags to *Key,
+	// and one that finds *Key non-empty writes *Key instead of encoding the
+	// table and tags again. The generator passes the same Key only for rows
+	// of the same table and tag values, and one Key to one encoder only.
+	Key *[]byte
 }
 
 // Encoder encodes rows into one of the tsload file formats.

@@ -102,6 +102,13 @@ func TestDeterminism(t *testing.T) {
 						t.Fatalf("workers %d differ from workers 1", w)
 					}
 				}
+				// without the series-key cache (as at large scales)
+				old := maxCachedSeries
+				maxCachedSeries = 0
+				defer func() { maxCachedSeries = old }()
+				if got := generate(t, cfg); !bytes.Equal(one, got) {
+					t.Fatal("output without the series-key cache differs")
+				}
 			})
 		}
 	}

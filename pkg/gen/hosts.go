@@ -301,6 +301,9 @@ func (m *hostModel) newGroup(t, lo, hi int) group {
 		extra: make([][]byte, (hi-lo)*nExtra),
 		r:     newRNG(),
 	}
+	if m.p.scale*len(m.ht) <= maxCachedSeries {
+		g.keys = make([][]byte, hi-lo)
+	}
 	g.row.Tags = make([][]byte, nTags)
 	g.row.Float = make([]float64, tb.Fields())
 	g.row.Int = make([]int64, tb.Fields())
@@ -357,7 +360,12 @@ type hostGroup struct {
 	row     format.Row
 	isFloat []bool
 	name    []byte
+	keys    [][]byte // encoded series keys (format.Row.Key), nil when not cached
 }
+
+// maxCachedSeries bounds the series whose encoded tags are cached (a few
+// hundred bytes each), so that memory stays bounded at any scale.
+var maxCachedSeries = 1 << 18
 
 func (g *hostGroup) epoch(c *epochCtx, u *unit) error {
 	r := g.r
@@ -407,6 +415,9 @@ func (g *hostGroup) epoch(c *epochCtx, u *unit) error {
 			}
 		}
 		g.row.Time = c.ns
+		if g.keys != nil {
+			g.row.Key = &g.keys[k]
+		}
 		if err := u.add(c, &g.row); err != nil {
 			return err
 		}

@@ -88,10 +88,14 @@ type iotGroup struct {
 	row    format.Row
 	name   []byte
 	fields int
+	keys   [][]byte // encoded series keys of rows without a NULL tag
 }
 
 func (m *iotModel) newGroup(t, lo, hi int) group {
 	g := &iotGroup{table: t, lo: lo, s: make([]iotSeries, hi-lo), r: newRNG()}
+	if m.p.scale*2 <= maxCachedSeries {
+		g.keys = make([][]byte, hi-lo)
+	}
 	tb := m.tables_[t]
 	g.fields = tb.Fields()
 	g.row.Tags = make([][]byte, len(usecase.TruckTags))
@@ -226,8 +230,11 @@ func (g *iotGroup) emit(c *epochCtx, u *unit, k int, ns int64, v *[iotVals]float
 	row.Tags[2] = drivers[s.truck.driver]
 	row.Tags[3] = truckModels[s.truck.model]
 	row.Tags[4] = deviceVersions[s.truck.version]
+	row.Key = nil
 	if nullTag > 0 {
 		row.Tags[nullTag] = nil
+	} else if g.keys != nil {
+		row.Key = &g.keys[k]
 	}
 	f := row.Float
 	var n int

@@ -103,16 +103,24 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 		e.lastText = AppendTime(e.lastText[:0], r.Time)
 	}
 	dst = append(dst, e.lastText...)
-	for i, c := range t.TagCols {
-		dst = append(dst, ',')
-		v := r.Tags[i]
-		if v == nil {
-			continue
+	if r.Key != nil && len(*r.Key) > 0 {
+		dst = append(dst, *r.Key...)
+	} else {
+		start := len(dst)
+		for i, c := range t.TagCols {
+			dst = append(dst, ',')
+			v := r.Tags[i]
+			if v == nil {
+				continue
+			}
+			if c.Type == schema.Text {
+				dst = AppendField(dst, v)
+			} else {
+				dst = strconv.AppendInt(dst, r.TagInt[i], 10)
+			}
 		}
-		if c.Type == schema.Text {
-			dst = AppendField(dst, v)
-		} else {
-			dst = strconv.AppendInt(dst, r.TagInt[i], 10)
+		if r.Key != nil {
+			*r.Key = append((*r.Key)[:0], dst[start:]...)
 		}
 	}
 	for i, c := range t.FieldCols {

@@ -42,6 +42,9 @@ type table struct {
 type Encoder struct {
 	tables []table
 	enc    lineprotocol.Encoder
+	// the last timestamp written, as " <ns>\n"
+	lastTime int64
+	lastText []byte
 	// Strict writes every row with the line-protocol Encoder (the
 	// reference the fast path is tested against).
 	Strict bool
@@ -134,6 +137,23 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 	}
 	t := &e.tables[r.Table]
 	start := len(dst)
+	if r.Key != nil && len(*r.Key) > 0 {
+		dst = append(dst, *r.Key...)
+	} else {
+		var ok bool
+		if dst, ok = e.appendKey(dst, t, r); !ok {
+			return e.appendStrict(dst[:start], r)
+		}
+		if r.Key != nil {
+			*r.Key = append((*r.Key)[:0], dst[start:]...)
+		}
+	}
+	return e.appendFields(dst, start, t, r)
+}
+
+// appendKey appends the measurement and tags; ok is false when a tag value
+// needs the Encoder's strict path.
+func (e *Encoder) appendKey(dst []byte, t *table, r *format.Row) ([]byte, bool) {
 	dst = append(dst, t.measurement...)
 	for _, i := range t.tagOrder {
 		v := r.Tags[i]
@@ -141,13 +161,13 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 			continue
 		}
 		if len(v) == 0 {
-			return e.appendStrict(dst[:start], r)
+			return dst, false
 		}
 		dst = append(dst, t.tagPrefix[i]...)
 		escapes := false
 		for _, c := range v {
 			if !plainTag[c] {
-				return e.appendStrict(dst[:start], r)
+				return dst, false
 			}
 			escapes = escapes || tagValEscape[c]
 		}
@@ -162,6 +182,12 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 			dst = append(dst, c)
 		}
 	}
+	return dst, true
+}
+
+// appendFields appends the fields and the timestamp of a line that starts
+// at dst[start].
+func (e *Encoder) appendFields(dst []byte, start int, t *table, r *format.Row) ([]byte, error) {
 	sep := byte(' ')
 	for i := range t.fieldPrefix {
 		if r.Null&(1<<uint(i)) != 0 {
@@ -184,9 +210,11 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 	if sep == ' ' {
 		return dst[:start], fmt.Errorf("%s: row at %d has no non-NULL field", t.Name, r.Time)
 	}
-	dst = append(dst, ' ')
-	dst = strconv.AppendInt(dst, r.Time, 10)
-	return append(dst, '\n'), nil
+	if r.Time != e.lastTime || len(e.lastText) == 0 {
+		e.lastTime = r.Time
+		e.lastText = append(strconv.AppendInt(append(e.lastText[:0], ' '), r.Time, 10), '\n')
+	}
+	return append(dst, e.lastText...), nil
 }
 
 // StreamHeader writes nothing: line protocol has no header.

@@ -105,6 +105,23 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 	dst = be.AppendUint16(dst, uint16(len(t.Columns)))
 	dst = be.AppendUint32(dst, 8)
 	dst = be.AppendUint64(dst, uint64(Micros(r.Time)))
+	if r.Key != nil && len(*r.Key) > 0 {
+		dst = append(dst, *r.Key...)
+	} else {
+		start := len(dst)
+		var err error
+		if dst, err = appendTags(dst, t, r); err != nil {
+			return dst, err
+		}
+		if r.Key != nil {
+			*r.Key = append((*r.Key)[:0], dst[start:]...)
+		}
+	}
+	return appendFields(dst, t, r)
+}
+
+func appendTags(dst []byte, t *format.TableInfo, r *format.Row) ([]byte, error) {
+	be := binary.BigEndian
 	for i, c := range t.TagCols {
 		v := r.Tags[i]
 		if v == nil {
@@ -125,6 +142,11 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 			return dst, fmt.Errorf("%s.%s: tag type %v not supported", t.Name, c.Name, c.Type)
 		}
 	}
+	return dst, nil
+}
+
+func appendFields(dst []byte, t *format.TableInfo, r *format.Row) ([]byte, error) {
+	be := binary.BigEndian
 	for i, c := range t.FieldCols {
 		if r.Null&(1<<uint(i)) != 0 {
 			dst = be.AppendUint32(dst, math.MaxUint32)
