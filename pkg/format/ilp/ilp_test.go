@@ -67,6 +67,16 @@ func TestAppendRow(t *testing.T) {
 			if !bytes.Equal(got, ref) {
 				t.Errorf("fast %q != Encoder %q", got, ref)
 			}
+			// with a series-key cache: the first row fills it, the second uses it
+			var key []byte
+			tt.row.Key = &key
+			for i := 0; i < 2; i++ {
+				withKey, err := fast.AppendRow([]byte("prev\n"), tt.row)
+				if err != nil || !bytes.Equal(withKey, ref) {
+					t.Errorf("with key (pass %d): %q, %v; want %q", i, withKey, err, ref)
+				}
+			}
+			tt.row.Key = nil
 			dec := lineprotocol.NewDecoderWithBytes(got[5:])
 			for dec.Next() {
 				if _, err := dec.Measurement(); err != nil {
