@@ -100,8 +100,12 @@ func FromCLI(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 			cfg.Flags[FlagConf] = RedactConf(s)
 		}
 	}
-	if cfg.Flags != nil && cfg.Flags[FlagPG] != "" {
-		cfg.Flags[FlagPG] = redactURL(cfg.Flags[FlagPG])
+	if cfg.Flags != nil {
+		for _, f := range []string{FlagPG, FlagHTTPURL} {
+			if cfg.Flags[f] != "" {
+				cfg.Flags[f] = redactURL(cfg.Flags[f])
+			}
+		}
 	}
 	if qc.PG == "none" {
 		qc.PG = ""

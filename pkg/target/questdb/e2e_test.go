@@ -217,8 +217,14 @@ func TestRedact(t *testing.T) {
 			t.Errorf("RedactConf(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := redactURL("postgres://admin:quest@h:8812/qdb"); got != "postgres://admin:REDACTED@h:8812/qdb" {
-		t.Errorf("redactURL = %q", got)
+	for in, want := range map[string]string{
+		"postgres://admin:quest@h:8812/qdb": "postgres://admin:REDACTED@h:8812/qdb",
+		"http://u:p@h:9000":                 "http://u:REDACTED@h:9000",
+		"http://h:9000":                     "http://h:9000",
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
