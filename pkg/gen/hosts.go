@@ -365,7 +365,7 @@ type hostGroup struct {
 
 // maxCachedSeries bounds the series whose encoded tags are cached (a few
 // hundred bytes each), so that memory stays bounded at any scale.
-var maxCachedSeries = 1 << 18
+var maxCachedSeries = 1 << 17
 
 func (g *hostGroup) epoch(c *epochCtx, u *unit) error {
 	r := g.r
