@@ -38,6 +38,30 @@
 // compressed concurrently, each as its own gzip member, and written in
 // order: a multi-member gzip file that gzip -d and Go's gzip.Reader decode as
 // one stream.
+//
+// # Data
+//
+// The use cases follow DATASETS.md; choices it leaves open:
+//   - cpu and mem percentages are rounded to 2 decimals when written (the
+//     walk keeps full precision); devops integers are the walk truncated.
+//     The cpu table of devops equals cpu-only's for the same seed and scale.
+//   - iot: readings and diagnostics are separate series with their own
+//     streams; latitude and longitude start U(0, 90); elevation and
+//     current_load are written as integers, velocity, heading, grade,
+//     fuel_consumption and fuel_state with 1 decimal, latitude and longitude
+//     with 5. Irregularities: see the IoT* constants (missing runs ~1%,
+//     single missing 10%, 5% of rows delayed by 1 to 6 epochs, 10% with one
+//     NULL field, 1% with one NULL tag other than name). Delayed rows still
+//     pending at the last epoch are written then.
+//   - weather: scale N picks N grid locations spread evenly over the grid
+//     (LocationID). Temperature = 27 - 52 sin²(lat) + a seasonal term of
+//     amplitude 1 + 18|sin(lat)| (opposite in the two hemispheres, coldest
+//     mid-January in the north) + a diurnal term of amplitude 1 + 5 cos(lat)
+//     peaking at 15:00 local solar time + a fixed per-location offset +
+//     an AR(1) anomaly. Winds: trades, westerlies and polar easterlies as
+//     Gaussian bands plus AR(1) noise; cloud cover: a logistic of a latitude
+//     bias plus AR(1); precipitation only when cover exceeds 0.8, with an
+//     exponential amount; snowfall equals precipitation below 0 °C, else 0.
 package gen
 
 import (

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -145,4 +146,14 @@ func FuzzParseTimestamp(f *testing.F) {
 			t.Fatalf("round trip of %v: %v %v", ts, again, err)
 		}
 	})
+}
+
+func ExampleParseShard() {
+	s, err := ParseShard("2/8")
+	fmt.Println(s.Index, s.Count, err)
+	_, err = ParseShard("8/8")
+	fmt.Println(err)
+	// Output:
+	// 2 8 <nil>
+	// shard "8/8": want 0 <= i < M (shards are 0-based)
 }
