@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -75,19 +76,28 @@ func fixedLen(t schema.Type) int {
 	return 0
 }
 
-// copyStream is an io.Reader over header, tuples and trailer without copying
-// the tuples. It is reused batch after batch.
+// copyStream is an io.Reader over header, tuples and trailer (or any
+// parts) without copying them. pgconn's CopyFrom reads it from a goroutine
+// that can outlive CopyFrom when the connection fails, so every COPY gets
+// its own stream, closed when CopyFrom returns: after close no Read touches
+// the batch's memory again (the runner reuses it).
 type copyStream struct {
-	parts [3][]byte
-	i     int
+	mu     sync.Mutex
+	parts  [3][]byte
+	i      int
+	closed bool
 }
 
-func (s *copyStream) reset(tuples []byte) {
-	s.parts = [3][]byte{copyHeader, tuples, copyTrailer}
-	s.i = 0
+func newCopyStream(a, b, c []byte) *copyStream {
+	return &copyStream{parts: [3][]byte{a, b, c}}
 }
 
 func (s *copyStream) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, io.ErrClosedPipe
+	}
 	for s.i < len(s.parts) {
 		if len(s.parts[s.i]) == 0 {
 			s.i++
@@ -98,6 +108,14 @@ func (s *copyStream) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return 0, io.EOF
+}
+
+// close waits for a Read in progress and makes later ones fail.
+func (s *copyStream) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.parts = [3][]byte{}
+	s.mu.Unlock()
 }
 
 // nextTuple decodes the COPY binary tuple at data[off:] of a table of

@@ -194,10 +194,9 @@ func FuzzNextTuple(f *testing.F) {
 }
 
 func TestCopyStream(t *testing.T) {
-	var s copyStream
 	for _, tuples := range [][]byte{nil, []byte("abc"), bytes.Repeat([]byte{7}, 100000)} {
-		s.reset(tuples)
-		got, err := io.ReadAll(&s)
+		s := newCopyStream(copyHeader, tuples, copyTrailer)
+		got, err := io.ReadAll(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,6 +207,11 @@ func TestCopyStream(t *testing.T) {
 	}
 	if len(copyHeader) != 19 || string(copyHeader[:11]) != "PGCOPY\n\xff\r\n\x00" {
 		t.Fatalf("header %q", copyHeader)
+	}
+	s := newCopyStream(copyHeader, []byte("abc"), copyTrailer)
+	s.close()
+	if n, err := s.Read(make([]byte, 10)); n != 0 || err == nil {
+		t.Fatalf("read after close: %d %v", n, err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package timescale
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,8 +24,6 @@ type Writer struct {
 	worker int
 	conn   *pgx.Conn
 
-	stream  copyStream
-	rd      bytes.Reader
 	ilp     ilpEncoder
 	byTable map[*schema.Table]*tableInfo
 
@@ -259,8 +256,9 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 			return 0, 0, err
 		}
 		if method == MethodCopyCSV {
-			w.rd.Reset(b.Data)
-			tag, err := pc.CopyFrom(ctx, &w.rd, ti.copyCSV)
+			stream := newCopyStream(nil, b.Data, nil)
+			tag, err := pc.CopyFrom(ctx, stream, ti.copyCSV)
+			stream.close()
 			return int(tag.RowsAffected()), 0, err
 		}
 		if cap(w.scratch) < len(b.Data) {
@@ -308,8 +306,9 @@ func execSimple(ctx context.Context, pc *pgconn.PgConn, sql string) error {
 }
 
 func (w *Writer) copyBinary(ctx context.Context, ti *tableInfo, tuples []byte) (int, int, error) {
-	w.stream.reset(tuples)
-	tag, err := w.conn.PgConn().CopyFrom(ctx, &w.stream, ti.copyBin)
+	stream := newCopyStream(copyHeader, tuples, copyTrailer)
+	tag, err := w.conn.PgConn().CopyFrom(ctx, stream, ti.copyBin)
+	stream.close()
 	return int(tag.RowsAffected()), 0, err
 }
 
