@@ -95,7 +95,18 @@ func newModel(useCase string, p params) (model, error) {
 // round rounds v to the nearest multiple of 1/mult (mult a power of ten):
 // the result is the double nearest that decimal, so its shortest form has at
 // most log10(mult) decimals.
-func round(v, mult float64) float64 { return math.Round(v*mult) / mult }
+func round(v, mult float64) float64 { return roundHalfAway(v*mult) / mult }
+
+// roundHalfAway is math.Round (halves away from zero) built on math.Trunc,
+// which is one instruction on amd64 and arm64 where math.Round is not.
+// x - Trunc(x) is exact, so the comparison with 0.5 decides correctly.
+func roundHalfAway(x float64) float64 {
+	t := math.Trunc(x)
+	if math.Abs(x-t) >= 0.5 {
+		t += math.Copysign(1, x)
+	}
+	return t
+}
 
 func clamp(v, lo, hi float64) float64 {
 	if v < lo {

@@ -2,6 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +158,17 @@ func ExampleParseShard() {
 	// Output:
 	// 2 8 <nil>
 	// shard "8/8": want 0 <= i < M (shards are 0-based)
+}
+
+func TestRoundHalfAway(t *testing.T) {
+	vals := []float64{0, 0.5, -0.5, 1.5, -1.5, 2.5, 0.49999999999999994, -0.49999999999999994, 1e300, -1e300,
+		4503599627370495.5, 4503599627370497, math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0.1, -0.1}
+	for i := 0; i < 100000; i++ {
+		vals = append(vals, (rand.Float64()-0.5)*math.Pow(10, float64(rand.IntN(20))))
+	}
+	for _, v := range vals {
+		if got, want := roundHalfAway(v), math.Round(v); got != want || math.Signbit(got) != math.Signbit(want) && got != 0 {
+			t.Fatalf("roundHalfAway(%v) = %v, want %v", v, got, want)
+		}
+	}
 }
