@@ -475,6 +475,17 @@ func TestPrepareOptions(t *testing.T) {
 			if got := indexes(); got != wantBefore {
 				t.Fatalf("%s: %d indexes before the load", when, got)
 			}
+			if when == "after" {
+				// Close builds them when neither Finish nor Count ran.
+				tg2 := newTestTarget(t, Config{CreateIndexes: when}, cpuTable())
+				if err := tg2.Close(); err != nil {
+					t.Fatal(err)
+				}
+				var n int
+				if err := dbConn(t, tg2.cfg.DBName).QueryRow(ctx, "SELECT count(*) FROM pg_indexes WHERE indexname = 'cpu_tsload_idx'").Scan(&n); err != nil || n != 1 {
+					t.Fatalf("after Close: %d indexes %v", n, err)
+				}
+			}
 			count(t, tg, "cpu") // Count runs Finish: the "after" indexes
 			if got := indexes(); got != 1 {
 				t.Fatalf("%s: %d indexes after Count", when, got)

@@ -628,14 +628,24 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	return out, nil
 }
 
-// Close closes the target's own connection.
+// Close creates the "after" indexes if neither Finish nor Count did (a run
+// with --verify=false), then closes the target's own connection.
 func (t *Target) Close() error {
+	var ferr error
+	t.mu.Lock()
+	pending := t.prepared && !t.finished && t.cfg.CreateIndexes == "after"
+	t.mu.Unlock()
+	if pending {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		ferr = t.Finish(ctx)
+		cancel()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.admin != nil {
 		err := t.admin.Close(context.Background())
 		t.admin = nil
-		return err
+		return errors.Join(ferr, err)
 	}
-	return nil
+	return ferr
 }
