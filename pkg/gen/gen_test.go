@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -333,20 +334,45 @@ type errWriter struct{ err error }
 func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestWriteError(t *testing.T) {
-	cfg := small(usecase.CPUOnly, load.FormatILP)
-	cfg.Scale = 100
-	cfg.End = DefaultStart.Add(time.Hour)
-	cfg.Stdout = errWriter{errPipe}
-	cfg.Stderr = io.Discard
-	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), cfg) }()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "broken pipe") {
-			t.Fatalf("err = %v, want a broken pipe", err)
+	for _, gz := range []bool{false, true} {
+		cfg := small(usecase.CPUOnly, load.FormatILP)
+		cfg.Scale = 100
+		cfg.End = DefaultStart.Add(time.Hour)
+		cfg.Gzip = gz
+		cfg.Stdout = errWriter{errPipe}
+		cfg.Stderr = io.Discard
+		done := make(chan error, 1)
+		go func() { done <- Run(context.Background(), cfg) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrBrokenPipe) || !strings.Contains(err.Error(), "write stdout") {
+				t.Fatalf("gzip %v: err = %v, want a broken pipe on stdout", gz, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("gzip %v: Run did not stop after a write error", gz)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("Run did not stop after a write error")
+	}
+}
+
+func TestOutDirGzip(t *testing.T) {
+	dir := t.TempDir()
+	cfg := small(usecase.DevOps, load.FormatPGCopy)
+	cfg.OutDir, cfg.Gzip = dir, true
+	generate(t, cfg)
+	for _, tb := range []string{"cpu", "redis"} {
+		f, err := os.Open(filepath.Join(dir, tb+".pgcopy.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(zr)
+		f.Close()
+		if err != nil || !bytes.HasPrefix(b, []byte("PGCOPY\n\xff\r\n\x00")) || !bytes.HasSuffix(b, []byte{0xff, 0xff}) {
+			t.Fatalf("%s: %v, %d bytes", tb, err, len(b))
+		}
 	}
 }
 
