@@ -335,8 +335,7 @@ func (sc *csvScan) endField(rec []byte, end int, metric, tag []bool, hashTags bo
 			sc.metrics++
 		}
 		if hashTags && tag[f] {
-			sc.hash = fnvAdd(sc.hash, rec[sc.fieldStart:end])
-			sc.hash = fnvAdd(sc.hash, []byte{','})
+			sc.hash = mixHash(sc.hash, rec[sc.fieldStart:end])
 		}
 	}
 	sc.field++
@@ -379,7 +378,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 	t := c.cur
 	hashTags := s.cfg.Parts > 1
 	sc := &c.sc
-	sc.reset(fnvAdd(fnvOffset, []byte{byte(t), byte(t >> 8)}))
+	sc.reset(seriesStart(t))
 	metric, tag := c.metric[t], c.tag[t]
 	rec := line
 	lines := int64(1)

@@ -68,7 +68,7 @@ func (s *Splitter) stepILP() error {
 	if r.row {
 		s.record++
 		if s.cfg.Parts > 1 {
-			part = s.part(fnvAdd(fnvOffset, line[:r.keyEnd]))
+			part = s.part(mixHash(0, line[:r.keyEnd]))
 		}
 	}
 	if !r.row {

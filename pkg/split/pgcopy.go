@@ -342,7 +342,7 @@ func (s *Splitter) pgTuple(t int) error {
 		return s.pgErr(record, off, "invalid field count %d", fc)
 	}
 	hashTags := s.cfg.Parts > 1
-	h := fnvAdd(fnvOffset, []byte{byte(t), byte(t >> 8)})
+	h := seriesStart(t)
 	pos := 2
 	metrics := 0
 	for f := 0; f < fc; f++ {
@@ -377,8 +377,7 @@ func (s *Splitter) pgTuple(t int) error {
 			if metric[f] {
 				metrics++
 			} else if hashTags && tag[f] {
-				h = fnvAdd(h, b[pos:pos+n])
-				h = fnvAdd(h, []byte{0})
+				h = mixHash(h, b[pos:pos+n])
 			}
 		}
 		pos += n

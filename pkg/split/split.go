@@ -66,6 +66,7 @@ package split
 
 import (
 	"errors"
+	"hash/maphash"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -355,18 +356,16 @@ func validIdent(name string) bool {
 	return true
 }
 
-// fnv-1a, inline so hashing a series key allocates nothing.
-const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
-)
+// hashSeed is shared by every splitter of the process, so a series found
+// in several inputs of one run goes to the same part.
+var hashSeed = maphash.MakeSeed()
 
-func fnvAdd(h uint64, b []byte) uint64 {
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= fnvPrime
-	}
-	return h
+// seriesStart is the hash of a series key before its parts are mixed in.
+func seriesStart(table int) uint64 { return uint64(table)*0x9e3779b97f4a7c15 + 1 }
+
+// mixHash adds one part of a series key (a tag value) to h.
+func mixHash(h uint64, b []byte) uint64 {
+	return (h ^ maphash.Bytes(hashSeed, b)) * 0x100000001b3
 }
 
 func (s *Splitter) part(h uint64) int {
