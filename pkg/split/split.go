@@ -66,8 +66,8 @@ package split
 
 import (
 	"errors"
-	"hash/maphash"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"path/filepath"
 	"strings"
