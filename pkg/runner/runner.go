@@ -343,7 +343,11 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 				close(q)
 			}
 		}()
-		return r.read(gctx, free, queues)
+		err := r.read(gctx, free, queues)
+		if err != nil && gctx.Err() == nil {
+			r.failed.Add(1) // a malformed record or an unreadable input
+		}
+		return err
 	})
 	for i := 0; i < nw; i++ {
 		q := queues[0]

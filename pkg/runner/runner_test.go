@@ -293,8 +293,8 @@ func TestMalformedInputStops(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("err %v\nwant %s", err, want)
 	}
-	if res.Status != load.StatusFailed || res.Rows != 0 {
-		t.Fatalf("status %s rows %d", res.Status, res.Rows)
+	if res.Status != load.StatusFailed || res.Rows != 0 || res.Errors != 1 {
+		t.Fatalf("status %s rows %d errors %d", res.Status, res.Rows, res.Errors)
 	}
 	cfg := baseConfig(path)
 	cfg.SkipInvalid = true
