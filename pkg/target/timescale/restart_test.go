@@ -1,13 +1,15 @@
 package timescale
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"net/url"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -17,49 +19,77 @@ import (
 	"github.com/tsload/tsload/pkg/runner"
 )
 
-// ownServerDataDir returns the data directory of the server that
-// scripts/start_postgres.sh started, when the test's server is that one and
-// this process may restart it (root); "" otherwise.
-func ownServerDataDir(t *testing.T) string {
-	state := os.Getenv("TSLOAD_STATE")
-	if state == "" {
-		state = "/tmp/tsload"
+const pgBin = "/usr/lib/postgresql/15/bin"
+
+// privateServer is a throwaway PostgreSQL cluster of the test's own, so a
+// restart disturbs no other package's tests on the shared server.
+type privateServer struct {
+	data, log, url string
+	port           int
+}
+
+func (s *privateServer) ctl(t *testing.T, args ...string) {
+	t.Helper()
+	args = append([]string{"-u", "postgres", "--", pgBin + "/pg_ctl", "-D", s.data, "-l", s.log}, args...)
+	// The server's output goes to its log: a pipe to this test would keep
+	// CombinedOutput waiting for the server to exit.
+	if out, err := exec.Command("runuser", args...).CombinedOutput(); err != nil {
+		logText, _ := os.ReadFile(s.log)
+		t.Fatalf("pg_ctl %v: %v\n%s\n%s", args[len(args)-1], err, out, logText)
 	}
-	dir := filepath.Join(state, "pg", "data")
-	f, err := os.Open(filepath.Join(dir, "postmaster.pid"))
+}
+
+// startPrivateServer initdbs and starts a cluster on a free port; it skips
+// when this machine cannot (no PostgreSQL 15 binaries, no postgres user, not root).
+func startPrivateServer(t *testing.T) *privateServer {
+	t.Helper()
+	pgUser, err := user.Lookup("postgres")
+	if _, statErr := os.Stat(pgBin + "/initdb"); statErr != nil || err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root, the postgres OS user and PostgreSQL 15 binaries (scripts/start_postgres.sh installs them)")
+	}
+	uid, _ := strconv.Atoi(pgUser.Uid)
+	gid, _ := strconv.Atoi(pgUser.Gid)
+	dir, err := os.MkdirTemp("", "tsload-pg-restart-")
 	if err != nil {
-		return ""
+		t.Fatal(err)
 	}
-	defer f.Close()
-	// Line 4 of postmaster.pid is the port.
-	sc := bufio.NewScanner(f)
-	var port string
-	for i := 0; i < 4 && sc.Scan(); i++ {
-		port = sc.Text()
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chown(dir, uid, gid); err != nil {
+		t.Fatal(err)
 	}
-	u, err := url.Parse(pgURL())
-	if err != nil || (u.Port() != port && !(u.Port() == "" && port == "5432")) || os.Geteuid() != 0 {
-		return ""
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return dir
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	s := &privateServer{data: filepath.Join(dir, "data"), log: filepath.Join(dir, "log"), port: port,
+		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)}
+	if out, err := exec.Command("runuser", "-u", "postgres", "--", pgBin+"/initdb", "-D", s.data, "-U", "postgres",
+		"-E", "UTF8", "--auth=trust").CombinedOutput(); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	opts := fmt.Sprintf("-c port=%d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s -c shared_buffers=64MB -c max_connections=30 -c fsync=off", port, dir)
+	s.ctl(t, "-o", opts, "-w", "-t", "60", "start")
+	t.Cleanup(func() {
+		exec.Command("runuser", "-u", "postgres", "--", pgBin+"/pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop").Run()
+	})
+	return s
 }
 
 // TestServerRestartMidLoad restarts PostgreSQL (pg_ctl restart -m fast)
 // while runner.Run loads: the aborted batches are retried after the server
 // is back and the final counts are exact.
 func TestServerRestartMidLoad(t *testing.T) {
-	requireServer(t)
-	dir := ownServerDataDir(t)
-	if dir == "" {
-		t.Skip("the server is not the one scripts/start_postgres.sh started here (or not root): cannot restart it")
-	}
+	requireServer(t) // the integration-test switch: skip without CI when there is no server
+	srv := startPrivateServer(t)
 	file, st := genFile(t, "cpu-only", load.FormatPGCopy, 50, 100000, false)
-	db := testDBName(t)
-	tg, err := New(Config{URL: pgURL(), DBName: db, Method: MethodInsertMulti})
+	db := "restart_test"
+	tg, err := New(Config{URL: srv.url, DBName: db, Method: MethodInsertMulti})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tg.Close(); dropDB(t, db) })
+	t.Cleanup(func() { tg.Close() })
 
 	type result struct {
 		res *load.Results
@@ -82,7 +112,7 @@ func TestServerRestartMidLoad(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if conn == nil {
-			if cfg, err := pgx.ParseConfig(pgURL()); err == nil {
+			if cfg, err := pgx.ParseConfig(srv.url); err == nil {
 				cfg.Database = db
 				conn, _ = pgx.ConnectConfig(context.Background(), cfg) // fails until Prepare made the database
 			}
@@ -105,12 +135,7 @@ func TestServerRestartMidLoad(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	conn.Close(context.Background())
-	// -l: the server's output must go to its log, not to this test's pipe.
-	out, err := exec.Command("runuser", "-u", "postgres", "--", "/usr/lib/postgresql/15/bin/pg_ctl", "-D", dir,
-		"-l", filepath.Join(filepath.Dir(dir), "postgres.log"), "-m", "fast", "-w", "-t", "60", "restart").CombinedOutput()
-	if err != nil {
-		t.Fatalf("restart: %v\n%s", err, out)
-	}
+	srv.ctl(t, "-m", "fast", "-w", "-t", "60", "restart")
 	r := <-done
 	if r.err != nil {
 		t.Fatalf("%v\n%s", r.err, stderr.String())
