@@ -194,14 +194,14 @@ func (r *run) run(ctx context.Context) (err error) {
 	if cfg.DoLoad && r.target == nil {
 		return errors.New("no target to load into (use DoLoad=false to split only)")
 	}
-	if err := r.openInputs(); err != nil {
-		return err
-	}
 	defer func() {
 		if r.firstInput != nil {
 			r.firstInput.Close()
 		}
 	}()
+	if err := r.openInputs(); err != nil {
+		return err
+	}
 	r.res.Format = r.first.Format().String()
 
 	var writers []load.Writer
@@ -232,7 +232,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	return r.pipeline(ctx, writers)
 }
 
-// splitConfig is the splitter configuration for the input after rows rows.
+// splitConfig is the splitters' configuration.
 func (r *run) splitConfig() split.Config {
 	parts := 1
 	if r.cfg.HashWorkers {
@@ -336,6 +336,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
+	var readDone atomic.Bool
 
 	g.Go(func() error {
 		defer func() {
@@ -344,6 +345,9 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			}
 		}()
 		err := r.read(gctx, free, queues)
+		if err == nil {
+			readDone.Store(true)
+		}
 		if err != nil && gctx.Err() == nil {
 			r.failed.Add(1) // a malformed record or an unreadable input
 		}
@@ -363,7 +367,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	err := g.Wait()
 	r.res.End = time.Now()
 	stopReport()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !(err == nil && readDone.Load()) {
 		// Stopped from outside (a signal): whatever the writers said while
 		// being cancelled, the run was interrupted.
 		r.interrupted = true
