@@ -231,8 +231,17 @@ func TestInterrupted(t *testing.T) {
 	cfg.Grace = 50 * time.Millisecond
 	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		time.Sleep(100 * time.Millisecond)
+	go func() { // interrupt once each worker's first batch is written
+		for {
+			f.mu.Lock()
+			n := f.rows["cpu"] + f.rows["mem"] + f.rows["disk"]
+			f.mu.Unlock()
+			if n == 3000 {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond)
 		cancel()
 	}()
 	res, err := Run(ctx, cfg, f)
