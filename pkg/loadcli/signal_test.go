@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -59,13 +60,17 @@ func TestSIGTERM(t *testing.T) {
 	os.WriteFile(input, bytes.Repeat([]byte("cpu,host=a v=1 1\n"), 100000), 0o644)
 	results := filepath.Join(dir, "r.json")
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "LOADCLI_TEST_ARGS="+strings.Join([]string{"load_slow", "--file", input, "--batch-size", "100", "--results-file", results}, "\x1f"))
-	var stderr bytes.Buffer
+	cmd.Env = append(os.Environ(), "LOADCLI_TEST_ARGS="+strings.Join([]string{"load_slow", "--file", input, "--batch-size", "100", "--reporting-period", "50ms", "--results-file", results}, "\x1f"))
+	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Signal once rows are being acknowledged (a period line shows them).
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "00 rows\n") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	var exit *exec.ExitError
@@ -88,4 +93,22 @@ func TestSIGTERM(t *testing.T) {
 	if !strings.Contains(stderr.String(), "loaded ") {
 		t.Errorf("no summary: %s", stderr.String())
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a poller.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
