@@ -7,7 +7,9 @@
 // taken from a fixed free-list, sends them over a channel (one per worker
 // with HashWorkers) to the workers, which give them back when written. At
 // most 3*Workers batches exist at any time plus one pending batch per
-// (table, worker) inside the splitter, whatever the input size.
+// (table, worker) inside the splitter, whatever the input size; a batch
+// holds at most BatchSize rows and about 32 MiB (split.DefaultMaxBatchBytes),
+// and a record at most 4 MiB (split.DefaultMaxRecordBytes).
 package runner
 
 import (

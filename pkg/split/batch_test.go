@@ -316,3 +316,32 @@ func TestCRLF(t *testing.T) {
 		t.Fatalf("%v %q", err, bs[0].Data)
 	}
 }
+
+// TestMaxBatchBytes: long rows and runs of comments cut batches early.
+func TestMaxBatchBytes(t *testing.T) {
+	data := "cpu f=1 1\n" + strings.Repeat("# a comment line\n", 1000) + "cpu f=2 2\n"
+	bs, _, _, err := splitAll("d.ilp", []byte(data), Config{MaxBatchBytes: 100})
+	if err != nil || len(bs) != 2 || bs[0].Rows != 1 || len(bs[0].Data) > 100+17 || bs[1].FirstLine != 1002 {
+		t.Fatalf("%v %d batches", err, len(bs))
+	}
+	cpu := mustTable(t, "cpu")
+	row := rowFor(cpu, "h")
+	var tuples [][]byte
+	for i := 0; i < 10; i++ {
+		tuples = append(tuples, row)
+	}
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"cpu.bin", pgFile(tuples...)}, {"d.ilp", ilpLines(10)}, {"cpu.csv", cpuCSV(10, false)}} {
+		bs, _, _, err = splitAll(in.name, in.data, Config{MaxBatchBytes: 3 * len(row)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range bs[:len(bs)-1] {
+			if len(b.Data) < 3*len(row) || len(b.Data) >= 3*len(row)+len(row) {
+				t.Fatalf("%s batch %d: %d bytes %d rows", in.name, i, len(b.Data), b.Rows)
+			}
+		}
+	}
+}

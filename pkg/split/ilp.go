@@ -77,6 +77,10 @@ func (s *Splitter) stepILP() error {
 		if s.cfg.Parts == 1 {
 			if sl := s.slotFor(-1, 0); sl.b.Rows > 0 {
 				sl.b.Data = append(append(sl.b.Data, line...), '\n')
+				if len(sl.b.Data) >= s.cfg.MaxBatchBytes && !sl.ready { // comments cannot grow a batch without bound
+					sl.ready = true
+					s.ready = append(s.ready, sl)
+				}
 			}
 		}
 		return nil

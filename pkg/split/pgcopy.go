@@ -260,7 +260,8 @@ func (s *Splitter) pgRun(t int) bool {
 		}
 	}
 	pos, rows, metrics := 0, 0, 0
-	for rows < room && pos+2 <= len(view) && pos < runBytes {
+	room2 := s.cfg.MaxBatchBytes - len(sl.b.Data)
+	for rows < room && pos+2 <= len(view) && pos < runBytes && pos < room2 {
 		if int(int16(uint16(view[pos])<<8|uint16(view[pos+1]))) != ncols {
 			break
 		}

@@ -76,8 +76,11 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 )
 
-// DefaultMaxRecordBytes is the default longest line or record (4 MiB).
-const DefaultMaxRecordBytes = 4 << 20
+// Defaults of Config.MaxRecordBytes and Config.MaxBatchBytes.
+const (
+	DefaultMaxRecordBytes = 4 << 20
+	DefaultMaxBatchBytes  = 32 << 20
+)
 
 // Config configures a Splitter.
 type Config struct {
@@ -100,6 +103,10 @@ type Config struct {
 	// MaxRecordBytes is the longest line or record accepted (default 4 MiB);
 	// it is also the input's read buffer size, so memory stays bounded.
 	MaxRecordBytes int
+	// MaxBatchBytes cuts a batch early when its data reaches this size
+	// (default 32 MiB), so that long records cannot make a batch of
+	// BatchSize rows unbounded.
+	MaxBatchBytes int
 	// Lookup returns the schema of a known table (usecase.LookupTable), or nil.
 	Lookup func(name string) *schema.Table
 }
@@ -113,6 +120,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxRecordBytes <= 0 {
 		c.MaxRecordBytes = DefaultMaxRecordBytes
+	}
+	if c.MaxBatchBytes <= 0 {
+		c.MaxBatchBytes = DefaultMaxBatchBytes
 	}
 	if c.Lookup == nil {
 		c.Lookup = func(string) *schema.Table { return nil }
@@ -306,7 +316,7 @@ func (sl *slot) begin(record, line, offset int64) {
 // added marks sl ready when it holds a full batch.
 func (s *Splitter) added(sl *slot) {
 	s.rows++
-	if (sl.b.Rows >= s.cfg.BatchSize || (s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) && !sl.ready {
+	if (sl.b.Rows >= s.cfg.BatchSize || len(sl.b.Data) >= s.cfg.MaxBatchBytes || (s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) && !sl.ready {
 		sl.ready = true
 		s.ready = append(s.ready, sl)
 	}
