@@ -228,7 +228,7 @@ func WriteResults(path string, res *load.Results) error {
 }
 
 // secretWords mark flag names whose values are never written out.
-var secretWords = []string{"password", "passwd", "token", "secret", "credential", "auth"}
+var secretWords = []string{"password", "passwd", "token", "secret", "credential", "auth", "api-key", "apikey"}
 
 // IsSecret reports whether a flag named name holds a secret.
 func IsSecret(name string) bool {
