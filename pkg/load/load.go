@@ -148,6 +148,16 @@ type Target interface {
 	Close() error
 }
 
+// Finisher is an optional interface of a Target for work that must follow
+// the last write, such as building indexes deferred until after the load.
+// The runner calls Finish once, only when it loaded (DoLoad) and nothing
+// failed: after the last batch was acknowledged and before Count. The time
+// Finish takes is part of the load's wall time (it delays Results.End). An
+// error fails the run.
+type Finisher interface {
+	Finish(ctx context.Context) error
+}
+
 // Writer writes batches over one connection. It is used by one goroutine.
 type Writer interface {
 	// Write sends b and reports what the server acknowledged. An error means

@@ -367,6 +367,9 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		g.Go(func() error { return r.work(gctx, wctx, i, w, q, free) })
 	}
 	err := g.Wait()
+	if err == nil && ctx.Err() == nil && cfg.DoLoad {
+		err = r.finishTarget(ctx)
+	}
 	r.res.End = time.Now()
 	stopReport()
 	if ctx.Err() != nil && !(err == nil && readDone.Load()) {
@@ -377,6 +380,28 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			ErrInterrupted, context.Cause(ctx), cfg.Grace, r.totals(false).rows)
 	}
 	return err
+}
+
+// finishTarget calls the target's Finish (load.Finisher) once every batch
+// was acknowledged, unless rows were rejected without SkipInvalid (the run
+// fails then). Its time is part of the load's wall time.
+func (r *run) finishTarget(ctx context.Context) error {
+	f, ok := r.target.(load.Finisher)
+	if !ok {
+		return nil
+	}
+	if r.totals(false).rejected > 0 && !r.cfg.SkipInvalid {
+		return nil // finish reports the rejected rows
+	}
+	t0 := time.Now()
+	if err := f.Finish(ctx); err != nil {
+		r.failed.Add(1)
+		return fmt.Errorf("finish (after the last batch): %w", err)
+	}
+	if d := time.Since(t0); d >= time.Second {
+		fmt.Fprintf(r.cfg.Stderr, "target finished the load in %s (counted in the load's time)\n", d.Round(time.Millisecond))
+	}
+	return nil
 }
 
 // read splits the inputs in order into batches for the workers.

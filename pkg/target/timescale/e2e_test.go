@@ -80,6 +80,13 @@ func runLoad(t *testing.T, file string, st gen.Stats, c runCase) *Target {
 		if res.Verify.Actual[tr.Name] != tr.Rows {
 			t.Fatalf("table %s: %d rows in the database, generated %d", tr.Name, res.Verify.Actual[tr.Name], tr.Rows)
 		}
+		if c.createIdx != "" {
+			// "after": the runner called Finish (load.Finisher) before Count.
+			var n int
+			if err := dbConn(t, cfg.DBName).QueryRow(context.Background(), "SELECT count(*) FROM pg_indexes WHERE indexname = $1", tr.Name+"_tsload_idx").Scan(&n); err != nil || n != 1 {
+				t.Fatalf("--create-indexes=%s: %d indexes on %s (%v)", c.createIdx, n, tr.Name, err)
+			}
+		}
 	}
 	return tg
 }

@@ -249,7 +249,6 @@ type Target struct {
 
 	mu         sync.Mutex
 	admin      *pgx.Conn // to the target database (Prepare, lazy DDL, Count)
-	prepared   bool
 	opts       load.PrepareOptions
 	hypertable bool
 	tables     map[string]*tableInfo // created (or found) in the target database
@@ -361,7 +360,6 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 			return err
 		}
 	}
-	t.prepared = true
 	return nil
 }
 
@@ -523,17 +521,11 @@ func (t *Target) lookupSchema(name string) *schema.Table {
 	return usecase.LookupTable(name)
 }
 
-// Finisher is an optional interface of a Target: Finish runs after the last
-// batch was acknowledged and before Count (here: --create-indexes after).
-// Count calls it itself when the runner did not.
-type Finisher interface {
-	Finish(ctx context.Context) error
-}
+var _ load.Finisher = (*Target)(nil)
 
-var _ Finisher = (*Target)(nil)
-
-// Finish creates the "after" indexes once; with other --create-indexes
-// values it does nothing.
+// Finish (load.Finisher: the runner calls it after the last batch was
+// acknowledged, unless the load failed) creates the "after" indexes once;
+// with other --create-indexes values it does nothing.
 func (t *Target) Finish(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -597,12 +589,9 @@ func (t *Target) adminLocked(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// Count finishes the load (see Finish) and returns SELECT count(*) of each
-// table; a table that does not exist counts 0.
+// Count returns SELECT count(*) of each table; a table that does not exist
+// counts 0.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
-	if err := t.Finish(ctx); err != nil {
-		return nil, err
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make(map[string]int64, len(tables))
@@ -628,24 +617,16 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	return out, nil
 }
 
-// Close creates the "after" indexes if neither Finish nor Count did (a run
-// with --verify=false), then closes the target's own connection.
+// Close closes the target's own connection. It builds nothing: a load that
+// failed or was interrupted leaves the "after" indexes unbuilt. It is safe
+// to call more than once, and without Prepare.
 func (t *Target) Close() error {
-	var ferr error
-	t.mu.Lock()
-	pending := t.prepared && !t.finished && t.cfg.CreateIndexes == "after"
-	t.mu.Unlock()
-	if pending {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-		ferr = t.Finish(ctx)
-		cancel()
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.admin != nil {
-		err := t.admin.Close(context.Background())
-		t.admin = nil
-		return errors.Join(ferr, err)
+	if t.admin == nil {
+		return nil
 	}
-	return ferr
+	err := t.admin.Close(context.Background())
+	t.admin = nil
+	return err
 }
