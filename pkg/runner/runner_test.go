@@ -444,9 +444,16 @@ func TestProgressBar(t *testing.T) {
 func TestInFlightFinishAfterError(t *testing.T) {
 	path, _ := ilpInput(t, 5000)
 	f := newFake()
+	// Batch 2 fails only once batch 1 is being written: a worker that has
+	// not started its batch when the run stops rightly abandons it.
+	started := make(chan struct{})
 	f.delayFor = func(b *load.Batch) time.Duration {
-		if b.Seq == 1 {
+		switch b.Seq {
+		case 1:
+			close(started)
 			return 200 * time.Millisecond
+		case 2:
+			<-started
 		}
 		return 0
 	}
@@ -464,9 +471,14 @@ func TestInFlightFinishAfterError(t *testing.T) {
 	}
 	// With a short grace the slow write is cancelled and not counted.
 	f = newFake()
+	started = make(chan struct{})
 	f.delayFor = func(b *load.Batch) time.Duration {
-		if b.Seq == 1 {
+		switch b.Seq {
+		case 1:
+			close(started)
 			return time.Second
+		case 2:
+			<-started
 		}
 		return 0
 	}
