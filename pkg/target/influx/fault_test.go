@@ -1,0 +1,285 @@
+package influx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// Fault injection through internal/faultproxy, the whole path (runner.Run,
+// this target, a real InfluxDB). Retryable faults must end with the exact
+// count verified; non-retryable ones with an error naming the cause and a
+// results file marked failed whose rows equal what the database holds.
+// Back-pressure (cache-max-memory-size exceeded) is TestRunnerCacheFull and
+// a server restart (kill -9) TestRunnerServerRestart.
+
+// proxied starts a fault proxy in front of the InfluxDB at base.
+func proxied(t *testing.T, base string) (*faultproxy.Proxy, string) {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := faultproxy.New(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, "http://" + p.Addr()
+}
+
+// faultRun loads path through url into a fresh database with a results
+// file. The target stays open (for counting) until the test ends.
+type faultRun struct {
+	res     *load.Results
+	err     error
+	log     string
+	tg      *Target
+	results string
+}
+
+func runFault(t *testing.T, target *Target, dbTarget load.Target, path string, batch, workers int, mod func(*runner.Config)) faultRun {
+	t.Helper()
+	db := uniqueDB(t)
+	t.Cleanup(func() { target.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db)) })
+	results := filepath.Join(t.TempDir(), "results.json")
+	var stderr bytes.Buffer
+	cfg := runner.Config{
+		Inputs: []string{path}, BatchSize: batch, Workers: workers, DoLoad: true, Verify: true,
+		ReportingPeriod: time.Hour, RetryTimeout: 60 * time.Second, Stderr: &stderr, ResultsFile: results,
+		Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
+		Loader:  "load_influx", Target: "influx",
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	if dbTarget == nil {
+		dbTarget = target
+	}
+	res, err := runner.Run(context.Background(), cfg, dbTarget)
+	return faultRun{res: res, err: err, log: stderr.String(), tg: target, results: results}
+}
+
+func newFaultTarget(t *testing.T, base string, timeout time.Duration) *Target {
+	t.Helper()
+	tg, err := New(Config{URLs: []string{base}, Precision: "n", Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+func readResults(t *testing.T, path string) load.Results {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res load.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// dbRows is the number of points in cpu and mem of the run's database.
+func (f faultRun) dbRows(t *testing.T) int64 {
+	t.Helper()
+	got, err := f.tg.Count(context.Background(), []string{"cpu", "mem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got["cpu"] + got["mem"]
+}
+
+// exact checks a run that must have survived: no error, every row
+// acknowledged, verified, and the database holding exactly those rows (a
+// re-sent point overwrites itself: no duplicates).
+func (f faultRun) exact(t *testing.T, rows int64) {
+	t.Helper()
+	if f.err != nil {
+		t.Fatalf("%v\n%s", f.err, f.log)
+	}
+	r := readResults(t, f.results)
+	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
+		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
+	}
+	if n := f.dbRows(t); n != rows {
+		t.Fatalf("database holds %d points, want %d", n, rows)
+	}
+}
+
+// failed checks a run that must have failed loudly: the error names want,
+// the results file says failed, and its rows are what the database holds.
+func (f faultRun) failed(t *testing.T, want string) load.Results {
+	t.Helper()
+	if f.err == nil || !strings.Contains(f.err.Error(), want) {
+		t.Fatalf("err = %v, want one naming %q\n%s", f.err, want, f.log)
+	}
+	r := readResults(t, f.results)
+	if r.Status != load.StatusFailed || !strings.Contains(r.Error, want) {
+		t.Fatalf("results: status %q error %q", r.Status, r.Error)
+	}
+	if n := f.dbRows(t); n != r.Rows {
+		t.Fatalf("results file counts %d rows, the database holds %d", r.Rows, n)
+	}
+	return r
+}
+
+// TestFaultCutMidBatch cuts the next connections after 4 KiB of request
+// (mid-body), and later every open connection.
+func TestFaultCutMidBatch(t *testing.T) {
+	base := influxURL(t)
+	p, purl := proxied(t, base)
+	path := ilpFile(t, 40000, 21)
+	p.CutAfter(4<<10, 6)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i := 0; i < 3; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(150 * time.Millisecond):
+				p.CutAll()
+			}
+		}
+	}()
+	tg := newFaultTarget(t, purl, 10*time.Second)
+	f := runFault(t, tg, nil, path, 1000, 2, nil)
+	f.exact(t, 40000)
+	if st := p.Stats(); st.Cuts < 6 {
+		t.Errorf("only %d connections cut", st.Cuts)
+	}
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.res.Retries)
+}
+
+// TestFaultStall stalls the server for 3 s, past the 800 ms request
+// timeout: the timed-out requests are re-sent (the stalled ones may still
+// reach the server afterwards: a point written twice overwrites itself).
+func TestFaultStall(t *testing.T) {
+	base := influxURL(t)
+	p, purl := proxied(t, base)
+	path := ilpFile(t, 30000, 22)
+	stop := make(chan struct{})
+	defer close(stop)
+	p.SetLatency(2 * time.Millisecond) // a load of a few seconds
+	go func() {
+		if !afterBytes(p, 100<<10, stop) {
+			return
+		}
+		p.Stall(true)
+		time.Sleep(3 * time.Second)
+		p.Stall(false)
+	}()
+	tg := newFaultTarget(t, purl, 800*time.Millisecond)
+	f := runFault(t, tg, nil, path, 500, 2, nil)
+	f.exact(t, 30000)
+	if f.res.Retries == 0 {
+		t.Error("no request timed out: the stall came after the load")
+	}
+	if !strings.Contains(f.log, "Timeout") && !strings.Contains(f.log, "timeout") {
+		t.Errorf("no timeout reported:\n%s", f.log)
+	}
+}
+
+// afterBytes waits until the proxy forwarded n request bytes (true), or
+// stop is closed (false).
+func afterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
+	for p.Stats().UpstreamBytes < n {
+		select {
+		case <-stop:
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return true
+}
+
+// TestFaultRefusedRows: batches in the middle of the file conflict with
+// the field types already written; the server drops them (400 partial
+// write), the run goes on, and ends failed naming the lines.
+func TestFaultRefusedRows(t *testing.T) {
+	base := influxURL(t)
+	path := ilpFile(t, 10000, 23)
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	bad := 0
+	for i := 6000; i < 7000; i++ { // usage_nice is an integer field: make it a string
+		if strings.HasPrefix(lines[i], "cpu,") {
+			lines[i] = strings.Replace(lines[i], "usage_nice=", `usage_nice="x",was=`, 1)
+			bad++
+		}
+	}
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+	tg := newFaultTarget(t, base, 10*time.Second)
+	f := runFault(t, tg, nil, path, 1000, 1, nil)
+	r := f.failed(t, "field type conflict")
+	if !strings.Contains(f.err.Error(), "rows rejected by the server") || r.Rows != int64(10000-bad) || r.RejectedRows != int64(bad) {
+		t.Fatalf("rows %d rejected %d (want %d, %d): %v", r.Rows, r.RejectedRows, 10000-bad, bad, f.err)
+	}
+}
+
+// dropAfterPrepare drops the database right after Prepare, so every write
+// gets 404 database not found.
+type dropAfterPrepare struct{ *Target }
+
+func (d dropAfterPrepare) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	if err := d.Target.Prepare(ctx, opts); err != nil {
+		return err
+	}
+	_, err := d.Query(ctx, "", "DROP DATABASE "+quoteIdent(opts.DBName))
+	return err
+}
+
+// TestFaultDatabaseNotFound: 404 is not retryable; nothing is counted.
+func TestFaultDatabaseNotFound(t *testing.T) {
+	base := influxURL(t)
+	path := ilpFile(t, 5000, 24)
+	tg := newFaultTarget(t, base, 10*time.Second)
+	f := runFault(t, tg, dropAfterPrepare{tg}, path, 1000, 2, nil)
+	if f.err == nil || !strings.Contains(f.err.Error(), "database not found") {
+		t.Fatalf("err = %v\n%s", f.err, f.log)
+	}
+	r := readResults(t, f.results)
+	if r.Status != load.StatusFailed || r.Rows != 0 || r.Retries != 0 {
+		t.Fatalf("status %s rows %d retries %d", r.Status, r.Rows, r.Retries)
+	}
+	dbs, err := tg.databases(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dbs[tg.cfg.DBName] {
+		t.Fatalf("database %s exists: a write created it?", tg.cfg.DBName)
+	}
+}
+
+// TestFaultRetentionPolicyNotFound: --rp naming a missing policy fails
+// before loading, naming it.
+func TestFaultRetentionPolicyNotFound(t *testing.T) {
+	base := influxURL(t)
+	path := ilpFile(t, 1000, 25)
+	tg, err := New(Config{URLs: []string{base}, Precision: "n", RP: "nope", RequestTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	f := runFault(t, tg, nil, path, 500, 1, nil)
+	f.tg = newFaultTarget(t, base, 10*time.Second) // counts the default policy
+	f.tg.cfg.DBName = tg.cfg.DBName
+	r := f.failed(t, `retention policy "nope" not found`)
+	if r.Rows != 0 {
+		t.Fatalf("rows %d", r.Rows)
+	}
+}
