@@ -104,7 +104,9 @@ func splitStream(t *testing.T, f load.Format, b []byte, tables []*schema.Table) 
 	u16 := func() int { v := int(binary.BigEndian.Uint16(b[p:])); p += 2; return v }
 	nt := u16()
 	names := make([]string, nt)
+	decls := make([][]byte, nt) // each table's declaration
 	for i := 0; i < nt; i++ {
+		start := p
 		l := u16()
 		names[i] = string(b[p : p+l])
 		p += l
@@ -112,6 +114,7 @@ func splitStream(t *testing.T, f load.Format, b []byte, tables []*schema.Table) 
 		for j := 0; j < nc; j++ {
 			p += u16() + 2
 		}
+		decls[i] = b[start:p]
 	}
 	for {
 		ti := u16()
@@ -121,7 +124,15 @@ func splitStream(t *testing.T, f load.Format, b []byte, tables []*schema.Table) 
 		l := int(binary.BigEndian.Uint32(b[p:]))
 		p += 4
 		if out[names[ti]] == nil {
-			out[names[ti]] = append([]byte("PGCOPY\n\xff\r\n\x00"), 0, 0, 0, 0, 0, 0, 0, 0)
+			// The single-table header: signature, flags, and the header
+			// extension holding the tsload table chunk with the same
+			// declaration bytes as the TSLCOPY header's.
+			d := decls[ti]
+			h := append([]byte("PGCOPY\n\xff\r\n\x00"), 0, 0, 0, 0)
+			h = binary.BigEndian.AppendUint32(h, uint32(13+4+len(d)))
+			h = append(h, "tsload.table\x00"...)
+			h = binary.BigEndian.AppendUint32(h, uint32(len(d)))
+			out[names[ti]] = append(h, d...)
 		}
 		out[names[ti]] = append(out[names[ti]], b[p:p+l]...)
 		p += l

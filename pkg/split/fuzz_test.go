@@ -95,7 +95,9 @@ func FuzzPGCopy(f *testing.F) {
 	f.Add(pgFile(rowFor(cpu, "a"), rowFor(cpu, "b", 3)))
 	f.Add(cat(tslHeader(cpu, mem), tslFrame(0, rowFor(cpu, "a")), tslFrame(1, rowFor(mem, "b")), []byte{0xff, 0xff}))
 	f.Add(pgFile())
+	f.Add(cat(pgChunkHeader(tableDecl(cpu)), rowFor(cpu, "a"), []byte{0xff, 0xff}))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSplit(t, "stdin", data, Config{Format: load.FormatPGCopy})
 		checkSplit(t, "cpu.bin", data, Config{Format: load.FormatPGCopy})
 		checkSplit(t, "cpu.bin", data, Config{Format: load.FormatPGCopy, Parts: 2, SkipInvalid: true})
 	})

@@ -18,6 +18,7 @@ import (
 var (
 	pgcopyMagic  = []byte("PGCOPY\n\377\r\n\x00")
 	tslcopyMagic = []byte("TSLCOPY\n\377\r\n")
+	pgChunkTag   = []byte("tsload.table\x00") // a tsload table chunk in a COPY header extension
 	csvMagic     = []byte("#tsload-csv v1")
 )
 

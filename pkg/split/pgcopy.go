@@ -73,28 +73,28 @@ func (s *Splitter) initPGCopy() error {
 		if flags := binary.BigEndian.Uint32(hdr[11:15]); flags != 0 {
 			return s.pgErr(0, 11, "unsupported pgcopy flags %#x (OIDs are not supported)", flags)
 		}
-		ext := binary.BigEndian.Uint32(hdr[15:19])
+		ext := int64(binary.BigEndian.Uint32(hdr[15:19]))
 		s.consume(19)
+		var declared *schema.Table
 		if ext > 0 {
-			if int64(ext) > int64(s.cfg.MaxRecordBytes) {
+			if ext > int64(s.cfg.MaxRecordBytes) {
 				return s.pgErr(0, 15, "pgcopy header extension of %d bytes is too long", ext)
 			}
 			b, err := s.view(int(ext))
 			if err != nil {
 				return err
 			}
-			if len(b) < int(ext) {
+			if int64(len(b)) < ext {
 				return s.pgErr(0, s.offset, "truncated pgcopy header extension")
+			}
+			if declared, err = s.readTableChunk(b[:ext]); err != nil {
+				return err
 			}
 			s.consume(int(ext))
 		}
-		name, err := s.tableName()
+		t, err := s.singlePGCopyTable(declared)
 		if err != nil {
 			return err
-		}
-		t := s.cfg.Lookup(name)
-		if t == nil {
-			return fmt.Errorf("%s: unknown table %q: a pgcopy file carries no column names, pass --table with a table of a use case", s.in.Source, name)
 		}
 		s.tables = []*schema.Table{t}
 	}
@@ -121,22 +121,6 @@ func (s *Splitter) readTSLCopyHeader() error {
 		s.consume(2)
 		return v, nil
 	}
-	str := func(what string) (string, error) {
-		n, err := u16(what + " length")
-		if err != nil {
-			return "", err
-		}
-		b, err := s.view(n)
-		if err != nil {
-			return "", err
-		}
-		if len(b) < n {
-			return "", s.pgErr(0, s.offset, "truncated multi-table pgcopy header (%s)", what)
-		}
-		v := string(b[:n])
-		s.consume(n)
-		return v, nil
-	}
 	nt, err := u16("table count")
 	if err != nil {
 		return err
@@ -146,52 +130,168 @@ func (s *Splitter) readTSLCopyHeader() error {
 	}
 	for i := 0; i < nt; i++ {
 		off := s.offset
-		name, err := str("table name")
+		t, err := s.readTableDecl()
 		if err != nil {
 			return err
-		}
-		if !validIdent(name) {
-			return s.pgErr(0, off, "invalid table name %q", name)
-		}
-		nc, err := u16("column count")
-		if err != nil {
-			return err
-		}
-		if nc == 0 {
-			return s.pgErr(0, off, "table %s has no columns", name)
-		}
-		t := &schema.Table{Name: name}
-		for j := 0; j < nc; j++ {
-			coff := s.offset
-			cn, err := str("column name")
-			if err != nil {
-				return err
-			}
-			b, err := s.view(2)
-			if err != nil {
-				return err
-			}
-			if len(b) < 2 {
-				return s.pgErr(0, s.offset, "truncated multi-table pgcopy header (column type)")
-			}
-			ty := schema.Type(b[0])
-			if !ty.Valid() || !validIdent(cn) {
-				return s.pgErr(0, coff, "table %s: invalid column %q of type code %d", name, cn, b[0])
-			}
-			t.Columns = append(t.Columns, schema.Column{Name: cn, Type: ty, Tag: b[1]&1 != 0})
-			s.consume(2)
 		}
 		for _, o := range s.tables {
-			if o.Name == name {
-				return s.pgErr(0, off, "table %q declared twice", name)
+			if o.Name == t.Name {
+				return s.pgErr(0, off, "table %q declared twice", t.Name)
 			}
 		}
-		if known := s.cfg.Lookup(name); known != nil && sameColumns(known, t, true) {
+		if known := s.cfg.Lookup(t.Name); known != nil && sameColumns(known, t, true) {
 			t = known
 		}
 		s.tables = append(s.tables, t)
 	}
 	return nil
+}
+
+// readTableDecl reads one table declaration of the TSLCOPY header.
+func (s *Splitter) readTableDecl() (*schema.Table, error) {
+	n := 256
+	for {
+		b, err := s.view(n)
+		if err != nil {
+			return nil, err
+		}
+		t, used, errOff, reason := parseTableDecl(b)
+		switch {
+		case reason == "":
+			s.consume(used)
+			return t, nil
+		case errOff < 0 && len(b) >= n: // more bytes may complete it
+			if n >= s.cfg.MaxRecordBytes {
+				return nil, s.pgErr(0, s.offset, "table declaration longer than the %d-byte limit", s.cfg.MaxRecordBytes)
+			}
+			n = min(2*len(b), s.cfg.MaxRecordBytes)
+		case errOff < 0:
+			return nil, s.pgErr(0, s.offset+int64(len(b)), "truncated multi-table pgcopy header (%s)", reason)
+		default:
+			return nil, s.pgErr(0, s.offset+int64(errOff), "%s", reason)
+		}
+	}
+}
+
+// parseTableDecl decodes a table declaration (docs/formats.md: uint16 name
+// length, name, uint16 column count, then per column uint16 name length,
+// name, uint8 type code, uint8 flags with bit 0 for a tag) at the start of
+// b. It returns the table and the bytes used, or a reason with the offset
+// of the fault in b; errOff is -1 when b ends inside the declaration.
+func parseTableDecl(b []byte) (t *schema.Table, used, errOff int, reason string) {
+	p := 0
+	u16 := func() (int, bool) {
+		if len(b) < p+2 {
+			return 0, false
+		}
+		v := int(binary.BigEndian.Uint16(b[p:]))
+		p += 2
+		return v, true
+	}
+	str := func() (string, bool) {
+		n, ok := u16()
+		if !ok || len(b) < p+n {
+			return "", false
+		}
+		v := string(b[p : p+n])
+		p += n
+		return v, true
+	}
+	name, ok := str()
+	if !ok {
+		return nil, 0, -1, "table name"
+	}
+	if !validIdent(name) {
+		return nil, 0, 0, fmt.Sprintf("invalid table name %q", name)
+	}
+	nc, ok := u16()
+	if !ok {
+		return nil, 0, -1, "column count"
+	}
+	if nc == 0 {
+		return nil, 0, 0, fmt.Sprintf("table %s has no columns", name)
+	}
+	t = &schema.Table{Name: name, Columns: make([]schema.Column, 0, nc)}
+	for j := 0; j < nc; j++ {
+		coff := p
+		cn, ok := str()
+		if !ok || len(b) < p+2 {
+			return nil, 0, -1, "column name and type"
+		}
+		ty := schema.Type(b[p])
+		if !ty.Valid() || !validIdent(cn) {
+			return nil, 0, coff, fmt.Sprintf("table %s: invalid column %q of type code %d", name, cn, b[p])
+		}
+		t.Columns = append(t.Columns, schema.Column{Name: cn, Type: ty, Tag: b[p+1]&1 != 0})
+		p += 2
+	}
+	return t, p, 0, ""
+}
+
+// readTableChunk returns the table that a single-table file's header
+// extension ext declares in a tsload table chunk (docs/formats.md), or nil
+// when ext holds none (other extension data is skipped, as PostgreSQL does).
+// The chunk is ext's first; bytes after it are not read.
+func (s *Splitter) readTableChunk(ext []byte) (*schema.Table, error) {
+	if !bytes.HasPrefix(ext, pgChunkTag) {
+		return nil, nil
+	}
+	base := s.offset // ext[0]
+	p := len(pgChunkTag)
+	if len(ext) < p+4 {
+		return nil, s.pgErr(0, base+int64(p), "tsload table chunk: truncated length")
+	}
+	n := int64(binary.BigEndian.Uint32(ext[p:]))
+	p += 4
+	if n > int64(len(ext)-p) {
+		return nil, s.pgErr(0, base+int64(p-4), "tsload table chunk of %d bytes overruns the %d-byte header extension", n, len(ext))
+	}
+	t, used, errOff, reason := parseTableDecl(ext[p : p+int(n)])
+	switch {
+	case errOff < 0:
+		return nil, s.pgErr(0, base+int64(p), "tsload table chunk: truncated declaration (%s)", reason)
+	case reason != "":
+		return nil, s.pgErr(0, base+int64(p+errOff), "tsload table chunk: %s", reason)
+	case used != int(n):
+		return nil, s.pgErr(0, base+int64(p+used), "tsload table chunk: %d bytes after the table declaration", int(n)-used)
+	}
+	return t, nil
+}
+
+// singlePGCopyTable is the table of a single-table pgcopy input. With a
+// declared table (the header's tsload chunk) the columns are those declared
+// and the name is Config.Table, else the file's name, else the declared
+// name; a known table of that name must have as many columns. Without one,
+// the name (Config.Table or the file's) must be a known table.
+func (s *Splitter) singlePGCopyTable(declared *schema.Table) (*schema.Table, error) {
+	if declared == nil {
+		name, err := s.tableName()
+		if err != nil {
+			return nil, err
+		}
+		t := s.cfg.Lookup(name)
+		if t == nil {
+			return nil, fmt.Errorf("%s: unknown table %q: a pgcopy file without a tsload table chunk carries no column names, pass --table with a table of a use case", s.in.Source, name)
+		}
+		return t, nil
+	}
+	name := declared.Name
+	if n, err := s.tableName(); err == nil {
+		name = n
+	}
+	known := s.cfg.Lookup(name)
+	if known != nil && len(known.Columns) != len(declared.Columns) {
+		return nil, fmt.Errorf("%s: the file declares table %s with %d columns, table %s has %d", s.in.Source, declared.Name, len(declared.Columns), name, len(known.Columns))
+	}
+	if known != nil && sameColumns(known, declared, true) {
+		return known, nil
+	}
+	if name == declared.Name {
+		return declared, nil
+	}
+	t := *declared
+	t.Name = name
+	return &t, nil
 }
 
 func (s *Splitter) stepPGCopy() error {

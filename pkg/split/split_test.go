@@ -70,7 +70,7 @@ func TestMalformed(t *testing.T) {
 		{"pgcopy length past the end", "cpu.bin", cat(pgHeader(), rowFor(cpu, "h"), []byte{0, 21, 0, 0, 0, 100, 1, 2}), Config{}, fmt.Sprintf("cpu.bin: record 2 (byte offset %d): field length 100 (field 1) past the end of the input", 19+len(rowFor(cpu, "h"))), 0},
 		{"pgcopy data after the trailer", "cpu.bin", append(pgFile(rowFor(cpu, "h")), 0), Config{}, fmt.Sprintf("cpu.bin: byte offset %d: data after the pgcopy trailer", 21+len(rowFor(cpu, "h"))), 0},
 		{"pgcopy missing trailer", "cpu.bin", cat(pgHeader(), rowFor(cpu, "h")), Config{}, "missing pgcopy trailer (truncated file?)", 0},
-		{"pgcopy unknown table", "thing.bin", pgFile(rowFor(cpu, "h")), Config{}, "thing.bin: unknown table \"thing\": a pgcopy file carries no column names, pass --table with a table of a use case", 0},
+		{"pgcopy unknown table", "thing.bin", pgFile(rowFor(cpu, "h")), Config{}, "thing.bin: unknown table \"thing\": a pgcopy file without a tsload table chunk carries no column names, pass --table with a table of a use case", 0},
 		{"pgcopy table from flag", "stdin", pgFile(rowFor(cpu, "h"), rowFor(cpu, "i", 12)), Config{Table: "cpu"}, "", 2},
 		{"csv from stdin without --table", "stdin", cpuCSV(1, false), Config{}, "stdin: cannot tell the table from the input's name: pass --table", 0},
 		{"ILP escaped spaces and commas in tags", "d.ilp", []byte("cpu\\ load,host=a\\ b\\,c,dc=x\\=y f=1,s=\"a \\\"q\\\", b\" 1\n"), Config{}, "", 1},

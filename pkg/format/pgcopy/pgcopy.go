@@ -14,9 +14,12 @@ import (
 )
 
 // Signature starts a single-table file; MultiMagic a multi-table stream.
+// ChunkTag starts the tsload table chunk in a single-table file's header
+// extension area.
 const (
 	Signature  = "PGCOPY\n\xff\r\n\x00"
 	MultiMagic = "TSLCOPY\n\xff\r\n"
+	ChunkTag   = "tsload.table\x00"
 )
 
 // PostgresEpochMicros is 2000-01-01T00:00:00Z in microseconds since the Unix
@@ -52,26 +55,49 @@ func New(tables []*schema.Table, multi bool) (*Encoder, error) {
 	return &Encoder{tables: infos, multi: multi}, nil
 }
 
-// StreamHeader appends the COPY signature, flags and header extension
-// length, or the TSLCOPY header with every table's columns.
+// StreamHeader appends the single-table COPY header, or the TSLCOPY
+// header with every table's columns.
+//
+// The single-table header is COPY's signature, zero flags and a header
+// extension area holding one tsload table chunk: ChunkTag, a uint32 length
+// and the table's declaration as in the TSLCOPY header. PostgreSQL's COPY
+// FROM skips the extension area (its length says how much); tsload's
+// loaders read the table's name and columns from it.
 func (e *Encoder) StreamHeader(dst []byte) []byte {
 	if !e.multi {
 		dst = append(dst, Signature...)
-		return append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+		dst = append(dst, 0, 0, 0, 0) // flags
+		start := len(dst)
+		dst = append(dst, 0, 0, 0, 0) // extension length, set below
+		dst = append(dst, ChunkTag...)
+		dst = append(dst, 0, 0, 0, 0) // chunk length, set below
+		decl := len(dst)
+		dst = AppendTableDecl(dst, &e.tables[0])
+		binary.BigEndian.PutUint32(dst[decl-4:], uint32(len(dst)-decl))
+		binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+		return dst
 	}
 	dst = append(dst, MultiMagic...)
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(e.tables)))
-	for _, t := range e.tables {
-		dst = appendName(dst, t.Name)
-		dst = binary.BigEndian.AppendUint16(dst, uint16(len(t.Columns)))
-		for _, c := range t.Columns {
-			dst = appendName(dst, c.Name)
-			var flags byte
-			if c.Tag {
-				flags = 1
-			}
-			dst = append(dst, byte(c.Type), flags)
+	for i := range e.tables {
+		dst = AppendTableDecl(dst, &e.tables[i])
+	}
+	return dst
+}
+
+// AppendTableDecl appends a table declaration: uint16 name length, name,
+// uint16 column count, then per column uint16 name length, name, uint8
+// type code (schema.Type) and uint8 flags (bit 0: tag).
+func AppendTableDecl(dst []byte, t *format.TableInfo) []byte {
+	dst = appendName(dst, t.Name)
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(t.Columns)))
+	for _, c := range t.Columns {
+		dst = appendName(dst, c.Name)
+		var flags byte
+		if c.Tag {
+			flags = 1
 		}
+		dst = append(dst, byte(c.Type), flags)
 	}
 	return dst
 }

@@ -1,0 +1,109 @@
+package pgcopy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/pkg/format/pgcopy"
+	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// pgConnect connects to TSLOAD_POSTGRES; it skips the test when the server
+// is unreachable, unless CI is set.
+func pgConnect(t *testing.T) *pgx.Conn {
+	t.Helper()
+	url := os.Getenv("TSLOAD_POSTGRES")
+	if url == "" {
+		url = "postgres://postgres@127.0.0.1:5432/postgres"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("PostgreSQL unreachable at %s (start it with scripts/start_postgres.sh): %v", url, err)
+		}
+		t.Fatalf("PostgreSQL unreachable at %s: %v", url, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// TestServerSkipsTableChunk: PostgreSQL's COPY FROM (FORMAT binary) reads
+// the header extension length and skips the tsload table chunk, so the
+// generator's single-table file loads unchanged; and the server's own
+// COPY TO output holds the very same tuples after a plain header.
+func TestServerSkipsTableChunk(t *testing.T) {
+	conn := pgConnect(t)
+	ctx := context.Background()
+	for _, uc := range []string{usecase.CPUOnly, usecase.Weather} {
+		t.Run(uc, func(t *testing.T) {
+			tables, _ := usecase.Tables(uc)
+			tb := tables[0]
+			var file bytes.Buffer
+			st, err := gen.Generate(ctx, gen.Config{UseCase: uc, Format: load.FormatPGCopy, Seed: 1, Scale: 4, Workers: 1,
+				Start: gen.DefaultStart, End: gen.DefaultStart.Add(2 * time.Hour), Stdout: &file, Stderr: io.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := file.Bytes()
+			hdr := headerLen(t, data)
+			if !bytes.HasPrefix(data[19:], []byte(pgcopy.ChunkTag)) {
+				t.Fatalf("no tsload table chunk in the header: % x", data[:40])
+			}
+
+			sch := fmt.Sprintf("pgcopy_chunk_%d_%d", time.Now().UnixNano()%1e9, rand.IntN(1e6))
+			if _, err := conn.Exec(ctx, "CREATE SCHEMA "+sch); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Exec(context.Background(), "DROP SCHEMA "+sch+" CASCADE") })
+			if _, err := conn.Exec(ctx, "SET search_path TO "+sch); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, tb.PostgresDDL(false)); err != nil {
+				t.Fatal(err)
+			}
+			tag, err := conn.PgConn().CopyFrom(ctx, bytes.NewReader(data), "COPY "+schema.QuoteIdent(tb.Name)+" FROM STDIN (FORMAT binary)")
+			if err != nil {
+				t.Fatalf("COPY FROM refused the generator's file: %v", err)
+			}
+			if tag.RowsAffected() != st.Rows || st.Rows == 0 {
+				t.Fatalf("COPY loaded %d rows, generated %d", tag.RowsAffected(), st.Rows)
+			}
+
+			var back bytes.Buffer
+			if _, err := conn.PgConn().CopyTo(ctx, &back, "COPY "+schema.QuoteIdent(tb.Name)+" TO STDOUT (FORMAT binary)"); err != nil {
+				t.Fatal(err)
+			}
+			out := back.Bytes()
+			if headerLen(t, out) != 19 {
+				t.Fatalf("the server's header has an extension: % x", out[:19])
+			}
+			if !bytes.Equal(out[19:], data[hdr:]) {
+				t.Fatalf("the server's tuples (%d bytes) differ from the generator's (%d bytes)", len(out)-19, len(data)-hdr)
+			}
+		})
+	}
+}
+
+// headerLen checks a COPY binary header and returns its length with the
+// extension area.
+func headerLen(t *testing.T, b []byte) int {
+	t.Helper()
+	if len(b) < 19 || string(b[:11]) != pgcopy.Signature || binary.BigEndian.Uint32(b[11:]) != 0 {
+		t.Fatalf("bad COPY header % x", b[:min(len(b), 19)])
+	}
+	return 19 + int(binary.BigEndian.Uint32(b[15:]))
+}
