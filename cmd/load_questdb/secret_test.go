@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/questdb"
+)
+
+func spec() loadcli.Spec {
+	return loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: questdb.Flags(), New: questdb.FromCLI}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// TestSecrets passes a password and a token by environment variable, by
+// flag, inside --http-url and inside --conf, on loads that succeed and
+// loads that fail: neither appears in stderr, the error or the results
+// file. (The test server runs without authentication.)
+func TestSecrets(t *testing.T) {
+	httpURL := envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000")
+	pg := envOr("TSLOAD_QUESTDB_PG", "postgres://admin:quest@127.0.0.1:8812/qdb")
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(httpURL + "/ping")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("QuestDB unreachable under CI: %v", err)
+		}
+		t.Skipf("QuestDB unreachable: %v (run scripts/start_questdb.sh)", err)
+	}
+	resp.Body.Close()
+	const secret = "Zq8-s3cr3t-pw"
+	const token = "Tk9-s3cr3t-token"
+	table := fmt.Sprintf("secret_%d", time.Now().UnixNano()%1e9)
+	dir := t.TempDir()
+	var tables []string
+	defer func() {
+		conn, err := pgx.Connect(context.Background(), pg)
+		if err == nil {
+			for _, tb := range tables {
+				conn.Exec(context.Background(), "DROP TABLE IF EXISTS "+tb)
+			}
+			conn.Close(context.Background())
+		}
+	}()
+	withSecret := strings.Replace(httpURL, "://", "://admin:"+secret+"@", 1)
+	addr := strings.TrimPrefix(httpURL, "http://")
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		args    []string
+		wantErr string
+	}{
+		{"env ok", []string{"QUESTDB_PASSWORD", secret, "QUESTDB_TOKEN", token}, []string{"--username", "admin"}, ""},
+		{"flag ok", nil, []string{"--username", "admin", "--password", secret}, ""},
+		{"token flag ok", nil, []string{"--token", token}, ""},
+		{"url ok", nil, []string{"--http-url", withSecret}, ""},
+		{"conf ok", nil, []string{"--conf", "http::addr=" + addr + ";username=admin;password=" + secret + ";"}, ""},
+		{"env bad port", []string{"QUESTDB_PASSWORD", secret}, []string{"--username", "admin", "--http-url", "http://127.0.0.1:1", "--pg", "none", "--retry-timeout", "1s"}, "connection refused"},
+		{"conf bad port", nil, []string{"--conf", "http::addr=127.0.0.1:1;token=" + token + ";", "--pg", "none", "--retry-timeout", "1s"}, "connection refused"},
+		{"url bad port", nil, []string{"--http-url", "http://admin:" + secret + "@127.0.0.1:1", "--pg", "none", "--retry-timeout", "1s"}, "connection refused"},
+	} {
+		tb := fmt.Sprintf("%s_%d", table, len(tables))
+		tables = append(tables, tb)
+		in := filepath.Join(dir, tb+".ilp")
+		os.WriteFile(in, []byte(tb+",host=a v=1 1000000000\n"+tb+",host=b v=2 2000000000\n"), 0o644)
+		t.Run(tc.name, func(t *testing.T) {
+			for i := 0; i+1 < len(tc.env); i += 2 {
+				t.Setenv(tc.env[i], tc.env[i+1])
+			}
+			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append([]string{"load_questdb", "--file", in, "--results-file", results, "--http-url", httpURL, "--pg", pg}, tc.args...)
+			var stderr bytes.Buffer
+			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("%v\n%s", err, stderr.String())
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want %q\n%s", err, tc.wantErr, stderr.String())
+			}
+			data, rerr := os.ReadFile(results)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			for what, s := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
+				if strings.Contains(s, secret) || strings.Contains(s, token) {
+					t.Errorf("a secret appears in the %s:\n%s", what, s)
+				}
+			}
+		})
+	}
+}
