@@ -154,13 +154,19 @@ func sameColumns(a, b *schema.Table, withTypes bool) bool {
 
 // csvSingleTable sets the table of a single-table CSV from its header: the
 // known table when its columns match, else types inferred from the first
-// record.
+// record. Without Config.Table or a usable file name (stdin), the table is
+// the one use-case table whose columns are the header's.
 func (s *Splitter) csvSingleTable(header []byte) error {
+	cols := splitCSVSimple(header)
 	name, err := s.tableName()
 	if err != nil {
-		return err
+		t, reason := s.tableByColumns(cols)
+		if t == nil {
+			return fmt.Errorf("%s: cannot tell the table from the input's name or its header (%s): pass --table", s.in.Source, reason)
+		}
+		s.tables = []*schema.Table{t}
+		return nil
 	}
-	cols := splitCSVSimple(header)
 	t := &schema.Table{Name: name}
 	for _, c := range cols {
 		if c == "" {

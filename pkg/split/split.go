@@ -39,12 +39,20 @@
 //     the file name, and the column types from the use case's table when
 //     the header matches it, else inferred from the first record
 //     (RFC 3339 => timestamptz, integer => int8, number => float8, else text
-//     and a tag). A file with only a header is valid and holds no rows.
+//     and a tag). Without either (stdin) the table is the one use-case
+//     table whose columns are the header's; none or several is an error
+//     asking for --table. A file with only a header is valid and holds no
+//     rows.
 //     Multi-table streams: "#tsload-csv v1", "#table" lines, "#data"
 //     switches; a record before the first #data, an undeclared table, a
 //     #table after data or an unknown directive are errors.
 //   - pgcopy: the signature, zero flags and the header extension are
-//     checked; every tuple's field count must equal the table's columns;
+//     checked. A tsload table chunk in the extension declares the table
+//     (name, columns, types, tags): Config.Table or the file name then
+//     only renames it, and a known table of that name with another column
+//     count is an error; without the chunk (plain PostgreSQL COPY output)
+//     the table is Config.Table's or the file name's use-case table. Every
+//     tuple's field count must equal the table's columns;
 //     a length past the end of the input, a missing trailer and any byte
 //     after the trailer are errors. Multi-table (TSLCOPY) streams: frame
 //     table index in range, tuples wholly inside their frame, the ff ff end
@@ -74,6 +82,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
 // Defaults of Config.MaxRecordBytes and Config.MaxBatchBytes.
@@ -87,7 +96,8 @@ type Config struct {
 	// Format is the input's format; FormatUnknown detects it from the content.
 	Format load.Format
 	// Table names the table of a single-table CSV or pgcopy input; empty
-	// takes it from the file name (cpu.csv.gz => cpu).
+	// takes it from the file name (cpu.csv.gz => cpu), else from a pgcopy
+	// file's table chunk or a CSV header that is a use-case table's.
 	Table string
 	// BatchSize is the number of rows per batch (default 5000).
 	BatchSize int
@@ -349,6 +359,40 @@ func (s *Splitter) tableName() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: cannot tell the table from the input's name: pass --table", s.in.Source)
+}
+
+// tableByColumns returns the one use-case table (usecase.TableNames, the
+// schemas from Config.Lookup) whose column names are cols, in order; else
+// nil and why: no table or several match.
+func (s *Splitter) tableByColumns(cols []string) (*schema.Table, string) {
+	var found []*schema.Table
+	for _, name := range usecase.TableNames() {
+		t := s.cfg.Lookup(name)
+		if t == nil || len(t.Columns) != len(cols) {
+			continue
+		}
+		same := true
+		for i, c := range t.Columns {
+			if c.Name != cols[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			found = append(found, t)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], ""
+	case 0:
+		return nil, "its columns are those of no use-case table"
+	}
+	names := make([]string, len(found))
+	for i, t := range found {
+		names[i] = t.Name
+	}
+	return nil, "its columns are those of tables " + strings.Join(names, ", ")
 }
 
 // validIdent reports whether name matches [A-Za-z_][A-Za-z0-9_]*.

@@ -1,0 +1,106 @@
+package split
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// TestCSVTableFromHeader: a single-table CSV without --table or a usable
+// file name (stdin) is the use-case table whose columns are its header's.
+func TestCSVTableFromHeader(t *testing.T) {
+	// generated single-table files of every table, as --out-dir writes them
+	files := map[string][]byte{}
+	for _, uc := range usecase.Names {
+		dir := t.TempDir()
+		_, err := gen.Generate(context.Background(), gen.Config{UseCase: uc, Format: load.FormatCSV, Seed: 1, Scale: 2, Workers: 1,
+			Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), OutDir: dir, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables, _ := usecase.Tables(uc)
+		for _, tb := range tables {
+			files[tb.Name] = readFile(t, dir, tb.Name+".csv")
+		}
+	}
+	if len(files) != len(usecase.TableNames()) {
+		t.Fatalf("%d files for %d tables", len(files), len(usecase.TableNames()))
+	}
+	for name, data := range files {
+		t.Run(name, func(t *testing.T) {
+			for _, source := range []string{"stdin", "/tmp/out-1.csv"} {
+				bs, _, sp, err := splitAll(source, data, Config{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sp.Tables()[0] != usecase.LookupTable(name) {
+					t.Fatalf("%s: table %s, want the use case's %s", source, sp.Tables()[0].Name, name)
+				}
+				if len(bs) == 0 || bs[0].Tables[0].Name != name {
+					t.Fatalf("%s: batches %d", source, len(bs))
+				}
+			}
+		})
+	}
+
+	cpu := files["cpu"]
+	twin := &schema.Table{Name: "cpu_twin", Columns: usecase.LookupTable("cpu").Columns}
+	tests := []struct {
+		name, source string
+		cfg          Config
+		table, err   string
+	}{
+		{name: "--table still names it", source: "stdin", cfg: Config{Table: "cpu2"}, table: "cpu2"},
+		{name: "a usable file name still names it", source: "/d/hosts.csv", table: "hosts"},
+		{name: "ambiguous", source: "stdin", cfg: Config{Lookup: func(n string) *schema.Table {
+			if n == "mem" { // a Lookup under which two tables share cpu's columns
+				return twin
+			}
+			return usecase.LookupTable(n)
+		}}, err: "stdin: cannot tell the table from the input's name or its header (its columns are those of tables cpu, cpu_twin): pass --table"},
+		{name: "columns in another order", source: "stdin", err: "its columns are those of no use-case table"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := cpu
+			if tc.name == "columns in another order" {
+				data = []byte(strings.Replace(string(cpu), "hostname,region", "region,hostname", 1))
+			}
+			_, _, sp, err := splitAll(tc.source, data, tc.cfg)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.Tables()[0].Name != tc.table {
+				t.Fatalf("table %s, want %s", sp.Tables()[0].Name, tc.table)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("time,")) {
+		t.Fatalf("%s: no header", name)
+	}
+	return b
+}
