@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,5 +216,51 @@ func TestRunnerValuesMatchCSV(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Fatalf("only %d records checked", checked)
+	}
+}
+
+// TestRunnerErrorNamesPositionOnce: a refused batch's error carries the
+// batch position once (the runner's prefix) and the input line the
+// server's answer points at (the target's part).
+func TestRunnerErrorNamesPositionOnce(t *testing.T) {
+	requireServer(t)
+	file, _ := genFile(t, "cpu-only", load.FormatCSV, 2, 40, false)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	// Input line 13 (record 12) gets a bad float in its last column.
+	lines[12] = lines[12][:strings.LastIndexByte(lines[12], ',')+1] + "notafloat\n"
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{URL: pgURL(), DBName: testDBName(t), Method: MethodCopyCSV}
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close(); dropDB(t, cfg.DBName) })
+	_, err = runner.Run(context.Background(), runner.Config{
+		Inputs: []string{file}, BatchSize: 10, Workers: 1, DoLoad: true, Verify: true,
+		ReportingPeriod: time.Hour, RetryTimeout: time.Second,
+		Prepare: load.PrepareOptions{DBName: cfg.DBName, CreateDB: true, DropDB: true},
+		Stderr:  io.Discard, Loader: "load_timescale", Target: "timescale",
+	}, tg)
+	if err == nil {
+		t.Fatal("a bad value loaded")
+	}
+	msg := err.Error()
+	t.Logf("error: %s", msg)
+	for _, want := range []string{file + ": records 11-20 (line 12, byte offset ", "): timescale: ", "input line 13", "SQLSTATE 22P02"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q", want)
+		}
+	}
+	if n := strings.Count(msg, file); n != 1 {
+		t.Errorf("the input is named %d times", n)
+	}
+	if n := strings.Count(msg, "records "); n != 1 {
+		t.Errorf("a batch position appears %d times", n)
 	}
 }

@@ -60,9 +60,9 @@ func (e *lineError) Unwrap() error { return e.err }
 // where names the record in the input.
 func (e *lineError) where(b *load.Batch) string {
 	if e.line > 0 {
-		return fmt.Sprintf("%s: line %d", b.Source, b.FirstLine+e.line-1)
+		return fmt.Sprintf("input line %d", b.FirstLine+e.line-1)
 	}
-	return fmt.Sprintf("%s: record %d", b.Source, b.FirstRecord+e.record-1)
+	return fmt.Sprintf("input record %d", b.FirstRecord+e.record-1)
 }
 
 // encode turns ILP batch b into per-table tuples (e.order). Tables are

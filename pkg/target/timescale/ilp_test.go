@@ -123,12 +123,12 @@ func TestILPErrors(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
-		{"unknown field", "cpu,hostname=h usage_user=1,bogus=2 1451606400000000000\n", `t.ilp: record 10: table "cpu" has no column "bogus" (the line's field)`},
-		{"type mismatch", "cpu,hostname=h usage_user=\"x\" 1451606400000000000\n", "t.ilp: record 10: field usage_user: string value for a float8 column"},
-		{"int4 tag", "weather,location_id=abc temperature_2m=1 1451606400000000000\n", "t.ilp: record 10: tag location_id=abc: not an int4"},
-		{"no timestamp", "cpu,hostname=h usage_user=1\n", "t.ilp: record 10: line has no timestamp"},
-		{"syntax", "cpu,hostname=h usage_user=1 1451606400000000000\ncpu usage_user=\n", "t.ilp: line 21: invalid line protocol"},
-		{"inferred conflict", "zz v=1 1451606400000000000\nzz v=\"s\" 1451606400000000000\n", `t.ilp: record 11: "v" in table "zz": conflicts`},
+		{"unknown field", "cpu,hostname=h usage_user=1,bogus=2 1451606400000000000\n", `input record 10: table "cpu" has no column "bogus" (the line's field)`},
+		{"type mismatch", "cpu,hostname=h usage_user=\"x\" 1451606400000000000\n", "input record 10: field usage_user: string value for a float8 column"},
+		{"int4 tag", "weather,location_id=abc temperature_2m=1 1451606400000000000\n", "input record 10: tag location_id=abc: not an int4"},
+		{"no timestamp", "cpu,hostname=h usage_user=1\n", "input record 10: line has no timestamp"},
+		{"syntax", "cpu,hostname=h usage_user=1 1451606400000000000\ncpu usage_user=\n", "input line 21: invalid line protocol"},
+		{"inferred conflict", "zz v=1 1451606400000000000\nzz v=\"s\" 1451606400000000000\n", `input record 11: "v" in table "zz": conflicts`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

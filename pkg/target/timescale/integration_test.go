@@ -307,26 +307,26 @@ func TestMalformedBatchLoadsNothing(t *testing.T) {
 				off, _ = nextTuple(b.Data, off, cpuTable().Columns, fields)
 			}
 			b.Data[off], b.Data[off+1] = 0, 3
-		}, []string{"gen.pgcopy: records 101-200 (byte offset 0)", "SQLSTATE 22P04", "input record 151"}},
+		}, []string{"SQLSTATE 22P04", "input record 151"}},
 		{"csv bad float", load.FormatCSV, MethodCopyCSV, func(b *load.Batch) {
 			lines := strings.SplitAfter(string(b.Data), "\n")
 			lines[9] = strings.Replace(lines[9], ",", ",x", 1)
 			lines[9] = lines[9][:strings.LastIndexByte(lines[9][:len(lines[9])-1], ',')+1] + "notafloat\n"
 			b.Data = []byte(strings.Join(lines, ""))
-		}, []string{"gen.csv: records 101-200 (line 101,", "SQLSTATE 22P02", "input line 110"}},
+		}, []string{"SQLSTATE 22P02", "input line 110"}},
 		{"csv missing column", load.FormatCSV, MethodCopyCSV, func(b *load.Batch) {
 			lines := strings.SplitAfter(string(b.Data), "\n")
 			lines[4] = lines[4][:strings.LastIndexByte(lines[4], ',')] + "\n"
 			b.Data = []byte(strings.Join(lines, ""))
-		}, []string{"gen.csv: records 101-200", "SQLSTATE 22P04", "input line 105"}},
+		}, []string{"SQLSTATE 22P04", "input line 105"}},
 		{"csv insert bad float", load.FormatCSV, MethodInsertMulti, func(b *load.Batch) {
 			lines := strings.SplitAfter(string(b.Data), "\n")
 			lines[9] = lines[9][:strings.LastIndexByte(lines[9][:len(lines[9])-1], ',')+1] + "notafloat\n"
 			b.Data = []byte(strings.Join(lines, ""))
-		}, []string{"gen.csv: records 101-200", "input record 110", "SQLSTATE 22P02"}},
+		}, []string{"input record 110", "SQLSTATE 22P02"}},
 		{"pgcopy insert truncated", load.FormatPGCopy, MethodInsert, func(b *load.Batch) {
 			b.Data = b.Data[:len(b.Data)-3]
-		}, []string{"gen.pgcopy: records 101-200", "record 200", "exceeds the data"}},
+		}, []string{"record 200", "exceeds the data"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -351,6 +351,11 @@ func TestMalformedBatchLoadsNothing(t *testing.T) {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("error %q lacks %q", err, s)
 				}
+			}
+			// The runner prefixes the batch's position; the writer names
+			// only the input line or record the server's answer points at.
+			if strings.Contains(err.Error(), "records 101-200") || strings.Contains(err.Error(), batches[1].Source) {
+				t.Errorf("error %q repeats the batch position", err)
 			}
 			// Nothing of the bad batch; the writer still works afterwards.
 			writeAll(t, w, batches[2:])

@@ -113,26 +113,26 @@ func (w *Writer) wrap(err error, msg string) error {
 func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	method, err := w.t.cfg.Method.For(b.Format)
 	if err != nil {
-		return load.Ack{}, fmt.Errorf("timescale: %s: %w", b.Where(), err)
+		return load.Ack{}, fmt.Errorf("timescale: %w", err)
 	}
 	if b.Format != load.FormatILP && b.Table == nil {
-		return load.Ack{}, fmt.Errorf("timescale: %s: %s batch without a table", b.Where(), b.Format)
+		return load.Ack{}, fmt.Errorf("timescale: %s batch without a table", b.Format)
 	}
 	if err := w.ensureConn(ctx); err != nil {
-		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: %s: connecting to database %q: %s", b.Where(), w.t.cfg.DBName, describe(err, nil)))
+		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: connecting to database %q: %s", w.t.cfg.DBName, describe(err, nil)))
 	}
 	rows, committed, err := w.write(ctx, b, method)
 	if err != nil {
 		w.afterError()
 		if committed > 0 {
 			// --commit row: some rows are in; a re-send would duplicate them.
-			return load.Ack{}, &writeError{msg: w.redactMsg(fmt.Sprintf("timescale: %s: %d of %d rows were committed (--commit row) before: %s; not retried: a re-send would duplicate them",
-				b.Where(), committed, b.Rows, w.message(b, err))), err: err}
+			return load.Ack{}, &writeError{msg: w.redactMsg(fmt.Sprintf("timescale: %d of %d rows were committed (--commit row) before: %s; not retried: a re-send would duplicate them",
+				committed, b.Rows, w.message(b, err))), err: err}
 		}
-		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: %s: %s", b.Where(), w.message(b, err)))
+		return load.Ack{}, w.wrap(err, "timescale: "+w.message(b, err))
 	}
 	if rows != b.Rows {
-		return load.Ack{Rows: rows}, fmt.Errorf("timescale: %s: the server acknowledged %d rows, the batch has %d", b.Where(), rows, b.Rows)
+		return load.Ack{Rows: rows}, fmt.Errorf("timescale: the server acknowledged %d rows, the batch has %d", rows, b.Rows)
 	}
 	return load.Ack{Rows: rows}, nil
 }
