@@ -366,34 +366,33 @@ func (w *Writer) Close() error { return nil }
 // Write posts b and interprets the answer (see the package documentation).
 func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if b.Format != load.FormatILP {
-		return load.Ack{}, fmt.Errorf("%s: CnosDB takes line protocol, not %s", b.Where(), b.Format)
+		return load.Ack{}, fmt.Errorf("cnosdb: the server takes line protocol, not %s", b.Format)
 	}
 	res, err := w.p.Post(ctx, httpw.Request{Path: "/api/v1/write", Query: w.query, Body: b.Data})
 	if err != nil {
-		return load.Ack{}, fmt.Errorf("%s: %w", b.Where(), err)
+		return load.Ack{}, fmt.Errorf("cnosdb: %w", err)
 	}
 	return interpret(b, res.Status, res.Body, w.gzip)
 }
 
 func interpret(b *load.Batch, status int, body []byte, gzip bool) (load.Ack, error) {
-	where := b.Where()
 	switch {
 	case status >= 200 && status < 300:
 		return load.Ack{Rows: b.Rows}, nil
 	case status == 422 && (strings.Contains(string(body), "Memory Exhausted Retry Later") || strings.Contains(strings.ToLower(string(body)), "timeout")):
-		return load.Ack{}, load.Retryable(fmt.Errorf("%s: server busy (%s)", where, describe(status, body)))
+		return load.Ack{}, load.Retryable(fmt.Errorf("cnosdb: server busy (%s)", describe(status, body)))
 	case status == 500 && len(strings.TrimSpace(string(body))) == 0:
-		return load.Ack{}, load.Retryable(fmt.Errorf("%s: server error (500 with an empty body)", where))
+		return load.Ack{}, load.Retryable(errors.New("cnosdb: server error (500 with an empty body)"))
 	case status == 413:
 		hint := " or enable --gzip"
 		if gzip {
 			hint = ""
 		}
-		return load.Ack{}, fmt.Errorf("%s: request body too large (413): lower --batch-size (this batch has %d rows, %d bytes before compression)%s", where, b.Rows, len(b.Data), hint)
+		return load.Ack{}, fmt.Errorf("cnosdb: request body too large (413): lower --batch-size (this batch has %d rows, %d bytes before compression)%s", b.Rows, len(b.Data), hint)
 	case status == 400 && strings.Contains(strings.ToLower(string(body)), "auth"):
-		return load.Ack{}, fmt.Errorf("%s: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", where, describe(status, body))
+		return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", describe(status, body))
 	case status == 422 && strings.Contains(strings.ToLower(string(body)), "auth"):
-		return load.Ack{}, fmt.Errorf("%s: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", where, describe(status, body))
+		return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", describe(status, body))
 	}
-	return load.Ack{}, fmt.Errorf("%s: server refused the batch (%s); nothing of it is counted as written", where, describe(status, body))
+	return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s); nothing of it is counted as written", describe(status, body))
 }

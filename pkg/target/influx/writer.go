@@ -29,11 +29,11 @@ func (w *Writer) Close() error { return nil }
 // documentation for what each status means).
 func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if b.Format != load.FormatILP {
-		return load.Ack{}, fmt.Errorf("%s: InfluxDB takes line protocol, not %s (convert the input or use another loader)", b.Where(), b.Format)
+		return load.Ack{}, fmt.Errorf("influx: InfluxDB takes line protocol, not %s (convert the input or use another loader)", b.Format)
 	}
 	res, err := w.p.Post(ctx, httpw.Request{Path: "/write", Query: w.query, Body: b.Data})
 	if err != nil {
-		return load.Ack{}, fmt.Errorf("%s: %w", b.Where(), err)
+		return load.Ack{}, fmt.Errorf("influx: %w", err)
 	}
 	return w.interpret(b, res.Status, res.Body, res.Truncated)
 }
@@ -43,33 +43,32 @@ func (w *Writer) interpret(b *load.Batch, status int, body []byte, truncated boo
 		return load.Ack{Rows: b.Rows}, nil
 	}
 	msg := errorText(body)
-	where := b.Where()
 	switch status {
 	case 400:
 		if truncated {
-			return load.Ack{}, fmt.Errorf("%s: server refused lines (400) with a message longer than the loader reads: %s", where, httpw.Snippet(msg, 300))
+			return load.Ack{}, fmt.Errorf("influx: server refused lines (400) with a message longer than the loader reads: %s", httpw.Snippet(msg, 300))
 		}
 		return partialAck(b, msg)
 	case 401, 403:
-		return load.Ack{}, fmt.Errorf("%s: authentication failed (%d %s): check --user and --password (INFLUX_USERNAME, INFLUX_PASSWORD)", where, status, msg)
+		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): check --user and --password (INFLUX_USERNAME, INFLUX_PASSWORD)", status, msg)
 	case 404:
-		return load.Ack{}, fmt.Errorf("%s: %s (404): create it with --do-create-db or check --db-name", where, msg)
+		return load.Ack{}, fmt.Errorf("influx: %s (404): create it with --do-create-db or check --db-name", msg)
 	case 413:
-		return load.Ack{}, fmt.Errorf("%s: request body too large (413: %s): lower --batch-size (this batch has %d rows, %d bytes before compression)%s; or raise [http] max-body-size on the server",
-			where, msg, b.Rows, len(b.Data), map[bool]string{false: " or enable --gzip", true: ""}[w.gzip])
+		return load.Ack{}, fmt.Errorf("influx: request body too large (413: %s): lower --batch-size (this batch has %d rows, %d bytes before compression)%s; or raise [http] max-body-size on the server",
+			msg, b.Rows, len(b.Data), map[bool]string{false: " or enable --gzip", true: ""}[w.gzip])
 	case 429, 503:
-		return load.Ack{}, load.Retryable(fmt.Errorf("%s: server busy (%d %s)", where, status, msg))
+		return load.Ack{}, load.Retryable(fmt.Errorf("influx: server busy (%d %s)", status, msg))
 	case 500:
 		switch {
 		case bytes.Contains(msg, []byte("cache-max-memory-size exceeded")):
-			return load.Ack{}, load.Retryable(fmt.Errorf("%s: server cache full (500 %s)", where, msg))
+			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server cache full (500 %s)", msg))
 		case string(msg) == "timeout" || bytes.HasSuffix(msg, []byte(": timeout")):
-			return load.Ack{}, load.Retryable(fmt.Errorf("%s: server write timeout (500 %s)", where, msg))
+			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server write timeout (500 %s)", msg))
 		case bytes.Contains(msg, []byte("retention policy not found")):
-			return load.Ack{}, fmt.Errorf("%s: %s (500): check --rp (database %q)", where, msg, w.db)
+			return load.Ack{}, fmt.Errorf("influx: %s (500): check --rp (database %q)", msg, w.db)
 		}
 	}
-	return load.Ack{}, fmt.Errorf("%s: server answered %d: %s", where, status, msg)
+	return load.Ack{}, fmt.Errorf("influx: server answered %d: %s", status, msg)
 }
 
 // partialAck interprets a 400 answer. On a partial write, Ack.Rows +
@@ -85,7 +84,7 @@ func partialAck(b *load.Batch, msg []byte) (load.Ack, error) {
 		rej := rejections(b, we.parse)
 		dropped := len(rej) + max(we.dropped, 0)
 		if dropped > b.Rows {
-			return load.Ack{}, fmt.Errorf("%s: server reports %d dropped lines in a batch of %d rows: %s", b.Where(), dropped, b.Rows, httpw.Snippet(msg, 300))
+			return load.Ack{}, fmt.Errorf("influx: server reports %d dropped lines in a batch of %d rows: %s", dropped, b.Rows, httpw.Snippet(msg, 300))
 		}
 		return load.Ack{Rows: b.Rows - dropped, Rejected: rej, Dropped: dropped}, nil
 	case we.partial && we.dropped >= 0:
@@ -96,7 +95,7 @@ func partialAck(b *load.Batch, msg []byte) (load.Ack, error) {
 		rej := localParseFailures(b)
 		dropped := we.dropped + len(rej)
 		if dropped > b.Rows {
-			return load.Ack{}, fmt.Errorf("%s: server reports %d dropped points in a batch of %d rows: %s", b.Where(), dropped, b.Rows, httpw.Snippet(msg, 300))
+			return load.Ack{}, fmt.Errorf("influx: server reports %d dropped points in a batch of %d rows: %s", dropped, b.Rows, httpw.Snippet(msg, 300))
 		}
 		if we.dropped > 0 {
 			// One entry for the unnamed points (Dropped carries the total).
@@ -108,7 +107,7 @@ func partialAck(b *load.Batch, msg []byte) (load.Ack, error) {
 		rej := rejections(b, we.parse)
 		return load.Ack{Rows: 0, Rejected: rej, Dropped: len(rej)}, nil
 	}
-	return load.Ack{}, fmt.Errorf("%s: server refused the batch (400: %s); nothing of it is counted as written", b.Where(), httpw.Snippet(msg, 500))
+	return load.Ack{}, fmt.Errorf("influx: server refused the batch (400: %s); nothing of it is counted as written", httpw.Snippet(msg, 500))
 }
 
 // errorText returns the "error" of an InfluxDB JSON error body (or the body).

@@ -278,7 +278,7 @@ func TestEndToEndBadLine(t *testing.T) {
 		Prepare: load.PrepareOptions{CreateDB: true, DropDB: true},
 		Stderr:  &stderr,
 	}, tg)
-	if err == nil || !strings.Contains(err.Error(), "bad.ilp: line 4321:") || !strings.Contains(err.Error(), "HTTP 400") {
+	if err == nil || !strings.Contains(err.Error(), "input line 4321:") || !strings.Contains(err.Error(), "HTTP 400") {
 		t.Fatalf("run error %v, want HTTP 400 naming bad.ilp line 4321", err)
 	}
 	t.Logf("run error: %v", err)

@@ -75,12 +75,12 @@ func (w *httpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error)
 		// Network error or our request timeout: the request may or may
 		// not have been committed; a re-send is what QuestDB's clients do
 		// (safe with DEDUP, may duplicate without it: Verify decides).
-		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: %s: %w", b.Where(), err))
+		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: %w", err))
 	}
 	msg, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if rerr != nil && resp.StatusCode/100 != 2 {
-		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: %s: HTTP %d, reading the answer: %w", b.Where(), resp.StatusCode, rerr))
+		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: HTTP %d, reading the answer: %w", resp.StatusCode, rerr))
 	}
 	return classify(resp.StatusCode, msg, b)
 }
@@ -112,23 +112,23 @@ func classify(status int, msg []byte, b *load.Batch) (load.Ack, error) {
 		text = text[:500] + "..."
 	}
 	if retryStatus[status] {
-		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: HTTP %d (retryable): %s: %s", status, b.Where(), text))
+		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: HTTP %d (retryable): %s", status, text))
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "questdb: HTTP %d: ", status)
 	if se.Line > 0 {
 		if l := inputLine(b.Data, se.Line); l > 0 {
-			fmt.Fprintf(&sb, "%s: line %d: %s", b.Source, b.FirstLine+l-1, text)
+			fmt.Fprintf(&sb, "input line %d: %s", b.FirstLine+l-1, text)
 			lt := lineText(b.Data, l)
 			if len(lt) > 200 {
 				lt = append(lt[:200:200], "..."...)
 			}
 			fmt.Fprintf(&sb, " [line: %q]", lt)
 		} else {
-			fmt.Fprintf(&sb, "%s: request line %d: %s", b.Where(), se.Line, text)
+			fmt.Fprintf(&sb, "request line %d: %s", se.Line, text)
 		}
 	} else {
-		fmt.Fprintf(&sb, "%s: %s", b.Where(), text)
+		sb.WriteString(text)
 	}
 	if se.Code != "" || se.ErrorID != "" {
 		fmt.Fprintf(&sb, " (code %s, errorId %s)", se.Code, se.ErrorID)

@@ -38,9 +38,9 @@ func TestClassify(t *testing.T) {
 	}{
 		{status: 204, rows: 3},
 		{status: 200, rows: 3},
-		{status: 400, body: bad400, wantErr: []string{"HTTP 400", "in.ilp: line 104:", "field value is invalid", `[line: "t v=oops 2"]`, "code invalid, errorId 2cb7ce9256bb-1", "rolled back"}},
+		{status: 400, body: bad400, wantErr: []string{"HTTP 400", "input line 104:", "field value is invalid", `[line: "t v=oops 2"]`, "code invalid, errorId 2cb7ce9256bb-1", "rolled back"}},
 		{status: 400, body: `{"code":"invalid","message":"x","line":9,"errorId":"e"}`, wantErr: []string{"request line 9: x"}},
-		{status: 401, body: `not json`, wantErr: []string{"HTTP 401", "records 101-103", "not json"}},
+		{status: 401, body: `not json`, wantErr: []string{"HTTP 401", "not json"}},
 		{status: 413, body: `{"code":"request too large","message":"line too long"}`, wantErr: []string{"HTTP 413", "line too long"}},
 		{status: 500, body: `{"code":"internal error","message":"commit failed"}`, retryable: true, wantErr: []string{"HTTP 500 (retryable)", "commit failed"}},
 	}
@@ -70,6 +70,10 @@ func TestClassify(t *testing.T) {
 		}
 		if load.IsRetryable(err) != tt.retryable {
 			t.Errorf("%d: retryable = %v, want %v (%v)", tt.status, load.IsRetryable(err), tt.retryable, err)
+		}
+		// The runner prefixes the batch position; classify must not repeat it.
+		if strings.Contains(err.Error(), b.Source) || strings.Contains(err.Error(), "records 101-") {
+			t.Errorf("%d: error repeats the batch position: %v", tt.status, err)
 		}
 		for _, w := range tt.wantErr {
 			if !strings.Contains(err.Error(), w) {
@@ -119,7 +123,7 @@ func TestHTTPWriter(t *testing.T) {
 		t.Errorf("503: %v, want retryable", err)
 	}
 	status, answer = 400, `{"code":"invalid","message":"bad","line":2,"errorId":"x-1"}`
-	if _, err := w.Write(ctx, b); err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "in.ilp: line 4: bad") {
+	if _, err := w.Write(ctx, b); err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "input line 4: bad") {
 		t.Errorf("400: %v, want fatal naming line 4", err)
 	}
 

@@ -262,7 +262,7 @@ func TestIntegrationBadLineHTTP(t *testing.T) {
 	if err == nil || load.IsRetryable(err) {
 		t.Fatalf("bad line: err %v, want a fatal error", err)
 	}
-	for _, want := range []string{"HTTP 400", "gen.ilp: line 152:", "value: oops", "code invalid", "errorId", "rolled back"} {
+	for _, want := range []string{"HTTP 400", "input line 152:", "value: oops", "code invalid", "errorId", "rolled back"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

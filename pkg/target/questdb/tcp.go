@@ -95,7 +95,7 @@ func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) 
 		sent := w.sent
 		w.conn.Close()
 		w.conn = nil
-		return load.Ack{}, fmt.Errorf("questdb: ILP/TCP: the server closed the connection after %d bytes (%v) before %s was sent: it does so after a bad line, so rows of earlier batches on this connection may be lost; see the QuestDB log", sent, err, b.Where())
+		return load.Ack{}, fmt.Errorf("questdb: ILP/TCP: the server closed the connection after %d bytes (%v) before this batch was sent: it does so after a bad line, so rows of earlier batches on this connection may be lost; see the QuestDB log", sent, err)
 	}
 	data := body(&w.buf, b)
 	if err := w.conn.SetWriteDeadline(time.Now().Add(w.t.requestTimeout(len(data)))); err != nil {
@@ -106,7 +106,7 @@ func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) 
 	if err != nil {
 		w.conn.Close()
 		w.conn = nil
-		err = fmt.Errorf("questdb: ILP/TCP: connection lost after %d of %d bytes of %s (%d bytes on this connection; the server closes it after a bad line or when it stops: see the QuestDB log): %w", n, len(data), b.Where(), w.sent, err)
+		err = fmt.Errorf("questdb: ILP/TCP: connection lost after %d of %d bytes of the batch (%d bytes on this connection; the server closes it after a bad line or when it stops: see the QuestDB log): %w", n, len(data), w.sent, err)
 		if w.t.dedupAll(b) {
 			// Every table has DEDUP keys: re-sending the batch cannot
 			// duplicate rows (ILP/TCP still cannot prove completeness:
