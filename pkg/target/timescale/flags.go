@@ -22,6 +22,7 @@ func Flags() []cli.Flag {
 		&cli.DurationFlag{Name: "chunk-time", Value: 12 * time.Hour, Usage: "hypertable chunk interval"},
 		&cli.BoolFlag{Name: "unlogged", Usage: "create UNLOGGED plain tables (not crash-safe; no hypertables)"},
 		&cli.StringFlag{Name: "create-indexes", Value: "none", Usage: "indexes on (tags..., time DESC): none, before or after the load"},
+		&cli.DurationFlag{Name: "request-timeout", Value: DefaultRequestTimeout, Usage: "limit on writing one batch (0: none); a batch without an answer in time is retried on a new connection once the server says its transaction did not commit"},
 	}
 }
 
@@ -29,17 +30,18 @@ func Flags() []cli.Flag {
 // caller (the runner's --db-name).
 func ConfigFromCLI(c *cli.Context) Config {
 	return Config{
-		URL:           c.String("postgres"),
-		Host:          c.String("host"),
-		Port:          c.Int("port"),
-		User:          c.String("user"),
-		Password:      c.String("password"),
-		SSLMode:       c.String("sslmode"),
-		Method:        Method(c.String("method")),
-		Commit:        Commit(c.String("commit")),
-		UseHypertable: c.String("use-hypertable"),
-		ChunkTime:     c.Duration("chunk-time"),
-		Unlogged:      c.Bool("unlogged"),
-		CreateIndexes: c.String("create-indexes"),
+		URL:            c.String("postgres"),
+		Host:           c.String("host"),
+		Port:           c.Int("port"),
+		User:           c.String("user"),
+		Password:       c.String("password"),
+		SSLMode:        c.String("sslmode"),
+		Method:         Method(c.String("method")),
+		Commit:         Commit(c.String("commit")),
+		UseHypertable:  c.String("use-hypertable"),
+		ChunkTime:      c.Duration("chunk-time"),
+		Unlogged:       c.Bool("unlogged"),
+		CreateIndexes:  c.String("create-indexes"),
+		RequestTimeout: c.Duration("request-timeout"),
 	}
 }

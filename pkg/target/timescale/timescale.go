@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -106,7 +107,13 @@ type Config struct {
 	ChunkTime     time.Duration // hypertable chunk interval (default 12h)
 	Unlogged      bool          // CREATE UNLOGGED TABLE (plain tables only)
 	CreateIndexes string        // none, before, after
+	// RequestTimeout bounds the writing of one batch (0: no limit). A
+	// batch that times out is retried on a new connection (see Writer).
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is --request-timeout's default.
+const DefaultRequestTimeout = 5 * time.Minute
 
 func (c *Config) setDefaults() error {
 	if c.Host == "" {
@@ -152,6 +159,9 @@ func (c *Config) setDefaults() error {
 	case "none", "before", "after":
 	default:
 		return fmt.Errorf("unknown --create-indexes %q (want none, before or after)", c.CreateIndexes)
+	}
+	if c.RequestTimeout < 0 {
+		return fmt.Errorf("--request-timeout %s is negative", c.RequestTimeout)
 	}
 	if c.Unlogged && c.UseHypertable == "true" {
 		return errors.New("--unlogged needs plain tables: TimescaleDB hypertables cannot be unlogged (use --use-hypertable=false)")
@@ -254,6 +264,16 @@ type Target struct {
 	tables     map[string]*tableInfo // created (or found) in the target database
 	finished   bool
 	finishErr  error
+
+	// lostCommits counts the batches whose COMMIT answer was lost and that
+	// the server then said were [0] not committed (re-sent), [1] committed.
+	lostCommits [2]atomic.Int64
+}
+
+// LostCommits returns how many batches lost the answer to their COMMIT and
+// were found not committed (and re-sent) or committed (and acknowledged).
+func (t *Target) LostCommits() (aborted, committed int64) {
+	return t.lostCommits[0].Load(), t.lostCommits[1].Load()
 }
 
 // New validates cfg and returns a Target. Nothing is contacted until Prepare.
@@ -370,7 +390,7 @@ func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *sche
 	if t.opts.AbortOnExist {
 		var exists bool
 		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", schema.QuoteIdent(name)).Scan(&exists); err != nil {
-			return fmt.Errorf("timescale: %s", describe(err, nil))
+			return fmt.Errorf("timescale: %w", &writeError{msg: describe(err, nil), err: err})
 		}
 		if exists {
 			return fmt.Errorf("timescale: table %q already exists (--do-abort-on-exist)", name)
@@ -378,7 +398,7 @@ func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *sche
 	}
 	if t.opts.CreateDB || inferred {
 		if _, err := conn.Exec(ctx, tableDDL(tb, t.cfg.Unlogged)); err != nil {
-			return fmt.Errorf("timescale: creating table %q: %s", name, describe(err, nil))
+			return fmt.Errorf("timescale: creating table %q: %w", name, &writeError{msg: describe(err, nil), err: err})
 		}
 		if t.hypertable {
 			if err := createHypertable(ctx, conn, tb, t.cfg.ChunkTime); err != nil {
@@ -387,7 +407,7 @@ func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *sche
 		}
 		if t.cfg.CreateIndexes == "before" {
 			if _, err := conn.Exec(ctx, indexDDL(tb)); err != nil {
-				return fmt.Errorf("timescale: creating index on %q: %s", name, describe(err, nil))
+				return fmt.Errorf("timescale: creating index on %q: %w", name, &writeError{msg: describe(err, nil), err: err})
 			}
 		}
 	}
@@ -459,7 +479,7 @@ func createHypertable(ctx context.Context, conn *pgx.Conn, tb *schema.Table, chu
 		_, err = conn.Exec(ctx, "SELECT create_hypertable("+rel+", "+col+", chunk_time_interval => "+interval+", if_not_exists => TRUE)")
 	}
 	if err != nil {
-		return fmt.Errorf("timescale: create_hypertable(%q): %s", tb.Name, describe(err, nil))
+		return fmt.Errorf("timescale: create_hypertable(%q): %w", tb.Name, &writeError{msg: describe(err, nil), err: err})
 	}
 	return nil
 }
@@ -504,7 +524,7 @@ func (t *Target) ensureTable(ctx context.Context, conn *pgx.Conn, want *schema.T
 	for _, c := range added {
 		sql := "ALTER TABLE " + schema.QuoteIdent(want.Name) + " ADD COLUMN IF NOT EXISTS " + schema.QuoteIdent(c.Name) + " " + typeSQL(c.Type)
 		if _, err := conn.Exec(ctx, sql); err != nil {
-			return nil, fmt.Errorf("timescale: adding column %q to %q: %s", c.Name, want.Name, describe(err, nil))
+			return nil, fmt.Errorf("timescale: adding column %q to %q: %w", c.Name, want.Name, &writeError{msg: describe(err, nil), err: err})
 		}
 	}
 	ti = newTableInfo(nt, true)

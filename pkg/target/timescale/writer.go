@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -33,6 +34,14 @@ type Writer struct {
 	oids     []uint32
 	multiSQL map[multiKey]string
 	prepared map[*tableInfo]string // per connection
+
+	// The transaction of the batch being written: its id (txid_current),
+	// the backend's pid, the rows its statements acknowledged, and whether
+	// COMMIT was sent.
+	xid        int64
+	pid        uint32
+	pending    int
+	commitSent bool
 }
 
 type multiKey struct {
@@ -118,10 +127,52 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if b.Format != load.FormatILP && b.Table == nil {
 		return load.Ack{}, fmt.Errorf("timescale: %s batch without a table", b.Format)
 	}
+	parent := ctx
+	if d := w.t.cfg.RequestTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	if err := w.ensureConn(ctx); err != nil {
+		if timedOut(ctx, parent) {
+			err = load.Retryable(fmt.Errorf("no connection within --request-timeout %s: %w", w.t.cfg.RequestTimeout, err))
+		}
 		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: connecting to database %q: %s", w.t.cfg.DBName, describe(err, nil)))
 	}
+	w.xid, w.pid, w.pending, w.commitSent = 0, 0, 0, false
 	rows, committed, err := w.write(ctx, b, method)
+	if err != nil && w.commitSent && lostAnswer(err) {
+		// COMMIT was sent and its answer lost: the batch may be in. Ask
+		// the server, after making sure the old backend cannot commit later.
+		if w.conn != nil {
+			w.conn.Close(context.Background())
+			w.conn = nil
+		}
+		in, rerr := w.resolve(parent)
+		if rerr == nil {
+			w.t.lostCommits[map[bool]int{false: 0, true: 1}[in]].Add(1)
+		}
+		switch {
+		case rerr != nil:
+			return load.Ack{}, &writeError{msg: w.redactMsg(fmt.Sprintf("timescale: COMMIT sent but its answer was lost (%s), and whether transaction %d committed could not be determined: %s; not retried: a re-send could duplicate the batch",
+				w.message(b, err), w.xid, describe(rerr, nil))), err: err}
+		case in && w.pending == b.Rows:
+			return load.Ack{Rows: w.pending}, nil
+		case in:
+			return load.Ack{Rows: w.pending}, fmt.Errorf("timescale: the server acknowledged %d rows, the batch has %d", w.pending, b.Rows)
+		}
+		return load.Ack{}, load.Retryable(&writeError{msg: w.redactMsg(fmt.Sprintf("timescale: COMMIT's answer was lost (%s); the server says transaction %d did not commit: re-sending",
+			w.message(b, err), w.xid)), err: err})
+	}
+	if err != nil && timedOut(ctx, parent) {
+		if w.conn != nil {
+			w.conn.Close(context.Background())
+			w.conn = nil
+		}
+		if committed == 0 {
+			return load.Ack{}, load.Retryable(&writeError{msg: w.redactMsg(fmt.Sprintf("timescale: no answer within --request-timeout %s: %s", w.t.cfg.RequestTimeout, w.message(b, err))), err: err})
+		}
+	}
 	if err != nil {
 		w.afterError()
 		if committed > 0 {
@@ -135,6 +186,84 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 		return load.Ack{Rows: rows}, fmt.Errorf("timescale: the server acknowledged %d rows, the batch has %d", rows, b.Rows)
 	}
 	return load.Ack{Rows: rows}, nil
+}
+
+// lostAnswer reports whether err leaves a COMMIT's outcome unknown: anything
+// but an ERROR from the server (which means the transaction rolled back),
+// such as a lost connection, a timeout, or a FATAL (terminated backend).
+func lostAnswer(err error) bool {
+	var pgErr *pgconn.PgError
+	return !errors.As(err, &pgErr) || pgErr.Severity != "ERROR"
+}
+
+// resolveTime bounds how long resolve tries to learn a COMMIT's outcome.
+const resolveTime = 60 * time.Second
+
+// resolve decides whether the batch's transaction (w.xid, begun on backend
+// w.pid) committed after the answer to its COMMIT was lost: over a new
+// connection it terminates the old backend while that still runs the
+// transaction (so a COMMIT still in flight cannot land later), waits until
+// it is gone, then asks txid_status. Retryable errors are retried for up
+// to resolveTime.
+func (w *Writer) resolve(ctx context.Context) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, resolveTime)
+	defer cancel()
+	backoff := 100 * time.Millisecond
+	for {
+		in, err := w.resolveOnce(ctx)
+		if err == nil || !isRetryable(err) || ctx.Err() != nil {
+			return in, err
+		}
+		select {
+		case <-ctx.Done():
+			return false, err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+func (w *Writer) resolveOnce(ctx context.Context) (bool, error) {
+	conn, err := w.t.connect(ctx, w.t.cfg.DBName)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.Background())
+	for {
+		var n int
+		err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE pid = $1 AND backend_xid = (($2::bigint % 4294967296)::text)::xid`, int32(w.pid), w.xid).Scan(&n)
+		if err != nil {
+			return false, err
+		}
+		if n == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	var status *string
+	if err := conn.QueryRow(ctx, "SELECT txid_status($1::bigint)", w.xid).Scan(&status); err != nil {
+		return false, err
+	}
+	switch {
+	case status == nil:
+		return false, fmt.Errorf("txid_status(%d) is NULL", w.xid)
+	case *status == "committed":
+		return true, nil
+	case *status == "aborted":
+		return false, nil
+	}
+	return false, fmt.Errorf("transaction %d is %s after its backend ended", w.xid, *status)
+}
+
+// timedOut reports whether ctx, derived from parent, hit its own deadline
+// (the request timeout) while parent is still live.
+func timedOut(ctx, parent context.Context) bool {
+	return parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
 }
 
 func (w *Writer) redactMsg(s string) string {
@@ -247,7 +376,7 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 			return 0, 0, err
 		}
 		if method == MethodCopyBinary {
-			return w.copyBinary(ctx, ti, b.Data)
+			return w.copyTx(ctx, func() (int, error) { return w.copyBinary(ctx, ti, b.Data) })
 		}
 		return w.insert(ctx, method, []*tableInfo{ti}, []rowSource{&tupleSource{data: b.Data, cols: ti.t.Columns}}, formatBinary)
 	case load.FormatCSV:
@@ -256,10 +385,12 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 			return 0, 0, err
 		}
 		if method == MethodCopyCSV {
-			stream := newCopyStream(nil, b.Data, nil)
-			tag, err := pc.CopyFrom(ctx, stream, ti.copyCSV)
-			stream.close()
-			return int(tag.RowsAffected()), 0, err
+			return w.copyTx(ctx, func() (int, error) {
+				stream := newCopyStream(nil, b.Data, nil)
+				tag, err := pc.CopyFrom(ctx, stream, ti.copyCSV)
+				stream.close()
+				return int(tag.RowsAffected()), err
+			})
 		}
 		if cap(w.scratch) < len(b.Data) {
 			w.scratch = make([]byte, 0, len(b.Data))
@@ -271,23 +402,19 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 		}
 		order := w.ilp.order
 		if method == MethodCopyBinary {
-			if len(order) == 1 {
-				return w.copyBinary(ctx, order[0].ti, order[0].buf)
-			}
-			if err := execSimple(ctx, pc, "BEGIN"); err != nil {
-				return 0, 0, err
-			}
-			for _, e := range order {
-				n, _, err := w.copyBinary(ctx, e.ti, e.buf)
-				if err != nil {
-					return 0, 0, err
+			return w.copyTx(ctx, func() (int, error) {
+				for _, e := range order {
+					n, err := w.copyBinary(ctx, e.ti, e.buf)
+					if err != nil {
+						return 0, err
+					}
+					if n != e.rows {
+						return 0, fmt.Errorf("COPY into %q acknowledged %d rows, sent %d", e.ti.t.Name, n, e.rows)
+					}
+					rows += n
 				}
-				if n != e.rows {
-					return 0, 0, fmt.Errorf("COPY into %q acknowledged %d rows, sent %d", e.ti.t.Name, n, e.rows)
-				}
-				rows += n
-			}
-			return rows, 0, execSimple(ctx, pc, "COMMIT")
+				return rows, nil
+			})
 		}
 		tis := make([]*tableInfo, len(order))
 		srcs := make([]rowSource, len(order))
@@ -305,11 +432,50 @@ func execSimple(ctx context.Context, pc *pgconn.PgConn, sql string) error {
 	return err
 }
 
-func (w *Writer) copyBinary(ctx context.Context, ti *tableInfo, tuples []byte) (int, int, error) {
+func (w *Writer) copyBinary(ctx context.Context, ti *tableInfo, tuples []byte) (int, error) {
 	stream := newCopyStream(copyHeader, tuples, copyTrailer)
 	tag, err := w.conn.PgConn().CopyFrom(ctx, stream, ti.copyBin)
 	stream.close()
-	return int(tag.RowsAffected()), 0, err
+	return int(tag.RowsAffected()), err
+}
+
+// copyTx runs the COPY statements of fn in the batch's transaction.
+func (w *Writer) copyTx(ctx context.Context, fn func() (int, error)) (rows, committed int, err error) {
+	if err := w.begin(ctx); err != nil {
+		return 0, 0, err
+	}
+	n, err := fn()
+	if err != nil {
+		return 0, 0, err
+	}
+	w.pending = n
+	return n, 0, w.commit(ctx)
+}
+
+// begin starts the batch's transaction and notes its id and the backend's
+// pid, so that a COMMIT whose answer is lost can be resolved (see resolve).
+func (w *Writer) begin(ctx context.Context) error {
+	res, err := w.conn.PgConn().Exec(ctx, "BEGIN; SELECT txid_current()").ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(res) != 2 || len(res[1].Rows) != 1 || len(res[1].Rows[0]) != 1 {
+		return errors.New("BEGIN; SELECT txid_current(): unexpected answer")
+	}
+	xid, err := strconv.ParseInt(string(res[1].Rows[0][0]), 10, 64)
+	if err != nil {
+		return fmt.Errorf("txid_current(): %w", err)
+	}
+	w.xid = xid
+	w.pid = w.conn.PgConn().PID()
+	return nil
+}
+
+// commit commits the batch's transaction. From here on, a lost answer
+// leaves the outcome unknown until resolve decides it.
+func (w *Writer) commit(ctx context.Context) error {
+	w.commitSent = true
+	return execSimple(ctx, w.conn.PgConn(), "COMMIT")
 }
 
 // rowSource yields the rows of one table as parameter values.
@@ -364,7 +530,7 @@ func (w *Writer) insert(ctx context.Context, method Method, tis []*tableInfo, sr
 	pc := w.conn.PgConn()
 	perRow := w.t.cfg.Commit == CommitRow
 	if !perRow {
-		if err := execSimple(ctx, pc, "BEGIN"); err != nil {
+		if err := w.begin(ctx); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -426,7 +592,8 @@ func (w *Writer) insert(ctx context.Context, method Method, tis []*tableInfo, sr
 		}
 	}
 	if !perRow {
-		if err := execSimple(ctx, pc, "COMMIT"); err != nil {
+		w.pending = rows
+		if err := w.commit(ctx); err != nil {
 			return 0, 0, err
 		}
 	}
