@@ -1,0 +1,331 @@
+package timescale
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// Fault injection through internal/faultproxy, the whole path (runner.Run,
+// this target, the real PostgreSQL of scripts/start_postgres.sh). Retryable
+// faults must end with the exact count verified and no duplicate; the
+// non-retryable one with an error naming the cause and a results file
+// marked failed whose rows equal what the database holds. A server restart
+// mid-load is TestServerRestartMidLoad (restart_test.go).
+
+// faultILP writes rows of line protocol of measurement m (one series per
+// host, a unique timestamp per row within a host), and returns its path.
+func faultILP(t *testing.T, m string, rows int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < rows; i++ {
+		fmt.Fprintf(&b, "%s,host=h%d v=%d.5,n=%di %d\n", m, i%10, i, i, 1600000000000000000+int64(i/10)*1e9)
+	}
+	path := filepath.Join(t.TempDir(), m+".ilp")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// proxied starts a fault proxy in front of the server and returns it with
+// the server URL rewritten to go through it.
+func proxied(t *testing.T) (*faultproxy.Proxy, string) {
+	t.Helper()
+	requireServer(t)
+	u, err := url.Parse(pgURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := faultproxy.New(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	u.Host = p.Addr()
+	return p, u.String()
+}
+
+type faultRun struct {
+	res     *load.Results
+	err     error
+	log     string
+	db      string
+	results string
+	tg      *Target
+}
+
+// runFault loads path into a fresh database through the target of cfg
+// (its URL already set) with workers and batch, writing a results file.
+func runFault(t *testing.T, cfg Config, path string, batch, workers int) faultRun {
+	t.Helper()
+	db := testDBName(t)
+	cfg.DBName = db
+	if cfg.UseHypertable == "" {
+		cfg.UseHypertable = "false"
+	}
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dropDB(t, db) })
+	defer tg.Close()
+	results := filepath.Join(t.TempDir(), "results.json")
+	var stderr bytes.Buffer
+	res, err := runner.Run(context.Background(), runner.Config{
+		Inputs: []string{path}, BatchSize: batch, Workers: workers, DoLoad: true, Verify: true,
+		ReportingPeriod: time.Hour, RetryTimeout: 60 * time.Second, Stderr: &stderr, ResultsFile: results,
+		Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
+		Loader:  "load_timescale", Target: "timescale",
+	}, tg)
+	return faultRun{res: res, err: err, log: stderr.String(), db: db, results: results, tg: tg}
+}
+
+func readResults(t *testing.T, path string) load.Results {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res load.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// dbRows counts table's rows and its distinct (host, time) keys directly.
+func (f faultRun) dbRows(t *testing.T, table string) (rows, keys int64) {
+	t.Helper()
+	conn := dbConn(t, f.db)
+	q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
+	if err := conn.QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
+		t.Fatal(err)
+	}
+	return rows, keys
+}
+
+// exact checks a run that must have survived with every row in once.
+func (f faultRun) exact(t *testing.T, table string, rows int64) {
+	t.Helper()
+	if f.err != nil {
+		t.Fatalf("%v\n%s", f.err, f.log)
+	}
+	r := readResults(t, f.results)
+	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
+		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
+	}
+	if n, keys := f.dbRows(t, table); n != rows || keys != rows {
+		t.Fatalf("database holds %d rows, %d distinct, want %d", n, keys, rows)
+	}
+}
+
+// afterBytes waits until the proxy forwarded n request bytes (true), or
+// stop is closed (false).
+func afterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
+	for p.Stats().UpstreamBytes < n {
+		select {
+		case <-stop:
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return true
+}
+
+// TestFaultCutMidBatch cuts the next connections after 8 KiB (in the
+// middle of a COPY), then every open connection, once the load is under
+// way. A COPY cut short never commits: re-sending it cannot duplicate.
+func TestFaultCutMidBatch(t *testing.T) {
+	p, u := proxied(t)
+	path := faultILP(t, "fault_cut", 40000)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		if !afterBytes(p, 256<<10, stop) {
+			return
+		}
+		p.CutAfter(8<<10, 5)
+		p.CutAll()
+		if afterBytes(p, 1<<20, stop) {
+			p.CutAll()
+		}
+	}()
+	f := runFault(t, Config{URL: u}, path, 1000, 2)
+	f.exact(t, "fault_cut", 40000)
+	if st := p.Stats(); st.Cuts < 5 || f.res.Retries == 0 {
+		t.Errorf("cuts %d, retries %d", st.Cuts, f.res.Retries)
+	}
+	aborted, committed := f.tg.LostCommits()
+	t.Logf("proxy %+v, %d re-sends, lost COMMIT answers: %d not committed, %d committed", p.Stats(), f.res.Retries, aborted, committed)
+}
+
+// TestFaultStall stalls every connection for 3 s, past the 1 s
+// --request-timeout: the writers give up on the stalled batches and retry
+// on new connections once the server is back.
+func TestFaultStall(t *testing.T) {
+	p, u := proxied(t)
+	path := faultILP(t, "fault_stall", 30000)
+	p.SetLatency(time.Millisecond)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		if !afterBytes(p, 256<<10, stop) {
+			return
+		}
+		p.Stall(true)
+		time.Sleep(3 * time.Second)
+		p.Stall(false)
+	}()
+	f := runFault(t, Config{URL: u, RequestTimeout: time.Second}, path, 500, 2)
+	f.exact(t, "fault_stall", 30000)
+	// A batch that timed out before its COMMIT is re-sent; one that timed
+	// out after is resolved: the stalled COMMIT may have landed meanwhile.
+	aborted, committed := f.tg.LostCommits()
+	if f.res.Retries+committed == 0 {
+		t.Errorf("no batch timed out: retries %d, lost commits resolved %d/%d\n%s", f.res.Retries, aborted, committed, f.log)
+	}
+	if f.res.Retries > 0 && !strings.Contains(f.log, "--request-timeout 1s") {
+		t.Errorf("no timeout reported:\n%s", f.log)
+	}
+	t.Logf("%d re-sends, lost COMMIT answers: %d not committed, %d committed", f.res.Retries, aborted, committed)
+}
+
+// TestFaultTerminateBackends terminates the loader's backends five times
+// (SQLSTATE 57P01 admin shutdown, the server's way of shedding load).
+func TestFaultTerminateBackends(t *testing.T) {
+	requireServer(t)
+	path := faultILP(t, "fault_term", 40000)
+	admin, err := pgx.Connect(context.Background(), pgURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	stop := make(chan struct{})
+	done := make(chan int)
+	var db string
+	go func() {
+		killed := 0
+		defer func() { done <- killed }()
+		for round := 0; round < 5; {
+			select {
+			case <-stop:
+				return
+			case <-time.After(40 * time.Millisecond):
+			}
+			var n int
+			err := admin.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE application_name = 'tsload' AND datname LIKE 'tsl_testfaultterminatebackends_%' AND state = 'active'`).Scan(&n)
+			if err == nil && n > 0 {
+				killed += n
+				round++
+			}
+		}
+	}()
+	f := runFault(t, Config{URL: pgURL(), Method: MethodInsertMulti}, path, 500, 2)
+	close(stop)
+	killed := <-done
+	db = f.db
+	f.exact(t, "fault_term", 40000)
+	if killed == 0 || f.res.Retries == 0 {
+		t.Errorf("%d backends terminated, %d retries", killed, f.res.Retries)
+	}
+	t.Logf("%d backends of %s terminated, %d re-sends", killed, db, f.res.Retries)
+}
+
+// TestFaultPermissionDenied loads with a role that may write one table but
+// not the other (SQLSTATE 42501): the run stops at the first batch of the
+// second table, names the cause, and counts exactly the rows of the first.
+func TestFaultPermissionDenied(t *testing.T) {
+	requireServer(t)
+	ctx := context.Background()
+	role := fmt.Sprintf("tsload_ro_%d", os.Getpid())
+	db := testDBName(t)
+	admin, err := pgx.Connect(ctx, pgURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range []string{
+		"DROP DATABASE IF EXISTS " + db + " WITH (FORCE)",
+		"CREATE DATABASE " + db,
+		"DROP ROLE IF EXISTS " + role,
+		"CREATE ROLE " + role + " LOGIN",
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		dropDB(t, db)
+		admin, err := pgx.Connect(context.Background(), pgURL())
+		if err == nil {
+			admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
+			admin.Close(context.Background())
+		}
+	})
+	conn := dbConn(t, db)
+	for _, q := range []string{
+		"CREATE TABLE perm_ok (time timestamptz NOT NULL, host text, v double precision, n bigint)",
+		"CREATE TABLE perm_denied (time timestamptz NOT NULL, host text, v double precision, n bigint)",
+		"GRANT CREATE, USAGE ON SCHEMA public TO " + role,
+		"GRANT SELECT, INSERT ON perm_ok TO " + role,
+		"GRANT SELECT ON perm_denied TO " + role,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		m := "perm_ok"
+		if i >= 3000 {
+			m = "perm_denied"
+		}
+		fmt.Fprintf(&b, "%s,host=h%d v=%d.5,n=%di %d\n", m, i%10, i, i, 1600000000000000000+int64(i)*1e9)
+	}
+	path := filepath.Join(dir, "perm.ilp")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+
+	u, _ := url.Parse(pgURL())
+	u.User = url.User(role)
+	tg, err := New(Config{URL: u.String(), DBName: db, UseHypertable: "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	results := filepath.Join(dir, "results.json")
+	var stderr bytes.Buffer
+	_, err = runner.Run(ctx, runner.Config{
+		Inputs: []string{path}, BatchSize: 1000, Workers: 1, DoLoad: true, Verify: true,
+		ReportingPeriod: time.Hour, RetryTimeout: 30 * time.Second, Stderr: &stderr, ResultsFile: results,
+		Prepare: load.PrepareOptions{DBName: db, CreateDB: true},
+		Loader:  "load_timescale", Target: "timescale",
+	}, tg)
+	if err == nil || !strings.Contains(err.Error(), "permission denied for table perm_denied") || !strings.Contains(err.Error(), "42501") {
+		t.Fatalf("err = %v, want permission denied (42501)\n%s", err, stderr.String())
+	}
+	r := readResults(t, results)
+	var inDB, denied int64
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM perm_ok), (SELECT count(*) FROM perm_denied)").Scan(&inDB, &denied); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != load.StatusFailed || r.Rows != 3000 || inDB != r.Rows || denied != 0 || r.Retries != 0 {
+		t.Fatalf("status %s rows %d retries %d; database: perm_ok %d perm_denied %d", r.Status, r.Rows, r.Retries, inDB, denied)
+	}
+}
