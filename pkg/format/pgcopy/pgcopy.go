@@ -1,7 +1,9 @@
 // Package pgcopy encodes rows in PostgreSQL's binary COPY format (loadable
 // with COPY ... FROM STDIN (FORMAT binary)) and in the tsload multi-table
 // TSLCOPY stream that frames COPY tuples per table; docs/formats.md
-// describes both byte by byte.
+// describes both byte by byte. A single-table stream declares its table
+// (name, columns, types, tags) in a tsload chunk in COPY's header extension
+// area, which PostgreSQL skips, so a loader needs no table name.
 package pgcopy
 
 import (
