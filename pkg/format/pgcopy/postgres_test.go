@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -94,7 +96,43 @@ func TestServerSkipsTableChunk(t *testing.T) {
 			if !bytes.Equal(out[19:], data[hdr:]) {
 				t.Fatalf("the server's tuples (%d bytes) differ from the generator's (%d bytes)", len(out)-19, len(data)-hdr)
 			}
+			// The server's plain output loads with --table (or its file
+			// name); from stdin without either it cannot.
+			for _, c := range []struct {
+				source, table, err string
+			}{{"stdin", tb.Name, ""}, {"/x/" + tb.Name + ".bin", "", ""}, {"stdin", "", "pass --table"}} {
+				rows, err := splitRows(c.source, out, c.table)
+				if c.err != "" {
+					if err == nil || !strings.Contains(err.Error(), c.err) {
+						t.Errorf("%s without --table: %v", c.source, err)
+					}
+					continue
+				}
+				if err != nil || rows != st.Rows {
+					t.Errorf("%s --table %q: %d rows, %v", c.source, c.table, rows, err)
+				}
+			}
 		})
+	}
+}
+
+// splitRows splits a pgcopy input as a loader does and counts its rows.
+func splitRows(source string, data []byte, table string) (int64, error) {
+	in, err := split.NewInput(source, bytes.NewReader(data), int64(len(data)), 0)
+	if err != nil {
+		return 0, err
+	}
+	sp, err := split.New(in, split.Config{Table: table, Lookup: usecase.LookupTable})
+	if err != nil {
+		return 0, err
+	}
+	var b load.Batch
+	for {
+		if _, err := sp.Next(&b); err == io.EOF {
+			return sp.Rows(), nil
+		} else if err != nil {
+			return sp.Rows(), err
+		}
 	}
 }
 
