@@ -2,6 +2,8 @@ package split
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -176,7 +178,140 @@ func skip(line []byte, i int, stop *[256]bool) int {
 // (string values may hold escaped quotes, commas and spaces), an optional
 // integer timestamp within int64, no NUL byte and valid UTF-8. Values are
 // not decoded.
+//
+// Most lines (all that tsload writes) are taken by scanILPFast; the lines
+// it declines go to scanILPCareful, which gives the same result for every
+// line the fast path accepts (FuzzILPFastPath checks it) and the reasons
+// for refusals.
 func scanILP(line []byte) ilpLine {
+	if r, ok := scanILPFast(line); ok {
+		return r
+	}
+	return scanILPCareful(line)
+}
+
+// plainFirst marks the bytes a line may start with on the fast path (not
+// a blank, a comment, a separator or an equals sign).
+var plainFirst = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = c != '#' && c != ',' && c != '=' && c != '\\' && c != '"'
+	}
+	return
+}()
+
+// SWAR constants: a byte's worth of each pattern in every byte of a word.
+const (
+	highs = 0x8080808080808080
+	lows  = 0x7f7f7f7f7f7f7f7f
+)
+
+// scanILPFast scans the common line 8 bytes at a time (SWAR) and reports
+// ok only for a line with the plain shape
+//
+//	measurement[,k=v]... k=v[,k=v]...[ timestamp]
+//
+// where no byte is a control character, non-ASCII, a backslash or a quote,
+// single spaces separate the sections, and every tag and field holds
+// exactly one '=' with a non-empty key and value. Separators (',' and ' ')
+// and '=' must then alternate, starting with a separator: the inclusive
+// prefix XOR of the positions of both kinds is 1 at every separator and 0
+// at every '='; six shifts compute it for a word. Anything else (escapes,
+// strings, values holding '=', comments, errors) is left to the careful
+// scanner: ok false means only "not decided here".
+func scanILPFast(line []byte) (r ilpLine, ok bool) {
+	n := len(line)
+	if n == 0 || !plainFirst[line[0]] {
+		return r, false
+	}
+	if c := line[n-1]; c == ',' || c == ' ' || c == '=' {
+		return r, false
+	}
+	if bytes.IndexByte(line, '\\') >= 0 || bytes.IndexByte(line, '"') >= 0 {
+		return r, false
+	}
+	// acc collects, in bit 7 of its bytes, the bytes that are not plain
+	// ASCII (a byte < 0x20 or >= 0x80 sets bit 7 of x - 0x20.. or of x; a
+	// borrow only ever follows a byte that is itself < 0x20) and the
+	// broken alternations.
+	var acc, parity, prev uint64
+	var pad [8]byte
+	for b := line; len(b) > 0; {
+		var x uint64
+		if len(b) >= 8 {
+			x = binary.LittleEndian.Uint64(b)
+			b = b[8:]
+		} else {
+			pad = [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'} // neutral
+			copy(pad[:], b)
+			x = binary.LittleEndian.Uint64(pad[:])
+			b = nil
+		}
+		// Exact per-byte matches (when every byte is ASCII, adding 0x7f
+		// to a byte never carries into the next): bit 7 of a byte is
+		// clear where the byte equals the pattern.
+		sp := (x ^ 0x2020202020202020) + lows
+		eq := highs &^ ((x ^ 0x3d3d3d3d3d3d3d3d) + lows)
+		sep := highs &^ (sp & ((x ^ 0x2c2c2c2c2c2c2c2c) + lows))
+		m := sep | eq
+		p := m ^ m<<8
+		p ^= p << 16
+		p ^= p << 32
+		p ^= parity
+		// A separator at an even rank (p clear, so p^sep set), an '='
+		// at an odd one (p set), or two of them side by side (an empty
+		// key or value).
+		acc |= (x - 0x2020202020202020) | x | m&(p^sep|m<<8|prev)
+		prev = m >> 56
+		parity = uint64(int64(p) >> 63)
+	}
+	if acc&highs != 0 {
+		return r, false
+	}
+	firstSp := bytes.IndexByte(line, ' ')
+	if firstSp < 0 {
+		return r, false
+	}
+	end := n // end of the field section
+	if lastSp := bytes.LastIndexByte(line, ' '); lastSp != firstSp {
+		// a second space: what follows must be the timestamp
+		if bytes.IndexByte(line[firstSp+1:lastSp], ' ') >= 0 || !plainTimestamp(line[lastSp+1:]) {
+			return r, false
+		}
+		end = lastSp
+	} else if parity != 0 { // no timestamp: the last of ',', ' ', '=' must be an '='
+		return r, false
+	}
+	r.row = true
+	r.keyEnd = firstSp
+	r.nameEnd = firstSp
+	if i := bytes.IndexByte(line[:firstSp], ','); i >= 0 {
+		r.nameEnd = i
+	}
+	r.fields = bytes.Count(line[firstSp+1:end], comma) + 1
+	return r, true
+}
+
+var comma = []byte{','}
+
+// plainTimestamp reports whether ts is an optional '-' and 1 to 19 digits
+// within int64: a timestamp timestampReason accepts, quickly.
+func plainTimestamp(ts []byte) bool {
+	if len(ts) > 0 && ts[0] == '-' {
+		ts = ts[1:]
+	}
+	if len(ts) == 0 || len(ts) > 19 {
+		return false
+	}
+	for _, c := range ts {
+		if c-'0' > 9 {
+			return false
+		}
+	}
+	return len(ts) < 19 || string(ts) <= "9223372036854775807"
+}
+
+// scanILPCareful is scanILP byte by byte, for any line.
+func scanILPCareful(line []byte) ilpLine {
 	var r ilpLine
 	n := len(line)
 	i := 0
@@ -358,12 +493,20 @@ tagsDone:
 		r.reason = "invalid UTF-8"
 		return r
 	}
-	// Timestamp (optional: without one the server assigns its own time).
+	r.reason = timestampReason(line, i)
+	return r
+}
+
+// timestampReason checks what follows the field section at line[i:]: spaces
+// and an optional integer timestamp within int64, then spaces. Without a
+// timestamp the server assigns its own time.
+func timestampReason(line []byte, i int) string {
+	n := len(line)
 	for i < n && line[i] == ' ' {
 		i++
 	}
 	if i >= n {
-		return r
+		return ""
 	}
 	if line[i] == '-' {
 		i++
@@ -373,21 +516,19 @@ tagsDone:
 	for i < n && line[i] >= '0' && line[i] <= '9' {
 		d := uint64(line[i] - '0')
 		if v > (1<<63-1-d)/10 {
-			r.reason = "timestamp out of range (int64 nanoseconds)"
-			return r
+			return "timestamp out of range (int64 nanoseconds)"
 		}
 		v = v*10 + d
 		i++
 	}
 	if i == start || (i < n && line[i] != ' ') {
-		r.reason = "invalid timestamp"
-		return r
+		return "invalid timestamp"
 	}
 	for i < n && line[i] == ' ' {
 		i++
 	}
 	if i != n {
-		r.reason = "unexpected data after timestamp"
+		return "unexpected data after timestamp"
 	}
-	return r
+	return ""
 }
