@@ -329,3 +329,69 @@ func TestFaultPermissionDenied(t *testing.T) {
 		t.Fatalf("status %s rows %d retries %d; database: perm_ok %d perm_denied %d", r.Status, r.Rows, r.Retries, inDB, denied)
 	}
 }
+
+// TestResolveLostCommit checks how a writer decides a batch whose COMMIT
+// answer was lost: a transaction still open on its backend is stopped
+// (terminated, so a COMMIT still in flight cannot land later) and found not
+// committed; a committed one is found committed and its backend left alone.
+func TestResolveLostCommit(t *testing.T) {
+	tg := newTestTarget(t, Config{UseHypertable: "false"})
+	ctx := context.Background()
+	setup := dbConn(t, tg.cfg.DBName)
+	if _, err := setup.Exec(ctx, "CREATE TABLE lost (v int)"); err != nil {
+		t.Fatal(err)
+	}
+	wr, err := tg.NewWriter(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wr.Close()
+	w := wr.(*Writer)
+	// begin opens a transaction as a batch would, on a connection of its own.
+	begin := func() (*pgx.Conn, int64) {
+		conn, err := tg.connect(ctx, tg.cfg.DBName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xid int64
+		if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRow(ctx, "SELECT txid_current()").Scan(&xid); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "INSERT INTO lost VALUES (1)"); err != nil {
+			t.Fatal(err)
+		}
+		return conn, xid
+	}
+
+	open, xid := begin() // COMMIT never arrived: the backend still holds the transaction
+	w.xid, w.pid = xid, open.PgConn().PID()
+	in, err := w.resolve(ctx)
+	if err != nil || in {
+		t.Fatalf("open transaction: committed %v, err %v; want false", in, err)
+	}
+	if err := open.Ping(ctx); err == nil {
+		t.Error("the backend of the open transaction still runs")
+	}
+	open.Close(ctx)
+
+	done, xid := begin() // COMMIT landed, its answer was lost
+	if _, err := done.Exec(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	w.xid, w.pid = xid, done.PgConn().PID()
+	in, err = w.resolve(ctx)
+	if err != nil || !in {
+		t.Fatalf("committed transaction: committed %v, err %v; want true", in, err)
+	}
+	if err := done.Ping(ctx); err != nil {
+		t.Errorf("the backend of the committed transaction was terminated: %v", err)
+	}
+	done.Close(ctx)
+	var n int
+	if err := setup.QueryRow(ctx, "SELECT count(*) FROM lost").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("table holds %d rows (%v), want the committed one only", n, err)
+	}
+}
