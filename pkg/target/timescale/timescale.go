@@ -12,10 +12,15 @@
 // (class 08, 40001, 40P01, 53300, 57P01-57P03) are retryable and the writer
 // reconnects on its next Write; data errors (class 22, e.g. 22P04 bad COPY
 // data) and everything else are fatal and name the batch's input position.
-// Duplicates risk: if the connection is lost after the server committed a
-// batch but before its acknowledgement arrived, the re-sent batch is loaded
-// twice (plain tables and hypertables alike have no unique key); --verify
-// then reports the surplus. With --commit row a batch that fails after some
+// No duplicates from lost answers: every batch runs in BEGIN ... COMMIT and
+// the writer notes its transaction id (txid_current) and backend pid. When
+// the answer to COMMIT is lost (connection cut, --request-timeout, backend
+// terminated), the writer connects again, terminates the old backend if it
+// still holds the transaction (so a COMMIT still in flight cannot land
+// later), and asks txid_status: committed means acknowledged, aborted means
+// re-sent, anything else is a fatal error saying the batch may be in. A
+// batch that fails before its COMMIT was sent never commits and is re-sent.
+// With --commit row a batch that fails after some
 // rows were committed is reported as a fatal (non-retryable) error that says
 // how many rows were committed.
 package timescale
