@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// TestSignal interrupts a real load (slowed by 10 ms per forwarded chunk
+// through a fault proxy) with SIGINT and SIGTERM: the command exits 1, the
+// results file says "interrupted", and the rows it counts are exactly the
+// rows in the database.
+func TestSignal(t *testing.T) {
+	base := postgresURL(t)
+	bin := filepath.Join(t.TempDir(), "load_timescale")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	const rows = 100000
+	var b strings.Builder
+	for i := 0; i < rows; i++ {
+		fmt.Fprintf(&b, "sig_m,host=h%d v=%d.5,n=%di %d\n", i%50, i, i, 1600000000000000000+int64(i/50)*1e9)
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	u, _ := url.Parse(base)
+	p, err := faultproxy.New(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.SetLatency(10 * time.Millisecond)
+	u.Host = p.Addr()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			db := fmt.Sprintf("tsload_signal_%d_%d", sig, time.Now().UnixNano()%1e9)
+			results := filepath.Join(dir, db+".json")
+			cmd := exec.Command(bin, "--postgres", u.String(), "--use-hypertable", "false", "--file", in, "--db-name", db, "--drop-db",
+				"--batch-size", "500", "--workers", "2", "--results-file", results, "--reporting-period", "1h")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				conn, err := pgx.Connect(context.Background(), base)
+				if err == nil {
+					conn.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
+					conn.Close(context.Background())
+				}
+			}()
+			time.Sleep(2 * time.Second)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("exit: %v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "load_timescale: interrupted") {
+				t.Errorf("no interrupt message:\n%s", stderr.String())
+			}
+			data, err := os.ReadFile(results)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res load.Results
+			if err := json.Unmarshal(data, &res); err != nil {
+				t.Fatal(err)
+			}
+			cfg, _ := pgx.ParseConfig(base)
+			cfg.Database = db
+			conn, err := pgx.ConnectConfig(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int64
+			err = conn.QueryRow(context.Background(), "SELECT count(*) FROM sig_m").Scan(&n)
+			conn.Close(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != load.StatusInterrupted || res.Rows == 0 || res.Rows >= rows || res.Rows%500 != 0 {
+				t.Fatalf("status %s rows %d (want interrupted, some but not all whole batches)\n%s", res.Status, res.Rows, stderr.String())
+			}
+			if n != res.Rows {
+				t.Fatalf("results file counts %d rows, the database holds %d\n%s", res.Rows, n, stderr.String())
+			}
+			t.Logf("%s after %d of %d rows", sig, res.Rows, rows)
+		})
+	}
+}
