@@ -19,7 +19,34 @@ import (
 
 	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/timescale"
 )
+
+func spec() loadcli.Spec {
+	return loadcli.Spec{Name: "load_timescale", Target: "timescale", Flags: timescale.Flags(), New: newTarget}
+}
+
+// postgresURL is the server of scripts/start_postgres.sh (skip when it is
+// unreachable and CI is unset).
+func postgresURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("TSLOAD_POSTGRES")
+	if u == "" {
+		u = "postgres://postgres@127.0.0.1:5432/postgres"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("PostgreSQL at %s unreachable under CI: %v", u, err)
+		}
+		t.Skipf("PostgreSQL unreachable: %v (run scripts/start_postgres.sh)", err)
+	}
+	conn.Close(ctx)
+	return u
+}
 
 // TestSignal interrupts a real load (slowed by 10 ms per forwarded chunk
 // through a fault proxy) with SIGINT and SIGTERM: the command exits 1, the
