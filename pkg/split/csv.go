@@ -152,20 +152,23 @@ func sameColumns(a, b *schema.Table, withTypes bool) bool {
 	return true
 }
 
-// csvSingleTable sets the table of a single-table CSV from its header: the
-// known table when its columns match, else types inferred from the first
-// record. Without Config.Table or a usable file name (stdin), the table is
-// the one use-case table whose columns are the header's.
+// csvSingleTable sets the table of a single-table CSV from its header. The
+// table is Config.Table when given; else the one use-case table whose columns
+// are the header's (so data.csv.gz holding cpu rows loads into cpu); else the
+// file's name. Its types are the known table's when the columns match, else
+// inferred from the first record.
 func (s *Splitter) csvSingleTable(header []byte) error {
 	cols := splitCSVSimple(header)
+	if s.cfg.Table == "" {
+		if t, _ := s.tableByColumns(cols); t != nil {
+			s.tables = []*schema.Table{t}
+			return nil
+		}
+	}
 	name, err := s.tableName()
 	if err != nil {
-		t, reason := s.tableByColumns(cols)
-		if t == nil {
-			return fmt.Errorf("%s: cannot tell the table from the input's name or its header (%s): pass --table", s.in.Source, reason)
-		}
-		s.tables = []*schema.Table{t}
-		return nil
+		_, reason := s.tableByColumns(cols)
+		return fmt.Errorf("%s: cannot tell the table from the input's name or its header (%s): pass --table", s.in.Source, reason)
 	}
 	t := &schema.Table{Name: name}
 	for _, c := range cols {

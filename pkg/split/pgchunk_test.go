@@ -50,7 +50,7 @@ func TestPGCopyTableChunk(t *testing.T) {
 		{name: "stdin: the table from the chunk", source: "stdin", data: file, table: "cpu", known: true},
 		{name: "gzip stdin", source: "stdin", data: gz(file), table: "cpu", known: true},
 		{name: "--table overrides the name", source: "stdin", data: file, cfg: Config{Table: "cpu_copy"}, table: "cpu_copy"},
-		{name: "the file name overrides the name", source: "/d/hosts.pgcopy", data: file, table: "hosts"},
+		{name: "the chunk names it, not the file name", source: "/d/hosts.pgcopy", data: file, table: "cpu", known: true},
 		{name: "an unusable file name leaves the chunk's", source: "/d/run-1.pgcopy", data: file, table: "cpu", known: true},
 		{name: "a table no use case has", source: "stdin", data: cat(pgChunkHeader(tableDecl(odd)), oddRow, []byte{0xff, 0xff}), table: "odd"},
 		{name: "bytes after the chunk are skipped", source: "stdin", data: cat(pgChunkHeader(tableDecl(cpu), 1, 2, 3), rowFor(cpu, "a"), []byte{0xff, 0xff}), table: "cpu", known: true},

@@ -260,9 +260,10 @@ func (s *Splitter) readTableChunk(ext []byte) (*schema.Table, error) {
 
 // singlePGCopyTable is the table of a single-table pgcopy input. With a
 // declared table (the header's tsload chunk) the columns are those declared
-// and the name is Config.Table, else the file's name, else the declared
-// name; a known table of that name must have as many columns. Without one,
-// the name (Config.Table or the file's) must be a known table.
+// and the name is Config.Table, else the declared name (a file's name does
+// not override what the file says it holds); a known table of that name must
+// have as many columns. Without one, the name (Config.Table or the file's)
+// must be a known table.
 func (s *Splitter) singlePGCopyTable(declared *schema.Table) (*schema.Table, error) {
 	if declared == nil {
 		name, err := s.tableName()
@@ -276,8 +277,8 @@ func (s *Splitter) singlePGCopyTable(declared *schema.Table) (*schema.Table, err
 		return t, nil
 	}
 	name := declared.Name
-	if n, err := s.tableName(); err == nil {
-		name = n
+	if s.cfg.Table != "" {
+		name = s.cfg.Table
 	}
 	known := s.cfg.Lookup(name)
 	if known != nil && len(known.Columns) != len(declared.Columns) {
