@@ -315,6 +315,13 @@ func (m *hostModel) newGroup(t, lo, hi int) group {
 			i++
 		}
 	}
+	g.allFloat, g.plainWalks = true, len(ht.walks) == len(g.isFloat)
+	for _, f := range g.isFloat {
+		g.allFloat = g.allFloat && f
+	}
+	for _, w := range ht.walks {
+		g.plainWalks = g.plainWalks && w.kind == crw && w.normal && w.rel == 0
+	}
 	r := g.r
 	for k := range g.hosts {
 		h := lo + k
@@ -359,8 +366,12 @@ type hostGroup struct {
 	r       *rng
 	row     format.Row
 	isFloat []bool
-	name    []byte
-	keys    [][]byte // encoded series keys (format.Row.Key), nil when not cached
+	// allFloat: every field is a float; plainWalks: every walk is a
+	// clamped walk with normal steps relative to nothing (cpu), which
+	// epoch advances in a tight loop.
+	allFloat, plainWalks bool
+	name                 []byte
+	keys                 [][]byte // encoded series keys (format.Row.Key), nil when not cached
 }
 
 // maxCachedSeries bounds the series whose encoded tags are cached (a few
@@ -374,38 +385,29 @@ func (g *hostGroup) epoch(c *epochCtx, u *unit) error {
 		st := g.st[k*g.nw : (k+1)*g.nw]
 		if c.e > 0 {
 			r.use(&g.pcg[k].PCG)
-			for j := range walks {
-				w := &walks[j]
-				if w.kind == constant {
-					continue
+			if g.plainWalks {
+				for j := range st {
+					w := &walks[j]
+					d := w.a + w.b*r.NormFloat64()
+					st[j] = clamp(st[j]+d, w.lo, w.hi)
 				}
-				b, hi := w.b, w.hi
-				if w.rel > 0 {
-					b *= st[w.rel-1]
-					hi *= st[w.rel-1]
-				}
-				var d float64
-				if w.normal {
-					d = w.a + b*r.NormFloat64()
-				} else {
-					d = w.a + (b-w.a)*r.Float64()
-				}
-				switch w.kind {
-				case crw:
-					st[j] = clamp(st[j]+d, w.lo, hi)
-				case mono:
-					st[j] += math.Abs(d)
-				case free:
-					st[j] += d
-				}
+			} else {
+				g.step(r, walks, st)
 			}
 		}
-		g.name = strconv.AppendInt(append(g.name[:0], "host_"...), int64(g.lo+k), 10)
-		g.hosts[k].fill(g.row.Tags, g.name)
-		copy(g.row.Tags[len(usecase.HostTags):], g.extra[k*g.nExtra:(k+1)*g.nExtra])
-		if g.ht.emit != nil {
+		if g.keys == nil || len(g.keys[k]) == 0 { // else the encoder writes the cached key
+			g.name = strconv.AppendInt(append(g.name[:0], "host_"...), int64(g.lo+k), 10)
+			g.hosts[k].fill(g.row.Tags, g.name)
+			copy(g.row.Tags[len(usecase.HostTags):], g.extra[k*g.nExtra:(k+1)*g.nExtra])
+		}
+		switch {
+		case g.ht.emit != nil:
 			g.ht.emit(c, st, &g.row)
-		} else {
+		case g.allFloat:
+			for j, v := range st {
+				g.row.Float[j] = round(v, 100)
+			}
+		default:
 			for j, v := range st {
 				if g.isFloat[j] {
 					g.row.Float[j] = round(v, 100)
@@ -423,4 +425,33 @@ func (g *hostGroup) epoch(c *epochCtx, u *unit) error {
 		}
 	}
 	return nil
+}
+
+// step advances the walks of one series by one epoch.
+func (g *hostGroup) step(r *rng, walks []walk, st []float64) {
+	for j := range walks {
+		w := &walks[j]
+		if w.kind == constant {
+			continue
+		}
+		b, hi := w.b, w.hi
+		if w.rel > 0 {
+			b *= st[w.rel-1]
+			hi *= st[w.rel-1]
+		}
+		var d float64
+		if w.normal {
+			d = w.a + b*r.NormFloat64()
+		} else {
+			d = w.a + (b-w.a)*r.Float64()
+		}
+		switch w.kind {
+		case crw:
+			st[j] = clamp(st[j]+d, w.lo, hi)
+		case mono:
+			st[j] += math.Abs(d)
+		case free:
+			st[j] += d
+		}
+	}
 }
