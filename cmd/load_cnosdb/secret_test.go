@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tsload/tsload/internal/cnosdbtest"
+	"github.com/tsload/tsload/pkg/loadcli"
+)
+
+// TestSecrets passes the password by environment variable, by flag and
+// inside the URL, on loads that succeed and loads that fail (a wrong
+// password, a closed port): neither the right nor the wrong password
+// appears in stderr, the error or the results file.
+func TestSecrets(t *testing.T) {
+	const secret = "Zq8-s3cr3t-pw"
+	const wrong = "Wr0ng-s3cr3t-pw"
+	s := cnosdbtest.New()
+	defer s.Close()
+	s.SetUsers(map[string]string{"root": secret})
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	os.WriteFile(in, []byte("cpu,h=a v=1 1\ncpu,h=b v=2 1\n"), 0o644)
+	withSecret := strings.Replace(s.URL, "://", "://root:"+secret+"@", 1)
+	for _, tc := range []struct {
+		name    string
+		env     string
+		args    []string
+		wantErr string
+	}{
+		{"env ok", secret, []string{"--urls", s.URL}, ""},
+		{"flag ok", "", []string{"--urls", s.URL, "--password", secret}, ""},
+		{"url ok", "", []string{"--urls", withSecret, "--user", ""}, ""},
+		{"env wrong password", wrong, []string{"--urls", s.URL}, "password of user root is wrong"},
+		{"flag wrong password", "", []string{"--urls", s.URL, "--password", wrong}, "password of user root is wrong"},
+		{"env bad port", secret, []string{"--urls", "http://127.0.0.1:1", "--retry-timeout", "1s"}, "connection refused"},
+		{"url bad port", "", []string{"--urls", "http://root:" + secret + "@127.0.0.1:1", "--user", "", "--retry-timeout", "1s"}, "connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("CNOSDB_PASSWORD", tc.env)
+			}
+			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append([]string{"load_cnosdb", "--file", in, "--db-name", "bench", "--drop-db", "--results-file", results}, tc.args...)
+			var stderr bytes.Buffer
+			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("%v\n%s", err, stderr.String())
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want %q\n%s", err, tc.wantErr, stderr.String())
+			}
+			data, rerr := os.ReadFile(results)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			for what, out := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
+				if strings.Contains(out, secret) || strings.Contains(out, wrong) {
+					t.Errorf("a password appears in the %s:\n%s", what, out)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/influx"
+)
+
+// TestSecrets passes a password by environment variable, by flag and inside
+// the URL, on loads that succeed and loads that fail: the password appears
+// in none of stderr, the error and the results file. (The server runs
+// without authentication, so any password is accepted.)
+func TestSecrets(t *testing.T) {
+	url := influxURL(t)
+	const secret = "Zq8-s3cr3t-pw"
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	os.WriteFile(in, []byte("cpu,host=a v=1 1\ncpu,host=b v=2 2\n"), 0o644)
+	db := fmt.Sprintf("tsload_secret_%d", time.Now().UnixNano()%1e9)
+	defer func() {
+		tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})
+		tg.Query(context.Background(), "", `DROP DATABASE "`+db+`"`)
+	}()
+	withSecret := strings.Replace(url, "://", "://admin:"+secret+"@", 1)
+	for _, tc := range []struct {
+		name    string
+		env     bool
+		args    []string
+		wantErr string
+	}{
+		{"env ok", true, []string{"--urls", url, "--user", "admin"}, ""},
+		{"flag ok", false, []string{"--urls", url, "--user", "admin", "--password", secret}, ""},
+		{"url ok", false, []string{"--urls", withSecret}, ""},
+		{"env bad port", true, []string{"--urls", "http://127.0.0.1:1", "--user", "admin", "--retry-timeout", "1s"}, "connection refused"},
+		{"flag missing db", false, []string{"--urls", url, "--user", "admin", "--password", secret, "--db-name", db + "_missing", "--do-create-db=false"}, "does not exist"},
+		{"url bad port", false, []string{"--urls", "http://admin:" + secret + "@127.0.0.1:1", "--retry-timeout", "1s"}, "connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env {
+				t.Setenv("INFLUX_PASSWORD", secret)
+			}
+			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append([]string{"load_influx", "--file", in, "--db-name", db, "--results-file", results}, tc.args...)
+			var stderr bytes.Buffer
+			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("%v\n%s", err, stderr.String())
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			data, rerr := os.ReadFile(results)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			for what, s := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
+				if strings.Contains(s, secret) {
+					t.Errorf("the password appears in the %s:\n%s", what, s)
+				}
+			}
+			if tc.env || strings.Contains(strings.Join(tc.args, " "), "--password") {
+				if !strings.Contains(string(data), `"password": "REDACTED"`) {
+					t.Errorf("results file does not show the password as REDACTED:\n%s", data)
+				}
+			}
+		})
+	}
+}

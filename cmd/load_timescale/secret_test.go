@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/pkg/loadcli"
+)
+
+// TestSecrets passes a password by environment variable (PGPASSWORD), by
+// flag and inside the --postgres URL, on loads that succeed and loads that
+// fail: the password appears in none of stderr, the error and the results
+// file. (The test server trusts local connections, so any password is
+// accepted.)
+func TestSecrets(t *testing.T) {
+	base := postgresURL(t)
+	const secret = "Zq8-s3cr3t-pw"
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	os.WriteFile(in, []byte("secret_m,host=a v=1 1000000000\nsecret_m,host=b v=2 2000000000\n"), 0o644)
+	db := fmt.Sprintf("tsload_secret_%d", time.Now().UnixNano()%1e9)
+	defer func() {
+		conn, err := pgx.Connect(context.Background(), base)
+		if err == nil {
+			conn.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
+			conn.Close(context.Background())
+		}
+	}()
+	u, _ := url.Parse(base)
+	dsn := fmt.Sprintf("host=%s port=%s user=%s password=%s", u.Hostname(), u.Port(), u.User.Username(), secret)
+	u.User = url.UserPassword(u.User.Username(), secret)
+	withSecret := u.String()
+	u.Host = "127.0.0.1:1"
+	badPort := u.String()
+	for _, tc := range []struct {
+		name    string
+		env     bool
+		args    []string
+		wantErr string
+	}{
+		{"env ok", true, []string{"--postgres", base}, ""},
+		{"flag ok", false, []string{"--postgres", base, "--password", secret}, ""},
+		{"url ok", false, []string{"--postgres", withSecret}, ""},
+		{"dsn ok", false, []string{"--postgres", dsn}, ""},
+		{"env bad port", true, []string{"--host", "127.0.0.1", "--port", "1", "--retry-timeout", "1s"}, "connection refused"},
+		{"flag missing db", false, []string{"--postgres", base, "--password", secret, "--db-name", db + "_missing", "--do-create-db=false"}, "does not exist"},
+		{"url bad port", false, []string{"--postgres", badPort, "--retry-timeout", "1s"}, "connect"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env {
+				t.Setenv("PGPASSWORD", secret)
+			}
+			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append([]string{"load_timescale", "--file", in, "--db-name", db, "--drop-db", "--results-file", results}, tc.args...)
+			var stderr bytes.Buffer
+			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("%v\n%s", err, stderr.String())
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			data, rerr := os.ReadFile(results)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			for what, s := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
+				if strings.Contains(s, secret) {
+					t.Errorf("the password appears in the %s:\n%s", what, s)
+				}
+			}
+		})
+	}
+}
