@@ -148,7 +148,15 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 			w.conn.Close(context.Background())
 			w.conn = nil
 		}
-		in, rerr := w.resolve(parent)
+		rctx := parent
+		if parent.Err() != nil {
+			// The run is stopping: still find out (briefly), so that what
+			// the results count is what the database holds.
+			var cancel context.CancelFunc
+			rctx, cancel = context.WithTimeout(context.WithoutCancel(parent), stopResolveTime)
+			defer cancel()
+		}
+		in, rerr := w.resolve(rctx)
 		if rerr == nil {
 			w.t.lostCommits[map[bool]int{false: 0, true: 1}[in]].Add(1)
 		}
@@ -196,8 +204,12 @@ func lostAnswer(err error) bool {
 	return !errors.As(err, &pgErr) || pgErr.Severity != "ERROR"
 }
 
-// resolveTime bounds how long resolve tries to learn a COMMIT's outcome.
-const resolveTime = 60 * time.Second
+// resolveTime bounds how long resolve tries to learn a COMMIT's outcome;
+// stopResolveTime when the run is stopping (the writer's context ended).
+const (
+	resolveTime     = 60 * time.Second
+	stopResolveTime = 5 * time.Second
+)
 
 // resolve decides whether the batch's transaction (w.xid, begun on backend
 // w.pid) committed after the answer to its COMMIT was lost: over a new
