@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 )
@@ -15,16 +16,17 @@ var pow10 = [...]float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
 // written out, and 'g' writes it without an exponent in that range. Other
 // values go to strconv.
 func AppendFloat(dst []byte, v float64) []byte {
-	if v == 0 && !math.Signbit(v) {
-		return append(dst, '0')
+	if l := len(dst); cap(dst)-l >= 16 {
+		if n := PutCents((*[16]byte)(dst[l:l+16]), v); n > 0 {
+			return dst[:l+n]
+		}
+	} else {
+		var b [16]byte
+		if n := PutCents(&b, v); n > 0 {
+			return append(dst, b[:n]...)
+		}
 	}
 	if a := math.Abs(v); a >= 1e-4 && a < 1e6 {
-		// Two decimals first: the generator's most common case. Any
-		// integer k with k/100 == v will do; the conversion truncates
-		// v*100 ± 0.5 (|v*100| < 1e8 fits) in one instruction.
-		if k := int64(v*100 + math.Copysign(0.5, v)); float64(k)/100 == v {
-			return appendCents(dst, k)
-		}
 		k := int64(math.Floor(v*1e6 + 0.5))
 		d := 6
 		for d > 0 && k%10 == 0 {
@@ -38,60 +40,96 @@ func AppendFloat(dst []byte, v float64) []byte {
 	return strconv.AppendFloat(dst, v, 'g', -1, 64)
 }
 
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
-
-var upow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
-
-// appendCents appends k/100 (|k| < 1e8) in its shortest form: the
-// integer part, then "." and one or two decimals unless they are zeros.
-func appendCents(dst []byte, k int64) []byte {
-	l := len(dst)
-	if cap(dst)-l < 16 {
-		dst = append(dst, make([]byte, 16)...)[:l]
+// PutCents writes into b what AppendFloat appends for v when v is +0 or
+// k/100 for an integer k with 0 < |k| < 1e8 (values with at most two
+// decimals, the generator's most common case), and returns its length; it
+// returns 0, writing nothing meaningful, for any other v. Any integer k
+// with k/100 == v will do: truncating v*100 +- 0.5 is one instruction.
+func PutCents(b *[16]byte, v float64) int {
+	k := int64(v*100 + math.Copysign(0.5, v))
+	if float64(k)/100 != v || k == 0 || k <= -1e8 || k >= 1e8 {
+		if v == 0 && !math.Signbit(v) {
+			b[0] = '0'
+			return 1
+		}
+		return 0
 	}
-	b := dst[l : l+16]
-	i := 0
+	neg := k < 0
 	u := uint64(k)
-	if k < 0 {
-		b[0] = '-'
-		i = 1
+	if neg {
 		u = uint64(-k)
 	}
 	ip, f := u/100, u%100
-	switch {
-	case ip < 10:
-		b[i] = byte('0' + ip)
-		i++
-	case ip < 100:
-		b[i], b[i+1] = digitPairs[ip*2], digitPairs[ip*2+1]
-		i += 2
-	default:
-		z := zeros2(f)
-		return appendFixed(dst, k/int64(upow10[z]), 2-z)
+	if ip >= 100 {
+		return putCentsLong(b, neg, ip, f)
+	}
+	// Up to 6 bytes ("-dd.dd"), gathered in a word stored at once (the
+	// shifts are masked so that they compile to single instructions).
+	var w uint64
+	sh := uint(0)
+	if neg {
+		w, sh = '-', 8
+	}
+	if ip >= 10 {
+		w |= uint64(pairs[ip]) << (sh & 63)
+		sh += 16
+	} else {
+		w |= (ip + '0') << (sh & 63)
+		sh += 8
+	}
+	if f != 0 {
+		p := uint64(pairs[f])<<8 | '.'
+		if p>>16 == '0' { // one decimal
+			w |= (p & 0xffff) << (sh & 63)
+			sh += 16
+		} else {
+			w |= p << (sh & 63)
+			sh += 24
+		}
+	}
+	binary.LittleEndian.PutUint64(b[:8], w)
+	return int(sh / 8)
+}
+
+// putCentsLong is PutCents for an integer part ip >= 100.
+func putCentsLong(b *[16]byte, neg bool, ip, f uint64) int {
+	i := 0
+	if neg {
+		b[0] = '-'
+		i = 1
+	}
+	n := 3
+	for x := ip; x >= 1000; x /= 10 {
+		n++
+	}
+	i += n
+	for j := i; j > i-n; j-- {
+		b[j-1] = byte('0' + ip%10)
+		ip /= 10
 	}
 	if f != 0 {
 		b[i] = '.'
-		if q := f / 10; q*10 == f {
-			b[i+1] = byte('0' + q)
-			i += 2
-		} else {
-			b[i+1], b[i+2] = digitPairs[f*2], digitPairs[f*2+1]
-			i += 3
+		b[i+1] = byte('0' + f/10)
+		i += 2
+		if f%10 != 0 {
+			b[i] = byte('0' + f%10)
+			i++
 		}
 	}
-	return dst[:l+i]
+	return i
 }
 
-// zeros2 is the number of trailing decimal zeros of the two decimals f.
-func zeros2(f uint64) int {
-	switch {
-	case f == 0:
-		return 2
-	case f%10 == 0:
-		return 1
+// pairs holds the two ASCII digits of 0..99, the first in the low byte.
+var pairs = func() (t [100]uint16) {
+	for i := range t {
+		t[i] = uint16('0'+i/10) | uint16('0'+i%10)<<8
 	}
-	return 0
-}
+	return
+}()
+
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+var upow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // appendFixed appends k/10^d with d fractional digits (k's last digit is not
 // a zero when d > 0), writing the digits in place, two at a time.

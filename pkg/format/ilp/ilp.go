@@ -17,6 +17,7 @@ package ilp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -36,6 +37,14 @@ type table struct {
 	measurement []byte
 	tagPrefix   [][]byte
 	fieldPrefix [][]byte
+	// fastest path (rows without NULLs of an all-float table whose field
+	// prefixes fit): " key=" then ",key=" per field, padded to 32 bytes
+	// so that one fixed-size move writes it; fieldsMax bounds the bytes
+	// the fields and the timestamp take.
+	floatRows   bool
+	fieldPad    [][32]byte
+	fieldPadLen []int
+	fieldsMax   int
 }
 
 // Encoder writes line protocol. Its zero value is not usable; call New.
@@ -112,6 +121,21 @@ func New(tables []*schema.Table) (*Encoder, error) {
 		if err := x.Err(); err != nil {
 			return nil, fmt.Errorf("table %s: %w", ti.Name, err)
 		}
+		t.floatRows = true
+		t.fieldsMax = 64 // the timestamp, and the slack of the padded writes
+		for i, p := range t.fieldPrefix {
+			sep := byte(',')
+			if i == 0 {
+				sep = ' '
+			}
+			var pad [32]byte
+			n := copy(pad[1:], p) + 1
+			pad[0] = sep
+			t.fieldPad = append(t.fieldPad, pad)
+			t.fieldPadLen = append(t.fieldPadLen, n)
+			t.fieldsMax += n + maxFloatLen
+			t.floatRows = t.floatRows && t.isFloat[i] && len(p) < len(pad)
+		}
 		e.tables = append(e.tables, t)
 	}
 	return e, nil
@@ -148,7 +172,41 @@ func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {
 			*r.Key = append((*r.Key)[:0], dst[start:]...)
 		}
 	}
+	if r.Null == 0 && t.floatRows {
+		return e.appendFloatFields(dst, start, t, r)
+	}
 	return e.appendFields(dst, start, t, r)
+}
+
+// maxFloatLen is the longest float strconv writes ('g', -1):
+// "-1.2345678901234567e-308".
+const maxFloatLen = 24
+
+// appendFloatFields is appendFields for a row without NULLs of a table of
+// floats (t.floatRows): it makes room once, then writes each padded field
+// prefix with one move and each value with format.PutCents in place when
+// it has at most two decimals.
+func (e *Encoder) appendFloatFields(dst []byte, start int, t *table, r *format.Row) ([]byte, error) {
+	if cap(dst)-len(dst) < t.fieldsMax {
+		dst = slices.Grow(dst, t.fieldsMax)
+	}
+	vals := r.Float[:len(t.fieldPad)]
+	lens := t.fieldPadLen[:len(t.fieldPad)]
+	for i := range t.fieldPad {
+		l := len(dst)
+		*(*[32]byte)(dst[l : l+32]) = t.fieldPad[i]
+		l += lens[i]
+		if n := format.PutCents((*[16]byte)(dst[l:l+16]), vals[i]); n > 0 {
+			dst = dst[:l+n]
+			continue
+		}
+		v := vals[i]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return dst[:start], fmt.Errorf("%s.%s: cannot encode %v in line protocol", t.Name, t.fieldKeys[i], v)
+		}
+		dst = format.AppendFloat(dst[:l], v) // at most maxFloatLen bytes: no reallocation
+	}
+	return e.appendTime(dst, r.Time), nil
 }
 
 // appendKey appends the measurement and tags; ok is false when a tag value
@@ -210,11 +268,16 @@ func (e *Encoder) appendFields(dst []byte, start int, t *table, r *format.Row) (
 	if sep == ' ' {
 		return dst[:start], fmt.Errorf("%s: row at %d has no non-NULL field", t.Name, r.Time)
 	}
-	if r.Time != e.lastTime || len(e.lastText) == 0 {
-		e.lastTime = r.Time
-		e.lastText = append(strconv.AppendInt(append(e.lastText[:0], ' '), r.Time, 10), '\n')
+	return e.appendTime(dst, r.Time), nil
+}
+
+// appendTime appends " <ns>\n", formatted once per distinct timestamp.
+func (e *Encoder) appendTime(dst []byte, ns int64) []byte {
+	if ns != e.lastTime || len(e.lastText) == 0 {
+		e.lastTime = ns
+		e.lastText = append(strconv.AppendInt(append(e.lastText[:0], ' '), ns, 10), '\n')
 	}
-	return append(dst, e.lastText...), nil
+	return append(dst, e.lastText...)
 }
 
 // StreamHeader writes nothing: line protocol has no header.

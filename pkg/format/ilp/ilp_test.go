@@ -166,3 +166,84 @@ func BenchmarkAppendRow(b *testing.B) {
 	}
 	b.SetBytes(int64(len(buf)))
 }
+
+// floatTable takes appendFloatFields (no NULLs, every field a float).
+var floatTable = &schema.Table{Name: "cpu", Columns: []schema.Column{
+	{Name: "time", Type: schema.Timestamp},
+	{Name: "host", Type: schema.Text, Tag: true},
+	{Name: "usage_user", Type: schema.Float8},
+	{Name: "a", Type: schema.Float8},
+	{Name: "usage guest,nice=x", Type: schema.Float4}, // escaped key
+}}
+
+func floatRow(a, b, c float64) *format.Row {
+	return &format.Row{Time: 1451606400000000000, Tags: [][]byte{[]byte("host_1")}, Float: []float64{a, b, c}, Int: make([]int64, 3)}
+}
+
+func TestAppendFloatRows(t *testing.T) {
+	e, err := New([]*schema.Table{floatTable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.tables[0].floatRows {
+		t.Fatal("float table does not take the float-row path")
+	}
+	tests := []struct {
+		row  *format.Row
+		want string
+	}{
+		{floatRow(2.26, 0, 100), "cpu,host=host_1 usage_user=2.26,a=0,usage\\ guest\\,nice\\=x=100 1451606400000000000\n"},
+		{floatRow(-0.5, 99.99, 12345.67), "cpu,host=host_1 usage_user=-0.5,a=99.99,usage\\ guest\\,nice\\=x=12345.67 1451606400000000000\n"},
+		{floatRow(math.Copysign(0, -1), 1e21, 0.30000000000000004), "cpu,host=host_1 usage_user=-0,a=1e+21,usage\\ guest\\,nice\\=x=0.30000000000000004 1451606400000000000\n"},
+		{floatRow(-1.2345678901234567e-300, 999999.99, 1e-5), "cpu,host=host_1 usage_user=-1.2345678901234568e-300,a=999999.99,usage\\ guest\\,nice\\=x=1e-05 1451606400000000000\n"},
+	}
+	for _, tt := range tests {
+		// a nil and a tight buffer exercise the room-making
+		for _, dst := range [][]byte{nil, make([]byte, 3, 4)} {
+			got, err := e.AppendRow(dst, tt.row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got[len(dst):]) != tt.want {
+				t.Errorf("got  %q\nwant %q", got[len(dst):], tt.want)
+			}
+		}
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(-1)} {
+		if got, err := e.AppendRow([]byte("x"), floatRow(1, v, 2)); err == nil || string(got) != "x" {
+			t.Errorf("%v: err %v, wrote %q", v, err, got)
+		}
+	}
+}
+
+// FuzzFloatRowsEqualEncoder checks appendFloatFields against the Encoder.
+func FuzzFloatRowsEqualEncoder(f *testing.F) {
+	f.Add(2.26, 0.0, 100.0, uint64(0))
+	f.Add(-1e-5, 1e21, math.Nextafter(0.3, 1), uint64(2))
+	f.Fuzz(func(t *testing.T, a, b, c float64, null uint64) {
+		fast, _ := New([]*schema.Table{floatTable})
+		strict, _ := New([]*schema.Table{floatTable})
+		strict.Strict = true
+		r := floatRow(a, b, c)
+		r.Null = null & 7
+		got, err1 := fast.AppendRow(nil, r)
+		want, err2 := strict.AppendRow(nil, r)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("fast err %v, Encoder err %v", err1, err2)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("fast %q != Encoder %q", got, want)
+		}
+	})
+}
+
+func BenchmarkAppendFloatRow(b *testing.B) {
+	e, _ := New([]*schema.Table{floatTable})
+	r := floatRow(37.21, 0.5, 99)
+	buf := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf, _ = e.AppendRow(buf[:0], r)
+	}
+	b.SetBytes(int64(len(buf)))
+}
