@@ -137,23 +137,23 @@ func (f faultRun) failed(t *testing.T, want string) load.Results {
 	return r
 }
 
-// TestFaultCutMidBatch cuts the next connections after 4 KiB of request
-// (mid-body), and later every open connection.
+// TestFaultCutMidBatch cuts every open connection once the load is under
+// way, then the next 6 connections after 4 KiB of request (mid-body), then
+// every open connection again.
 func TestFaultCutMidBatch(t *testing.T) {
 	base := influxURL(t)
 	p, purl := proxied(t, base)
 	path := ilpFile(t, 40000, 21)
-	p.CutAfter(4<<10, 6)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		for i := 0; i < 3; i++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(150 * time.Millisecond):
-				p.CutAll()
-			}
+		if !afterBytes(p, 64<<10, stop) {
+			return
+		}
+		p.CutAfter(4<<10, 6)
+		p.CutAll()
+		if afterBytes(p, 256<<10, stop) {
+			p.CutAll()
 		}
 	}()
 	tg := newFaultTarget(t, purl, 10*time.Second)
