@@ -2,6 +2,7 @@ package influx
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"net/url"
@@ -281,5 +282,28 @@ func TestFaultRetentionPolicyNotFound(t *testing.T) {
 	r := f.failed(t, `retention policy "nope" not found`)
 	if r.Rows != 0 {
 		t.Fatalf("rows %d", r.Rows)
+	}
+}
+
+// TestFaultTruncatedInput: the input is a gzip file cut short. The batches
+// before the cut are loaded and counted, the run fails naming the file and
+// the compressed byte offset.
+func TestFaultTruncatedInput(t *testing.T) {
+	base := influxURL(t)
+	raw, err := os.ReadFile(ilpFile(t, 20000, 26))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "cut.ilp.gz")
+	os.WriteFile(path, z.Bytes()[:z.Len()*2/3], 0o644)
+	tg := newFaultTarget(t, base, 10*time.Second)
+	f := runFault(t, tg, nil, path, 1000, 2, nil)
+	r := f.failed(t, "cut.ilp.gz: truncated gzip stream")
+	if r.Rows == 0 || r.Rows >= 20000 || r.Rows%1000 != 0 {
+		t.Fatalf("rows %d: want the whole batches before the cut", r.Rows)
 	}
 }

@@ -398,3 +398,24 @@ func TestResolveLostCommit(t *testing.T) {
 		t.Fatalf("table holds %d rows (%v), want the committed one only", n, err)
 	}
 }
+
+// TestFaultMalformedInput: line 25001 of the input is malformed (a NUL byte
+// in a tag). The run stops naming it; the batches before it that were
+// written are counted, and exactly those are in the table.
+func TestFaultMalformedInput(t *testing.T) {
+	requireServer(t)
+	path := faultILP(t, "fault_bad", 30000)
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	lines[25000] = "fault_bad,host=a\x00b v=1.5,n=1i 1600000000000000000\n"
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+	f := runFault(t, Config{URL: pgURL()}, path, 1000, 2)
+	if f.err == nil || !strings.Contains(f.err.Error(), "record 25001 (line 25001, byte offset") || !strings.Contains(f.err.Error(), "NUL byte in tag") {
+		t.Fatalf("err = %v\n%s", f.err, f.log)
+	}
+	r := readResults(t, f.results)
+	n, keys := f.dbRows(t, "fault_bad")
+	if r.Status != load.StatusFailed || r.Rows == 0 || r.Rows > 25000 || r.Rows%1000 != 0 || n != r.Rows || keys != n {
+		t.Fatalf("status %s rows %d; table holds %d (%d distinct)", r.Status, r.Rows, n, keys)
+	}
+}
