@@ -15,7 +15,7 @@ func Flags() []cli.Flag {
 		&cli.IntFlag{Name: "port", Value: 5432, Usage: "server port"},
 		&cli.StringFlag{Name: "user", Value: "postgres", Usage: "user name"},
 		&cli.StringFlag{Name: "password", EnvVars: []string{"PGPASSWORD"}, Usage: "password (prefer the PGPASSWORD environment variable; never printed)"},
-		&cli.StringFlag{Name: "sslmode", Usage: "TLS: disable, allow, prefer, require, verify-ca or verify-full (default: the URL's, else prefer)"},
+		&cli.StringFlag{Name: "sslmode", Usage: "TLS: disable, allow, prefer, require, verify-ca or verify-full (default: the URL's or PGSSLMODE; else prefer on loopback and verify-full for any other host)"},
 		&cli.StringFlag{Name: "method", Value: string(MethodAuto), Usage: "auto, copy-binary (pgcopy, ILP), copy-csv (csv), insert-multi or insert; auto = copy-binary for pgcopy and ILP, copy-csv for csv"},
 		&cli.StringFlag{Name: "commit", Value: string(CommitBatch), Usage: "insert methods: batch (one transaction per batch) or row (autocommit per statement)"},
 		&cli.StringFlag{Name: "use-hypertable", Value: "auto", Usage: "auto (when the timescaledb extension is available), true or false"},

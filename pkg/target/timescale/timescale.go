@@ -29,7 +29,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,6 +207,22 @@ func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 		// pgconn redacts passwords in its parse errors; do so for ours too.
 		return nil, redactor(c.Password).err(fmt.Errorf("connection settings: %w", err))
 	}
+	if !strings.Contains(s, "sslmode") && os.Getenv("PGSSLMODE") == "" && !isLoopback(cfg.Host) {
+		// Certificate checks are on by default for a server off this
+		// machine: verify-full, unless the user chose a mode.
+		if c.URL != "" && (strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")) {
+			if strings.Contains(s, "?") {
+				s += "&sslmode=verify-full"
+			} else {
+				s += "?sslmode=verify-full"
+			}
+		} else {
+			s += " sslmode=verify-full"
+		}
+		if cfg, err = pgx.ParseConfig(s); err != nil {
+			return nil, redactor(c.Password).err(fmt.Errorf("connection settings: %w", err))
+		}
+	}
 	if c.Password != "" {
 		cfg.Password = c.Password
 	}
@@ -219,6 +237,16 @@ func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 	}
 	cfg.RuntimeParams["application_name"] = "tsload"
 	return cfg, nil
+}
+
+// isLoopback reports whether host is this machine (a loopback address, the
+// name localhost, or a Unix socket directory), where TLS is not required.
+func isLoopback(host string) bool {
+	if host == "" || host == "localhost" || strings.HasPrefix(host, "/") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func dsnQuote(s string) string {
