@@ -201,6 +201,7 @@ var plainFirst = func() (t [256]bool) {
 
 // SWAR constants: a byte's worth of each pattern in every byte of a word.
 const (
+	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
 	lows  = 0x7f7f7f7f7f7f7f7f
 )
@@ -226,14 +227,58 @@ func scanILPFast(line []byte) (r ilpLine, ok bool) {
 	if c := line[n-1]; c == ',' || c == ' ' || c == '=' {
 		return r, false
 	}
-	if bytes.IndexByte(line, '\\') >= 0 || bytes.IndexByte(line, '"') >= 0 {
+	var (
+		plain          bool
+		parity         uint64
+		spaces, lastSp int
+	)
+	if useAVX2 {
+		plain, parity, spaces, lastSp = plainAVX2(line)
+	} else {
+		plain, parity, spaces, lastSp = plainSWAR(line)
+	}
+	if !plain {
 		return r, false
 	}
+	firstSp := lastSp
+	end := n // end of the field section
+	switch spaces {
+	case 1:
+		if parity != 0 { // no timestamp: the last of ',', ' ', '=' must be an '='
+			return r, false
+		}
+	case 2:
+		if !plainTimestamp(line[lastSp+1:]) {
+			return r, false
+		}
+		firstSp = bytes.IndexByte(line, ' ')
+		end = lastSp
+	default:
+		return r, false
+	}
+	r.row = true
+	r.keyEnd = firstSp
+	r.nameEnd = firstSp
+	if i := bytes.IndexByte(line[:firstSp], ','); i >= 0 {
+		r.nameEnd = i
+	}
+	r.fields = bytes.Count(line[firstSp+1:end], comma) + 1
+	return r, true
+}
+
+// plainSWAR checks the plain shape 8 bytes at a time: plain is false when
+// a byte is a control character, non-ASCII, a backslash or a quote, or the
+// separators and '=' do not alternate; parity is all ones after an odd
+// number of them. It counts the spaces (up to 3: more do not matter) and
+// finds the last one.
+func plainSWAR(line []byte) (plain bool, parity uint64, spaces, lastSp int) {
 	// acc collects, in bit 7 of its bytes, the bytes that are not plain
 	// ASCII (a byte < 0x20 or >= 0x80 sets bit 7 of x - 0x20.. or of x; a
-	// borrow only ever follows a byte that is itself < 0x20) and the
+	// borrow only ever follows a byte that is itself < 0x20), backslashes
+	// and quotes (a zero byte of x ^ pattern, whose -1 sets bit 7; a
+	// borrow from a lower byte needs a zero there, itself a hit), and the
 	// broken alternations.
-	var acc, parity, prev uint64
+	var acc, prev uint64
 	var pad [8]byte
 	for b := line; len(b) > 0; {
 		var x uint64
@@ -260,35 +305,28 @@ func scanILPFast(line []byte) (r ilpLine, ok bool) {
 		// A separator at an even rank (p clear, so p^sep set), an '='
 		// at an odd one (p set), or two of them side by side (an empty
 		// key or value).
-		acc |= (x - 0x2020202020202020) | x | m&(p^sep|m<<8|prev)
+		acc |= (x - 0x2020202020202020) | x | m&(p^sep|m<<8|prev) |
+			((x ^ 0x5c5c5c5c5c5c5c5c) - ones) | ((x ^ 0x2222222222222222) - ones)
 		prev = m >> 56
 		parity = uint64(int64(p) >> 63)
 	}
 	if acc&highs != 0 {
-		return r, false
+		return false, 0, 0, 0
 	}
-	firstSp := bytes.IndexByte(line, ' ')
-	if firstSp < 0 {
-		return r, false
+	first := bytes.IndexByte(line, ' ')
+	if first < 0 {
+		return true, parity, 0, -1
 	}
-	end := n // end of the field section
-	if lastSp := bytes.LastIndexByte(line, ' '); lastSp != firstSp {
-		// a second space: what follows must be the timestamp
-		if bytes.IndexByte(line[firstSp+1:lastSp], ' ') >= 0 || !plainTimestamp(line[lastSp+1:]) {
-			return r, false
-		}
-		end = lastSp
-	} else if parity != 0 { // no timestamp: the last of ',', ' ', '=' must be an '='
-		return r, false
+	lastSp = bytes.LastIndexByte(line, ' ')
+	switch {
+	case lastSp == first:
+		spaces = 1
+	case bytes.IndexByte(line[first+1:lastSp], ' ') < 0:
+		spaces = 2
+	default:
+		spaces = 3
 	}
-	r.row = true
-	r.keyEnd = firstSp
-	r.nameEnd = firstSp
-	if i := bytes.IndexByte(line[:firstSp], ','); i >= 0 {
-		r.nameEnd = i
-	}
-	r.fields = bytes.Count(line[firstSp+1:end], comma) + 1
-	return r, true
+	return true, parity, spaces, lastSp
 }
 
 var comma = []byte{','}
@@ -299,15 +337,25 @@ func plainTimestamp(ts []byte) bool {
 	if len(ts) > 0 && ts[0] == '-' {
 		ts = ts[1:]
 	}
-	if len(ts) == 0 || len(ts) > 19 {
+	n := len(ts)
+	if n == 0 || n > 19 {
 		return false
 	}
-	for _, c := range ts {
+	// Eight digits at a time: a byte below '0' sets bit 7 of x - 0x30..
+	// (a borrow only follows such a byte), one above '9' of x + 0x46..,
+	// a non-ASCII byte of x.
+	var acc uint64
+	d := ts
+	for ; len(d) >= 8; d = d[8:] {
+		x := binary.LittleEndian.Uint64(d)
+		acc |= (x - 0x3030303030303030) | (x + 0x4646464646464646) | x
+	}
+	for _, c := range d {
 		if c-'0' > 9 {
 			return false
 		}
 	}
-	return len(ts) < 19 || string(ts) <= "9223372036854775807"
+	return acc&highs == 0 && (n < 19 || ts[0] < '9' || string(ts) <= "9223372036854775807")
 }
 
 // scanILPCareful is scanILP byte by byte, for any line.

@@ -20,6 +20,18 @@ var fastPathCases = []struct {
 	{"m t=v,x=1 123", true},
 	{"cpu,a=b,c=d,e=f,g=h x=1,y=2,z=3 1451606400000000000", true},
 	{"cpu f=1 9223372036854775808", false}, // out of range: careful reports it
+	{"cpu f=1 9223372036854775807", true},
+	{"cpu f=1 -9223372036854775807", true},
+	{"cpu f=1 -9223372036854775808", false},
+	{"cpu f=1 8999999999999999999", true},
+	{"cpu f=1 0000000000000000001", true},
+	{"cpu f=1 00000000000000000000001", false}, // valid: leading zeros
+	{"cpu f=1 99999999999999999999", false},
+	{"cpu f=1 12345678/", false},
+	{"cpu f=1 1234567:", false},
+	{"cpu f=1 12345678901234:6", false},
+	{"cpu f=1 -", false},
+	{"cpu f=1 --1", false},
 	{"cpu f=1 12x", false},
 	{"cpu f=1 ", false}, // trailing space: valid, declined
 	{"cpu f=1  1", false},
@@ -62,11 +74,27 @@ var fastPathCases = []struct {
 }
 
 func TestScanILPFastPath(t *testing.T) {
+	withAVX2(func(avx2 bool) { testScanILPFastPath(t) })
+}
+
+func testScanILPFastPath(t *testing.T) {
+	type tc struct {
+		line        string
+		fast, check bool // check: the fast path must take it iff fast
+	}
+	var cases []tc
 	for _, c := range fastPathCases {
+		cases = append(cases, tc{c.line, c.fast, true})
+		// again, with prefixes that move it across 32-byte blocks
+		for _, n := range []int{20, 29, 31, 32, 33, 60} {
+			cases = append(cases, tc{string(bytes.Repeat([]byte("m"), n)) + c.line, c.fast, c.fast})
+		}
+	}
+	for _, c := range cases {
 		line := []byte(c.line)
 		got, ok := scanILPFast(line)
 		want := scanILPCareful(line)
-		if ok != c.fast {
+		if c.check && ok != c.fast {
 			t.Errorf("%q: fast path took it: %v, want %v (careful: %+v)", c.line, ok, c.fast, want)
 		}
 		if ok && got != want {
@@ -81,7 +109,11 @@ func TestScanILPFastPath(t *testing.T) {
 // TestScanILPFastPathShifted runs plain lines at every alignment and length
 // around the 8-byte words, where the word-boundary carries matter.
 func TestScanILPFastPathShifted(t *testing.T) {
-	for pad := 0; pad < 17; pad++ {
+	withAVX2(func(avx2 bool) { testScanILPFastPathShifted(t) })
+}
+
+func testScanILPFastPathShifted(t *testing.T) {
+	for pad := 0; pad < 70; pad++ {
 		m := bytes.Repeat([]byte("m"), pad+1)
 		for _, tail := range []string{",t=v f=1 1", " f=1", " f=1,g=22 33", ",a=b,c=d e=f,g=h", ",a=b,c= e=f", ",a=b e=,g=h", ",a=b e=f,g 1", ",a=b e=f,,g=h"} {
 			for _, vpad := range []int{0, 1, 7, 8, 9} {
@@ -111,12 +143,14 @@ func FuzzILPFastPath(f *testing.F) {
 			line = line[:i]
 		}
 		want := scanILPCareful(line)
-		if got, ok := scanILPFast(line); ok && got != want {
-			t.Fatalf("%q: fast %+v, careful %+v", line, got, want)
-		}
-		if got := scanILP(line); got != want {
-			t.Fatalf("%q: scanILP %+v, careful %+v", line, got, want)
-		}
+		withAVX2(func(avx2 bool) {
+			if got, ok := scanILPFast(line); ok && got != want {
+				t.Fatalf("%q (AVX2 %v): fast %+v, careful %+v", line, avx2, got, want)
+			}
+			if got := scanILP(line); got != want {
+				t.Fatalf("%q (AVX2 %v): scanILP %+v, careful %+v", line, avx2, got, want)
+			}
+		})
 	})
 }
 

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package split
+
+// useAVX2 is false: plainSWAR does all the work.
+const useAVX2 = false
+
+// plainAVX2 is not called where there is no vector implementation.
+func plainAVX2(line []byte) (plain bool, parity uint64, spaces, lastSp int) {
+	return plainSWAR(line)
+}
