@@ -227,34 +227,22 @@ func scanILPFast(line []byte) (r ilpLine, ok bool) {
 	if c := line[n-1]; c == ',' || c == ' ' || c == '=' {
 		return r, false
 	}
-	var (
-		plain          bool
-		parity         uint64
-		spaces, lastSp int
-	)
 	if useAVX2 {
-		plain, parity, spaces, lastSp = plainAVX2(line)
-	} else {
-		plain, parity, spaces, lastSp = plainSWAR(line)
+		plain, parity, spaces, lastSp, firstSp, nameEnd, fields := plainAVX2(line)
+		if !plain || !plainSections(line, parity, spaces, lastSp) {
+			return r, false
+		}
+		return ilpLine{row: true, nameEnd: nameEnd, keyEnd: firstSp, fields: fields}, true
 	}
-	if !plain {
+	plain, parity, spaces, lastSp := plainSWAR(line)
+	if !plain || !plainSections(line, parity, spaces, lastSp) {
 		return r, false
 	}
 	firstSp := lastSp
 	end := n // end of the field section
-	switch spaces {
-	case 1:
-		if parity != 0 { // no timestamp: the last of ',', ' ', '=' must be an '='
-			return r, false
-		}
-	case 2:
-		if !plainTimestamp(line[lastSp+1:]) {
-			return r, false
-		}
+	if spaces == 2 {
 		firstSp = bytes.IndexByte(line, ' ')
 		end = lastSp
-	default:
-		return r, false
 	}
 	r.row = true
 	r.keyEnd = firstSp
@@ -330,6 +318,19 @@ func plainSWAR(line []byte) (plain bool, parity uint64, spaces, lastSp int) {
 }
 
 var comma = []byte{','}
+
+// plainSections checks, for a line whose bytes are plain and alternate,
+// that one space ends the key and a second one, if any, starts a plain
+// timestamp: one space and a last '=' (parity 0), or two and a timestamp.
+func plainSections(line []byte, parity uint64, spaces, lastSp int) bool {
+	switch spaces {
+	case 1:
+		return parity == 0
+	case 2:
+		return plainTimestamp(line[lastSp+1:])
+	}
+	return false
+}
 
 // plainTimestamp reports whether ts is an optional '-' and 1 to 19 digits
 // within int64: a timestamp timestampReason accepts, quickly.

@@ -7,36 +7,67 @@ import "golang.org/x/sys/cpu"
 // useAVX2 selects plainAVX2 for scanILPFast's work.
 var useAVX2 = cpu.X86.HasAVX2
 
-// plainBlocksAVX2 is scanILPFast's word loop over b 32 bytes at a time
-// (len(b) is a multiple of 32), in AVX2: it takes and returns the loop's
-// parity (0 or all ones) and prev (0 or 0x80); viol is non-zero when a
-// byte is a control character, non-ASCII, a backslash or a quote, or the
-// separators and '=' do not alternate, as in the loop. It also counts the
-// spaces and returns the index of the last one in b (-1: none).
-// Implemented in ilp_amd64.s.
+// plainResult is what plainBlocksAVX2 finds in its blocks.
+type plainResult struct {
+	viol     uint64 // non-zero: a byte is not plain, or the alternation breaks
+	parity   uint64 // 0 or all ones: the loop's parity after the blocks
+	prev     uint64 // 0x80 when the last byte is ',', ' ' or '='
+	spaces   int    // spaces seen
+	lastSp   int    // index of the last space, -1: none
+	firstSp  int    // index of the first space, -1: none
+	firstSep int    // index of the first ',' or ' ', -1: none
+	eqs      int    // '=' seen
+	// eqsBefore is the number of '=' before the first space (when there
+	// is one; 0 otherwise).
+	eqsBefore int
+}
+
+// plainBlocksAVX2 is scanILPFast's word loop over b 64 bytes at a time
+// (len(b) is a multiple of 64), in AVX2: it takes the loop's parity (0 or
+// all ones) and prev (0 or 0x80) and returns them with the rest of
+// plainResult; viol is non-zero when a byte is a control character,
+// non-ASCII, a backslash or a quote, or the separators and '=' do not
+// alternate, as in the loop. Positions are indexes in b. Implemented in
+// ilp_amd64.s.
 //
 //go:noescape
-func plainBlocksAVX2(b []byte, parity, prev uint64) (viol, parityOut, prevOut uint64, spaces, lastSp int)
+func plainBlocksAVX2(b []byte, parity, prev uint64) (r plainResult)
 
-// plainAVX2 is plainSWAR with AVX2: the line's whole 32-byte blocks, then
+// neutralBlock pads a line's tail to a block: 'a' is neither special nor
+// rejected.
+var neutralBlock = func() (b [64]byte) {
+	for i := range b {
+		b[i] = 'a'
+	}
+	return
+}()
+
+// plainAVX2 is plainSWAR with AVX2: the line's whole 64-byte blocks, then
 // its tail padded with neutral bytes to a block.
-func plainAVX2(line []byte) (plain bool, parity uint64, spaces, lastSp int) {
-	n := len(line) &^ 31
-	var viol, prev uint64
-	lastSp = -1
+func plainAVX2(line []byte) (plain bool, parity uint64, spaces, lastSp, firstSp, nameEnd, fields int) {
+	n := len(line) &^ 63
+	r := plainResult{lastSp: -1, firstSp: -1, firstSep: -1}
 	if n > 0 {
-		viol, parity, prev, spaces, lastSp = plainBlocksAVX2(line[:n], 0, 0)
+		r = plainBlocksAVX2(line[:n], 0, 0)
 	}
 	if rest := line[n:]; len(rest) > 0 {
-		pad := [32]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a',
-			'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+		pad := neutralBlock
 		copy(pad[:], rest)
-		v, p, _, sp, last := plainBlocksAVX2(pad[:], parity, prev)
-		viol, parity = viol|v, p
-		if sp > 0 {
-			spaces += sp
-			lastSp = n + last
+		t := plainBlocksAVX2(pad[:], r.parity, r.prev)
+		r.viol |= t.viol
+		r.parity = t.parity
+		if r.firstSep < 0 && t.firstSep >= 0 {
+			r.firstSep = n + t.firstSep
 		}
+		if t.spaces > 0 {
+			if r.spaces == 0 {
+				r.firstSp = n + t.firstSp
+				r.eqsBefore = r.eqs + t.eqsBefore
+			}
+			r.spaces += t.spaces
+			r.lastSp = n + t.lastSp
+		}
+		r.eqs += t.eqs
 	}
-	return viol == 0, parity, spaces, lastSp
+	return r.viol == 0, r.parity, r.spaces, r.lastSp, r.firstSp, r.firstSep, r.eqs - r.eqsBefore
 }

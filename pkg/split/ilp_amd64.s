@@ -2,16 +2,21 @@
 
 #include "textflag.h"
 
-// func plainBlocksAVX2(b []byte, parity, prev uint64) (viol, parityOut, prevOut uint64, spaces, lastSp int)
+// func plainBlocksAVX2(b []byte, parity, prev uint64) (r plainResult)
 //
-// Per 32 bytes: masks of ',' or ' ' (sep), '=' (eq) and of the bytes that
-// are < 0x20 or >= 0x80 (a signed compare with 0x20), '\\' or '"', one bit
-// per byte; then, as the
+// Per 64 bytes (two 32-byte loads): masks, one bit per byte, of ',' or ' '
+// (sep), of '=' (eq), of the spaces, and of the bytes that are < 0x20 or
+// >= 0x80 (a signed compare with 0x20), '\\' or '"' (bad). Then, as the
 // SWAR loop in ilp.go does with bytes, the inclusive prefix XOR p of
-// m = sep|eq must be 1 at every sep and 0 at every '=' (they alternate,
-// starting with a separator) and no two bits of m may be adjacent. It
-// also counts the spaces and finds the last one (-1: none).
-TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-80
+// m = sep|eq (a carry-less multiply by all ones) must be 1 at every sep
+// and 0 at every '=' (they alternate, starting with a separator), and no
+// two bits of m may be adjacent. It also counts the spaces and the '='
+// (all, and before the first space) and finds the first separator and
+// the first and last spaces (-1: none).
+//
+// plainResult's layout (ilp_amd64.go): viol, parity, prev, spaces, lastSp,
+// firstSp, firstSep, eqs, eqsBefore, at 40(FP) onwards.
+TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-112
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), CX
 	MOVQ parity+24(FP), R12 // 0 or all ones
@@ -20,7 +25,11 @@ TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-80
 	XORQ R14, R14           // viol
 	XORQ R15, R15           // spaces
 	MOVQ $-1, AX
-	MOVQ AX, lastSp+72(FP)
+	MOVQ AX, r_lastSp+72(FP)
+	MOVQ AX, r_firstSp+80(FP)
+	MOVQ AX, r_firstSep+88(FP)
+	MOVQ $0, r_eqs+96(FP)
+	MOVQ $0, r_eqsBefore+104(FP)
 
 	// All legacy-SSE moves before the first 256-bit instruction: an SSE
 	// instruction after one (with the upper halves dirty) costs a state
@@ -40,82 +49,132 @@ TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-80
 	VPBROADCASTB X3, Y3 // '='
 	VPBROADCASTB X8, Y8 // '\\'
 	VPBROADCASTB X9, Y9 // '"'
+	VPCMPEQQ     X13, X13, X13 // all ones, for the prefix XOR
 
 loop:
-	CMPQ CX, $32
+	CMPQ CX, $64
 	JB   done
-	VMOVDQU (SI), Y0
-	VPCMPEQB Y0, Y1, Y4 // ','
-	VPCMPEQB Y0, Y2, Y5 // ' '
-	VPOR     Y4, Y5, Y4 // sep
-	VPCMPEQB Y0, Y3, Y6 // '='
-	VPCMPGTB Y0, Y2, Y7 // 0x20 > byte, signed: < 0x20 or >= 0x80
-	VPCMPEQB Y0, Y8, Y10
-	VPCMPEQB Y0, Y9, Y11
-	VPOR     Y10, Y11, Y10
-	VPOR     Y10, Y7, Y7 // or a backslash or a quote
-	VPMOVMSKB Y4, R8    // sep
-	VPMOVMSKB Y6, R9    // eq
-	VPMOVMSKB Y7, R10   // bad
-	ORQ  R10, R14
-	VPMOVMSKB Y5, R10   // spaces
-	TESTL R10, R10
-	JZ    nospace
-	POPCNTL R10, AX
-	ADDQ  AX, R15
-	BSRL  R10, AX       // the last space of the block
-	ADDQ  SI, AX
-	SUBQ  b_base+0(FP), AX
-	MOVQ  AX, lastSp+72(FP)
 
-nospace:
-	MOVL R8, R11
-	ORL  R9, R11        // m
+	// low 32 bytes: sep R8, eq R9, bad R10, spaces R11
+	VMOVDQU   (SI), Y0
+	VPCMPEQB  Y0, Y1, Y4
+	VPCMPEQB  Y0, Y2, Y5
+	VPOR      Y4, Y5, Y4
+	VPCMPEQB  Y0, Y3, Y6
+	VPCMPGTB  Y0, Y2, Y7
+	VPCMPEQB  Y0, Y8, Y10
+	VPCMPEQB  Y0, Y9, Y11
+	VPOR      Y10, Y11, Y10
+	VPOR      Y10, Y7, Y7
+	VPMOVMSKB Y4, R8
+	VPMOVMSKB Y6, R9
+	VPMOVMSKB Y7, R10
+	VPMOVMSKB Y5, R11
+
+	// high 32 bytes, merged into the upper halves
+	VMOVDQU   32(SI), Y0
+	VPCMPEQB  Y0, Y1, Y4
+	VPCMPEQB  Y0, Y2, Y5
+	VPOR      Y4, Y5, Y4
+	VPCMPEQB  Y0, Y3, Y6
+	VPCMPGTB  Y0, Y2, Y7
+	VPCMPEQB  Y0, Y8, Y10
+	VPCMPEQB  Y0, Y9, Y11
+	VPOR      Y10, Y11, Y10
+	VPOR      Y10, Y7, Y7
+	VPMOVMSKB Y4, AX
+	SHLQ      $32, AX
+	ORQ       AX, R8
+	VPMOVMSKB Y6, AX
+	SHLQ      $32, AX
+	ORQ       AX, R9
+	VPMOVMSKB Y7, AX
+	SHLQ      $32, AX
+	ORQ       AX, R10
+	VPMOVMSKB Y5, AX
+	SHLQ      $32, AX
+	ORQ       AX, R11
+
+	ORQ  R10, R14 // bad bytes
+	MOVQ R8, BX
+	ORQ  R9, BX   // m
 
 	// p = inclusive prefix XOR of m, then the parity before the block
-	MOVL R11, DX
-	MOVL DX, BX
-	SHLL $1, BX
-	XORL BX, DX
-	MOVL DX, BX
-	SHLL $2, BX
-	XORL BX, DX
-	MOVL DX, BX
-	SHLL $4, BX
-	XORL BX, DX
-	MOVL DX, BX
-	SHLL $8, BX
-	XORL BX, DX
-	MOVL DX, BX
-	SHLL $16, BX
-	XORL BX, DX
-	XORL R12, DX
+	VMOVQ      BX, X12
+	VPCLMULQDQ $0x00, X13, X12, X12
+	VMOVQ      X12, DX
+	XORQ       R12, DX
 
 	// viol |= m & ((p ^ sep) | m<<1 | prev)
-	MOVL DX, BX
-	XORL R8, BX
-	MOVL R11, DI
-	SHLL $1, DI
-	ORL  DI, BX
-	ORL  R13, BX
-	ANDL R11, BX
-	ORQ  BX, R14
+	MOVQ DX, AX
+	XORQ R8, AX
+	MOVQ BX, DI
+	SHLQ $1, DI
+	ORQ  DI, AX
+	ORQ  R13, AX
+	ANDQ BX, AX
+	ORQ  AX, R14
+
+	// first separator (the first bit of m: a valid line starts with one)
+	TESTQ BX, BX
+	JZ    nosep
+	CMPQ  r_firstSep+88(FP), $-1
+	JNE   nosep
+	BSFQ  BX, AX
+	ADDQ  SI, AX
+	SUBQ  b_base+0(FP), AX
+	MOVQ  AX, r_firstSep+88(FP)
+
+nosep:
+	// spaces: count, first (and the '=' before it), last
+	TESTQ R11, R11
+	JZ    nospace
+	TESTQ R15, R15
+	JNZ   notfirst
+	BSFQ  R11, AX
+	MOVQ  AX, DI
+	ADDQ  SI, AX
+	SUBQ  b_base+0(FP), AX
+	MOVQ  AX, r_firstSp+80(FP)
+	MOVQ  $1, AX
+	MOVQ  DI, CX
+	SHLQ  CX, AX
+	SUBQ  $1, AX  // the bits below the first space
+	ANDQ  R9, AX
+	POPCNTQ AX, AX
+	ADDQ  r_eqs+96(FP), AX
+	MOVQ  AX, r_eqsBefore+104(FP)
+	MOVQ  b_len+8(FP), CX // restore the count of bytes left
+	SUBQ  SI, CX
+	ADDQ  b_base+0(FP), CX
+
+notfirst:
+	POPCNTQ R11, AX
+	ADDQ    AX, R15
+	BSRQ    R11, AX
+	ADDQ    SI, AX
+	SUBQ    b_base+0(FP), AX
+	MOVQ    AX, r_lastSp+72(FP)
+
+nospace:
+	POPCNTQ R9, AX
+	ADDQ    AX, r_eqs+96(FP)
 
 	// prev = top bit of m; parity = top bit of p, spread
-	MOVL    R11, R13
-	SHRL    $31, R13
-	MOVLQSX DX, R12
-	SARQ    $63, R12
+	MOVQ BX, R13
+	SHRQ $63, R13
+	MOVQ DX, R12
+	SARQ $63, R12
 
-	ADDQ $32, SI
-	SUBQ $32, CX
+	ADDQ $64, SI
+	SUBQ $64, CX
 	JMP  loop
 
 done:
 	VZEROUPPER
-	MOVQ R14, viol+40(FP)
-	MOVQ R12, parityOut+48(FP)
+	MOVQ R14, r_viol+40(FP)
+	MOVQ R12, r_parity+48(FP)
 	SHLQ $7, R13
-	MOVQ R13, prevOut+56(FP)
-	MOVQ R15, spaces+64(FP)
+	MOVQ R13, r_prev+56(FP)
+	MOVQ R15, r_spaces+64(FP)
 	RET
