@@ -52,7 +52,13 @@ func (s *Splitter) readLine() (line []byte, n int, err error) {
 	return line, n, nil
 }
 
+// ilpBulk enables bulkILP (tests compare with it off).
+var ilpBulk = true
+
 func (s *Splitter) stepILP() error {
+	if ilpBulk && s.bulkILP() > 0 {
+		return nil
+	}
 	line, n, err := s.readLine()
 	if err != nil {
 		return err
@@ -95,6 +101,53 @@ func (s *Splitter) stepILP() error {
 	s.countTable(&sl.b, line[:r.nameEnd])
 	s.added(sl)
 	return nil
+}
+
+// bulkILP takes the complete plain lines (LF-terminated, accepted by
+// scanILPFast) already in the input's buffer, without copying them out
+// line by line, until a batch fills; it returns the number of rows taken.
+// It stops at the first line it does not take (a comment, a blank or
+// malformed line, a CRLF line, a line the fast path declines, the end of
+// the buffered bytes), which stepILP then handles as before, so the
+// batches, counts and errors are the same as line by line.
+func (s *Splitter) bulkILP() int {
+	br := s.in.br
+	buf, _ := br.Peek(br.Buffered())
+	taken, off := 0, 0
+	for len(s.ready) == 0 {
+		i := bytes.IndexByte(buf[off:], '\n')
+		if i < 0 {
+			break
+		}
+		line := buf[off : off+i]
+		r, ok := scanILPFast(line) // also declines a line ending in '\r'
+		if !ok {
+			break
+		}
+		s.line++
+		s.record++
+		part := 0
+		if s.cfg.Parts > 1 {
+			part = s.part(mixHash(0, line[:r.keyEnd]))
+		}
+		sl := s.slotFor(-1, part)
+		sl.begin(s.record, s.line, s.offset)
+		s.offset += int64(i + 1)
+		sl.b.Data = append(sl.b.Data, buf[off:off+i+1]...)
+		sl.b.Rows++
+		sl.b.Metrics += r.fields
+		s.countTable(&sl.b, line[:r.nameEnd])
+		s.added(sl)
+		off += i + 1
+		taken++
+		if s.cfg.Limit > 0 && s.rows >= s.cfg.Limit {
+			break
+		}
+	}
+	if off > 0 {
+		br.Discard(off)
+	}
+	return taken
 }
 
 // countTable adds one row of measurement name (raw, escaped) to b.Tables.
