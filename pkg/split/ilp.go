@@ -94,6 +94,7 @@ func (s *Splitter) stepILP() error {
 		return nil
 	}
 	sl := s.slotFor(-1, part)
+	s.reserve(sl, len(line)+1)
 	sl.begin(s.record, lineNo, off)
 	sl.b.Data = append(append(sl.b.Data, line...), '\n')
 	sl.b.Rows++
@@ -131,6 +132,7 @@ func (s *Splitter) bulkILP() int {
 			part = s.part(mixHash(0, line[:r.keyEnd]))
 		}
 		sl := s.slotFor(-1, part)
+		s.reserve(sl, i+1)
 		sl.begin(s.record, s.line, s.offset)
 		s.offset += int64(i + 1)
 		sl.b.Data = append(sl.b.Data, buf[off:off+i+1]...)
@@ -148,6 +150,16 @@ func (s *Splitter) bulkILP() int {
 		br.Discard(off)
 	}
 	return taken
+}
+
+// reserve gives a batch that starts in a buffer that never held data room
+// for a batch of lines of n bytes (at most 8 MiB), so that it does not
+// grow by doubling: the runner's batches start empty.
+func (s *Splitter) reserve(sl *slot, n int) {
+	if cap(sl.b.Data) > 0 || sl.b.Rows > 0 {
+		return
+	}
+	sl.b.Data = make([]byte, 0, min(s.cfg.BatchSize*n, s.cfg.MaxBatchBytes, 8<<20)+n)
 }
 
 // countTable adds one row of measurement name (raw, escaped) to b.Tables.
