@@ -5,7 +5,7 @@ package split
 import "golang.org/x/sys/cpu"
 
 // useAVX2 selects plainAVX2 for scanILPFast's work.
-var useAVX2 = cpu.X86.HasAVX2
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
 
 // plainResult is what plainBlocksAVX2 finds in its blocks.
 type plainResult struct {
@@ -28,10 +28,11 @@ type plainResult struct {
 // plainResult; viol is non-zero when a byte is a control character,
 // non-ASCII, a backslash or a quote, or the separators and '=' do not
 // alternate, as in the loop. Positions are indexes in b. Implemented in
-// ilp_amd64.s.
+// ilp_amd64.s. skip > 0 (with a single block) ignores the block's first
+// skip bytes: positions then count from the first byte after them.
 //
 //go:noescape
-func plainBlocksAVX2(b []byte, parity, prev uint64) (r plainResult)
+func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) (r plainResult)
 
 // neutralBlock pads a line's tail to a block: 'a' is neither special nor
 // rejected.
@@ -43,17 +44,23 @@ var neutralBlock = func() (b [64]byte) {
 }()
 
 // plainAVX2 is plainSWAR with AVX2: the line's whole 64-byte blocks, then
-// its tail padded with neutral bytes to a block.
+// its tail: the line's last 64 bytes skipping those taken, or, for a line
+// shorter than a block, the line padded with neutral bytes.
 func plainAVX2(line []byte) (plain bool, parity uint64, spaces, lastSp, firstSp, nameEnd, fields int) {
 	n := len(line) &^ 63
 	r := plainResult{lastSp: -1, firstSp: -1, firstSep: -1}
 	if n > 0 {
-		r = plainBlocksAVX2(line[:n], 0, 0)
+		r = plainBlocksAVX2(line[:n], 0, 0, 0)
 	}
 	if rest := line[n:]; len(rest) > 0 {
-		pad := neutralBlock
-		copy(pad[:], rest)
-		t := plainBlocksAVX2(pad[:], r.parity, r.prev)
+		var t plainResult
+		if n > 0 { // the last 64 bytes, without those already taken
+			t = plainBlocksAVX2(line[len(line)-64:], r.parity, r.prev, 64-len(rest))
+		} else {
+			pad := neutralBlock
+			copy(pad[:], rest)
+			t = plainBlocksAVX2(pad[:], r.parity, r.prev, 0)
+		}
 		r.viol |= t.viol
 		r.parity = t.parity
 		if r.firstSep < 0 && t.firstSep >= 0 {

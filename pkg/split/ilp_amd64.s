@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func plainBlocksAVX2(b []byte, parity, prev uint64) (r plainResult)
+// func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) (r plainResult)
 //
 // Per 64 bytes (two 32-byte loads): masks, one bit per byte, of ',' or ' '
 // (sep), of '=' (eq), of the spaces, and of the bytes that are < 0x20 or
@@ -14,9 +14,13 @@
 // (all, and before the first space) and finds the first separator and
 // the first and last spaces (-1: none).
 //
+// The masks of every block are shifted right by skip first (BMI2 SHRX),
+// so that a single block can be the last 64 bytes of a line whose first
+// skip bytes were taken already.
+//
 // plainResult's layout (ilp_amd64.go): viol, parity, prev, spaces, lastSp,
-// firstSp, firstSep, eqs, eqsBefore, at 40(FP) onwards.
-TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-112
+// firstSp, firstSep, eqs, eqsBefore, at 48(FP) onwards.
+TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-120
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), CX
 	MOVQ parity+24(FP), R12 // 0 or all ones
@@ -25,11 +29,11 @@ TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-112
 	XORQ R14, R14           // viol
 	XORQ R15, R15           // spaces
 	MOVQ $-1, AX
-	MOVQ AX, r_lastSp+72(FP)
-	MOVQ AX, r_firstSp+80(FP)
-	MOVQ AX, r_firstSep+88(FP)
-	MOVQ $0, r_eqs+96(FP)
-	MOVQ $0, r_eqsBefore+104(FP)
+	MOVQ AX, r_lastSp+80(FP)
+	MOVQ AX, r_firstSp+88(FP)
+	MOVQ AX, r_firstSep+96(FP)
+	MOVQ $0, r_eqs+104(FP)
+	MOVQ $0, r_eqsBefore+112(FP)
 
 	// All legacy-SSE moves before the first 256-bit instruction: an SSE
 	// instruction after one (with the upper halves dirty) costs a state
@@ -95,6 +99,12 @@ loop:
 	SHLQ      $32, AX
 	ORQ       AX, R11
 
+	MOVQ  skip+40(FP), AX
+	SHRXQ AX, R8, R8
+	SHRXQ AX, R9, R9
+	SHRXQ AX, R10, R10
+	SHRXQ AX, R11, R11
+
 	ORQ  R10, R14 // bad bytes
 	MOVQ R8, BX
 	ORQ  R9, BX   // m
@@ -118,12 +128,12 @@ loop:
 	// first separator (the first bit of m: a valid line starts with one)
 	TESTQ BX, BX
 	JZ    nosep
-	CMPQ  r_firstSep+88(FP), $-1
+	CMPQ  r_firstSep+96(FP), $-1
 	JNE   nosep
 	BSFQ  BX, AX
 	ADDQ  SI, AX
 	SUBQ  b_base+0(FP), AX
-	MOVQ  AX, r_firstSep+88(FP)
+	MOVQ  AX, r_firstSep+96(FP)
 
 nosep:
 	// spaces: count, first (and the '=' before it), last
@@ -135,15 +145,15 @@ nosep:
 	MOVQ  AX, DI
 	ADDQ  SI, AX
 	SUBQ  b_base+0(FP), AX
-	MOVQ  AX, r_firstSp+80(FP)
+	MOVQ  AX, r_firstSp+88(FP)
 	MOVQ  $1, AX
 	MOVQ  DI, CX
 	SHLQ  CX, AX
 	SUBQ  $1, AX  // the bits below the first space
 	ANDQ  R9, AX
 	POPCNTQ AX, AX
-	ADDQ  r_eqs+96(FP), AX
-	MOVQ  AX, r_eqsBefore+104(FP)
+	ADDQ  r_eqs+104(FP), AX
+	MOVQ  AX, r_eqsBefore+112(FP)
 	MOVQ  b_len+8(FP), CX // restore the count of bytes left
 	SUBQ  SI, CX
 	ADDQ  b_base+0(FP), CX
@@ -154,11 +164,11 @@ notfirst:
 	BSRQ    R11, AX
 	ADDQ    SI, AX
 	SUBQ    b_base+0(FP), AX
-	MOVQ    AX, r_lastSp+72(FP)
+	MOVQ    AX, r_lastSp+80(FP)
 
 nospace:
 	POPCNTQ R9, AX
-	ADDQ    AX, r_eqs+96(FP)
+	ADDQ    AX, r_eqs+104(FP)
 
 	// prev = top bit of m; parity = top bit of p, spread
 	MOVQ BX, R13
@@ -172,9 +182,9 @@ nospace:
 
 done:
 	VZEROUPPER
-	MOVQ R14, r_viol+40(FP)
-	MOVQ R12, r_parity+48(FP)
+	MOVQ R14, r_viol+48(FP)
+	MOVQ R12, r_parity+56(FP)
 	SHLQ $7, R13
-	MOVQ R13, r_prev+56(FP)
-	MOVQ R15, r_spaces+64(FP)
+	MOVQ R13, r_prev+64(FP)
+	MOVQ R15, r_spaces+72(FP)
 	RET

@@ -90,7 +90,7 @@ func testScanILPFastPath(t *testing.T) {
 	for _, c := range fastPathCases {
 		cases = append(cases, tc{c.line, c.fast, true})
 		// again, with prefixes that move it across 32-byte blocks
-		for _, n := range []int{20, 29, 31, 32, 33, 60} {
+		for _, n := range []int{20, 29, 31, 32, 33, 60, 64, 100, 127} {
 			cases = append(cases, tc{string(bytes.Repeat([]byte("m"), n)) + c.line, c.fast, c.fast})
 		}
 	}
