@@ -55,6 +55,8 @@ rate() { python3 -c 'import sys; r,a,b=map(float,sys.argv[1:]); print(int(r/(b-a
 field() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r.get(sys.argv[2]); print(int(v) if isinstance(v,(int,float)) else v)' "$1" "$2"; }
 status() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"] + ("" if r.get("verify",{}) and r["verify"].get("ok") else " (unverified)"))' "$1"; }
 
+# The dataset's files are named by its parameters, so a cached file is the same data.
+ds=cpu-s${scale}-${ts_end//:/}
 gen() { # FORMAT FILE
   [ -s "$2" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
     --timestamp-end "$ts_end" --format "$1" --file "$2"
@@ -106,63 +108,63 @@ curl_ceiling() {
 case "$target" in
 timescale)
   pg=${TSLOAD_POSTGRES_HOST:-127.0.0.1}
-  gen pgcopy "$data/cpu.pgcopy"
-  gen csv "$data/cpu.csv"
-  rows=$(( $(wc -l <"$data/cpu.csv") - 1 ))
+  gen pgcopy "$data/$ds.pgcopy"
+  gen csv "$data/$ds.csv"
+  rows=$(( $(wc -l <"$data/$ds.csv") - 1 ))
   # Ceiling: the server reads the file itself with one COPY into the same kind of table.
-  "$bin/load_timescale" --file "$data/cpu.pgcopy" --db-name tsload_ceiling --drop-db \
+  "$bin/load_timescale" --file "$data/$ds.pgcopy" --db-name tsload_ceiling --drop-db \
     --limit 1 --verify=false --reporting-period 1h >/dev/null 2>&1
   psql -q -h "$pg" -U postgres -d tsload_ceiling -c 'TRUNCATE cpu' >/dev/null
   start=$(now)
-  psql -q -h "$pg" -U postgres -d tsload_ceiling -c "COPY cpu FROM '$data/cpu.pgcopy' (FORMAT binary)" >/dev/null
+  psql -q -h "$pg" -U postgres -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.pgcopy' (FORMAT binary)" >/dev/null
   end=$(now)
   ceiling=$(rate "$rows" "$start" "$end")
   pending+=("ceiling: server-side COPY FROM file|-|1|$ceiling|ok|$ceiling")
   for bs in "${batch_sizes[@]}"; do
     for w in "${workers_list[@]}"; do
-      load copy-binary "$data/cpu.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-binary
-      load copy-csv "$data/cpu.csv" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-csv
-      load insert-multi "$data/cpu.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method insert-multi
+      load copy-binary "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-binary
+      load copy-csv "$data/$ds.csv" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-csv
+      load insert-multi "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method insert-multi
     done
   done
   # One row per statement is slow: a capped run shows its rate.
-  load "insert (first 100000 rows)" "$data/cpu.pgcopy" 1000 2 --db-name tsload_bench --drop-db --method insert --limit 100000
-  dry_run "$data/cpu.pgcopy"
+  load "insert (first 100000 rows)" "$data/$ds.pgcopy" 1000 2 --db-name tsload_bench --drop-db --method insert --limit 100000
+  dry_run "$data/$ds.pgcopy"
   ;;
 influx)
   url=${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}
-  gen ilp "$data/cpu.ilp"
+  gen ilp "$data/$ds.ilp"
   for bs in "${batch_sizes[@]}"; do
     for w in "${workers_list[@]}"; do
       curl -s -XPOST "$url/query" --data-urlencode "q=DROP DATABASE tsload_ceiling" >/dev/null
       curl -s -XPOST "$url/query" --data-urlencode "q=CREATE DATABASE tsload_ceiling" >/dev/null
-      ceiling=$(curl_ceiling "$url/write?db=tsload_ceiling&precision=n" "$data/cpu.ilp" "$bs" "$w")
+      ceiling=$(curl_ceiling "$url/write?db=tsload_ceiling&precision=n" "$data/$ds.ilp" "$bs" "$w")
       pending+=("ceiling: curl -P $w, no gzip|$bs|$w|$ceiling|ok|$ceiling")
-      load "load_influx --gzip=false" "$data/cpu.ilp" "$bs" "$w" --db-name tsload_bench --drop-db --gzip=false
-      load "load_influx (gzip)" "$data/cpu.ilp" "$bs" "$w" --db-name tsload_bench --drop-db
+      load "load_influx --gzip=false" "$data/$ds.ilp" "$bs" "$w" --db-name tsload_bench --drop-db --gzip=false
+      load "load_influx (gzip)" "$data/$ds.ilp" "$bs" "$w" --db-name tsload_bench --drop-db
     done
   done
-  dry_run "$data/cpu.ilp"
+  dry_run "$data/$ds.ilp"
   ;;
 questdb)
   http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
-  gen ilp "$data/cpu.ilp"
+  gen ilp "$data/$ds.ilp"
   drop() { curl -s -G "$http/exec" --data-urlencode "query=DROP TABLE IF EXISTS cpu" >/dev/null; }
   for bs in "${batch_sizes[@]}"; do
     for w in "${workers_list[@]}"; do
       drop
-      ceiling=$(curl_ceiling "$http/write?precision=n" "$data/cpu.ilp" "$bs" "$w")
+      ceiling=$(curl_ceiling "$http/write?precision=n" "$data/$ds.ilp" "$bs" "$w")
       pending+=("ceiling: curl -P $w (HTTP)|$bs|$w|$ceiling|ok|$ceiling")
       drop
-      load "http, --dedup=false" "$data/cpu.ilp" "$bs" "$w" --dedup=false
+      load "http, --dedup=false" "$data/$ds.ilp" "$bs" "$w" --dedup=false
       drop
-      load "http, dedup" "$data/cpu.ilp" "$bs" "$w" --use-case cpu-only
+      load "http, dedup" "$data/$ds.ilp" "$bs" "$w" --use-case cpu-only
       drop
-      load "tcp" "$data/cpu.ilp" "$bs" "$w" --transport tcp
+      load "tcp" "$data/$ds.ilp" "$bs" "$w" --transport tcp
     done
   done
   drop
-  dry_run "$data/cpu.ilp"
+  dry_run "$data/$ds.ilp"
   ;;
 esac
 
