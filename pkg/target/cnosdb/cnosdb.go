@@ -222,13 +222,6 @@ type sqlError struct {
 
 func (e *sqlError) Error() string { return fmt.Sprintf("%s: server answered %s", e.stmt, e.desc) }
 
-func (t *Target) dbName(opts load.PrepareOptions) string {
-	if opts.DBName != "" {
-		return opts.DBName
-	}
-	return t.cfg.DBName
-}
-
 // CreateStatement is the CREATE DATABASE statement Prepare sends.
 func (t *Target) CreateStatement(db string) string {
 	var with []string
@@ -269,32 +262,17 @@ func (t *Target) exists(ctx context.Context, db string) (bool, error) {
 // Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
 // (--do-create-db, with the --db-* options) the database.
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
-	db := t.dbName(opts)
-	if db == "" {
-		return errors.New("no database name (--db-name)")
-	}
-	t.cfg.DBName = db
-	if opts.DropDB {
-		if _, err := t.SQL(ctx, "", "DROP DATABASE IF EXISTS "+ident(db)); err != nil {
-			return fmt.Errorf("drop database: %w", err)
-		}
-	}
-	found, err := t.exists(ctx, db)
-	if err != nil {
-		return err
-	}
-	if found && opts.AbortOnExist {
-		return fmt.Errorf("database %q already exists on %s and --do-abort-on-exist is set", db, t.sqlp.BaseURL())
-	}
-	if !found {
-		if !opts.CreateDB {
-			return fmt.Errorf("database %q does not exist on %s (and --do-create-db=false)", db, t.sqlp.BaseURL())
-		}
-		if _, err := t.SQL(ctx, "", t.CreateStatement(db)); err != nil {
-			return fmt.Errorf("create database: %w", err)
-		}
-	}
-	return nil
+	return httpw.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.sqlp.BaseURL(), httpw.Database{
+		Drop: func(ctx context.Context, db string) error {
+			_, err := t.SQL(ctx, "", "DROP DATABASE IF EXISTS "+ident(db))
+			return err
+		},
+		Exists: t.exists,
+		Create: func(ctx context.Context, db string) error {
+			_, err := t.SQL(ctx, "", t.CreateStatement(db))
+			return err
+		},
+	})
 }
 
 // Count returns SELECT exact_count(*) per table. On a server without

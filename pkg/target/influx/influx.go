@@ -220,13 +220,6 @@ func serverMessage(body []byte) string {
 	return httpw.Snippet(body, 500)
 }
 
-func (t *Target) dbName(opts load.PrepareOptions) string {
-	if opts.DBName != "" {
-		return opts.DBName
-	}
-	return t.cfg.DBName
-}
-
 func (t *Target) databases(ctx context.Context) (map[string]bool, error) {
 	qr, err := t.Query(ctx, "", "SHOW DATABASES")
 	if err != nil {
@@ -250,31 +243,24 @@ func (t *Target) databases(ctx context.Context) (map[string]bool, error) {
 // Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
 // (--do-create-db) the database, and checks --rp exists.
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
-	db := t.dbName(opts)
-	if db == "" {
-		return errors.New("no database name (--db-name)")
-	}
-	t.cfg.DBName = db
-	if opts.DropDB {
-		if _, err := t.Query(ctx, "", "DROP DATABASE "+quoteIdent(db)); err != nil {
-			return fmt.Errorf("drop database: %w", err)
-		}
-	}
-	dbs, err := t.databases(ctx)
+	err := httpw.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpw.Database{
+		Drop: func(ctx context.Context, db string) error {
+			_, err := t.Query(ctx, "", "DROP DATABASE "+quoteIdent(db))
+			return err
+		},
+		Exists: func(ctx context.Context, db string) (bool, error) {
+			dbs, err := t.databases(ctx)
+			return dbs[db], err
+		},
+		Create: func(ctx context.Context, db string) error {
+			_, err := t.Query(ctx, "", "CREATE DATABASE "+quoteIdent(db))
+			return err
+		},
+	})
 	if err != nil {
 		return err
 	}
-	if opts.AbortOnExist && dbs[db] {
-		return fmt.Errorf("database %q already exists on %s and --do-abort-on-exist is set", db, t.query.BaseURL())
-	}
-	if !dbs[db] {
-		if !opts.CreateDB {
-			return fmt.Errorf("database %q does not exist on %s (and --do-create-db=false)", db, t.query.BaseURL())
-		}
-		if _, err := t.Query(ctx, "", "CREATE DATABASE "+quoteIdent(db)); err != nil {
-			return fmt.Errorf("create database: %w", err)
-		}
-	}
+	db := t.cfg.DBName
 	if t.cfg.RP != "" {
 		qr, err := t.Query(ctx, db, "SHOW RETENTION POLICIES ON "+quoteIdent(db))
 		if err != nil {

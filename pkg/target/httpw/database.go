@@ -1,0 +1,52 @@
+package httpw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// Database is how a target drops, finds and creates a database on its
+// server; PrepareDatabase drives it by the lifecycle flags.
+type Database struct {
+	Drop   func(ctx context.Context, db string) error
+	Exists func(ctx context.Context, db string) (bool, error)
+	Create func(ctx context.Context, db string) error
+}
+
+// PrepareDatabase names the database (opts.DBName when set, else *name, and
+// stores the choice in *name), then drops it (--drop-db), checks it
+// (--do-abort-on-exist) and creates it when missing (--do-create-db). where
+// is the server named in messages.
+func PrepareDatabase(ctx context.Context, opts load.PrepareOptions, name *string, where string, d Database) error {
+	if opts.DBName != "" {
+		*name = opts.DBName
+	}
+	db := *name
+	if db == "" {
+		return errors.New("no database name (--db-name)")
+	}
+	if opts.DropDB {
+		if err := d.Drop(ctx, db); err != nil {
+			return fmt.Errorf("drop database: %w", err)
+		}
+	}
+	found, err := d.Exists(ctx, db)
+	if err != nil {
+		return err
+	}
+	if found && opts.AbortOnExist {
+		return fmt.Errorf("database %q already exists on %s and --do-abort-on-exist is set", db, where)
+	}
+	if !found {
+		if !opts.CreateDB {
+			return fmt.Errorf("database %q does not exist on %s (and --do-create-db=false)", db, where)
+		}
+		if err := d.Create(ctx, db); err != nil {
+			return fmt.Errorf("create database: %w", err)
+		}
+	}
+	return nil
+}
