@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
@@ -35,7 +37,8 @@ type Input struct {
 	raw    *countingReader // bytes read from the file or stream
 	rawBuf *bufio.Reader   // between raw and the gzip reader (gzip only)
 	gz     *gzip.Reader
-	br     *bufio.Reader // decompressed bytes, buffer of Config.MaxRecordBytes
+	br     *raReader  // decompressed bytes, bufio.Reader-like, limit Config.MaxRecordBytes
+	ra     *readAhead // under br: reads (and decompresses) in its own goroutine
 	closer io.Closer
 }
 
@@ -91,7 +94,14 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 		in.gz = gz
 		dec = &gzipErrReader{in: in}
 	}
-	in.br = bufio.NewReaderSize(dec, bufSize)
+	// The file read (and decompression) runs in a goroutine of its own,
+	// overlapping the splitting; a regular file's chunks are filled whole
+	// (its reads never wait for data), a stream's are handed over per read.
+	in.ra = newReadAhead(dec, size >= 0)
+	in.br = &raReader{ra: in.ra, size: max(bufSize, 16)} // bufio.Reader's minimum
+	// An Input dropped without Close (its reader abandoned part-way) must
+	// not keep the goroutine, blocked on a full ring, forever.
+	runtime.SetFinalizer(in, func(in *Input) { in.ra.stop() })
 	return in, nil
 }
 
@@ -99,10 +109,19 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 // (compressed bytes for a gzip input); with Size it gives progress.
 func (in *Input) CompressedRead() int64 { return in.raw.n.Load() }
 
-// Close closes the file, if Open opened one.
+// Close stops the read-ahead goroutine and closes the file, if Open opened
+// one (waiting for the goroutine to end). For a stream it does not wait: a
+// read blocked on a stream ends the goroutine when it returns.
 func (in *Input) Close() error {
+	if in.ra != nil {
+		in.ra.stop()
+	}
 	if in.closer != nil {
-		return in.closer.Close()
+		err := in.closer.Close()
+		if in.ra != nil {
+			in.ra.wait()
+		}
+		return err
 	}
 	return nil
 }
@@ -226,4 +245,273 @@ func (in *Input) gzipError(err error) error {
 		}
 	}
 	return &GzipError{Source: in.Source, Offset: off, Reason: reason, Err: err}
+}
+
+// raReader is the part of bufio.Reader the splitters use (Peek, ReadSlice,
+// Buffered, Discard, Read, with the same results and errors for a buffer of
+// size bytes) over the read-ahead ring: its view is a filled chunk itself
+// (no copy), with the unread end of the previous view put in the chunk's
+// head room, or, when that end is longer than the head room, a scratch
+// buffer of size bytes.
+type raReader struct {
+	ra      *readAhead
+	size    int
+	view    []byte
+	r       int      // read position in view
+	vc      *raChunk // the chunk view is in, if not scratch
+	pend    *raChunk // next chunk, data from po
+	po      int
+	srcErr  error // the source's error (io.EOF at the end), after the chunks received
+	scratch []byte
+}
+
+func (b *raReader) release(c *raChunk) { b.ra.free <- c } // never blocks
+
+// next makes pend a chunk with data, or returns the source's error.
+func (b *raReader) next() error {
+	for {
+		if b.pend != nil {
+			if b.po < b.pend.n {
+				return nil
+			}
+			b.release(b.pend)
+			b.pend = nil
+		}
+		if b.srcErr != nil {
+			return b.srcErr
+		}
+		b.ra.startOnce.Do(func() {
+			b.ra.started.Store(true)
+			go b.ra.loop()
+		})
+		select {
+		case c := <-b.ra.full:
+			b.pend, b.po = c, raHead
+			if c.err != nil {
+				b.srcErr = c.err
+			}
+		case <-b.ra.quit:
+			b.srcErr = os.ErrClosed
+		}
+	}
+}
+
+// fill makes at least need (<= size) bytes readable in view, or returns the
+// source's error.
+func (b *raReader) fill(need int) error {
+	for len(b.view)-b.r < need {
+		if err := b.next(); err != nil {
+			return err
+		}
+		tail := b.view[b.r:]
+		p := b.pend
+		if len(tail) <= b.po {
+			start := b.po - len(tail)
+			copy(p.buf[start:b.po], tail)
+			if b.vc != nil {
+				b.release(b.vc)
+			}
+			b.view, b.r, b.vc, b.pend = p.buf[start:p.n], 0, p, nil
+			continue
+		}
+		if b.scratch == nil {
+			b.scratch = make([]byte, b.size)
+		}
+		t := copy(b.scratch, tail)
+		k := copy(b.scratch[t:], p.buf[b.po:p.n])
+		b.po += k
+		b.view, b.r = b.scratch[:t+k], 0
+		if b.vc != nil {
+			b.release(b.vc)
+			b.vc = nil
+		}
+	}
+	return nil
+}
+
+// Buffered is the number of bytes readable without reading (at most size).
+func (b *raReader) Buffered() int { return min(len(b.view)-b.r, b.size) }
+
+// Peek is bufio.Reader.Peek.
+func (b *raReader) Peek(n int) ([]byte, error) {
+	if n < 0 {
+		return nil, bufio.ErrNegativeCount
+	}
+	if n > b.size {
+		b.fill(b.size)
+		return b.view[b.r : b.r+b.Buffered()], bufio.ErrBufferFull
+	}
+	if err := b.fill(n); err != nil {
+		return b.view[b.r:], err
+	}
+	return b.view[b.r : b.r+n], nil
+}
+
+// ReadSlice is bufio.Reader.ReadSlice.
+func (b *raReader) ReadSlice(delim byte) ([]byte, error) {
+	s := 0
+	for {
+		avail := len(b.view) - b.r
+		lim := min(avail, b.size)
+		if i := bytes.IndexByte(b.view[b.r+s:b.r+lim], delim); i >= 0 {
+			line := b.view[b.r : b.r+s+i+1]
+			b.r += s + i + 1
+			return line, nil
+		}
+		if avail >= b.size {
+			line := b.view[b.r : b.r+b.size]
+			b.r += b.size
+			return line, bufio.ErrBufferFull
+		}
+		s = avail
+		if err := b.fill(avail + 1); err != nil && len(b.view)-b.r <= avail {
+			line := b.view[b.r:]
+			b.r = len(b.view)
+			return line, err
+		}
+	}
+}
+
+// Discard is bufio.Reader.Discard.
+func (b *raReader) Discard(n int) (int, error) {
+	if n < 0 {
+		return 0, bufio.ErrNegativeCount
+	}
+	rem := n
+	for {
+		skip := min(len(b.view)-b.r, rem)
+		b.r += skip
+		rem -= skip
+		if rem == 0 {
+			return n, nil
+		}
+		if err := b.fill(1); err != nil {
+			return n - rem, err
+		}
+	}
+}
+
+// Read is bufio.Reader.Read.
+func (b *raReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(b.view) == b.r {
+		if err := b.fill(1); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, b.view[b.r:])
+	b.r += n
+	return n, nil
+}
+
+// Read-ahead ring: raChunks chunks of up to raMaxChunk bytes each (the
+// first ones smaller, growing while the source fills them), so the memory
+// held ahead of the splitter is bounded by raChunks*raMaxChunk.
+const (
+	raChunks   = 4
+	raMinChunk = 64 << 10
+	raMaxChunk = 1 << 20
+	raHead     = 64 << 10
+)
+
+// raChunk holds data in buf[raHead:n]; the raHead bytes in front of it let
+// the reader prepend the unread end of the previous chunk (a partial line)
+// and go on without copying the chunk.
+type raChunk struct {
+	buf []byte
+	n   int
+	err error // after the data
+}
+
+// readAhead is an io.Reader whose source is read by a goroutine of its own
+// (started by the first Read) into a bounded ring of chunks; Read hands the
+// filled chunks over in order, then the source's error (io.EOF at the end).
+type readAhead struct {
+	src  io.Reader
+	fill bool // read each chunk full (the source does not block: a regular file)
+
+	full chan *raChunk // filled, in order
+	free chan *raChunk // to fill
+	quit chan struct{} // closed by stop
+	done chan struct{} // closed when the goroutine returns
+
+	startOnce sync.Once
+	stopOnce  sync.Once
+	started   atomic.Bool
+}
+
+func newReadAhead(src io.Reader, fill bool) *readAhead {
+	r := &readAhead{
+		src:  src,
+		fill: fill,
+		full: make(chan *raChunk, raChunks),
+		free: make(chan *raChunk, raChunks),
+		quit: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	for i := 0; i < raChunks; i++ {
+		r.free <- &raChunk{}
+	}
+	return r
+}
+
+// loop reads the source into free chunks until an error (io.EOF included)
+// or stop.
+func (r *readAhead) loop() {
+	defer close(r.done)
+	size := raMinChunk
+	for {
+		var c *raChunk
+		select {
+		case <-r.quit:
+			return
+		default:
+		}
+		select {
+		case c = <-r.free:
+		case <-r.quit:
+			return
+		}
+		if cap(c.buf) < raHead+size {
+			c.buf = make([]byte, raHead+size)
+		}
+		c.buf = c.buf[:cap(c.buf)]
+		c.n, c.err = raHead, nil
+		for empty := 0; c.n < len(c.buf) && c.err == nil; {
+			n, err := r.src.Read(c.buf[c.n:])
+			c.n, c.err = c.n+n, err
+			if n == 0 && err == nil {
+				if empty++; empty >= 100 { // as bufio.Reader does
+					c.err = io.ErrNoProgress
+				}
+				continue
+			}
+			if !r.fill {
+				break
+			}
+		}
+		if c.n == len(c.buf) && size < raMaxChunk {
+			size *= 2
+		}
+		select {
+		case r.full <- c:
+		case <-r.quit:
+			return
+		}
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+// stop makes the goroutine return at its next step (after its current read).
+func (r *readAhead) stop() { r.stopOnce.Do(func() { close(r.quit) }) }
+
+// wait waits for the goroutine, if started, to return.
+func (r *readAhead) wait() {
+	if r.started.Load() {
+		<-r.done
+	}
 }
