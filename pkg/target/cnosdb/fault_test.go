@@ -3,7 +3,6 @@ package cnosdb
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -73,25 +73,7 @@ func runFault(t *testing.T, s *cnosdbtest.Server, p *faultproxy.Proxy, path stri
 
 func newProxy(t *testing.T, s *cnosdbtest.Server) *faultproxy.Proxy {
 	t.Helper()
-	p, err := faultproxy.New(strings.TrimPrefix(s.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
-}
-
-func readResults(t *testing.T, path string) load.Results {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Results
-	if err := json.Unmarshal(data, &res); err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return loadtest.Proxy(t, strings.TrimPrefix(s.URL, "http://"))
 }
 
 func (f faultRun) exact(t *testing.T, s *cnosdbtest.Server, rows int64) {
@@ -99,7 +81,7 @@ func (f faultRun) exact(t *testing.T, s *cnosdbtest.Server, rows int64) {
 	if f.err != nil {
 		t.Fatalf("%v\n%s", f.err, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
 		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
 	}
@@ -115,23 +97,12 @@ func (f faultRun) failed(t *testing.T, s *cnosdbtest.Server, want string) load.R
 	if f.err == nil || !strings.Contains(f.err.Error(), want) {
 		t.Fatalf("err = %v, want one naming %q\n%s", f.err, want, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	held := max(s.Rows("bench", "cpu"), 0)
 	if r.Status != load.StatusFailed || !strings.Contains(r.Error, want) || r.Rows != held {
 		t.Fatalf("results: status %q rows %d error %q; the server holds %d", r.Status, r.Rows, r.Error, held)
 	}
 	return r
-}
-
-func afterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
-	for p.Stats().UpstreamBytes < n {
-		select {
-		case <-stop:
-			return false
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return true
 }
 
 // TestFaultCutMidBatch cuts the next connections after 2 KiB of request,
@@ -144,12 +115,12 @@ func TestFaultCutMidBatch(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		if !afterBytes(p, 20<<10, stop) {
+		if !loadtest.AfterBytes(p, 20<<10, stop) {
 			return
 		}
 		p.CutAfter(2<<10, 6)
 		p.CutAll()
-		if afterBytes(p, 100<<10, stop) {
+		if loadtest.AfterBytes(p, 100<<10, stop) {
 			p.CutAll()
 		}
 	}()
@@ -173,7 +144,7 @@ func TestFaultUnreachable(t *testing.T) {
 	defer close(stop)
 	go func() {
 		for i := int64(1); i <= 3; i++ {
-			if !afterBytes(p, i*40<<10, stop) {
+			if !loadtest.AfterBytes(p, i*40<<10, stop) {
 				return
 			}
 			p.Refuse(true)
@@ -202,7 +173,7 @@ func TestFaultStall(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		if !afterBytes(p, 30<<10, stop) {
+		if !loadtest.AfterBytes(p, 30<<10, stop) {
 			return
 		}
 		p.Stall(true)
@@ -228,7 +199,7 @@ func TestFaultMemoryPressure(t *testing.T) {
 	defer close(stop)
 	go func() {
 		for i := int64(1); i <= 4; i++ {
-			if !afterBytes(p, i*30<<10, stop) {
+			if !loadtest.AfterBytes(p, i*30<<10, stop) {
 				return
 			}
 			s.MemoryExhausted(4)

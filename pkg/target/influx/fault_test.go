@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -27,15 +26,7 @@ import (
 // proxied starts a fault proxy in front of the InfluxDB at base.
 func proxied(t *testing.T, base string) (*faultproxy.Proxy, string) {
 	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := faultproxy.New(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := loadtest.Proxy(t, base)
 	return p, "http://" + p.Addr()
 }
 
@@ -81,19 +72,6 @@ func newFaultTarget(t *testing.T, base string, timeout time.Duration) *Target {
 	return tg
 }
 
-func readResults(t *testing.T, path string) load.Results {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Results
-	if err := json.Unmarshal(data, &res); err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // dbRows is the number of points in cpu and mem of the run's database.
 func (f faultRun) dbRows(t *testing.T) int64 {
 	t.Helper()
@@ -112,7 +90,7 @@ func (f faultRun) exact(t *testing.T, rows int64) {
 	if f.err != nil {
 		t.Fatalf("%v\n%s", f.err, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
 		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
 	}
@@ -128,7 +106,7 @@ func (f faultRun) failed(t *testing.T, want string) load.Results {
 	if f.err == nil || !strings.Contains(f.err.Error(), want) {
 		t.Fatalf("err = %v, want one naming %q\n%s", f.err, want, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	if r.Status != load.StatusFailed || !strings.Contains(r.Error, want) {
 		t.Fatalf("results: status %q error %q", r.Status, r.Error)
 	}
@@ -148,12 +126,12 @@ func TestFaultCutMidBatch(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		if !afterBytes(p, 64<<10, stop) {
+		if !loadtest.AfterBytes(p, 64<<10, stop) {
 			return
 		}
 		p.CutAfter(4<<10, 6)
 		p.CutAll()
-		if afterBytes(p, 256<<10, stop) {
+		if loadtest.AfterBytes(p, 256<<10, stop) {
 			p.CutAll()
 		}
 	}()
@@ -177,7 +155,7 @@ func TestFaultStall(t *testing.T) {
 	defer close(stop)
 	p.SetLatency(2 * time.Millisecond) // a load of a few seconds
 	go func() {
-		if !afterBytes(p, 100<<10, stop) {
+		if !loadtest.AfterBytes(p, 100<<10, stop) {
 			return
 		}
 		p.Stall(true)
@@ -193,19 +171,6 @@ func TestFaultStall(t *testing.T) {
 	if !strings.Contains(f.log, "Timeout") && !strings.Contains(f.log, "timeout") {
 		t.Errorf("no timeout reported:\n%s", f.log)
 	}
-}
-
-// afterBytes waits until the proxy forwarded n request bytes (true), or
-// stop is closed (false).
-func afterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
-	for p.Stats().UpstreamBytes < n {
-		select {
-		case <-stop:
-			return false
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return true
 }
 
 // TestFaultRefusedRows: batches in the middle of the file conflict with
@@ -253,7 +218,7 @@ func TestFaultDatabaseNotFound(t *testing.T) {
 	if f.err == nil || !strings.Contains(f.err.Error(), "database not found") {
 		t.Fatalf("err = %v\n%s", f.err, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	if r.Status != load.StatusFailed || r.Rows != 0 || r.Retries != 0 {
 		t.Fatalf("status %s rows %d retries %d", r.Status, r.Rows, r.Retries)
 	}

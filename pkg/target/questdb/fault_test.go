@@ -3,9 +3,7 @@ package questdb
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/schema"
@@ -48,15 +47,7 @@ func faultFile(t *testing.T, table string, rows int, edit func(i int, line strin
 
 func proxied(t *testing.T, s qdb) (*faultproxy.Proxy, string) {
 	t.Helper()
-	u, err := url.Parse(s.http)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := faultproxy.New(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := loadtest.Proxy(t, s.http)
 	return p, "http://" + p.Addr()
 }
 
@@ -100,19 +91,6 @@ func runFault(t *testing.T, s qdb, httpURL, table, path string, timeout time.Dur
 	return faultRun{res: res, err: err, log: stderr.String(), results: results, tg: tg, table: table}
 }
 
-func readResults(t *testing.T, path string) load.Results {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Results
-	if err := json.Unmarshal(data, &res); err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // dbRows counts the table's rows (after the WAL is applied) and its
 // distinct (timestamp, host) keys.
 func (f faultRun) dbRows(t *testing.T) (rows, keys int64) {
@@ -139,24 +117,13 @@ func (f faultRun) exact(t *testing.T, rows int64) {
 	if f.err != nil {
 		t.Fatalf("%v\n%s", f.err, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
 		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
 	}
 	if n, keys := f.dbRows(t); n != rows || keys != rows {
 		t.Fatalf("table holds %d rows, %d distinct, want %d", n, keys, rows)
 	}
-}
-
-func afterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
-	for p.Stats().UpstreamBytes < n {
-		select {
-		case <-stop:
-			return false
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return true
 }
 
 // TestFaultCutMidBatch cuts the next connections after 4 KiB of request,
@@ -169,12 +136,12 @@ func TestFaultCutMidBatch(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		if !afterBytes(p, 200<<10, stop) {
+		if !loadtest.AfterBytes(p, 200<<10, stop) {
 			return
 		}
 		p.CutAfter(4<<10, 6)
 		p.CutAll()
-		if afterBytes(p, 1<<20, stop) {
+		if loadtest.AfterBytes(p, 1<<20, stop) {
 			p.CutAll()
 		}
 	}()
@@ -198,7 +165,7 @@ func TestFaultStall(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		if !afterBytes(p, 200<<10, stop) {
+		if !loadtest.AfterBytes(p, 200<<10, stop) {
 			return
 		}
 		p.Stall(true)
@@ -224,7 +191,7 @@ func TestFaultRefuseWindows(t *testing.T) {
 	defer close(stop)
 	go func() {
 		for i := int64(1); i <= 4; i++ {
-			if !afterBytes(p, i*300<<10, stop) {
+			if !loadtest.AfterBytes(p, i*300<<10, stop) {
 				return
 			}
 			p.Refuse(true)
@@ -257,7 +224,7 @@ func TestFaultCastError(t *testing.T) {
 	if f.err == nil || !strings.Contains(f.err.Error(), "line 3457") || !strings.Contains(f.err.Error(), "400") {
 		t.Fatalf("err = %v, want a 400 naming line 3457\n%s", f.err, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	n, keys := f.dbRows(t)
 	if r.Status != load.StatusFailed || r.Rows != 3000 || n != r.Rows || keys != n || r.Retries != 0 {
 		t.Fatalf("status %s rows %d retries %d; table holds %d (%d distinct), want 3000", r.Status, r.Rows, r.Retries, n, keys)

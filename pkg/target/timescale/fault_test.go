@@ -3,7 +3,6 @@ package timescale
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/schema"
@@ -47,15 +47,11 @@ func faultILP(t *testing.T, m string, rows int) string {
 func proxied(t *testing.T) (*faultproxy.Proxy, string) {
 	t.Helper()
 	requireServer(t)
+	p := loadtest.Proxy(t, pgURL())
 	u, err := url.Parse(pgURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := faultproxy.New(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
 	u.Host = p.Addr()
 	return p, u.String()
 }
@@ -95,19 +91,6 @@ func runFault(t *testing.T, cfg Config, path string, batch, workers int) faultRu
 	return faultRun{res: res, err: err, log: stderr.String(), db: db, results: results, tg: tg}
 }
 
-func readResults(t *testing.T, path string) load.Results {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Results
-	if err := json.Unmarshal(data, &res); err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // dbRows counts table's rows and its distinct (host, time) keys directly.
 func (f faultRun) dbRows(t *testing.T, table string) (rows, keys int64) {
 	t.Helper()
@@ -125,26 +108,13 @@ func (f faultRun) exact(t *testing.T, table string, rows int64) {
 	if f.err != nil {
 		t.Fatalf("%v\n%s", f.err, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
 		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
 	}
 	if n, keys := f.dbRows(t, table); n != rows || keys != rows {
 		t.Fatalf("database holds %d rows, %d distinct, want %d", n, keys, rows)
 	}
-}
-
-// afterBytes waits until the proxy forwarded n request bytes (true), or
-// stop is closed (false).
-func afterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
-	for p.Stats().UpstreamBytes < n {
-		select {
-		case <-stop:
-			return false
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return true
 }
 
 // TestFaultCutMidBatch cuts the next connections after 8 KiB (in the
@@ -156,12 +126,12 @@ func TestFaultCutMidBatch(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		if !afterBytes(p, 256<<10, stop) {
+		if !loadtest.AfterBytes(p, 256<<10, stop) {
 			return
 		}
 		p.CutAfter(8<<10, 5)
 		p.CutAll()
-		if afterBytes(p, 1<<20, stop) {
+		if loadtest.AfterBytes(p, 1<<20, stop) {
 			p.CutAll()
 		}
 	}()
@@ -184,7 +154,7 @@ func TestFaultStall(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		if !afterBytes(p, 256<<10, stop) {
+		if !loadtest.AfterBytes(p, 256<<10, stop) {
 			return
 		}
 		p.Stall(true)
@@ -323,7 +293,7 @@ func TestFaultPermissionDenied(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "permission denied for table perm_denied") || !strings.Contains(err.Error(), "42501") {
 		t.Fatalf("err = %v, want permission denied (42501)\n%s", err, stderr.String())
 	}
-	r := readResults(t, results)
+	r := loadtest.ReadResults(t, results)
 	var inDB, denied int64
 	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM perm_ok), (SELECT count(*) FROM perm_denied)").Scan(&inDB, &denied); err != nil {
 		t.Fatal(err)
@@ -413,7 +383,7 @@ func TestFaultMalformedInput(t *testing.T) {
 	if f.err == nil || !strings.Contains(f.err.Error(), "record 25001 (line 25001, byte offset") || !strings.Contains(f.err.Error(), "NUL byte in tag") {
 		t.Fatalf("err = %v\n%s", f.err, f.log)
 	}
-	r := readResults(t, f.results)
+	r := loadtest.ReadResults(t, f.results)
 	n, keys := f.dbRows(t, "fault_bad")
 	if r.Status != load.StatusFailed || r.Rows == 0 || r.Rows > 25000 || r.Rows%1000 != 0 || n != r.Rows || keys != n {
 		t.Fatalf("status %s rows %d; table holds %d (%d distinct)", r.Status, r.Rows, n, keys)
