@@ -15,32 +15,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
-
-// pgConnect connects to TSLOAD_POSTGRES; it skips the test when the server
-// is unreachable, unless CI is set.
-func pgConnect(t *testing.T) *pgx.Conn {
-	t.Helper()
-	url := os.Getenv("TSLOAD_POSTGRES")
-	if url == "" {
-		url = "postgres://postgres@127.0.0.1:5432/postgres"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("PostgreSQL unreachable at %s (start it with scripts/start_postgres.sh): %v", url, err)
-		}
-		t.Fatalf("PostgreSQL unreachable at %s: %v", url, err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
 
 // pgSchema creates a fresh schema, makes it the search path and drops it at
 // the end of the test.
@@ -159,7 +139,7 @@ func csvHeader(tb *schema.Table) []byte {
 // streams), checks the row counts, that both formats load the same rows,
 // and that the first row of each table holds the values the ILP output has.
 func TestPostgres(t *testing.T) {
-	conn := pgConnect(t)
+	conn := loadtest.PGConnect(t)
 	ctx := context.Background()
 	for _, uc := range usecase.Names {
 		t.Run(uc, func(t *testing.T) {

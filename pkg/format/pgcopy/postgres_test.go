@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
@@ -22,33 +20,12 @@ import (
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// pgConnect connects to TSLOAD_POSTGRES; it skips the test when the server
-// is unreachable, unless CI is set.
-func pgConnect(t *testing.T) *pgx.Conn {
-	t.Helper()
-	url := os.Getenv("TSLOAD_POSTGRES")
-	if url == "" {
-		url = "postgres://postgres@127.0.0.1:5432/postgres"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("PostgreSQL unreachable at %s (start it with scripts/start_postgres.sh): %v", url, err)
-		}
-		t.Fatalf("PostgreSQL unreachable at %s: %v", url, err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
 // TestServerSkipsTableChunk: PostgreSQL's COPY FROM (FORMAT binary) reads
 // the header extension length and skips the tsload table chunk, so the
 // generator's single-table file loads unchanged; and the server's own
 // COPY TO output holds the very same tuples after a plain header.
 func TestServerSkipsTableChunk(t *testing.T) {
-	conn := pgConnect(t)
+	conn := loadtest.PGConnect(t)
 	ctx := context.Background()
 	for _, uc := range []string{usecase.CPUOnly, usecase.Weather} {
 		t.Run(uc, func(t *testing.T) {

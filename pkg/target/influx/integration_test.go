@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -28,10 +29,9 @@ func influxURL(t *testing.T) string {
 		u = "http://127.0.0.1:8086"
 	}
 	if err := ping(u); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("InfluxDB at %s unreachable under CI: %v (run scripts/start_influxdb.sh)", u, err)
-		}
-		t.Skipf("InfluxDB at %s unreachable: %v (run scripts/start_influxdb.sh)", u, err)
+		loadtest.SkipOrFail(t,
+			fmt.Sprintf("InfluxDB at %s unreachable: %v (run scripts/start_influxdb.sh)", u, err),
+			fmt.Sprintf("InfluxDB at %s unreachable under CI: %v (run scripts/start_influxdb.sh)", u, err))
 	}
 	return u
 }
@@ -316,10 +316,7 @@ func startInstance(t *testing.T, name string, extra ...string) *instance {
 	t.Helper()
 	influxURL(t) // same skip rule: no local InfluxDB, no second one either
 	if _, err := exec.LookPath("influxd"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("influxd not installed under CI")
-		}
-		t.Skip("influxd not installed")
+		loadtest.SkipOrFail(t, "influxd not installed", "influxd not installed under CI")
 	}
 	state := t.TempDir()
 	port := freePort(t)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -79,10 +80,9 @@ func serverLocked(t *testing.T, exclusive bool) qdb {
 		tcp:  envOr("TSLOAD_QUESTDB_ILP_TCP", "127.0.0.1:9009"),
 	}
 	if err := ping(s.http, 2*time.Second); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("QuestDB not reachable (%v); start it with scripts/start_questdb.sh", err)
-		}
-		t.Fatalf("QuestDB not reachable under CI: %v", err)
+		loadtest.SkipOrFail(t,
+			fmt.Sprintf("QuestDB not reachable (%v); start it with scripts/start_questdb.sh", err),
+			fmt.Sprintf("QuestDB not reachable under CI: %v", err))
 	}
 	return s
 }

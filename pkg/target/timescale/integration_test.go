@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -36,10 +37,9 @@ func requireServer(t testing.TB) {
 	defer cancel()
 	conn, err := pgx.Connect(ctx, pgURL())
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("PostgreSQL unreachable at %s under CI (run scripts/start_postgres.sh): %v", pgURL(), err)
-		}
-		t.Skipf("PostgreSQL unreachable at %s (start it with scripts/start_postgres.sh): %v", pgURL(), err)
+		loadtest.SkipOrFail(t,
+			fmt.Sprintf("PostgreSQL unreachable at %s (start it with scripts/start_postgres.sh): %v", pgURL(), err),
+			fmt.Sprintf("PostgreSQL unreachable at %s under CI (run scripts/start_postgres.sh): %v", pgURL(), err))
 	}
 	conn.Close(ctx)
 }
