@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
-	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // TestSecrets passes the password by environment variable, by flag and
@@ -47,23 +44,8 @@ func TestSecrets(t *testing.T) {
 			}
 			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
 			args := append([]string{"load_cnosdb", "--file", in, "--db-name", "bench", "--drop-db", "--results-file", results}, tc.args...)
-			var stderr bytes.Buffer
-			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("%v\n%s", err, stderr.String())
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("err = %v, want %q\n%s", err, tc.wantErr, stderr.String())
-			}
-			data, rerr := os.ReadFile(results)
-			if rerr != nil {
-				t.Fatal(rerr)
-			}
-			for what, out := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
-				if strings.Contains(out, secret) || strings.Contains(out, wrong) {
-					t.Errorf("a password appears in the %s:\n%s", what, out)
-				}
-			}
+			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r.NoSecret(t, "a password", secret, wrong)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,19 +35,7 @@ func TestMain_BadFlags(t *testing.T) {
 // TestMain_Load runs the command against the InfluxDB of
 // scripts/start_influxdb.sh (skipped when unreachable and CI is unset).
 func TestMain_Load(t *testing.T) {
-	url := os.Getenv("TSLOAD_INFLUX_URL")
-	if url == "" {
-		url = "http://127.0.0.1:8086"
-	}
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(url + "/ping")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("InfluxDB at %s unreachable under CI: %v", url, err)
-		}
-		t.Skipf("InfluxDB at %s unreachable: %v", url, err)
-	}
-	resp.Body.Close()
+	url := influxURL(t)
 	in := filepath.Join(t.TempDir(), "in.ilp")
 	var b strings.Builder
 	for i := 0; i < 2500; i++ {
@@ -57,7 +44,7 @@ func TestMain_Load(t *testing.T) {
 	os.WriteFile(in, []byte(b.String()), 0o644)
 	db := fmt.Sprintf("tsload_cmd_test_%d", time.Now().UnixNano()%1e9)
 	var stderr bytes.Buffer
-	err = loadcli.Run(context.Background(), spec(), []string{"load_influx", "--urls", url + "," + url, "--file", in,
+	err := loadcli.Run(context.Background(), spec(), []string{"load_influx", "--urls", url + "," + url, "--file", in,
 		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3"}, nil, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())

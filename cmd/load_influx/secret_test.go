@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -49,26 +48,11 @@ func TestSecrets(t *testing.T) {
 			}
 			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
 			args := append([]string{"load_influx", "--file", in, "--db-name", db, "--results-file", results}, tc.args...)
-			var stderr bytes.Buffer
-			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("%v\n%s", err, stderr.String())
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("err = %v, want %q", err, tc.wantErr)
-			}
-			data, rerr := os.ReadFile(results)
-			if rerr != nil {
-				t.Fatal(rerr)
-			}
-			for what, s := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
-				if strings.Contains(s, secret) {
-					t.Errorf("the password appears in the %s:\n%s", what, s)
-				}
-			}
+			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r.NoSecret(t, "the password", secret)
 			if tc.env || strings.Contains(strings.Join(tc.args, " "), "--password") {
-				if !strings.Contains(string(data), `"password": "REDACTED"`) {
-					t.Errorf("results file does not show the password as REDACTED:\n%s", data)
+				if !strings.Contains(string(r.Results), `"password": "REDACTED"`) {
+					t.Errorf("results file does not show the password as REDACTED:\n%s", r.Results)
 				}
 			}
 		})

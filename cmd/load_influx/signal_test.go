@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
@@ -31,24 +32,12 @@ func influxURL(t *testing.T) string {
 	c := http.Client{Timeout: 2 * time.Second}
 	resp, err := c.Get(url + "/ping")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("InfluxDB at %s unreachable under CI: %v", url, err)
-		}
-		t.Skipf("InfluxDB at %s unreachable: %v", url, err)
+		loadtest.SkipOrFail(t,
+			fmt.Sprintf("InfluxDB at %s unreachable: %v", url, err),
+			fmt.Sprintf("InfluxDB at %s unreachable under CI: %v", url, err))
 	}
 	resp.Body.Close()
 	return url
-}
-
-// buildLoader compiles this command into a temporary directory.
-func buildLoader(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "load_influx")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // TestSignal interrupts a real load (slowed by 15 ms per forwarded chunk
@@ -57,7 +46,7 @@ func buildLoader(t *testing.T) string {
 // the rows it counts are exactly the rows in the database.
 func TestSignal(t *testing.T) {
 	url := influxURL(t)
-	bin := buildLoader(t)
+	bin := loadtest.BuildLoader(t, "load_influx")
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	const rows = 100000

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/target/questdb"
 )
@@ -38,10 +38,9 @@ func TestSecrets(t *testing.T) {
 	c := http.Client{Timeout: 2 * time.Second}
 	resp, err := c.Get(httpURL + "/ping")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("QuestDB unreachable under CI: %v", err)
-		}
-		t.Skipf("QuestDB unreachable: %v (run scripts/start_questdb.sh)", err)
+		loadtest.SkipOrFail(t,
+			fmt.Sprintf("QuestDB unreachable: %v (run scripts/start_questdb.sh)", err),
+			fmt.Sprintf("QuestDB unreachable under CI: %v", err))
 	}
 	resp.Body.Close()
 	const secret = "Zq8-s3cr3t-pw"
@@ -85,23 +84,8 @@ func TestSecrets(t *testing.T) {
 			}
 			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
 			args := append([]string{"load_questdb", "--file", in, "--results-file", results, "--http-url", httpURL, "--pg", pg}, tc.args...)
-			var stderr bytes.Buffer
-			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("%v\n%s", err, stderr.String())
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("err = %v, want %q\n%s", err, tc.wantErr, stderr.String())
-			}
-			data, rerr := os.ReadFile(results)
-			if rerr != nil {
-				t.Fatal(rerr)
-			}
-			for what, s := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
-				if strings.Contains(s, secret) || strings.Contains(s, token) {
-					t.Errorf("a secret appears in the %s:\n%s", what, s)
-				}
-			}
+			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r.NoSecret(t, "a secret", secret, token)
 		})
 	}
 }

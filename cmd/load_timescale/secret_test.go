@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // TestSecrets passes a password by environment variable (PGPASSWORD), by
@@ -61,23 +60,8 @@ func TestSecrets(t *testing.T) {
 			}
 			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
 			args := append([]string{"load_timescale", "--file", in, "--db-name", db, "--drop-db", "--results-file", results}, tc.args...)
-			var stderr bytes.Buffer
-			err := loadcli.Run(context.Background(), spec(), args, nil, &stderr)
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Fatalf("%v\n%s", err, stderr.String())
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Fatalf("err = %v, want %q", err, tc.wantErr)
-			}
-			data, rerr := os.ReadFile(results)
-			if rerr != nil {
-				t.Fatal(rerr)
-			}
-			for what, s := range map[string]string{"stderr": stderr.String(), "error": fmt.Sprint(err), "results file": string(data)} {
-				if strings.Contains(s, secret) {
-					t.Errorf("the password appears in the %s:\n%s", what, s)
-				}
-			}
+			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r.NoSecret(t, "the password", secret)
 		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/target/timescale"
@@ -39,10 +40,9 @@ func postgresURL(t *testing.T) string {
 	defer cancel()
 	conn, err := pgx.Connect(ctx, u)
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("PostgreSQL at %s unreachable under CI: %v", u, err)
-		}
-		t.Skipf("PostgreSQL unreachable: %v (run scripts/start_postgres.sh)", err)
+		loadtest.SkipOrFail(t,
+			fmt.Sprintf("PostgreSQL unreachable: %v (run scripts/start_postgres.sh)", err),
+			fmt.Sprintf("PostgreSQL at %s unreachable under CI: %v", u, err))
 	}
 	conn.Close(ctx)
 	return u
@@ -54,10 +54,7 @@ func postgresURL(t *testing.T) string {
 // rows in the database.
 func TestSignal(t *testing.T) {
 	base := postgresURL(t)
-	bin := filepath.Join(t.TempDir(), "load_timescale")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := loadtest.BuildLoader(t, "load_timescale")
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	const rows = 100000
