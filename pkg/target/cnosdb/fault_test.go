@@ -1,7 +1,6 @@
 package cnosdb
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/runner"
 )
 
 // Fault injection through internal/faultproxy in front of the CnosDB
@@ -45,10 +43,7 @@ func faultFile(t *testing.T, rows int, edit func(i int, line string) string) str
 }
 
 type faultRun struct {
-	res     *load.Results
-	err     error
-	log     string
-	results string
+	loadtest.Run
 }
 
 // runFault loads path through a proxy to s.
@@ -63,12 +58,9 @@ func runFault(t *testing.T, s *cnosdbtest.Server, p *faultproxy.Proxy, path stri
 		c.Gzip = true
 		c.RequestTimeout = timeout
 	})
-	results := filepath.Join(t.TempDir(), "results.json")
-	var stderr bytes.Buffer
-	cfg := runnerConfig(path, &stderr)
-	cfg.BatchSize, cfg.Workers, cfg.ResultsFile, cfg.RetryTimeout = batch, workers, results, 60*time.Second
-	res, err := runner.Run(context.Background(), cfg, tg)
-	return faultRun{res: res, err: err, log: stderr.String(), results: results}
+	cfg := runnerConfig(path, nil)
+	cfg.BatchSize, cfg.Workers, cfg.RetryTimeout = batch, workers, 60*time.Second
+	return faultRun{loadtest.RunLoad(t, cfg, tg)}
 }
 
 func newProxy(t *testing.T, s *cnosdbtest.Server) *faultproxy.Proxy {
@@ -78,13 +70,7 @@ func newProxy(t *testing.T, s *cnosdbtest.Server) *faultproxy.Proxy {
 
 func (f faultRun) exact(t *testing.T, s *cnosdbtest.Server, rows int64) {
 	t.Helper()
-	if f.err != nil {
-		t.Fatalf("%v\n%s", f.err, f.log)
-	}
-	r := loadtest.ReadResults(t, f.results)
-	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
-		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
-	}
+	f.Exact(t, rows)
 	if n := s.Rows("bench", "cpu"); n != rows {
 		t.Fatalf("server holds %d rows, want %d", n, rows)
 	}
@@ -94,10 +80,10 @@ func (f faultRun) exact(t *testing.T, s *cnosdbtest.Server, rows int64) {
 // file counting exactly the rows the server holds.
 func (f faultRun) failed(t *testing.T, s *cnosdbtest.Server, want string) load.Results {
 	t.Helper()
-	if f.err == nil || !strings.Contains(f.err.Error(), want) {
-		t.Fatalf("err = %v, want one naming %q\n%s", f.err, want, f.log)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), want) {
+		t.Fatalf("err = %v, want one naming %q\n%s", f.Err, want, f.Log)
 	}
-	r := loadtest.ReadResults(t, f.results)
+	r := loadtest.ReadResults(t, f.Results)
 	held := max(s.Rows("bench", "cpu"), 0)
 	if r.Status != load.StatusFailed || !strings.Contains(r.Error, want) || r.Rows != held {
 		t.Fatalf("results: status %q rows %d error %q; the server holds %d", r.Status, r.Rows, r.Error, held)
@@ -126,10 +112,10 @@ func TestFaultCutMidBatch(t *testing.T) {
 	}()
 	f := runFault(t, s, p, path, 10*time.Second, 700, 3)
 	f.exact(t, s, 30000)
-	if st := p.Stats(); st.Cuts < 6 || f.res.Retries == 0 {
-		t.Errorf("cuts %d retries %d", st.Cuts, f.res.Retries)
+	if st := p.Stats(); st.Cuts < 6 || f.Res.Retries == 0 {
+		t.Errorf("cuts %d retries %d", st.Cuts, f.Res.Retries)
 	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.res.Retries)
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
 }
 
 // TestFaultUnreachable: the server goes away three times (connections cut,
@@ -155,10 +141,10 @@ func TestFaultUnreachable(t *testing.T) {
 	}()
 	f := runFault(t, s, p, path, 10*time.Second, 700, 3)
 	f.exact(t, s, 30000)
-	if st := p.Stats(); st.Refused == 0 || f.res.Retries == 0 {
-		t.Errorf("refused %d retries %d", st.Refused, f.res.Retries)
+	if st := p.Stats(); st.Refused == 0 || f.Res.Retries == 0 {
+		t.Errorf("refused %d retries %d", st.Refused, f.Res.Retries)
 	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.res.Retries)
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
 }
 
 // TestFaultStall stalls the server for 2.5 s, past the 700 ms request
@@ -182,8 +168,8 @@ func TestFaultStall(t *testing.T) {
 	}()
 	f := runFault(t, s, p, path, 700*time.Millisecond, 500, 2)
 	f.exact(t, s, 20000)
-	if f.res.Retries == 0 || !strings.Contains(f.log, "deadline exceeded") {
-		t.Errorf("retries %d; no timeout reported:\n%s", f.res.Retries, f.log)
+	if f.Res.Retries == 0 || !strings.Contains(f.Log, "deadline exceeded") {
+		t.Errorf("retries %d; no timeout reported:\n%s", f.Res.Retries, f.Log)
 	}
 }
 
@@ -207,10 +193,10 @@ func TestFaultMemoryPressure(t *testing.T) {
 	}()
 	f := runFault(t, s, p, path, 10*time.Second, 700, 3)
 	f.exact(t, s, 30000)
-	if f.res.Retries < 4 || !strings.Contains(f.log, cnosdbtest.MemoryExhaustedMsg) {
-		t.Errorf("retries %d\n%s", f.res.Retries, f.log)
+	if f.Res.Retries < 4 || !strings.Contains(f.Log, cnosdbtest.MemoryExhaustedMsg) {
+		t.Errorf("retries %d\n%s", f.Res.Retries, f.Log)
 	}
-	t.Logf("%d re-sends", f.res.Retries)
+	t.Logf("%d re-sends", f.Res.Retries)
 }
 
 // TestFaultBadLine: the server refuses a whole batch (422 040004) in the
@@ -249,12 +235,7 @@ func TestFaultDatabaseNotFound(t *testing.T) {
 	defer s.Close()
 	path := faultFile(t, 3000, nil)
 	tg := newTarget(t, s, nil)
-	results := filepath.Join(t.TempDir(), "results.json")
-	var stderr bytes.Buffer
-	cfg := runnerConfig(path, &stderr)
-	cfg.ResultsFile = results
-	_, err := runner.Run(context.Background(), cfg, dropAfterPrepare{tg})
-	f := faultRun{err: err, log: stderr.String(), results: results}
+	f := faultRun{loadtest.RunLoad(t, runnerConfig(path, nil), dropAfterPrepare{tg})}
 	r := f.failed(t, s, "Database not found")
 	if r.Rows != 0 || r.Retries != 0 {
 		t.Fatalf("rows %d retries %d", r.Rows, r.Retries)

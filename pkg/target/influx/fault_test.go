@@ -33,33 +33,24 @@ func proxied(t *testing.T, base string) (*faultproxy.Proxy, string) {
 // faultRun loads path through url into a fresh database with a results
 // file. The target stays open (for counting) until the test ends.
 type faultRun struct {
-	res     *load.Results
-	err     error
-	log     string
-	tg      *Target
-	results string
+	loadtest.Run
+	tg *Target
 }
 
 func runFault(t *testing.T, target *Target, dbTarget load.Target, path string, batch, workers int, mod func(*runner.Config)) faultRun {
 	t.Helper()
 	db := uniqueDB(t)
 	t.Cleanup(func() { target.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db)) })
-	results := filepath.Join(t.TempDir(), "results.json")
-	var stderr bytes.Buffer
-	cfg := runner.Config{
-		Inputs: []string{path}, BatchSize: batch, Workers: workers, DoLoad: true, Verify: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 60 * time.Second, Stderr: &stderr, ResultsFile: results,
-		Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
-		Loader:  "load_influx", Target: "influx",
-	}
+	cfg := loadtest.FaultConfig(path, batch, workers)
+	cfg.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	cfg.Loader, cfg.Target = "load_influx", "influx"
 	if mod != nil {
 		mod(&cfg)
 	}
 	if dbTarget == nil {
 		dbTarget = target
 	}
-	res, err := runner.Run(context.Background(), cfg, dbTarget)
-	return faultRun{res: res, err: err, log: stderr.String(), tg: target, results: results}
+	return faultRun{Run: loadtest.RunLoad(t, cfg, dbTarget), tg: target}
 }
 
 func newFaultTarget(t *testing.T, base string, timeout time.Duration) *Target {
@@ -87,13 +78,7 @@ func (f faultRun) dbRows(t *testing.T) int64 {
 // re-sent point overwrites itself: no duplicates).
 func (f faultRun) exact(t *testing.T, rows int64) {
 	t.Helper()
-	if f.err != nil {
-		t.Fatalf("%v\n%s", f.err, f.log)
-	}
-	r := loadtest.ReadResults(t, f.results)
-	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
-		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
-	}
+	f.Exact(t, rows)
 	if n := f.dbRows(t); n != rows {
 		t.Fatalf("database holds %d points, want %d", n, rows)
 	}
@@ -103,10 +88,10 @@ func (f faultRun) exact(t *testing.T, rows int64) {
 // the results file says failed, and its rows are what the database holds.
 func (f faultRun) failed(t *testing.T, want string) load.Results {
 	t.Helper()
-	if f.err == nil || !strings.Contains(f.err.Error(), want) {
-		t.Fatalf("err = %v, want one naming %q\n%s", f.err, want, f.log)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), want) {
+		t.Fatalf("err = %v, want one naming %q\n%s", f.Err, want, f.Log)
 	}
-	r := loadtest.ReadResults(t, f.results)
+	r := loadtest.ReadResults(t, f.Results)
 	if r.Status != load.StatusFailed || !strings.Contains(r.Error, want) {
 		t.Fatalf("results: status %q error %q", r.Status, r.Error)
 	}
@@ -141,7 +126,7 @@ func TestFaultCutMidBatch(t *testing.T) {
 	if st := p.Stats(); st.Cuts < 6 {
 		t.Errorf("only %d connections cut", st.Cuts)
 	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.res.Retries)
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
 }
 
 // TestFaultStall stalls the server for 3 s, past the 800 ms request
@@ -165,11 +150,11 @@ func TestFaultStall(t *testing.T) {
 	tg := newFaultTarget(t, purl, 800*time.Millisecond)
 	f := runFault(t, tg, nil, path, 500, 2, nil)
 	f.exact(t, 30000)
-	if f.res.Retries == 0 {
+	if f.Res.Retries == 0 {
 		t.Error("no request timed out: the stall came after the load")
 	}
-	if !strings.Contains(f.log, "Timeout") && !strings.Contains(f.log, "timeout") {
-		t.Errorf("no timeout reported:\n%s", f.log)
+	if !strings.Contains(f.Log, "Timeout") && !strings.Contains(f.Log, "timeout") {
+		t.Errorf("no timeout reported:\n%s", f.Log)
 	}
 }
 
@@ -192,8 +177,8 @@ func TestFaultRefusedRows(t *testing.T) {
 	tg := newFaultTarget(t, base, 10*time.Second)
 	f := runFault(t, tg, nil, path, 1000, 1, nil)
 	r := f.failed(t, "field type conflict")
-	if !strings.Contains(f.err.Error(), "rows rejected by the server") || r.Rows != int64(10000-bad) || r.RejectedRows != int64(bad) {
-		t.Fatalf("rows %d rejected %d (want %d, %d): %v", r.Rows, r.RejectedRows, 10000-bad, bad, f.err)
+	if !strings.Contains(f.Err.Error(), "rows rejected by the server") || r.Rows != int64(10000-bad) || r.RejectedRows != int64(bad) {
+		t.Fatalf("rows %d rejected %d (want %d, %d): %v", r.Rows, r.RejectedRows, 10000-bad, bad, f.Err)
 	}
 }
 
@@ -215,10 +200,10 @@ func TestFaultDatabaseNotFound(t *testing.T) {
 	path := ilpFile(t, 5000, 24)
 	tg := newFaultTarget(t, base, 10*time.Second)
 	f := runFault(t, tg, dropAfterPrepare{tg}, path, 1000, 2, nil)
-	if f.err == nil || !strings.Contains(f.err.Error(), "database not found") {
-		t.Fatalf("err = %v\n%s", f.err, f.log)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), "database not found") {
+		t.Fatalf("err = %v\n%s", f.Err, f.Log)
 	}
-	r := loadtest.ReadResults(t, f.results)
+	r := loadtest.ReadResults(t, f.Results)
 	if r.Status != load.StatusFailed || r.Rows != 0 || r.Retries != 0 {
 		t.Fatalf("status %s rows %d retries %d", r.Status, r.Rows, r.Retries)
 	}

@@ -1,7 +1,6 @@
 package questdb
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -52,12 +50,9 @@ func proxied(t *testing.T, s qdb) (*faultproxy.Proxy, string) {
 }
 
 type faultRun struct {
-	res     *load.Results
-	err     error
-	log     string
-	results string
-	tg      *Target
-	table   string
+	loadtest.Run
+	tg    *Target
+	table string
 }
 
 // runFault loads path (rows of table) over httpURL with DEDUP tables.
@@ -80,15 +75,10 @@ func runFault(t *testing.T, s qdb, httpURL, table, path string, timeout time.Dur
 		}
 		tg.Close()
 	})
-	results := filepath.Join(t.TempDir(), "results.json")
-	var stderr bytes.Buffer
-	res, err := runner.Run(context.Background(), runner.Config{
-		Inputs: []string{path}, BatchSize: batch, Workers: workers, DoLoad: true, Verify: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 60 * time.Second, Stderr: &stderr, ResultsFile: results,
-		Prepare: load.PrepareOptions{CreateDB: true, DropDB: true},
-		Loader:  "load_questdb", Target: "questdb",
-	}, tg)
-	return faultRun{res: res, err: err, log: stderr.String(), results: results, tg: tg, table: table}
+	cfg := loadtest.FaultConfig(path, batch, workers)
+	cfg.Prepare = load.PrepareOptions{CreateDB: true, DropDB: true}
+	cfg.Loader, cfg.Target = "load_questdb", "questdb"
+	return faultRun{Run: loadtest.RunLoad(t, cfg, tg), tg: tg, table: table}
 }
 
 // dbRows counts the table's rows (after the WAL is applied) and its
@@ -114,13 +104,7 @@ func (f faultRun) dbRows(t *testing.T) (rows, keys int64) {
 
 func (f faultRun) exact(t *testing.T, rows int64) {
 	t.Helper()
-	if f.err != nil {
-		t.Fatalf("%v\n%s", f.err, f.log)
-	}
-	r := loadtest.ReadResults(t, f.results)
-	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
-		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
-	}
+	f.Exact(t, rows)
 	if n, keys := f.dbRows(t); n != rows || keys != rows {
 		t.Fatalf("table holds %d rows, %d distinct, want %d", n, keys, rows)
 	}
@@ -147,10 +131,10 @@ func TestFaultCutMidBatch(t *testing.T) {
 	}()
 	f := runFault(t, s, u, table, path, 10*time.Second, 1000, 2)
 	f.exact(t, 40000)
-	if st := p.Stats(); st.Cuts < 6 || f.res.Retries == 0 {
-		t.Errorf("cuts %d retries %d", st.Cuts, f.res.Retries)
+	if st := p.Stats(); st.Cuts < 6 || f.Res.Retries == 0 {
+		t.Errorf("cuts %d retries %d", st.Cuts, f.Res.Retries)
 	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.res.Retries)
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
 }
 
 // TestFaultStall stalls the server for 3 s, past the 1 s request timeout:
@@ -174,8 +158,8 @@ func TestFaultStall(t *testing.T) {
 	}()
 	f := runFault(t, s, u, table, path, time.Second, 500, 2)
 	f.exact(t, 30000)
-	if f.res.Retries == 0 || !strings.Contains(f.log, "deadline exceeded") {
-		t.Errorf("retries %d; no timeout reported:\n%s", f.res.Retries, f.log)
+	if f.Res.Retries == 0 || !strings.Contains(f.Log, "deadline exceeded") {
+		t.Errorf("retries %d; no timeout reported:\n%s", f.Res.Retries, f.Log)
 	}
 }
 
@@ -202,10 +186,10 @@ func TestFaultRefuseWindows(t *testing.T) {
 	}()
 	f := runFault(t, s, u, table, path, 10*time.Second, 500, 2)
 	f.exact(t, 40000)
-	if st := p.Stats(); st.Refused == 0 || f.res.Retries == 0 {
-		t.Errorf("refused %d retries %d", st.Refused, f.res.Retries)
+	if st := p.Stats(); st.Refused == 0 || f.Res.Retries == 0 {
+		t.Errorf("refused %d retries %d", st.Refused, f.Res.Retries)
 	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.res.Retries)
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
 }
 
 // TestFaultCastError: a batch in the middle of the input has a string where
@@ -221,10 +205,10 @@ func TestFaultCastError(t *testing.T) {
 		return line
 	})
 	f := runFault(t, s, s.http, table, path, 10*time.Second, 500, 1)
-	if f.err == nil || !strings.Contains(f.err.Error(), "line 3457") || !strings.Contains(f.err.Error(), "400") {
-		t.Fatalf("err = %v, want a 400 naming line 3457\n%s", f.err, f.log)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), "line 3457") || !strings.Contains(f.Err.Error(), "400") {
+		t.Fatalf("err = %v, want a 400 naming line 3457\n%s", f.Err, f.Log)
 	}
-	r := loadtest.ReadResults(t, f.results)
+	r := loadtest.ReadResults(t, f.Results)
 	n, keys := f.dbRows(t)
 	if r.Status != load.StatusFailed || r.Rows != 3000 || n != r.Rows || keys != n || r.Retries != 0 {
 		t.Fatalf("status %s rows %d retries %d; table holds %d (%d distinct), want 3000", r.Status, r.Rows, r.Retries, n, keys)

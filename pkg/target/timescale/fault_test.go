@@ -57,12 +57,9 @@ func proxied(t *testing.T) (*faultproxy.Proxy, string) {
 }
 
 type faultRun struct {
-	res     *load.Results
-	err     error
-	log     string
-	db      string
-	results string
-	tg      *Target
+	loadtest.Run
+	db string
+	tg *Target
 }
 
 // runFault loads path into a fresh database through the target of cfg
@@ -80,15 +77,10 @@ func runFault(t *testing.T, cfg Config, path string, batch, workers int) faultRu
 	}
 	t.Cleanup(func() { dropDB(t, db) })
 	defer tg.Close()
-	results := filepath.Join(t.TempDir(), "results.json")
-	var stderr bytes.Buffer
-	res, err := runner.Run(context.Background(), runner.Config{
-		Inputs: []string{path}, BatchSize: batch, Workers: workers, DoLoad: true, Verify: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 60 * time.Second, Stderr: &stderr, ResultsFile: results,
-		Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
-		Loader:  "load_timescale", Target: "timescale",
-	}, tg)
-	return faultRun{res: res, err: err, log: stderr.String(), db: db, results: results, tg: tg}
+	rc := loadtest.FaultConfig(path, batch, workers)
+	rc.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	rc.Loader, rc.Target = "load_timescale", "timescale"
+	return faultRun{Run: loadtest.RunLoad(t, rc, tg), db: db, tg: tg}
 }
 
 // dbRows counts table's rows and its distinct (host, time) keys directly.
@@ -105,13 +97,7 @@ func (f faultRun) dbRows(t *testing.T, table string) (rows, keys int64) {
 // exact checks a run that must have survived with every row in once.
 func (f faultRun) exact(t *testing.T, table string, rows int64) {
 	t.Helper()
-	if f.err != nil {
-		t.Fatalf("%v\n%s", f.err, f.log)
-	}
-	r := loadtest.ReadResults(t, f.results)
-	if r.Status != load.StatusOK || r.Rows != rows || r.Verify == nil || !r.Verify.OK {
-		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", r.Status, r.Rows, rows, r.Verify, f.log)
-	}
+	f.Exact(t, rows)
 	if n, keys := f.dbRows(t, table); n != rows || keys != rows {
 		t.Fatalf("database holds %d rows, %d distinct, want %d", n, keys, rows)
 	}
@@ -137,11 +123,11 @@ func TestFaultCutMidBatch(t *testing.T) {
 	}()
 	f := runFault(t, Config{URL: u}, path, 1000, 2)
 	f.exact(t, "fault_cut", 40000)
-	if st := p.Stats(); st.Cuts < 5 || f.res.Retries == 0 {
-		t.Errorf("cuts %d, retries %d", st.Cuts, f.res.Retries)
+	if st := p.Stats(); st.Cuts < 5 || f.Res.Retries == 0 {
+		t.Errorf("cuts %d, retries %d", st.Cuts, f.Res.Retries)
 	}
 	aborted, committed := f.tg.LostCommits()
-	t.Logf("proxy %+v, %d re-sends, lost COMMIT answers: %d not committed, %d committed", p.Stats(), f.res.Retries, aborted, committed)
+	t.Logf("proxy %+v, %d re-sends, lost COMMIT answers: %d not committed, %d committed", p.Stats(), f.Res.Retries, aborted, committed)
 }
 
 // TestFaultStall stalls every connection for 3 s, past the 1 s
@@ -166,13 +152,13 @@ func TestFaultStall(t *testing.T) {
 	// A batch that timed out before its COMMIT is re-sent; one that timed
 	// out after is resolved: the stalled COMMIT may have landed meanwhile.
 	aborted, committed := f.tg.LostCommits()
-	if f.res.Retries+committed == 0 {
-		t.Errorf("no batch timed out: retries %d, lost commits resolved %d/%d\n%s", f.res.Retries, aborted, committed, f.log)
+	if f.Res.Retries+committed == 0 {
+		t.Errorf("no batch timed out: retries %d, lost commits resolved %d/%d\n%s", f.Res.Retries, aborted, committed, f.Log)
 	}
-	if f.res.Retries > 0 && !strings.Contains(f.log, "--request-timeout 1s") {
-		t.Errorf("no timeout reported:\n%s", f.log)
+	if f.Res.Retries > 0 && !strings.Contains(f.Log, "--request-timeout 1s") {
+		t.Errorf("no timeout reported:\n%s", f.Log)
 	}
-	t.Logf("%d re-sends, lost COMMIT answers: %d not committed, %d committed", f.res.Retries, aborted, committed)
+	t.Logf("%d re-sends, lost COMMIT answers: %d not committed, %d committed", f.Res.Retries, aborted, committed)
 }
 
 // TestFaultTerminateBackends terminates the loader's busy backends five
@@ -214,10 +200,10 @@ func TestFaultTerminateBackends(t *testing.T) {
 	killed := <-done
 	db = f.db
 	f.exact(t, "fault_term", 40000)
-	if killed == 0 || f.res.Retries == 0 {
-		t.Errorf("%d backends terminated, %d retries", killed, f.res.Retries)
+	if killed == 0 || f.Res.Retries == 0 {
+		t.Errorf("%d backends terminated, %d retries", killed, f.Res.Retries)
 	}
-	t.Logf("%d backends of %s terminated, %d re-sends", killed, db, f.res.Retries)
+	t.Logf("%d backends of %s terminated, %d re-sends", killed, db, f.Res.Retries)
 }
 
 // TestFaultPermissionDenied loads with a role that may write one table but
@@ -380,10 +366,10 @@ func TestFaultMalformedInput(t *testing.T) {
 	lines[25000] = "fault_bad,host=a\x00b v=1.5,n=1i 1600000000000000000\n"
 	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
 	f := runFault(t, Config{URL: pgURL()}, path, 1000, 2)
-	if f.err == nil || !strings.Contains(f.err.Error(), "record 25001 (line 25001, byte offset") || !strings.Contains(f.err.Error(), "NUL byte in tag") {
-		t.Fatalf("err = %v\n%s", f.err, f.log)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), "record 25001 (line 25001, byte offset") || !strings.Contains(f.Err.Error(), "NUL byte in tag") {
+		t.Fatalf("err = %v\n%s", f.Err, f.Log)
 	}
-	r := loadtest.ReadResults(t, f.results)
+	r := loadtest.ReadResults(t, f.Results)
 	n, keys := f.dbRows(t, "fault_bad")
 	if r.Status != load.StatusFailed || r.Rows == 0 || r.Rows > 25000 || r.Rows%1000 != 0 || n != r.Rows || keys != n {
 		t.Fatalf("status %s rows %d; table holds %d (%d distinct)", r.Status, r.Rows, n, keys)
