@@ -5,14 +5,15 @@
 #
 #   scripts/compare.sh --out DIR [--targets questdb,influx,timescale,cnosdb]
 #       [--use-case cpu-only] [--seed 123] [--scale 100]
-#       [--timestamp-start 2026-01-01T00:00:00Z] [--timestamp-end 2026-01-02T00:00:00Z]
+#       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
 #       [--batch-size 5000] [--workers 2] [--repeat 1] [--db-name tsload_compare]
 #       [-- extra flags for every loader]
 #
 # The dataset is InfluxDB line protocol (every loader reads it; load_timescale
 # decodes it and sends COPY), written to DIR/data.ilp.gz unless --file names
-# one. Binaries come from $TSLOAD_BIN, ./bin or PATH (go build -o bin/ ./cmd/...).
+# one. The time range defaults to generate_data's own (2016-01-01 to 2016-01-02,
+# end exclusive), so a lone --timestamp-end within that day works. Binaries come from $TSLOAD_BIN, ./bin or PATH (go build -o bin/ ./cmd/...).
 #
 # A database takes part when its loader binary exists and its server answers:
 #   timescale  $TSLOAD_POSTGRES (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -39,7 +40,7 @@ die() {
 }
 
 out="" targets="timescale,influx,questdb,cnosdb" file=""
-use_case=cpu-only seed=123 scale=100 ts_start=2026-01-01T00:00:00Z ts_end=2026-01-02T00:00:00Z interval=10s
+use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare
 extra=()
 while [[ $# -gt 0 ]]; do
