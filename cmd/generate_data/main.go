@@ -17,8 +17,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
-	"github.com/tsload/tsload/pkg/load"
 )
 
 func main() {
@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 			}
 			var err error
 			cfg.UseCase = c.String("use-case")
-			if cfg.Format, err = load.ParseFormat(c.String("format")); err != nil {
+			if cfg.Format, err = format.Parse(c.String("format")); err != nil {
 				return err
 			}
 			cfg.Seed = c.Uint64("seed")

@@ -6,6 +6,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
@@ -25,7 +26,7 @@ func main() {
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 	tc := timescale.ConfigFromCLI(c)
 	tc.DBName = cfg.Prepare.DBName
-	if cfg.Format != load.FormatUnknown {
+	if cfg.Format != format.Unknown {
 		// Reject a method that cannot carry the input before reading it.
 		m, err := timescale.ParseMethod(string(tc.Method))
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -21,7 +21,7 @@ func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); retur
 func BenchmarkGenerate(b *testing.B) {
 	scales := map[string]int{usecase.CPUOnly: 1000, usecase.DevOps: 100, usecase.IoT: 1000, usecase.Weather: 10000}
 	for _, uc := range usecase.Names {
-		for _, f := range []load.Format{load.FormatILP, load.FormatCSV, load.FormatPGCopy} {
+		for _, f := range []format.Format{format.ILP, format.CSV, format.PGCopy} {
 			b.Run(uc+"/"+f.String(), func(b *testing.B) {
 				cfg := Config{UseCase: uc, Format: f, Seed: 1, Scale: scales[uc], Workers: 1,
 					Interval: time.Second, End: DefaultStart.Add(time.Duration(b.N) * time.Second)}

@@ -102,8 +102,8 @@ const DefaultGzipLevel = 1
 
 // Config is everything generate_data takes.
 type Config struct {
-	UseCase string      // cpu-only, devops, iot, weather
-	Format  load.Format // ilp, csv, pgcopy
+	UseCase string        // cpu-only, devops, iot, weather
+	Format  format.Format // ilp, csv, pgcopy
 	Seed    uint64
 	// Scale is the number of hosts (cpu-only, devops), trucks (iot) or grid
 	// locations (weather). 0 means the default: 1, or the whole grid for
@@ -153,7 +153,7 @@ func (c *Config) normalize() error {
 	if _, err := usecase.Tables(c.UseCase); err != nil {
 		return err
 	}
-	if c.Format == load.FormatUnknown {
+	if c.Format == format.Unknown {
 		return fmt.Errorf("no output format (want ilp, csv or pgcopy)")
 	}
 	if c.Scale < 0 {
@@ -274,15 +274,15 @@ func Generate(ctx context.Context, cfg Config) (Stats, error) {
 
 // newEncoders returns one encoder per table and the row's table index for
 // it: a shared stream encoder, or one single-table encoder per table.
-func newEncoders(f load.Format, tables []*schema.Table, perTable bool) ([]format.Encoder, []int, error) {
+func newEncoders(f format.Format, tables []*schema.Table, perTable bool) ([]format.Encoder, []int, error) {
 	mk := func(ts []*schema.Table) (format.Encoder, error) {
 		multi := len(ts) > 1
 		switch f {
-		case load.FormatILP:
+		case format.ILP:
 			return ilp.New(ts)
-		case load.FormatCSV:
+		case format.CSV:
 			return csv.New(ts, multi)
-		case load.FormatPGCopy:
+		case format.PGCopy:
 			return pgcopy.New(ts, multi)
 		}
 		return nil, fmt.Errorf("unknown format %v", f)
@@ -310,11 +310,11 @@ func newEncoders(f load.Format, tables []*schema.Table, perTable bool) ([]format
 }
 
 // Extension returns the file name extension of a format.
-func Extension(f load.Format) string {
+func Extension(f format.Format) string {
 	switch f {
-	case load.FormatCSV:
+	case format.CSV:
 		return ".csv"
-	case load.FormatPGCopy:
+	case format.PGCopy:
 		return ".pgcopy"
 	}
 	return ".ilp"

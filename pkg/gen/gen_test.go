@@ -18,16 +18,16 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-var formats = []load.Format{load.FormatILP, load.FormatCSV, load.FormatPGCopy}
+var formats = []format.Format{format.ILP, format.CSV, format.PGCopy}
 
 // small returns a small config of a use case: a few entities, a few epochs.
-func small(uc string, f load.Format) Config {
+func small(uc string, f format.Format) Config {
 	cfg := Config{UseCase: uc, Format: f, Seed: 42, Scale: 3, Workers: 2,
 		Start: DefaultStart, End: DefaultStart.Add(40 * time.Second)}
 	switch uc {
@@ -117,10 +117,10 @@ func TestDeterminism(t *testing.T) {
 
 // rowsOf returns the data rows of an ILP or CSV stream (no header, no
 // directives).
-func rowsOf(f load.Format, b []byte) []string {
+func rowsOf(f format.Format, b []byte) []string {
 	var rows []string
 	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") || (f == load.FormatCSV && i == 0 && strings.HasPrefix(line, "time,")) {
+		if line == "" || strings.HasPrefix(line, "#") || (f == format.CSV && i == 0 && strings.HasPrefix(line, "time,")) {
 			continue
 		}
 		rows = append(rows, line)
@@ -132,7 +132,7 @@ func rowsOf(f load.Format, b []byte) []string {
 // every shard gets a share.
 func TestShards(t *testing.T) {
 	for _, uc := range usecase.Names {
-		for _, f := range []load.Format{load.FormatILP, load.FormatCSV} {
+		for _, f := range []format.Format{format.ILP, format.CSV} {
 			t.Run(uc+"."+f.String(), func(t *testing.T) {
 				cfg := small(uc, f)
 				cfg.Scale = 10
@@ -163,7 +163,7 @@ func TestMaxRows(t *testing.T) {
 		cfg.MaxRows = 13
 		b := generate(t, cfg)
 		switch f {
-		case load.FormatPGCopy:
+		case format.PGCopy:
 			if n := countMultiCopy(t, b); n != 13 {
 				t.Errorf("pgcopy: %d rows, want 13", n)
 			}
@@ -226,7 +226,7 @@ func countMultiCopy(t *testing.T, b []byte) int {
 }
 
 func TestGzip(t *testing.T) {
-	cfg := small(usecase.CPUOnly, load.FormatCSV)
+	cfg := small(usecase.CPUOnly, format.CSV)
 	cfg.Scale = 300
 	cfg.End = DefaultStart.Add(10 * time.Minute) // several MiB: many gzip members
 	raw := generate(t, cfg)
@@ -273,20 +273,20 @@ func TestOutDir(t *testing.T) {
 					t.Fatal(err)
 				}
 				switch f {
-				case load.FormatCSV:
+				case format.CSV:
 					if !strings.HasPrefix(string(b), "time,name,fleet,") {
 						t.Errorf("%s: no header", tb)
 					}
 					total += len(rowsOf(f, b))
-				case load.FormatILP:
+				case format.ILP:
 					total += len(rowsOf(f, b))
-				case load.FormatPGCopy:
+				case format.PGCopy:
 					if !bytes.HasPrefix(b, []byte("PGCOPY\n\xff\r\n\x00")) || !bytes.HasSuffix(b, []byte{0xff, 0xff}) {
 						t.Errorf("%s: not a COPY binary file", tb)
 					}
 				}
 			}
-			if f != load.FormatPGCopy && total != len(rowsOf(f, stream)) {
+			if f != format.PGCopy && total != len(rowsOf(f, stream)) {
 				t.Errorf("out-dir rows %d != stream rows %d", total, len(rowsOf(f, stream)))
 			}
 		})
@@ -294,14 +294,14 @@ func TestOutDir(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	base := small(usecase.CPUOnly, load.FormatILP)
+	base := small(usecase.CPUOnly, format.ILP)
 	tests := []struct {
 		name string
 		mod  func(*Config)
 		want string
 	}{
 		{"unknown use case", func(c *Config) { c.UseCase = "cpu" }, "unknown use case"},
-		{"no format", func(c *Config) { c.Format = load.FormatUnknown }, "format"},
+		{"no format", func(c *Config) { c.Format = format.Unknown }, "format"},
 		{"end before start", func(c *Config) { c.End = c.Start.Add(-time.Hour) }, "not after start"},
 		{"end equals start", func(c *Config) { c.End = c.Start }, "not after start"},
 		{"shorter than interval", func(c *Config) { c.End = c.Start.Add(time.Second) }, "shorter than one interval"},
@@ -335,7 +335,7 @@ func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestWriteError(t *testing.T) {
 	for _, gz := range []bool{false, true} {
-		cfg := small(usecase.CPUOnly, load.FormatILP)
+		cfg := small(usecase.CPUOnly, format.ILP)
 		cfg.Scale = 100
 		cfg.End = DefaultStart.Add(time.Hour)
 		cfg.Gzip = gz
@@ -356,7 +356,7 @@ func TestWriteError(t *testing.T) {
 
 func TestOutDirGzip(t *testing.T) {
 	dir := t.TempDir()
-	cfg := small(usecase.DevOps, load.FormatPGCopy)
+	cfg := small(usecase.DevOps, format.PGCopy)
 	cfg.OutDir, cfg.Gzip = dir, true
 	generate(t, cfg)
 	for _, tb := range []string{"cpu", "redis"} {
@@ -377,7 +377,7 @@ func TestOutDirGzip(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	cfg := small(usecase.CPUOnly, load.FormatILP)
+	cfg := small(usecase.CPUOnly, format.ILP)
 	cfg.Scale = 100
 	cfg.End = DefaultStart.Add(240 * time.Hour)
 	cfg.Stdout, cfg.Stderr = io.Discard, io.Discard
@@ -389,7 +389,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestProgress(t *testing.T) {
-	cfg := small(usecase.CPUOnly, load.FormatILP)
+	cfg := small(usecase.CPUOnly, format.ILP)
 	var errb bytes.Buffer
 	cfg.Progress = true
 	cfg.Stdout, cfg.Stderr = io.Discard, &errb
@@ -403,7 +403,7 @@ func TestProgress(t *testing.T) {
 
 func ExampleRun() {
 	var out bytes.Buffer
-	err := Run(context.Background(), Config{UseCase: "cpu-only", Format: load.FormatCSV, Seed: 1, Scale: 1,
+	err := Run(context.Background(), Config{UseCase: "cpu-only", Format: format.CSV, Seed: 1, Scale: 1,
 		MaxRows: 2, Stdout: &out})
 	if err != nil {
 		panic(err)

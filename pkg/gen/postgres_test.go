@@ -16,8 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/csv"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -35,7 +35,7 @@ func pgSchema(t *testing.T, conn *pgx.Conn, prefix string) string {
 	return name
 }
 
-func pgCopy(t *testing.T, conn *pgx.Conn, sch string, tb *schema.Table, f load.Format, data []byte) int64 {
+func pgCopy(t *testing.T, conn *pgx.Conn, sch string, tb *schema.Table, f format.Format, data []byte) int64 {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := conn.Exec(ctx, "SET search_path TO "+sch); err != nil {
@@ -45,7 +45,7 @@ func pgCopy(t *testing.T, conn *pgx.Conn, sch string, tb *schema.Table, f load.F
 		t.Fatalf("DDL of %s: %v", tb.Name, err)
 	}
 	opts := "(FORMAT csv, HEADER true)"
-	if f == load.FormatPGCopy {
+	if f == format.PGCopy {
 		opts = "(FORMAT binary)"
 	}
 	tag, err := conn.PgConn().CopyFrom(ctx, bytes.NewReader(data), "COPY "+schema.QuoteIdent(tb.Name)+" FROM STDIN "+opts)
@@ -57,10 +57,10 @@ func pgCopy(t *testing.T, conn *pgx.Conn, sch string, tb *schema.Table, f load.F
 
 // splitStream splits a multi-table csv or pgcopy stream into standard
 // single-table files, by directives and frame lengths only.
-func splitStream(t *testing.T, f load.Format, b []byte, tables []*schema.Table) map[string][]byte {
+func splitStream(t *testing.T, f format.Format, b []byte, tables []*schema.Table) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	if f == load.FormatCSV {
+	if f == format.CSV {
 		cur := ""
 		for _, line := range bytes.SplitAfter(b, []byte("\n")) {
 			switch {
@@ -144,7 +144,7 @@ func TestPostgres(t *testing.T) {
 	for _, uc := range usecase.Names {
 		t.Run(uc, func(t *testing.T) {
 			tables, _ := usecase.Tables(uc)
-			cfg := small(uc, load.FormatILP)
+			cfg := small(uc, format.ILP)
 			cfg.Scale = 12
 			pts := decodeILP(t, generate(t, cfg))
 			want := map[string]int64{}
@@ -155,8 +155,8 @@ func TestPostgres(t *testing.T) {
 					first[p.m] = p
 				}
 			}
-			schemas := map[load.Format]string{}
-			for _, f := range []load.Format{load.FormatCSV, load.FormatPGCopy} {
+			schemas := map[format.Format]string{}
+			for _, f := range []format.Format{format.CSV, format.PGCopy} {
 				sch := pgSchema(t, conn, strings.ReplaceAll(uc, "-", "_")+"_"+f.String())
 				schemas[f] = sch
 				c := cfg
@@ -188,7 +188,7 @@ func TestPostgres(t *testing.T) {
 			}
 			for _, tb := range tables {
 				q := fmt.Sprintf("SELECT count(*) FROM (SELECT * FROM %s.%s EXCEPT ALL SELECT * FROM %s.%s) d",
-					schemas[load.FormatCSV], tb.Name, schemas[load.FormatPGCopy], tb.Name)
+					schemas[format.CSV], tb.Name, schemas[format.PGCopy], tb.Name)
 				var diff int64
 				if err := conn.QueryRow(ctx, q).Scan(&diff); err != nil {
 					t.Fatal(err)
@@ -196,7 +196,7 @@ func TestPostgres(t *testing.T) {
 				if diff != 0 {
 					t.Errorf("%s: %d csv rows not in the pgcopy load", tb.Name, diff)
 				}
-				checkFirstRow(t, conn, schemas[load.FormatPGCopy], tb, first[tb.Name])
+				checkFirstRow(t, conn, schemas[format.PGCopy], tb, first[tb.Name])
 			}
 		})
 	}

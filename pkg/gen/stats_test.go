@@ -9,7 +9,7 @@ import (
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -96,7 +96,7 @@ func decimals(v float64, d int) bool {
 }
 
 func TestCPUOnlyStats(t *testing.T) {
-	cfg := Config{UseCase: usecase.CPUOnly, Format: load.FormatILP, Seed: 7, Scale: 60, End: DefaultStart.Add(time.Hour)}
+	cfg := Config{UseCase: usecase.CPUOnly, Format: format.ILP, Seed: 7, Scale: 60, End: DefaultStart.Add(time.Hour)}
 	pts := decodeILP(t, generate(t, cfg))
 	if len(pts) != 60*360 {
 		t.Fatalf("%d rows, want %d", len(pts), 60*360)
@@ -148,7 +148,7 @@ func TestCPUOnlyStats(t *testing.T) {
 
 func TestDevOpsStats(t *testing.T) {
 	const scale, epochs = 20, 100
-	cfg := Config{UseCase: usecase.DevOps, Format: load.FormatILP, Seed: 3, Scale: scale, End: DefaultStart.Add(epochs * 10 * time.Second)}
+	cfg := Config{UseCase: usecase.DevOps, Format: format.ILP, Seed: 3, Scale: scale, End: DefaultStart.Add(epochs * 10 * time.Second)}
 	pts := decodeILP(t, generate(t, cfg))
 	tables, _ := usecase.Tables(usecase.DevOps)
 	if len(pts) != scale*epochs*len(tables) {
@@ -221,7 +221,7 @@ func TestDevOpsStats(t *testing.T) {
 // TestIoTIrregularity checks the rates of missing, delayed and NULL rows.
 func TestIoTIrregularity(t *testing.T) {
 	const scale, epochs = 60, 1500
-	cfg := Config{UseCase: usecase.IoT, Format: load.FormatILP, Seed: 11, Scale: scale, End: DefaultStart.Add(epochs * 10 * time.Second)}
+	cfg := Config{UseCase: usecase.IoT, Format: format.ILP, Seed: 11, Scale: scale, End: DefaultStart.Add(epochs * 10 * time.Second)}
 	pts := decodeILP(t, generate(t, cfg))
 	type key struct{ m, name string }
 	seen := map[key]map[int64]bool{}
@@ -311,7 +311,7 @@ func TestWeatherStats(t *testing.T) {
 	for _, month := range []time.Month{time.January, time.July} {
 		t.Run(month.String(), func(t *testing.T) {
 			start := time.Date(2016, month, 1, 0, 0, 0, 0, time.UTC)
-			cfg := Config{UseCase: usecase.Weather, Format: load.FormatILP, Seed: 5, Scale: 3000, Start: start, End: start.Add(48 * time.Hour)}
+			cfg := Config{UseCase: usecase.Weather, Format: format.ILP, Seed: 5, Scale: 3000, Start: start, End: start.Add(48 * time.Hour)}
 			pts := decodeILP(t, generate(t, cfg))
 			if len(pts) != 3000*48 {
 				t.Fatalf("%d rows", len(pts))

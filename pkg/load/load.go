@@ -13,44 +13,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/schema"
 )
-
-// Format is an input file format.
-type Format int
-
-// Input formats. See docs/formats.md for the byte layout of each.
-const (
-	FormatUnknown Format = iota
-	FormatILP            // InfluxDB line protocol
-	FormatCSV            // RFC 4180 CSV: single table with header, or the tsload multi-table stream
-	FormatPGCopy         // PostgreSQL COPY binary: single table, or the tsload multi-table stream
-)
-
-func (f Format) String() string {
-	switch f {
-	case FormatILP:
-		return "ilp"
-	case FormatCSV:
-		return "csv"
-	case FormatPGCopy:
-		return "pgcopy"
-	}
-	return "unknown"
-}
-
-// ParseFormat parses "ilp", "csv" or "pgcopy".
-func ParseFormat(s string) (Format, error) {
-	switch s {
-	case "ilp":
-		return FormatILP, nil
-	case "csv":
-		return FormatCSV, nil
-	case "pgcopy":
-		return FormatPGCopy, nil
-	}
-	return FormatUnknown, fmt.Errorf("unknown format %q (want ilp, csv or pgcopy)", s)
-}
 
 // TableRows is a row count for one table (an ILP measurement).
 type TableRows struct {
@@ -62,7 +27,7 @@ type TableRows struct {
 // for CSV and pgcopy, of one table. The runner owns and reuses a Batch and its
 // Data: a Writer must not keep either after Write returns.
 type Batch struct {
-	Format Format
+	Format format.Format
 	// Table is the destination table for CSV and pgcopy batches (columns in
 	// the order the data carries them). Nil for ILP: lines name their table.
 	Table *schema.Table
@@ -99,7 +64,7 @@ type Batch struct {
 // "data.ilp.gz: records 5001-10000 (line 5001, byte offset 1234567)".
 func (b *Batch) Where() string {
 	last := b.FirstRecord + int64(b.Rows) - 1
-	if b.Format == FormatPGCopy {
+	if b.Format == format.PGCopy {
 		return fmt.Sprintf("%s: records %d-%d (byte offset %d)", b.Source, b.FirstRecord, last, b.Offset)
 	}
 	return fmt.Sprintf("%s: records %d-%d (line %d, byte offset %d)", b.Source, b.FirstRecord, last, b.FirstLine, b.Offset)

@@ -48,6 +48,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -179,7 +180,7 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		Flags:       FlagValues(c),
 	}
 	if f := c.String(FlagFormat); f != "" {
-		format, err := load.ParseFormat(f)
+		format, err := format.Parse(f)
 		if err != nil {
 			return cfg, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -105,7 +106,7 @@ func TestConfigFromFlags(t *testing.T) {
 	if err := Run(context.Background(), spec(&calls, &cfg), args, nil, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Inputs) != 2 || cfg.Format != load.FormatILP || cfg.Workers != 4 || !cfg.HashWorkers || cfg.Limit != 10 ||
+	if len(cfg.Inputs) != 2 || cfg.Format != format.ILP || cfg.Workers != 4 || !cfg.HashWorkers || cfg.Limit != 10 ||
 		cfg.DoLoad || cfg.Verify || cfg.ReportingPeriod.Seconds() != 3 || cfg.RetryTimeout.Seconds() != 7 || !cfg.SkipInvalid ||
 		fmt.Sprint(cfg.Prepare) != fmt.Sprint(load.PrepareOptions{DBName: "x", CreateDB: false, AbortOnExist: true, DropDB: true}) || cfg.Table != "cpu" || cfg.BatchSize != 5000 {
 		t.Fatalf("%+v", cfg)

@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
@@ -37,7 +38,7 @@ import (
 type Config struct {
 	Inputs []string  // files (gzip detected by content); stdin when empty
 	Stdin  io.Reader // stdin (os.Stdin when nil)
-	Format load.Format
+	Format format.Format
 	// Table names the table of single-table csv/pgcopy inputs.
 	Table string
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -16,7 +16,7 @@ import (
 // load_x` without --table: the pgcopy stream declares its table in the
 // header's tsload chunk, the CSV header is the cpu table's columns.
 func TestStdinSingleTableNeedsNoTable(t *testing.T) {
-	for _, f := range []load.Format{load.FormatPGCopy, load.FormatCSV} {
+	for _, f := range []format.Format{format.PGCopy, format.CSV} {
 		t.Run(f.String(), func(t *testing.T) {
 			var data bytes.Buffer
 			st, err := gen.Generate(context.Background(), gen.Config{UseCase: usecase.CPUOnly, Format: f, Seed: 1, Scale: 3, Workers: 1,

@@ -6,23 +6,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
 func TestDetect(t *testing.T) {
 	tests := []struct {
 		head string
-		want load.Format
+		want format.Format
 	}{
-		{"PGCOPY\n\377\r\n\x00", load.FormatPGCopy},
-		{"TSLCOPY\n\377\r\n", load.FormatPGCopy},
-		{"#tsload-csv v1\n", load.FormatCSV},
-		{"time,host,v\n2016-01-01T00:00:00Z,a,1\n", load.FormatCSV},
-		{"# comment\n\ncpu,host=a v=1 1\n", load.FormatILP},
-		{"cpu v=1\n", load.FormatILP},
-		{"my\\ table,a=b v=1\n", load.FormatILP},
-		{"a,b=c\n", load.FormatCSV},
+		{"PGCOPY\n\377\r\n\x00", format.PGCopy},
+		{"TSLCOPY\n\377\r\n", format.PGCopy},
+		{"#tsload-csv v1\n", format.CSV},
+		{"time,host,v\n2016-01-01T00:00:00Z,a,1\n", format.CSV},
+		{"# comment\n\ncpu,host=a v=1 1\n", format.ILP},
+		{"cpu v=1\n", format.ILP},
+		{"my\\ table,a=b v=1\n", format.ILP},
+		{"a,b=c\n", format.CSV},
 	}
 	for _, tc := range tests {
 		if got := DetectBytes([]byte(tc.head)); got != tc.want {
@@ -62,7 +62,7 @@ func TestILPBatches(t *testing.T) {
 		if got != w {
 			t.Errorf("batch %d:\n got %+v\nwant %+v", i, got, w)
 		}
-		if b.Format != load.FormatILP || b.Source != "d.ilp" || b.Table != nil {
+		if b.Format != format.ILP || b.Source != "d.ilp" || b.Table != nil {
 			t.Errorf("batch %d: format %v source %q table %v", i, b.Format, b.Source, b.Table)
 		}
 	}

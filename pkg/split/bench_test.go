@@ -6,22 +6,23 @@ import (
 	"io"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
 // benchInputs are 100,000 rows of the cpu table in each format.
-func benchInput(b *testing.B, format load.Format) (name string, data []byte, rows int) {
+func benchInput(b *testing.B, f format.Format) (name string, data []byte, rows int) {
 	const n = 100_000
 	cpu := mustTable(b, "cpu")
 	var buf bytes.Buffer
-	switch format {
-	case load.FormatILP:
+	switch f {
+	case format.ILP:
 		for i := 0; i < n; i++ {
 			fmt.Fprintf(&buf, "cpu,hostname=host_%d,region=eu-west-1,datacenter=eu-west-1c,rack=22,os=Ubuntu15.10,arch=x86,team=LON,service=11,service_version=0,service_environment=staging usage_user=2.26,usage_system=0.77,usage_idle=0.54,usage_nice=0,usage_iowait=1.89,usage_irq=0.54,usage_softirq=0.74,usage_steal=0,usage_guest=0,usage_guest_nice=1.21 %d\n", i%100, 1451606400000000000+int64(i)*10)
 		}
 		return "cpu.ilp", buf.Bytes(), n
-	case load.FormatCSV:
+	case format.CSV:
 		buf.Write(cpuCSV(0, false))
 		for i := 0; i < n; i++ {
 			fmt.Fprintf(&buf, "2016-01-01T00:00:%02dZ,host_%d,eu-west-1,eu-west-1c,22,Ubuntu15.10,x86,LON,11,0,staging,2.26,0.77,0.54,0,1.89,0.54,0.74,0,0,1.21\n", i%60, i%100)
@@ -37,8 +38,8 @@ func benchInput(b *testing.B, format load.Format) (name string, data []byte, row
 	}
 }
 
-func benchSplit(b *testing.B, format load.Format, parts int) {
-	name, data, rows := benchInput(b, format)
+func benchSplit(b *testing.B, f format.Format, parts int) {
+	name, data, rows := benchInput(b, f)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	var batch load.Batch
@@ -75,11 +76,11 @@ func benchSplit(b *testing.B, format load.Format, parts int) {
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
-func BenchmarkSplitILP(b *testing.B)          { benchSplit(b, load.FormatILP, 1) }
-func BenchmarkSplitILPHashed(b *testing.B)    { benchSplit(b, load.FormatILP, 4) }
-func BenchmarkSplitCSV(b *testing.B)          { benchSplit(b, load.FormatCSV, 1) }
-func BenchmarkSplitPGCopy(b *testing.B)       { benchSplit(b, load.FormatPGCopy, 1) }
-func BenchmarkSplitPGCopyHashed(b *testing.B) { benchSplit(b, load.FormatPGCopy, 4) }
+func BenchmarkSplitILP(b *testing.B)          { benchSplit(b, format.ILP, 1) }
+func BenchmarkSplitILPHashed(b *testing.B)    { benchSplit(b, format.ILP, 4) }
+func BenchmarkSplitCSV(b *testing.B)          { benchSplit(b, format.CSV, 1) }
+func BenchmarkSplitPGCopy(b *testing.B)       { benchSplit(b, format.PGCopy, 1) }
+func BenchmarkSplitPGCopyHashed(b *testing.B) { benchSplit(b, format.PGCopy, 4) }
 
 // BenchmarkScanILPLine is the per-line cost alone: zero allocations.
 func BenchmarkScanILPLine(b *testing.B) {

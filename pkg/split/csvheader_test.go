@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -23,7 +23,7 @@ func TestCSVTableFromHeader(t *testing.T) {
 	files := map[string][]byte{}
 	for _, uc := range usecase.Names {
 		dir := t.TempDir()
-		_, err := gen.Generate(context.Background(), gen.Config{UseCase: uc, Format: load.FormatCSV, Seed: 1, Scale: 2, Workers: 1,
+		_, err := gen.Generate(context.Background(), gen.Config{UseCase: uc, Format: format.CSV, Seed: 1, Scale: 2, Workers: 1,
 			Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), OutDir: dir, Stderr: io.Discard})
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -25,7 +26,7 @@ func checkSplit(t *testing.T, name string, data []byte, cfg Config) []load.Batch
 		if parts[i] < 0 || parts[i] >= max(cfg.Parts, 1) {
 			t.Fatalf("part %d", parts[i])
 		}
-		if b.Format != load.FormatPGCopy && (len(b.Data) == 0 || b.Data[len(b.Data)-1] != '\n') {
+		if b.Format != format.PGCopy && (len(b.Data) == 0 || b.Data[len(b.Data)-1] != '\n') {
 			t.Fatalf("batch %d does not end in a newline: %q", i, b.Data)
 		}
 		if b.FirstRecord < 1 || b.Offset < 0 || b.Offset > int64(len(data))*8+1024 {
@@ -56,7 +57,7 @@ func FuzzILP(f *testing.F) {
 	f.Add([]byte("# c\n\ncpu\\ x,a=b\\,c f=\"q\\\"s\" 1\r\nm f=1i\n"))
 	f.Add([]byte("cpu,host=a f=1 99999999999999999999\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		bs := checkSplit(t, "f.ilp", data, Config{Format: load.FormatILP})
+		bs := checkSplit(t, "f.ilp", data, Config{Format: format.ILP})
 		// Re-splitting what was cut gives the same rows (batches are valid input).
 		var all []byte
 		rows := 0
@@ -65,7 +66,7 @@ func FuzzILP(f *testing.F) {
 			rows += b.Rows
 		}
 		if len(all) > 0 {
-			again := checkSplit(t, "f.ilp", all, Config{Format: load.FormatILP, BatchSize: 1 << 20})
+			again := checkSplit(t, "f.ilp", all, Config{Format: format.ILP, BatchSize: 1 << 20})
 			n := 0
 			for _, b := range again {
 				n += b.Rows
@@ -74,7 +75,7 @@ func FuzzILP(f *testing.F) {
 				t.Fatalf("re-split %d rows, first split %d", n, rows)
 			}
 		}
-		checkSplit(t, "f.ilp", data, Config{Format: load.FormatILP, Parts: 3, SkipInvalid: true})
+		checkSplit(t, "f.ilp", data, Config{Format: format.ILP, Parts: 3, SkipInvalid: true})
 	})
 }
 
@@ -84,8 +85,8 @@ func FuzzCSV(f *testing.F) {
 	f.Add([]byte("time,v\n2016-01-01T00:00:00Z,\"a\"\"b\"\r\n\"x\ny\",1\n"))
 	f.Add([]byte("#tsload-csv v1\n#table t time:timestamptz,h:text\n#data t\n2016-01-01T00:00:00Z,\"a\n\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkSplit(t, "t.csv", data, Config{Format: load.FormatCSV})
-		checkSplit(t, "t.csv", data, Config{Format: load.FormatCSV, Parts: 2, SkipInvalid: true})
+		checkSplit(t, "t.csv", data, Config{Format: format.CSV})
+		checkSplit(t, "t.csv", data, Config{Format: format.CSV, Parts: 2, SkipInvalid: true})
 	})
 }
 
@@ -97,9 +98,9 @@ func FuzzPGCopy(f *testing.F) {
 	f.Add(pgFile())
 	f.Add(cat(pgChunkHeader(tableDecl(cpu)), rowFor(cpu, "a"), []byte{0xff, 0xff}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkSplit(t, "stdin", data, Config{Format: load.FormatPGCopy})
-		checkSplit(t, "cpu.bin", data, Config{Format: load.FormatPGCopy})
-		checkSplit(t, "cpu.bin", data, Config{Format: load.FormatPGCopy, Parts: 2, SkipInvalid: true})
+		checkSplit(t, "stdin", data, Config{Format: format.PGCopy})
+		checkSplit(t, "cpu.bin", data, Config{Format: format.PGCopy})
+		checkSplit(t, "cpu.bin", data, Config{Format: format.PGCopy, Parts: 2, SkipInvalid: true})
 	})
 }
 
@@ -119,11 +120,11 @@ func FuzzInput(f *testing.F) {
 		if err != nil {
 			return
 		}
-		format, err := in.Detect()
+		f, err := in.Detect()
 		if err != nil {
 			return
 		}
-		if format == load.FormatUnknown {
+		if f == format.Unknown {
 			t.Fatal("unknown format")
 		}
 		n, err := io.Copy(io.Discard, in.br)

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 )
 
 // fastPathCases are lines around the fast path's edges: each must give
@@ -204,13 +204,13 @@ func TestBulkILPEqualsLineByLine(t *testing.T) {
 	long := string(ilpLines(3000))
 	for i, in := range append(bulkInputs, long, long+"# end\n"+long) {
 		for _, cfg := range []Config{
-			{Format: load.FormatILP},
-			{Format: load.FormatILP, BatchSize: 2},
-			{Format: load.FormatILP, BatchSize: 7, Parts: 3},
-			{Format: load.FormatILP, BatchSize: 4, SkipInvalid: true},
-			{Format: load.FormatILP, BatchSize: 5, Limit: 11},
-			{Format: load.FormatILP, BatchSize: 1000, MaxBatchBytes: 700},
-			{Format: load.FormatILP, MaxRecordBytes: 4096}, // many buffer refills
+			{Format: format.ILP},
+			{Format: format.ILP, BatchSize: 2},
+			{Format: format.ILP, BatchSize: 7, Parts: 3},
+			{Format: format.ILP, BatchSize: 4, SkipInvalid: true},
+			{Format: format.ILP, BatchSize: 5, Limit: 11},
+			{Format: format.ILP, BatchSize: 1000, MaxBatchBytes: 700},
+			{Format: format.ILP, MaxRecordBytes: 4096}, // many buffer refills
 		} {
 			t.Run(fmt.Sprint(i), func(t *testing.T) { splitBothWays(t, []byte(in), cfg) })
 		}
@@ -223,7 +223,7 @@ func FuzzILPBulk(f *testing.F) {
 		f.Add([]byte(in), uint8(3), uint8(1))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, batch, parts uint8) {
-		cfg := Config{Format: load.FormatILP, BatchSize: int(batch%16) + 1, Parts: int(parts%4) + 1, MaxRecordBytes: 4096}
+		cfg := Config{Format: format.ILP, BatchSize: int(batch%16) + 1, Parts: int(parts%4) + 1, MaxRecordBytes: 4096}
 		splitBothWays(t, data, cfg)
 		cfg.SkipInvalid = true
 		splitBothWays(t, data, cfg)

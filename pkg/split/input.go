@@ -13,7 +13,7 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 )
 
 // Magic prefixes recognised by Detect (docs/formats.md).
@@ -131,24 +131,24 @@ func (in *Input) Close() error {
 // csv; a first data line (comments and blank lines skipped) that has a
 // space followed later by '=' => ilp; anything else => csv with a header.
 // An empty input is an error.
-func (in *Input) Detect() (load.Format, error) {
+func (in *Input) Detect() (format.Format, error) {
 	head, err := in.br.Peek(64 << 10)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return load.FormatUnknown, err
+		return format.Unknown, err
 	}
 	if len(head) == 0 {
-		return load.FormatUnknown, fmt.Errorf("%s: empty input (no data)", in.Source)
+		return format.Unknown, fmt.Errorf("%s: empty input (no data)", in.Source)
 	}
 	return DetectBytes(head), nil
 }
 
 // DetectBytes applies Detect's rules to the first bytes of an input.
-func DetectBytes(head []byte) load.Format {
+func DetectBytes(head []byte) format.Format {
 	if bytes.HasPrefix(head, pgcopyMagic[:6]) || bytes.HasPrefix(head, tslcopyMagic[:7]) {
-		return load.FormatPGCopy
+		return format.PGCopy
 	}
 	if bytes.HasPrefix(head, csvMagic) {
-		return load.FormatCSV
+		return format.CSV
 	}
 	rest := head
 	for len(rest) > 0 {
@@ -164,11 +164,11 @@ func DetectBytes(head []byte) load.Format {
 		}
 		sp := indexUnescaped(line, ' ')
 		if sp > 0 && bytes.IndexByte(line[sp:], '=') >= 0 {
-			return load.FormatILP
+			return format.ILP
 		}
-		return load.FormatCSV
+		return format.CSV
 	}
-	return load.FormatILP // only comments: nothing to load, any splitter will do
+	return format.ILP // only comments: nothing to load, any splitter will do
 }
 
 // indexUnescaped returns the index of the first c in b not preceded by a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -33,12 +34,12 @@ func TestBoundedMemory(t *testing.T) {
 	tests := []struct {
 		name   string
 		r      io.Reader
-		format load.Format
+		format format.Format
 		want   string
 	}{
-		{"endless ILP line", &endless{[]byte("cpu,host=a "), 'x'}, load.FormatILP, "line longer than the 4194304-byte limit"},
-		{"endless CSV quote", &endless{append(cpuCSV(1, false), '"'), 'x'}, load.FormatCSV, "record longer than the 4194304-byte limit"},
-		{"pgcopy 2 GiB field", bytes.NewReader(huge), load.FormatPGCopy, "field length 2147483647 (field 1) past the end of the input or the 4194304-byte limit"},
+		{"endless ILP line", &endless{[]byte("cpu,host=a "), 'x'}, format.ILP, "line longer than the 4194304-byte limit"},
+		{"endless CSV quote", &endless{append(cpuCSV(1, false), '"'), 'x'}, format.CSV, "record longer than the 4194304-byte limit"},
+		{"pgcopy 2 GiB field", bytes.NewReader(huge), format.PGCopy, "field length 2147483647 (field 1) past the end of the input or the 4194304-byte limit"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

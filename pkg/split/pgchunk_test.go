@@ -9,7 +9,6 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -121,7 +120,7 @@ func TestPGCopyEncoderOutput(t *testing.T) {
 		}
 	}
 	data = e.StreamTrailer(data)
-	bs, _, sp, err := splitAll("stdin", data, Config{Format: load.FormatPGCopy, BatchSize: 3})
+	bs, _, sp, err := splitAll("stdin", data, Config{Format: format.PGCopy, BatchSize: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

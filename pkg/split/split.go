@@ -80,6 +80,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -94,7 +95,7 @@ const (
 // Config configures a Splitter.
 type Config struct {
 	// Format is the input's format; FormatUnknown detects it from the content.
-	Format load.Format
+	Format format.Format
 	// Table names the table of a single-table CSV or pgcopy input; empty
 	// takes it from the file name (cpu.csv.gz => cpu), else from a pgcopy
 	// file's table chunk or a CSV header that is a use-case table's.
@@ -178,7 +179,7 @@ type slot struct {
 type Splitter struct {
 	in     *Input
 	cfg    Config
-	format load.Format
+	format format.Format
 	tables []*schema.Table // tables known from the input's header (nil for ILP)
 	slots  []*slot
 	ready  []*slot // full batches, in the order they filled
@@ -207,17 +208,17 @@ func New(in *Input, cfg Config) (*Splitter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.format == load.FormatUnknown {
+	if s.format == format.Unknown {
 		s.format = detected
-	} else if detected == load.FormatPGCopy && s.format != load.FormatPGCopy {
+	} else if detected == format.PGCopy && s.format != format.PGCopy {
 		return nil, fmt.Errorf("%s: --format %s given but the input starts with a pgcopy signature", in.Source, s.format)
 	}
 	switch s.format {
-	case load.FormatILP:
+	case format.ILP:
 		err = s.initILP()
-	case load.FormatCSV:
+	case format.CSV:
 		err = s.initCSV()
-	case load.FormatPGCopy:
+	case format.PGCopy:
 		err = s.initPGCopy()
 	default:
 		err = fmt.Errorf("%s: unknown format", in.Source)
@@ -229,7 +230,7 @@ func New(in *Input, cfg Config) (*Splitter, error) {
 }
 
 // Format is the input's format.
-func (s *Splitter) Format() load.Format { return s.format }
+func (s *Splitter) Format() format.Format { return s.format }
 
 // Tables are the tables the input's header declares (multi-table streams),
 // or the one table of a single-table CSV or pgcopy input; nil for ILP.

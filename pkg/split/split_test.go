@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 )
 
 const oneILPLine = "cpu,hostname=host_0,region=eu-west-1 usage_user=2.26,usage_system=0.77,usage_idle=1i 1451606400000000000\n"
@@ -65,7 +65,7 @@ func TestMalformed(t *testing.T) {
 		{"CSV field count mismatch", "cpu.csv", append(cpuCSV(1, false), []byte("2016-01-01T00:00:00Z,h,1\n")...), Config{}, "cpu.csv: record 2 (line 3, byte offset 302): 3 fields, table cpu has 21 columns", 0},
 		{"CSV quote inside a field", "cpu.csv", append(cpuCSV(1, false), []byte("2016-01-01T00:00:00Z,h\"x,eu,eu-1a,1,Ubuntu,x86,LON,1,0,test,1,2,3,4,5,6,7,8,9,10\n")...), Config{}, "cpu.csv: record 2 (line 3, byte offset 302): quote inside an unquoted field", 0},
 		{"pgcopy bad signature", "cpu.bin", append([]byte("PGCOPY\n\377\r\n\x01"), make([]byte, 8)...), Config{}, "cpu.bin: byte offset 0: bad pgcopy signature (want PGCOPY\\n\\377\\r\\n\\0)", 0},
-		{"pgcopy garbage with --format", "cpu.bin", []byte("hello world\n"), Config{Format: load.FormatPGCopy}, "cpu.bin: byte offset 0: bad pgcopy signature", 0},
+		{"pgcopy garbage with --format", "cpu.bin", []byte("hello world\n"), Config{Format: format.PGCopy}, "cpu.bin: byte offset 0: bad pgcopy signature", 0},
 		{"pgcopy field count mismatch", "cpu.bin", pgFile(rowFor(cpu, "h"), pgTuple([]byte("a"), nil, []byte("b"))), Config{}, fmt.Sprintf("cpu.bin: record 2 (byte offset %d): 3 fields, table cpu has 21 columns", 19+len(rowFor(cpu, "h"))), 0},
 		{"pgcopy length past the end", "cpu.bin", cat(pgHeader(), rowFor(cpu, "h"), []byte{0, 21, 0, 0, 0, 100, 1, 2}), Config{}, fmt.Sprintf("cpu.bin: record 2 (byte offset %d): field length 100 (field 1) past the end of the input", 19+len(rowFor(cpu, "h"))), 0},
 		{"pgcopy data after the trailer", "cpu.bin", append(pgFile(rowFor(cpu, "h")), 0), Config{}, fmt.Sprintf("cpu.bin: byte offset %d: data after the pgcopy trailer", 21+len(rowFor(cpu, "h"))), 0},
@@ -80,7 +80,7 @@ func TestMalformed(t *testing.T) {
 		{"ILP bad timestamp", "d.ilp", []byte("cpu,host=a f=1 12x\n"), Config{}, "d.ilp: record 1 (line 1, byte offset 0): invalid timestamp", 0},
 		{"ILP missing fields", "d.ilp", []byte("cpu,host=a f=1 1\ncpu,host=a 1\n"), Config{}, "d.ilp: record 2 (line 2, byte offset 17): field without key=value", 0},
 		{"ILP tag without value", "d.ilp", []byte("cpu,host f=1 1\n"), Config{}, "d.ilp: record 1 (line 1, byte offset 0): tag without key=value", 0},
-		{"ILP no field section", "d.ilp", []byte("cpu,host=a\n"), Config{Format: load.FormatILP}, "d.ilp: record 1 (line 1, byte offset 0): missing field section", 0},
+		{"ILP no field section", "d.ilp", []byte("cpu,host=a\n"), Config{Format: format.ILP}, "d.ilp: record 1 (line 1, byte offset 0): missing field section", 0},
 		{"ILP unterminated string", "d.ilp", []byte("cpu s=\"abc 1\n"), Config{}, "d.ilp: record 1 (line 1, byte offset 0): unterminated string field value", 0},
 		{"ILP comments and blank lines", "d.ilp", []byte("# hello\n\ncpu f=1 1\n# mid\ncpu f=2 2\n\n"), Config{}, "", 2},
 		{"ILP last line without newline", "d.ilp", []byte("cpu f=1 1\ncpu f=2 2"), Config{}, "", 2},

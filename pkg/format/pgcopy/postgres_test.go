@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
@@ -32,7 +33,7 @@ func TestServerSkipsTableChunk(t *testing.T) {
 			tables, _ := usecase.Tables(uc)
 			tb := tables[0]
 			var file bytes.Buffer
-			st, err := gen.Generate(ctx, gen.Config{UseCase: uc, Format: load.FormatPGCopy, Seed: 1, Scale: 4, Workers: 1,
+			st, err := gen.Generate(ctx, gen.Config{UseCase: uc, Format: format.PGCopy, Seed: 1, Scale: 4, Workers: 1,
 				Start: gen.DefaultStart, End: gen.DefaultStart.Add(2 * time.Hour), Stdout: &file, Stderr: io.Discard})
 			if err != nil {
 				t.Fatal(err)

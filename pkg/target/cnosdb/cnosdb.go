@@ -29,6 +29,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpw"
 )
@@ -343,7 +344,7 @@ func (w *Writer) Close() error { return nil }
 
 // Write posts b and interprets the answer (see the package documentation).
 func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
-	if b.Format != load.FormatILP {
+	if b.Format != format.ILP {
 		return load.Ack{}, fmt.Errorf("cnosdb: the server takes line protocol, not %s", b.Format)
 	}
 	res, err := w.p.Post(ctx, httpw.Request{Path: "/api/v1/write", Query: w.query, Body: b.Data})

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
 func batch(data string, firstLine int64) *load.Batch {
 	rows := strings.Count(data, "\n")
-	return &load.Batch{Format: load.FormatILP, Data: []byte(data), Rows: rows, Source: "t.ilp",
+	return &load.Batch{Format: format.ILP, Data: []byte(data), Rows: rows, Source: "t.ilp",
 		FirstLine: firstLine, FirstRecord: firstLine, Tables: []load.TableRows{{Name: "m", Rows: int64(rows)}}}
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -84,7 +85,7 @@ func genBatches(rows, size int, seed int) []*load.Batch {
 	line := int64(1)
 	for start := 0; start < rows; start += size {
 		var sb strings.Builder
-		b := &load.Batch{Format: load.FormatILP, Source: "gen.ilp", FirstLine: line, FirstRecord: line, Seq: int64(len(out) + 1)}
+		b := &load.Batch{Format: format.ILP, Source: "gen.ilp", FirstLine: line, FirstRecord: line, Seq: int64(len(out) + 1)}
 		var cpu, mem int64
 		for i := start; i < start+size && i < rows; i++ {
 			ts := int64(1600000000000000000) + int64(i/20)*10e9

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -15,7 +16,7 @@ func batch(data string, firstLine int64) *load.Batch {
 			rows++
 		}
 	}
-	return &load.Batch{Format: load.FormatILP, Data: []byte(data), Rows: rows, Source: "test.ilp",
+	return &load.Batch{Format: format.ILP, Data: []byte(data), Rows: rows, Source: "test.ilp",
 		FirstLine: firstLine, FirstRecord: firstLine, Tables: []load.TableRows{{Name: "m", Rows: int64(rows)}}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpw"
 )
@@ -28,7 +29,7 @@ func (w *Writer) Close() error { return nil }
 // Write posts b's line protocol and interprets the answer (see the package
 // documentation for what each status means).
 func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
-	if b.Format != load.FormatILP {
+	if b.Format != format.ILP {
 		return load.Ack{}, fmt.Errorf("influx: InfluxDB takes line protocol, not %s (convert the input or use another loader)", b.Format)
 	}
 	res, err := w.p.Post(ctx, httpw.Request{Path: "/write", Query: w.query, Body: b.Data})

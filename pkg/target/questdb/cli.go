@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -65,7 +66,7 @@ func Flags() []cli.Flag {
 // the secrets in --conf and --pg are masked in the recorded flags. It does
 // not connect.
 func FromCLI(c *cli.Context, cfg *runner.Config) (load.Target, error) {
-	if cfg.Format == load.FormatCSV || cfg.Format == load.FormatPGCopy {
+	if cfg.Format == format.CSV || cfg.Format == format.PGCopy {
 		return nil, fmt.Errorf("load_questdb loads ILP only (--format %s given): generate with --format ilp", cfg.Format)
 	}
 	qc := Config{

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
@@ -26,7 +27,7 @@ func genILP(t *testing.T, dir, useCase string, scale int, span time.Duration, pr
 	var raw bytes.Buffer
 	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
 	st, err := gen.Generate(context.Background(), gen.Config{
-		UseCase: useCase, Format: load.FormatILP, Seed: 42, Scale: scale,
+		UseCase: useCase, Format: format.ILP, Seed: 42, Scale: scale,
 		Start: start, End: start.Add(span), Stdout: &raw, Workers: 1,
 		Stderr: &bytes.Buffer{},
 	})

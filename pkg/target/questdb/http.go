@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -26,7 +27,7 @@ type httpWriter struct {
 }
 
 func checkILP(b *load.Batch) error {
-	if b.Format != load.FormatILP {
+	if b.Format != format.ILP {
 		return fmt.Errorf("questdb: %s: %s input is not supported: load_questdb sends ILP (generate with --format ilp)", b.Source, b.Format)
 	}
 	return nil

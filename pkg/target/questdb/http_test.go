@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -23,7 +24,7 @@ func ilpBatch(data string, firstLine int64) *load.Batch {
 			rows++
 		}
 	}
-	return &load.Batch{Format: load.FormatILP, Data: []byte(data), Rows: rows, Source: "in.ilp",
+	return &load.Batch{Format: format.ILP, Data: []byte(data), Rows: rows, Source: "in.ilp",
 		FirstLine: firstLine, FirstRecord: firstLine, Tables: []load.TableRows{{Name: "t", Rows: int64(rows)}}}
 }
 
@@ -127,7 +128,7 @@ func TestHTTPWriter(t *testing.T) {
 		t.Errorf("400: %v, want fatal naming line 4", err)
 	}
 
-	csv := &load.Batch{Format: load.FormatCSV, Data: []byte("1,2\n"), Rows: 1, Source: "x.csv"}
+	csv := &load.Batch{Format: format.CSV, Data: []byte("1,2\n"), Rows: 1, Source: "x.csv"}
 	if _, err := w.Write(ctx, csv); err == nil || !strings.Contains(err.Error(), "csv input is not supported") {
 		t.Errorf("csv: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -127,7 +128,7 @@ func makeBatch(table string, from, n, size int, seq int64) *load.Batch {
 	// Input line of the comment: batches are laid out back to back, each
 	// size rows plus one comment line.
 	first := int64(from/size)*int64(size+1) + 1
-	return &load.Batch{Format: load.FormatILP, Data: []byte(b.String()), Rows: n, Metrics: 2 * n,
+	return &load.Batch{Format: format.ILP, Data: []byte(b.String()), Rows: n, Metrics: 2 * n,
 		Source: "gen.ilp", FirstLine: first, FirstRecord: int64(from) + 1, Seq: seq,
 		Tables: []load.TableRows{{Name: table, Rows: int64(n)}}}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 )
 
 func BenchmarkCSVRecord(b *testing.B) {
@@ -52,13 +52,13 @@ func BenchmarkNextTuple(b *testing.B) {
 func BenchmarkWrite(b *testing.B) {
 	rows := genRows(cpuTable(), 5000, 100, 1)
 	for _, c := range []struct {
-		f load.Format
+		f format.Format
 		m Method
 	}{
-		{load.FormatPGCopy, MethodCopyBinary},
-		{load.FormatCSV, MethodCopyCSV},
-		{load.FormatILP, MethodCopyBinary},
-		{load.FormatPGCopy, MethodInsertMulti},
+		{format.PGCopy, MethodCopyBinary},
+		{format.CSV, MethodCopyCSV},
+		{format.ILP, MethodCopyBinary},
+		{format.PGCopy, MethodInsertMulti},
 	} {
 		b.Run(fmt.Sprintf("%s/%s", c.f, c.m), func(b *testing.B) {
 			tg := newTestTarget(b, Config{Method: c.m}, cpuTable())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -197,7 +198,7 @@ func ilpLines(tb testing.TB, rows []testRow) []byte {
 }
 
 // makeBatches cuts rows (all of one table for csv/pgcopy) into batches.
-func makeBatches(tb testing.TB, f load.Format, rows []testRow, size int) []*load.Batch {
+func makeBatches(tb testing.TB, f format.Format, rows []testRow, size int) []*load.Batch {
 	var out []*load.Batch
 	for i := 0; i < len(rows); i += size {
 		j := min(i+size, len(rows))
@@ -220,13 +221,13 @@ func makeBatches(tb testing.TB, f load.Format, rows []testRow, size int) []*load
 			b.Tables = append(b.Tables, load.TableRows{Name: n, Rows: counts[n]})
 		}
 		switch f {
-		case load.FormatPGCopy:
+		case format.PGCopy:
 			b.Table = part[0].t
 			b.Data = pgcopyTuples(part)
-		case load.FormatCSV:
+		case format.CSV:
 			b.Table = part[0].t
 			b.Data = csvRecords(part)
-		case load.FormatILP:
+		case format.ILP:
 			b.Data = ilpLines(tb, part)
 		}
 		out = append(out, b)

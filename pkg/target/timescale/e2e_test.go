@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
@@ -19,7 +20,7 @@ import (
 )
 
 // genFile writes a generated data set and returns its path and row counts.
-func genFile(t testing.TB, useCase string, f load.Format, scale int, maxRows int64, gz bool) (string, gen.Stats) {
+func genFile(t testing.TB, useCase string, f format.Format, scale int, maxRows int64, gz bool) (string, gen.Stats) {
 	t.Helper()
 	base := useCase
 	if useCase == "cpu-only" {
@@ -109,27 +110,27 @@ func fingerprint(t testing.TB, db string, tb *schema.Table) string {
 
 func TestRunnerEndToEnd(t *testing.T) {
 	requireServer(t)
-	cases := map[load.Format][]runCase{
-		load.FormatPGCopy: {
+	cases := map[format.Format][]runCase{
+		format.PGCopy: {
 			{method: MethodCopyBinary, batch: 500, workers: 2},
 			{method: MethodCopyBinary, batch: 7, workers: 3, hash: true},
 			{method: MethodInsertMulti, batch: 1000, workers: 1, createIdx: "after"},
 			{method: MethodInsert, commit: CommitRow, batch: 300, workers: 2},
 		},
-		load.FormatCSV: {
+		format.CSV: {
 			{method: MethodCopyCSV, batch: 700, workers: 2, unlogged: true},
 			{method: MethodInsertMulti, batch: 5000, workers: 2, createIdx: "before"},
 			{method: MethodInsert, batch: 250, workers: 1},
 		},
-		load.FormatILP: {
+		format.ILP: {
 			{method: MethodAuto, batch: 500, workers: 2, hash: true},
 			{method: MethodInsertMulti, commit: CommitRow, batch: 999, workers: 2},
 		},
 	}
 	for _, useCase := range []string{"cpu-only", "devops"} {
 		prints := map[string]string{}
-		for _, f := range []load.Format{load.FormatPGCopy, load.FormatCSV, load.FormatILP} {
-			file, st := genFile(t, useCase, f, 3, 2500, f == load.FormatCSV)
+		for _, f := range []format.Format{format.PGCopy, format.CSV, format.ILP} {
+			file, st := genFile(t, useCase, f, 3, 2500, f == format.CSV)
 			for _, c := range cases[f] {
 				if useCase == "devops" && c.method == MethodInsert {
 					continue // the slowest method once is enough
@@ -160,8 +161,8 @@ func TestRunnerEndToEnd(t *testing.T) {
 // compares them with the rows loaded from the pgcopy file of the same seed.
 func TestRunnerValuesMatchCSV(t *testing.T) {
 	requireServer(t)
-	csvFile, _ := genFile(t, "cpu-only", load.FormatCSV, 2, 400, false)
-	pgFile, st := genFile(t, "cpu-only", load.FormatPGCopy, 2, 400, false)
+	csvFile, _ := genFile(t, "cpu-only", format.CSV, 2, 400, false)
+	pgFile, st := genFile(t, "cpu-only", format.PGCopy, 2, 400, false)
 	tg := runLoad(t, pgFile, st, runCase{method: MethodCopyBinary, batch: 100, workers: 2})
 	data, err := os.ReadFile(csvFile)
 	if err != nil {
@@ -224,7 +225,7 @@ func TestRunnerValuesMatchCSV(t *testing.T) {
 // server's answer points at (the target's part).
 func TestRunnerErrorNamesPositionOnce(t *testing.T) {
 	requireServer(t)
-	file, _ := genFile(t, "cpu-only", load.FormatCSV, 2, 40, false)
+	file, _ := genFile(t, "cpu-only", format.CSV, 2, 40, false)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -55,7 +56,7 @@ func TestILPEncodeMatchesPGCopy(t *testing.T) {
 	r := &fakeResolver{tables: map[string]*tableInfo{}}
 	var x ilpEncoder
 	for round := 0; round < 2; round++ { // the second round reuses buffers
-		b := &load.Batch{Format: load.FormatILP, Data: data, Rows: len(all), Source: "t.ilp", FirstLine: 1, FirstRecord: 1}
+		b := &load.Batch{Format: format.ILP, Data: data, Rows: len(all), Source: "t.ilp", FirstLine: 1, FirstRecord: 1}
 		if err := x.encode(context.Background(), b, r); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func TestILPInference(t *testing.T) {
 		"other f=1 1451606400000000000\n")
 	r := &fakeResolver{tables: map[string]*tableInfo{}}
 	var x ilpEncoder
-	b := &load.Batch{Format: load.FormatILP, Data: data, Rows: 3, Source: "t.ilp", FirstLine: 1, FirstRecord: 1}
+	b := &load.Batch{Format: format.ILP, Data: data, Rows: 3, Source: "t.ilp", FirstLine: 1, FirstRecord: 1}
 	if err := x.encode(context.Background(), b, r); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestILPErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &fakeResolver{tables: map[string]*tableInfo{}}
 			var x ilpEncoder
-			b := &load.Batch{Format: load.FormatILP, Data: []byte(tc.data), Rows: 1, Source: "t.ilp", FirstLine: 20, FirstRecord: 10}
+			b := &load.Batch{Format: format.ILP, Data: []byte(tc.data), Rows: 1, Source: "t.ilp", FirstLine: 20, FirstRecord: 10}
 			err := x.encode(context.Background(), b, r)
 			var le *lineError
 			if err == nil || !asLineError(err, &le) {
@@ -159,7 +160,7 @@ func FuzzILPEncode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &fakeResolver{tables: map[string]*tableInfo{}}
 		var x ilpEncoder
-		b := &load.Batch{Format: load.FormatILP, Data: data, Source: "f", FirstLine: 1, FirstRecord: 1}
+		b := &load.Batch{Format: format.ILP, Data: data, Source: "f", FirstLine: 1, FirstRecord: 1}
 		if err := x.encode(context.Background(), b, r); err != nil {
 			return
 		}
@@ -185,7 +186,7 @@ func BenchmarkILPEncode(b *testing.B) {
 	data := ilpLines(b, rows)
 	r := &fakeResolver{tables: map[string]*tableInfo{}}
 	var x ilpEncoder
-	batch := &load.Batch{Format: load.FormatILP, Data: data, Rows: len(rows), Source: "b", FirstLine: 1, FirstRecord: 1}
+	batch := &load.Batch{Format: format.ILP, Data: data, Rows: len(rows), Source: "b", FirstLine: 1, FirstRecord: 1}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -215,12 +216,12 @@ var inferredTable = &schema.Table{Name: "custom_metrics", Columns: []schema.Colu
 func TestWriteEveryMethod(t *testing.T) {
 	cpu := genRows(cpuTable(), 900, 7, 11)
 	type tc struct {
-		format load.Format
+		format format.Format
 		method Method
 		commit Commit
 	}
 	var cases []tc
-	for _, f := range []load.Format{load.FormatPGCopy, load.FormatCSV, load.FormatILP} {
+	for _, f := range []format.Format{format.PGCopy, format.CSV, format.ILP} {
 		for _, m := range []Method{MethodAuto, MethodCopyBinary, MethodCopyCSV, MethodInsertMulti, MethodInsert} {
 			if _, err := m.For(f); err != nil {
 				continue
@@ -235,7 +236,7 @@ func TestWriteEveryMethod(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%s/%s", c.format, c.method, c.commit), func(t *testing.T) {
 			rows := cpu
 			var tables []*schema.Table
-			if c.format == load.FormatILP {
+			if c.format == format.ILP {
 				// Several tables in one stream, one of them unknown to the use cases.
 				weather := genRows(usecase.LookupTable("weather"), 200, 5, 12)
 				mem := genRows(usecase.LookupTable("mem"), 150, 3, 13)
@@ -274,7 +275,7 @@ func TestWriteEveryMethod(t *testing.T) {
 func TestInsertMultiParameterLimit(t *testing.T) {
 	// 21 columns: 65535/21 = 3120 rows per statement, so 7000 rows need 3.
 	rows := genRows(cpuTable(), 7000, 50, 21)
-	for _, f := range []load.Format{load.FormatPGCopy, load.FormatCSV} {
+	for _, f := range []format.Format{format.PGCopy, format.CSV} {
 		t.Run(f.String(), func(t *testing.T) {
 			tg := newTestTarget(t, Config{Method: MethodInsertMulti}, cpuTable())
 			w, err := tg.NewWriter(context.Background(), 0)
@@ -294,12 +295,12 @@ func TestMalformedBatchLoadsNothing(t *testing.T) {
 	good := genRows(cpuTable(), 300, 5, 31)
 	tests := []struct {
 		name   string
-		format load.Format
+		format format.Format
 		method Method
 		mangle func(b *load.Batch)
 		want   []string // substrings of the error
 	}{
-		{"pgcopy field count", load.FormatPGCopy, MethodCopyBinary, func(b *load.Batch) {
+		{"pgcopy field count", format.PGCopy, MethodCopyBinary, func(b *load.Batch) {
 			// Tuple 51 claims 3 fields: the server stops with 22P04.
 			off := 0
 			fields := make([][]byte, len(cpuTable().Columns))
@@ -308,23 +309,23 @@ func TestMalformedBatchLoadsNothing(t *testing.T) {
 			}
 			b.Data[off], b.Data[off+1] = 0, 3
 		}, []string{"SQLSTATE 22P04", "input record 151"}},
-		{"csv bad float", load.FormatCSV, MethodCopyCSV, func(b *load.Batch) {
+		{"csv bad float", format.CSV, MethodCopyCSV, func(b *load.Batch) {
 			lines := strings.SplitAfter(string(b.Data), "\n")
 			lines[9] = strings.Replace(lines[9], ",", ",x", 1)
 			lines[9] = lines[9][:strings.LastIndexByte(lines[9][:len(lines[9])-1], ',')+1] + "notafloat\n"
 			b.Data = []byte(strings.Join(lines, ""))
 		}, []string{"SQLSTATE 22P02", "input line 110"}},
-		{"csv missing column", load.FormatCSV, MethodCopyCSV, func(b *load.Batch) {
+		{"csv missing column", format.CSV, MethodCopyCSV, func(b *load.Batch) {
 			lines := strings.SplitAfter(string(b.Data), "\n")
 			lines[4] = lines[4][:strings.LastIndexByte(lines[4], ',')] + "\n"
 			b.Data = []byte(strings.Join(lines, ""))
 		}, []string{"SQLSTATE 22P04", "input line 105"}},
-		{"csv insert bad float", load.FormatCSV, MethodInsertMulti, func(b *load.Batch) {
+		{"csv insert bad float", format.CSV, MethodInsertMulti, func(b *load.Batch) {
 			lines := strings.SplitAfter(string(b.Data), "\n")
 			lines[9] = lines[9][:strings.LastIndexByte(lines[9][:len(lines[9])-1], ',')+1] + "notafloat\n"
 			b.Data = []byte(strings.Join(lines, ""))
 		}, []string{"input record 110", "SQLSTATE 22P02"}},
-		{"pgcopy insert truncated", load.FormatPGCopy, MethodInsert, func(b *load.Batch) {
+		{"pgcopy insert truncated", format.PGCopy, MethodInsert, func(b *load.Batch) {
 			b.Data = b.Data[:len(b.Data)-3]
 		}, []string{"record 200", "exceeds the data"}},
 	}
@@ -378,7 +379,7 @@ func TestTerminatedBackendIsRetried(t *testing.T) {
 			defer wr.Close()
 			w := wr.(*Writer)
 			admin := dbConn(t, tg.cfg.DBName)
-			batches := makeBatches(t, load.FormatPGCopy, rows, 200)
+			batches := makeBatches(t, format.PGCopy, rows, 200)
 			retries := 0
 			for i, b := range batches {
 				if i == 3 || i == 7 {
@@ -442,7 +443,7 @@ func TestPrepareOptions(t *testing.T) {
 	t.Run("drop db empties", func(t *testing.T) {
 		tg := newTestTarget(t, Config{}, cpuTable())
 		w, _ := tg.NewWriter(ctx, 0)
-		writeAll(t, w, makeBatches(t, load.FormatPGCopy, genRows(cpuTable(), 10, 2, 1), 10))
+		writeAll(t, w, makeBatches(t, format.PGCopy, genRows(cpuTable(), 10, 2, 1), 10))
 		w.Close()
 		if err := tg.Prepare(ctx, load.PrepareOptions{DBName: tg.cfg.DBName, CreateDB: true, DropDB: true, Tables: []*schema.Table{cpuTable()}}); err != nil {
 			t.Fatal(err)
@@ -459,7 +460,7 @@ func TestPrepareOptions(t *testing.T) {
 		}
 		defer w.Close()
 		rows := genRows(cpuTable(), 40, 4, 2)
-		writeAll(t, w, makeBatches(t, load.FormatCSV, rows, 15))
+		writeAll(t, w, makeBatches(t, format.CSV, rows, 15))
 		checkRows(t, tg.cfg.DBName, rows)
 	})
 	t.Run("unlogged and indexes", func(t *testing.T) {
@@ -543,7 +544,7 @@ func TestWrongMethodForFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	_, err = w.Write(context.Background(), makeBatches(t, load.FormatCSV, genRows(cpuTable(), 5, 1, 1), 5)[0])
+	_, err = w.Write(context.Background(), makeBatches(t, format.CSV, genRows(cpuTable(), 5, 1, 1), 5)[0])
 	if err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "copy-binary needs pgcopy or ILP input") {
 		t.Fatalf("err = %v", err)
 	}

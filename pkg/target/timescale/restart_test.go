@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -83,7 +84,7 @@ func startPrivateServer(t *testing.T) *privateServer {
 func TestServerRestartMidLoad(t *testing.T) {
 	requireServer(t) // the integration-test switch: skip without CI when there is no server
 	srv := startPrivateServer(t)
-	file, st := genFile(t, "cpu-only", load.FormatPGCopy, 50, 100000, false)
+	file, st := genFile(t, "cpu-only", format.PGCopy, 50, 100000, false)
 	db := "restart_test"
 	tg, err := New(Config{URL: srv.url, DBName: db, Method: MethodInsertMulti})
 	if err != nil {

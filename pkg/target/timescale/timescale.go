@@ -41,6 +41,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -71,16 +72,16 @@ func ParseMethod(s string) (Method, error) {
 
 // For returns the concrete method used for input format f, or an error when
 // the method cannot carry that format.
-func (m Method) For(f load.Format) (Method, error) {
+func (m Method) For(f format.Format) (Method, error) {
 	switch {
 	case m == MethodAuto || m == "":
-		if f == load.FormatCSV {
+		if f == format.CSV {
 			return MethodCopyCSV, nil
 		}
 		return MethodCopyBinary, nil
-	case m == MethodCopyBinary && f == load.FormatCSV:
+	case m == MethodCopyBinary && f == format.CSV:
 		return "", errors.New("--method copy-binary needs pgcopy or ILP input, not csv (use copy-csv, insert-multi or insert)")
-	case m == MethodCopyCSV && f != load.FormatCSV && f != load.FormatUnknown:
+	case m == MethodCopyCSV && f != format.CSV && f != format.Unknown:
 		return "", fmt.Errorf("--method copy-csv needs csv input, not %s (use copy-binary, insert-multi or insert)", f)
 	}
 	return m, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -286,18 +287,18 @@ func TestDescribe(t *testing.T) {
 func TestMethodFor(t *testing.T) {
 	tests := []struct {
 		m      Method
-		f      load.Format
+		f      format.Format
 		want   Method
 		errSub string
 	}{
-		{MethodAuto, load.FormatPGCopy, MethodCopyBinary, ""},
-		{MethodAuto, load.FormatCSV, MethodCopyCSV, ""},
-		{MethodAuto, load.FormatILP, MethodCopyBinary, ""},
-		{MethodCopyBinary, load.FormatCSV, "", "copy-binary needs pgcopy or ILP input"},
-		{MethodCopyCSV, load.FormatPGCopy, "", "copy-csv needs csv input"},
-		{MethodCopyCSV, load.FormatILP, "", "copy-csv needs csv input"},
-		{MethodInsert, load.FormatILP, MethodInsert, ""},
-		{MethodInsertMulti, load.FormatCSV, MethodInsertMulti, ""},
+		{MethodAuto, format.PGCopy, MethodCopyBinary, ""},
+		{MethodAuto, format.CSV, MethodCopyCSV, ""},
+		{MethodAuto, format.ILP, MethodCopyBinary, ""},
+		{MethodCopyBinary, format.CSV, "", "copy-binary needs pgcopy or ILP input"},
+		{MethodCopyCSV, format.PGCopy, "", "copy-csv needs csv input"},
+		{MethodCopyCSV, format.ILP, "", "copy-csv needs csv input"},
+		{MethodInsert, format.ILP, MethodInsert, ""},
+		{MethodInsertMulti, format.CSV, MethodInsertMulti, ""},
 	}
 	for _, tc := range tests {
 		got, err := tc.m.For(tc.f)

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -124,7 +125,7 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if err != nil {
 		return load.Ack{}, fmt.Errorf("timescale: %w", err)
 	}
-	if b.Format != load.FormatILP && b.Table == nil {
+	if b.Format != format.ILP && b.Table == nil {
 		return load.Ack{}, fmt.Errorf("timescale: %s batch without a table", b.Format)
 	}
 	parent := ctx
@@ -305,9 +306,9 @@ func (w *Writer) message(b *load.Batch, err error) string {
 	}
 	var mapLine func(int64) string
 	switch b.Format {
-	case load.FormatPGCopy:
+	case format.PGCopy:
 		mapLine = func(n int64) string { return fmt.Sprintf("input record %d", b.FirstRecord+n-1) }
-	case load.FormatCSV:
+	case format.CSV:
 		mapLine = func(n int64) string { return fmt.Sprintf("input line %d", b.FirstLine+n-1) }
 	}
 	return describe(err, mapLine)
@@ -382,7 +383,7 @@ func (w *Writer) info(ctx context.Context, t *schema.Table) (*tableInfo, error) 
 func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows, committed int, err error) {
 	pc := w.conn.PgConn()
 	switch b.Format {
-	case load.FormatPGCopy:
+	case format.PGCopy:
 		ti, err := w.info(ctx, b.Table)
 		if err != nil {
 			return 0, 0, err
@@ -391,7 +392,7 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 			return w.copyTx(ctx, func() (int, error) { return w.copyBinary(ctx, ti, b.Data) })
 		}
 		return w.insert(ctx, method, []*tableInfo{ti}, []rowSource{&tupleSource{data: b.Data, cols: ti.t.Columns}}, formatBinary)
-	case load.FormatCSV:
+	case format.CSV:
 		ti, err := w.info(ctx, b.Table)
 		if err != nil {
 			return 0, 0, err
@@ -408,7 +409,7 @@ func (w *Writer) write(ctx context.Context, b *load.Batch, method Method) (rows,
 			w.scratch = make([]byte, 0, len(b.Data))
 		}
 		return w.insert(ctx, method, []*tableInfo{ti}, []rowSource{&csvSource{data: b.Data, cols: len(ti.t.Columns), scratch: w.scratch[:0]}}, formatText)
-	case load.FormatILP:
+	case format.ILP:
 		if err := w.ilp.encode(ctx, b, writerResolver{t: w.t, conn: w.conn}); err != nil {
 			return 0, 0, err
 		}
