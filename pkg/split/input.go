@@ -14,14 +14,16 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/tsload/tsload/pkg/format"
+	csvformat "github.com/tsload/tsload/pkg/format/csv"
+	"github.com/tsload/tsload/pkg/format/pgcopy"
 )
 
 // Magic prefixes recognised by Detect (docs/formats.md).
 var (
-	pgcopyMagic  = []byte("PGCOPY\n\377\r\n\x00")
-	tslcopyMagic = []byte("TSLCOPY\n\377\r\n")
-	pgChunkTag   = []byte("tsload.table\x00") // a tsload table chunk in a COPY header extension
-	csvMagic     = []byte("#tsload-csv v1")
+	pgcopyMagic  = []byte(pgcopy.Signature)
+	tslcopyMagic = []byte(pgcopy.MultiMagic)
+	pgChunkTag   = []byte(pgcopy.ChunkTag) // a tsload table chunk in a COPY header extension
+	csvMagic     = []byte(csvformat.Magic)
 )
 
 // Input is one opened input: a file or a stream, decompressed when it starts

@@ -17,11 +17,15 @@ import (
 
 // Signature starts a single-table file; MultiMagic a multi-table stream.
 // ChunkTag starts the tsload table chunk in a single-table file's header
-// extension area.
+// extension area. PlainHeader is the signature, flags (0) and an empty header
+// extension: what precedes the tuples of a COPY that declares nothing.
+// Trailer (a field count of -1) ends the tuples of a COPY.
 const (
-	Signature  = "PGCOPY\n\xff\r\n\x00"
-	MultiMagic = "TSLCOPY\n\xff\r\n"
-	ChunkTag   = "tsload.table\x00"
+	Signature   = "PGCOPY\n\xff\r\n\x00"
+	PlainHeader = Signature + "\x00\x00\x00\x00\x00\x00\x00\x00"
+	Trailer     = "\xff\xff"
+	MultiMagic  = "TSLCOPY\n\xff\r\n"
+	ChunkTag    = "tsload.table\x00"
 )
 
 // PostgresEpochMicros is 2000-01-01T00:00:00Z in microseconds since the Unix
@@ -124,7 +128,7 @@ func (e *Encoder) ChunkHeader(dst []byte, table int, payloadLen int) []byte {
 
 // StreamTrailer appends the COPY trailer (int16 -1) or the multi-table end
 // marker (ff ff): the same two bytes.
-func (e *Encoder) StreamTrailer(dst []byte) []byte { return append(dst, 0xff, 0xff) }
+func (e *Encoder) StreamTrailer(dst []byte) []byte { return append(dst, Trailer...) }
 
 // AppendRow appends one tuple.
 func (e *Encoder) AppendRow(dst []byte, r *format.Row) ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/format"
+	csvformat "github.com/tsload/tsload/pkg/format/csv"
 )
 
 func BenchmarkCSVRecord(b *testing.B) {
@@ -18,7 +19,7 @@ func BenchmarkCSVRecord(b *testing.B) {
 	for b.Loop() {
 		scratch = scratch[:0]
 		for off := 0; off < len(data); {
-			next, _, err := csvRecord(data, off, fields, &scratch)
+			next, _, err := csvformat.ParseRecord(data, off, fields, &scratch)
 			if err != nil {
 				b.Fatal(err)
 			}

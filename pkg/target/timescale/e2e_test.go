@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
+	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
@@ -171,14 +172,14 @@ func TestRunnerValuesMatchCSV(t *testing.T) {
 	tb := cpuTable()
 	fields := make([][]byte, len(tb.Columns))
 	scratch := make([]byte, 0, len(data))
-	off, _, err := csvRecord(data, 0, fields, &scratch) // header
+	off, _, err := csvformat.ParseRecord(data, 0, fields, &scratch) // header
 	if err != nil || string(fields[0]) != "time" {
 		t.Fatalf("header %q %v", fields, err)
 	}
 	conn := dbConn(t, tg.cfg.DBName)
 	checked := 0
 	for rec := 1; off < len(data); rec++ {
-		if off, _, err = csvRecord(data, off, fields, &scratch); err != nil {
+		if off, _, err = csvformat.ParseRecord(data, off, fields, &scratch); err != nil {
 			t.Fatal(err)
 		}
 		if rec%37 != 1 {

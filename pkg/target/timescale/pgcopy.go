@@ -7,18 +7,16 @@ import (
 	"math"
 	"sync"
 
+	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
-// copyHeader is the COPY binary signature, flags (0) and header extension
-// length (0) that precede the tuples of every COPY this package sends.
-var copyHeader = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
-
-// copyTrailer ends a COPY binary stream.
-var copyTrailer = []byte{0xff, 0xff}
-
-// pgEpochUnixMicros is 2000-01-01T00:00:00Z in microseconds since the Unix epoch.
-const pgEpochUnixMicros = 946684800 * 1_000_000
+// copyHeader precedes the tuples of every COPY this package sends;
+// copyTrailer ends them.
+var (
+	copyHeader  = []byte(pgcopy.PlainHeader)
+	copyTrailer = []byte(pgcopy.Trailer)
+)
 
 // typeBool is a column type this package uses for ILP boolean fields of
 // tables it infers from the lines; it is not one of pkg/schema's types and
@@ -176,8 +174,8 @@ func unixNanosToPG(ns int64) int64 {
 	if ns%1000 < 0 {
 		us--
 	}
-	return us - pgEpochUnixMicros
+	return us - pgcopy.PostgresEpochMicros
 }
 
 // pgToUnixNanos is the inverse of unixNanosToPG for whole microseconds.
-func pgToUnixNanos(us int64) int64 { return (us + pgEpochUnixMicros) * 1000 }
+func pgToUnixNanos(us int64) int64 { return (us + pgcopy.PostgresEpochMicros) * 1000 }

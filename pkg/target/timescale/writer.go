@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tsload/tsload/pkg/format"
+	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -528,7 +529,7 @@ func (s *csvSource) next(fields [][]byte) (bool, error) {
 	if s.off >= len(s.data) {
 		return false, nil
 	}
-	next, _, err := csvRecord(s.data, s.off, fields, &s.scratch)
+	next, _, err := csvformat.ParseRecord(s.data, s.off, fields, &s.scratch)
 	if err != nil {
 		return false, err
 	}

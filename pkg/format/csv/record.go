@@ -1,11 +1,11 @@
-package timescale
+package csv
 
 import (
 	"bytes"
 	"fmt"
 )
 
-// csvRecord parses the RFC 4180 record at data[off:] (fields separated by
+// ParseRecord parses the RFC 4180 record at data[off:] (fields separated by
 // ',', records ending in '\n' or "\r\n", quoted fields with doubled quotes)
 // into fields, which must have room for exactly the record's field count.
 // An empty unquoted field is NULL (nil); a quoted empty field is a non-nil
@@ -13,7 +13,8 @@ import (
 // into data; the others are unescaped into *scratch, which the caller sizes
 // (cap >= len(data)) so that appending never moves earlier fields.
 // It returns the offset after the record and the number of '\n' consumed.
-func csvRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, lines int, err error) {
+// Errors give the byte offset within data.
+func ParseRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, lines int, err error) {
 	p := off
 	nf := 0
 	for {
