@@ -79,6 +79,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/ilp"
@@ -365,8 +366,36 @@ func (p *pipeline) run(ctx context.Context) (Stats, error) {
 		}
 	}
 	st.Elapsed = time.Since(began)
+	if err == nil && cfg.File != "" {
+		err = envinfo.WriteDataset(cfg.File, cfg.dataset(st))
+	}
 	stopProgress(err == nil, st)
 	return st, err
+}
+
+// dataset describes what a run wrote, for the loaders' results files.
+func (c *Config) dataset(st Stats) load.Dataset {
+	seed := c.Seed
+	d := load.Dataset{
+		UseCase:     c.UseCase,
+		Scale:       c.Scale,
+		Seed:        &seed,
+		Start:       c.Start.Format(time.RFC3339Nano),
+		End:         c.End.Format(time.RFC3339Nano),
+		Interval:    c.Interval.String(),
+		MaxRows:     c.MaxRows,
+		Format:      c.Format.String(),
+		Rows:        st.Rows,
+		Bytes:       st.Bytes,
+		Compression: "none",
+	}
+	if c.Shard.Count > 1 {
+		d.Shard = c.Shard.String()
+	}
+	if c.Gzip {
+		d.Compression = fmt.Sprintf("gzip level %d", c.GzipLevel)
+	}
+	return d
 }
 
 func (p *pipeline) generate(ctx context.Context, encs []format.Encoder, idx []int, outs []*output, outOf func(int) *output) (Stats, error) {

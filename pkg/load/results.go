@@ -47,6 +47,10 @@ type Results struct {
 	// Serialization is filled by loaders that also time serialisation alone
 	// (QuestDB): rows/s and MiB/s serialised vs sent.
 	Serialization *Serialization `json:"serialization,omitempty"`
+
+	// Environment is what the run was measured on (server version,
+	// machine, dataset, build).
+	Environment *Environment `json:"environment,omitempty"`
 }
 
 // LatencySummary is in milliseconds.

@@ -144,6 +144,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	}
 	err := r.run(ctx)
 	r.finish(ctx, err)
+	r.res.Environment = r.environment()
 	if cfg.ResultsFile != "" {
 		if werr := WriteResults(cfg.ResultsFile, r.res); werr != nil {
 			fmt.Fprintf(cfg.Stderr, "writing results: %v\n", werr)
@@ -165,6 +166,8 @@ type run struct {
 	first       *split.Splitter // the first input, opened to read its header
 	firstInput  *split.Input
 	tables      []*schema.Table
+	inputGzip   []bool       // per input, whether it is gzip-compressed
+	server      load.Server  // the server's version, asked after Prepare
 	totalSize   int64        // compressed size of all inputs (-1: unknown)
 	doneSize    atomic.Int64 // sizes of finished inputs
 	curInput    atomic.Pointer[split.Input]
@@ -214,6 +217,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		if err := r.target.Prepare(ctx, opts); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
+		r.askServerVersion(ctx)
 		defer func() {
 			for i, w := range writers {
 				if w == nil {
@@ -271,6 +275,7 @@ func (r *run) openInputs() error {
 			in.Close()
 			return err
 		}
+		r.inputGzip = append(r.inputGzip, in.Gzip)
 		if in.Size < 0 || r.totalSize < 0 {
 			r.totalSize = -1
 		} else {

@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/tsload/tsload/pkg/envinfo"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// serverVersionTimeout bounds the target's ServerVersion call.
+const serverVersionTimeout = 5 * time.Second
+
+// askServerVersion records the server's version when the target can tell
+// it (load.ServerVersioner). It never fails the run.
+func (r *run) askServerVersion(ctx context.Context) {
+	v, ok := r.target.(load.ServerVersioner)
+	if !ok {
+		r.server = load.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, serverVersionTimeout)
+	defer cancel()
+	s, err := v.ServerVersion(ctx)
+	if err != nil {
+		r.server = load.Server{Error: "asking the server its version: " + err.Error()}
+		return
+	}
+	r.server = load.Server{Version: strings.TrimSpace(s)}
+}
+
+// environment is the results' Environment: the server version asked after
+// Prepare, this machine and build, and the dataset as generate_data
+// described it (a single generated input) or as loading saw it.
+func (r *run) environment() *load.Environment {
+	env := &load.Environment{
+		Server:  r.server,
+		Machine: envinfo.Machine(),
+		Tsload:  envinfo.Build(),
+	}
+	if !r.cfg.DoLoad {
+		env.Server = load.Server{Error: "not connected (--do-load=false)"}
+	} else if env.Server == (load.Server{}) {
+		env.Server = load.Server{Error: "not asked: the run stopped before the server was prepared"}
+	}
+	env.Dataset = r.datasetSeen()
+	if len(r.cfg.Inputs) == 1 && r.cfg.Inputs[0] != "-" {
+		d, err := envinfo.ReadDataset(r.cfg.Inputs[0])
+		if err != nil {
+			env.Dataset.Note = err.Error()
+		} else if d != nil {
+			env.Dataset = *d
+		}
+	}
+	if r.cfg.Limit > 0 {
+		env.Dataset.Note = strings.TrimPrefix(env.Dataset.Note+"; --limit: only the first rows were loaded", "; ")
+	}
+	return env
+}
+
+// datasetSeen is what loading saw of the inputs.
+func (r *run) datasetSeen() load.Dataset {
+	d := load.Dataset{Source: "input", Rows: r.rowsRead.Load(), Bytes: r.bytesRead.Load()}
+	if r.first != nil {
+		d.Format = r.first.Format().String()
+	}
+	if r.totalSize > 0 {
+		d.FileBytes = r.totalSize
+	}
+	gz, plain := 0, 0
+	for _, g := range r.inputGzip {
+		if g {
+			gz++
+		} else {
+			plain++
+		}
+	}
+	switch {
+	case gz > 0 && plain == 0:
+		d.Compression = "gzip"
+	case gz == 0 && plain > 0:
+		d.Compression = "none"
+	case gz > 0:
+		d.Compression = "gzip and none"
+	}
+	return d
+}
