@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-
-	"github.com/tsload/tsload/pkg/load"
 )
 
 // SidecarSuffix is appended to a generated file's name to name its
@@ -16,7 +14,7 @@ const SidecarSuffix = ".dataset.json"
 
 // WriteDataset writes the description of the generated file path (whose
 // size on disk is taken now) as path + SidecarSuffix, atomically.
-func WriteDataset(path string, d load.Dataset) error {
+func WriteDataset(path string, d Dataset) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -42,7 +40,7 @@ func WriteDataset(path string, d load.Dataset) error {
 // ReadDataset returns the description generate_data wrote beside path.
 // It returns (nil, nil) when there is none, and an error when there is one
 // that cannot be read or that describes a file of another size.
-func ReadDataset(path string) (*load.Dataset, error) {
+func ReadDataset(path string) (*Dataset, error) {
 	name := path + SidecarSuffix
 	b, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -51,7 +49,7 @@ func ReadDataset(path string) (*load.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d load.Dataset
+	var d Dataset
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -17,8 +17,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-
-	"github.com/tsload/tsload/pkg/load"
 )
 
 // Files read on Linux (variables so tests can point them at fixtures).
@@ -29,9 +27,9 @@ var (
 	kernelPath    = "/proc/sys/kernel/osrelease"
 )
 
-// Machine describes the computer this process runs on.
-func Machine() load.Machine {
-	return load.Machine{
+// LocalMachine describes the computer this process runs on.
+func LocalMachine() Machine {
+	return Machine{
 		CPUModel:    cpuModel(),
 		Cores:       runtime.NumCPU(),
 		MemoryBytes: memTotal(),

@@ -6,8 +6,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-
-	"github.com/tsload/tsload/pkg/load"
 )
 
 func fixture(t *testing.T, name, text string) string {
@@ -25,7 +23,7 @@ func TestMachineFromProcFiles(t *testing.T) {
 	meminfoPath = fixture(t, "meminfo", "MemTotal:       24683584 kB\nMemFree:        20091980 kB\n")
 	osReleasePath = fixture(t, "os-release", "NAME=\"Debian GNU/Linux\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n")
 	kernelPath = fixture(t, "osrelease", "6.1.0-18-amd64\n")
-	m := Machine()
+	m := LocalMachine()
 	if m.CPUModel != "AMD EPYC 7B13 64-Core Processor" || m.MemoryBytes != 24683584*1024 || m.Cores < 1 {
 		t.Errorf("machine %+v", m)
 	}
@@ -36,7 +34,7 @@ func TestMachineFromProcFiles(t *testing.T) {
 	// ARM boards name the hardware instead; missing files leave fields empty.
 	cpuinfoPath = fixture(t, "cpuinfo-arm", "processor\t: 0\nBogoMIPS\t: 108.00\nHardware\t: BCM2835\nModel\t: Raspberry Pi 4 Model B Rev 1.4\n")
 	meminfoPath = filepath.Join(t.TempDir(), "missing")
-	if m := Machine(); m.CPUModel != "BCM2835" || m.MemoryBytes != 0 {
+	if m := LocalMachine(); m.CPUModel != "BCM2835" || m.MemoryBytes != 0 {
 		t.Errorf("arm machine %+v", m)
 	}
 }
@@ -60,7 +58,7 @@ func TestDatasetSidecar(t *testing.T) {
 		t.Fatalf("no description: %+v, %v", d, err)
 	}
 	seed := uint64(0) // seed 0 is a seed, not "unknown"
-	in := load.Dataset{UseCase: "iot", Scale: 200, Seed: &seed, Start: "2016-01-01T00:00:00Z", End: "2016-01-01T04:00:00Z", Rows: 513400, Bytes: 9e7, Compression: "gzip level 1"}
+	in := Dataset{UseCase: "iot", Scale: 200, Seed: &seed, Start: "2016-01-01T00:00:00Z", End: "2016-01-01T04:00:00Z", Rows: 513400, Bytes: 9e7, Compression: "gzip level 1"}
 	if err := WriteDataset(data, in); err != nil {
 		t.Fatal(err)
 	}

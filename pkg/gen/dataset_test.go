@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/envinfo"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/format"
 )
 
 // The loaders report the dataset from the description written beside the file.
 func TestFileDescribed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.ilp.gz")
-	st, err := Generate(context.Background(), Config{UseCase: "devops", Format: load.FormatILP, Seed: 9, Scale: 3,
+	st, err := Generate(context.Background(), Config{UseCase: "devops", Format: format.ILP, Seed: 9, Scale: 3,
 		End: DefaultStart.Add(time.Minute), File: path, Workers: 2, Shard: Shard{1, 2}, Stderr: os.Stderr})
 	if err != nil {
 		t.Fatal(err)

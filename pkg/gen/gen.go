@@ -374,9 +374,9 @@ func (p *pipeline) run(ctx context.Context) (Stats, error) {
 }
 
 // dataset describes what a run wrote, for the loaders' results files.
-func (c *Config) dataset(st Stats) load.Dataset {
+func (c *Config) dataset(st Stats) envinfo.Dataset {
 	seed := c.Seed
-	d := load.Dataset{
+	d := envinfo.Dataset{
 		UseCase:     c.UseCase,
 		Scale:       c.Scale,
 		Seed:        &seed,

@@ -36,7 +36,7 @@ func (r *run) askServerVersion(ctx context.Context) {
 func (r *run) environment() *load.Environment {
 	env := &load.Environment{
 		Server:  r.server,
-		Machine: envinfo.Machine(),
+		Machine: envinfo.LocalMachine(),
 		Tsload:  envinfo.Build(),
 	}
 	if !r.cfg.DoLoad {
@@ -60,8 +60,8 @@ func (r *run) environment() *load.Environment {
 }
 
 // datasetSeen is what loading saw of the inputs.
-func (r *run) datasetSeen() load.Dataset {
-	d := load.Dataset{Source: "input", Rows: r.rowsRead.Load(), Bytes: r.bytesRead.Load()}
+func (r *run) datasetSeen() envinfo.Dataset {
+	d := envinfo.Dataset{Source: "input", Rows: r.rowsRead.Load(), Bytes: r.bytesRead.Load()}
 	if r.first != nil {
 		d.Format = r.first.Format().String()
 	}

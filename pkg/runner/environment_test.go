@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/envinfo"
-	"github.com/tsload/tsload/pkg/load"
 )
 
 // versionTarget is the fake database that reports a server version.
@@ -46,7 +45,7 @@ func TestEnvironmentRecorded(t *testing.T) {
 
 	// With generate_data's description beside the file, the dataset is that.
 	seed := uint64(7)
-	if err := envinfo.WriteDataset(path, load.Dataset{UseCase: "cpu-only", Scale: 3, Seed: &seed, Rows: 1200, Format: "ilp"}); err != nil {
+	if err := envinfo.WriteDataset(path, envinfo.Dataset{UseCase: "cpu-only", Scale: 3, Seed: &seed, Rows: 1200, Format: "ilp"}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = Run(context.Background(), cfg, versionTarget{fakeTarget: newFake(), err: errors.New("boom")})

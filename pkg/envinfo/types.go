@@ -1,0 +1,32 @@
+package envinfo
+
+// Machine is the computer the loader ran on (not necessarily the server's).
+type Machine struct {
+	CPUModel    string `json:"cpu_model,omitempty"`
+	Cores       int    `json:"cores"`                  // logical CPUs available to the loader
+	MemoryBytes int64  `json:"memory_bytes,omitempty"` // physical memory
+	OS          string `json:"os,omitempty"`           // distribution, kernel, architecture
+}
+
+// Dataset describes the input. With Source "generate_data" the fields come
+// from the description generate_data wrote beside the file it generated
+// (FILE.dataset.json, trusted only while FILE keeps the size it had);
+// with Source "input" only what loading could see is known: format,
+// compression, size and the rows and bytes read.
+type Dataset struct {
+	Source      string  `json:"source"`                // "generate_data" or "input"
+	UseCase     string  `json:"use_case,omitempty"`    // cpu-only, devops, iot, weather
+	Scale       int     `json:"scale,omitempty"`       // hosts, trucks or grid locations
+	Seed        *uint64 `json:"seed,omitempty"`        // nil when unknown
+	Start       string  `json:"start,omitempty"`       // RFC 3339, inclusive
+	End         string  `json:"end,omitempty"`         // RFC 3339, exclusive
+	Interval    string  `json:"interval,omitempty"`    // between epochs, e.g. "10s"
+	Shard       string  `json:"shard,omitempty"`       // "i/M" when only a shard was generated
+	MaxRows     int64   `json:"max_rows,omitempty"`    // the generator's row cap, if any
+	Format      string  `json:"format,omitempty"`      // ilp, csv, pgcopy
+	Rows        int64   `json:"rows,omitempty"`        // rows in the dataset (input: rows read)
+	Bytes       int64   `json:"bytes,omitempty"`       // uncompressed bytes (input: bytes read)
+	FileBytes   int64   `json:"file_bytes,omitempty"`  // size on disk; 0 for a stream
+	Compression string  `json:"compression,omitempty"` // "gzip level N", "gzip" or "none"
+	Note        string  `json:"note,omitempty"`        // why the description was not used, or --limit
+}
