@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/schema"
@@ -133,7 +134,10 @@ type Writer interface {
 	Close() error
 }
 
-type retryableError struct{ err error }
+type retryableError struct {
+	err   error
+	after time.Duration // the server's Retry-After, 0 when it gave none
+}
 
 func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
@@ -144,7 +148,26 @@ func Retryable(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &retryableError{err}
+	return &retryableError{err: err}
+}
+
+// RetryableAfter marks err retryable like Retryable, and asks the runner to
+// wait at least d before the re-send (the server's Retry-After).
+func RetryableAfter(err error, d time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return &retryableError{err: err, after: max(d, 0)}
+}
+
+// RetryDelay returns the wait that a RetryableAfter error asks for (0 for
+// any other error).
+func RetryDelay(err error) time.Duration {
+	var r *retryableError
+	if errors.As(err, &r) {
+		return r.after
+	}
+	return 0
 }
 
 // IsRetryable reports whether err (or an error it wraps) was marked Retryable.

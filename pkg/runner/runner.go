@@ -545,11 +545,13 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: not written (stopped while retrying): %w", b.Where(), err)
 		}
-		if time.Since(first)+delay > r.cfg.RetryTimeout {
+		// A server's Retry-After is a floor on the wait.
+		after := load.RetryDelay(err)
+		if time.Since(first)+max(delay, after) > r.cfg.RetryTimeout {
 			return fmt.Errorf("%s: giving up after %d retries in %s: %w", b.Where(), retries, time.Since(first).Round(time.Millisecond), err)
 		}
 		// Jitter: a random wait in [delay/2, delay].
-		sleep := delay/2 + rand.N(delay/2+1)
+		sleep := max(delay/2+rand.N(delay/2+1), after)
 		if n := r.retries.Load(); n < 10 || n%100 == 0 {
 			fmt.Fprintf(r.cfg.Stderr, "retrying %s in %s (retry %d of this batch, %d in all): %v\n",
 				b.Where(), sleep.Round(time.Millisecond), retries+1, n+1, err)

@@ -75,6 +75,38 @@ func TestRetries(t *testing.T) {
 	}
 }
 
+// TestRetryAfter: a server's Retry-After is waited out before the re-send
+// (the runner's own first back-off is 50-100ms), and counts against
+// --retry-timeout.
+func TestRetryAfter(t *testing.T) {
+	path, _ := ilpInput(t, 10)
+	f := newFake()
+	var first, second time.Time
+	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+		if attempt == 1 {
+			first = time.Now()
+			return load.Ack{}, load.RetryableAfter(errors.New("429 too many requests"), 400*time.Millisecond)
+		}
+		second = time.Now()
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	res, err := Run(context.Background(), baseConfig(path), f)
+	if err != nil || res.Retries != 1 {
+		t.Fatalf("err %v retries %d", err, res.Retries)
+	}
+	if d := second.Sub(first); d < 400*time.Millisecond {
+		t.Fatalf("re-sent after %s, before the server's Retry-After of 400ms", d)
+	}
+	cfg := baseConfig(path)
+	cfg.RetryTimeout = 300 * time.Millisecond
+	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+		return load.Ack{}, load.RetryableAfter(errors.New("503 unavailable"), time.Second)
+	}
+	if _, err := Run(context.Background(), cfg, f); err == nil || !strings.Contains(err.Error(), "giving up after 0 retries") {
+		t.Fatalf("a Retry-After beyond --retry-timeout: err %v", err)
+	}
+}
+
 func TestRetryTimeout(t *testing.T) {
 	path, _ := ilpInput(t, 10)
 	f := newFake()
