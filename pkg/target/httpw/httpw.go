@@ -49,6 +49,10 @@ type Options struct {
 	// are empty (CnosDB requires it).
 	User, Password  string
 	AlwaysBasicAuth bool
+	// Authorization, when set, is sent as the Authorization header instead
+	// of Basic auth (InfluxDB 2 and 3 take "Token <token>"). It is never
+	// printed.
+	Authorization string
 	// Timeout bounds each request (0: no limit beyond the context's).
 	Timeout time.Duration
 	// ErrorBodyLimit bounds the bytes of a response body kept in
@@ -117,7 +121,10 @@ func NewClient(o Options) (*Client, error) {
 		u.User = nil
 		c.urls = append(c.urls, u)
 	}
-	if c.opts.User != "" || c.opts.Password != "" || o.AlwaysBasicAuth {
+	switch {
+	case o.Authorization != "":
+		c.auth = o.Authorization
+	case c.opts.User != "" || c.opts.Password != "" || o.AlwaysBasicAuth:
 		c.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.opts.User+":"+c.opts.Password))
 	}
 	conns := o.MaxConnsPerHost
@@ -159,8 +166,10 @@ func (c *Client) URLs() []string {
 // Close closes idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-// Request is one POST.
+// Request is one request: a POST unless Method says otherwise.
 type Request struct {
+	// Method is "POST" when empty (GET and DELETE send no body).
+	Method string
 	// Path is appended to the base URL ("/write"); Query is the raw query
 	// string without '?' (use url.Values.Encode).
 	Path, Query string
@@ -244,7 +253,11 @@ func (p *Poster) Post(ctx context.Context, r Request) (*Response, error) {
 	u.Path += r.Path
 	u.RawQuery = r.Query
 	p.rd.Reset(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), &p.rd)
+	method := r.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), &p.rd)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +284,7 @@ func (p *Poster) Post(ctx context.Context, r Request) (*Response, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, load.Retryable(fmt.Errorf("POST %s: %w", u.Path, stripURL(err)))
+		return nil, load.Retryable(fmt.Errorf("%s %s: %w", method, u.Path, stripURL(err)))
 	}
 	defer resp.Body.Close()
 	res := &Response{Status: resp.StatusCode, Header: resp.Header, URL: u.String()}
@@ -285,7 +298,7 @@ func (p *Poster) Post(ctx context.Context, r Request) (*Response, error) {
 			return nil, ctx.Err()
 		}
 		// The status arrived but the body was cut: the caller still gets the status.
-		return res, load.Retryable(fmt.Errorf("POST %s: reading %d response: %w", u.Path, resp.StatusCode, stripURL(err)))
+		return res, load.Retryable(fmt.Errorf("%s %s: reading %d response: %w", method, u.Path, resp.StatusCode, stripURL(err)))
 	}
 	return res, nil
 }

@@ -227,3 +227,28 @@ func BenchmarkPostGzip(b *testing.B) {
 	}
 	b.ReportMetric(float64(5000*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestAuthorizationAndMethod: a token header replaces Basic auth (even when
+// the URL carries a user), and GET and DELETE requests go out as such.
+func TestAuthorizationAndMethod(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		w.WriteHeader(204)
+	}))
+	defer srv.Close()
+	c, err := NewClient(Options{URLs: []string{strings.Replace(srv.URL, "://", "://u:p@", 1)}, Authorization: "Token s3cr3t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.NewPoster(0)
+	for _, m := range []string{"", "GET", "DELETE"} {
+		if res, err := p.Post(context.Background(), Request{Method: m, Path: "/api/v2/buckets"}); err != nil || res.Status != 204 {
+			t.Fatalf("%q: %v %+v", m, err, res)
+		}
+	}
+	want := []string{"POST /api/v2/buckets Token s3cr3t", "GET /api/v2/buckets Token s3cr3t", "DELETE /api/v2/buckets Token s3cr3t"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
