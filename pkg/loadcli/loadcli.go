@@ -50,6 +50,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -222,7 +223,7 @@ func FlagValues(c *cli.Context) map[string]string {
 		}
 		out[name] = v
 	}
-	return runner.Redact(out)
+	return redact.Flags(out)
 }
 
 // Run runs the loader with args (args[0] is the program name) and returns

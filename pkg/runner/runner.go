@@ -29,6 +29,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -133,7 +134,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	r.res = &load.Results{
 		Loader:    cfg.Loader,
 		Target:    cfg.Target,
-		Flags:     Redact(cfg.Flags),
+		Flags:     redact.Flags(cfg.Flags),
 		Inputs:    append([]string(nil), cfg.Inputs...),
 		BatchSize: cfg.BatchSize,
 		Workers:   cfg.Workers,

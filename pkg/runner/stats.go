@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -226,55 +225,4 @@ func WriteResults(path string, res *load.Results) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// secretWords mark flag names whose values are never written out.
-var secretWords = []string{"password", "passwd", "token", "secret", "credential", "auth", "api-key", "apikey"}
-
-// IsSecret reports whether a flag named name holds a secret.
-func IsSecret(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// Redact returns a copy of flags with secret values replaced by "REDACTED"
-// (empty values stay empty, so the results show a secret was not set), and
-// credentials inside the other values masked (see RedactValue).
-func Redact(flags map[string]string) map[string]string {
-	out := make(map[string]string, len(flags))
-	for k, v := range flags {
-		if IsSecret(k) && v != "" {
-			v = "REDACTED"
-		} else {
-			v = RedactValue(v)
-		}
-		out[k] = v
-	}
-	return out
-}
-
-var (
-	// scheme://user:password@ (the password may not hold '@', ',' or '/',
-	// which a URL percent-encodes; ',' separates URL lists).
-	urlPassword = regexp.MustCompile(`(://[^:/?#@\s,]*):[^@\s,/]*@`)
-	// password=..., token=... in a key=value DSN, a URL query or a client
-	// configuration string; a value may be single-quoted.
-	keyPassword = regexp.MustCompile(`(?i)([a-z0-9_]*(?:password|passwd|pwd|token|secret|api[-_]?key))\s*=\s*('(?:[^'\\]|\\.)*'|[^\s;&,]*)`)
-)
-
-// RedactValue masks the credentials inside a flag value: the password of a
-// URL (--postgres postgres://u:pw@host/db, --urls http://u:pw@host) and the
-// value of a password= or token= setting (a DSN, a URL query, a client
-// configuration string).
-func RedactValue(v string) string {
-	if !strings.Contains(v, "@") && !strings.Contains(v, "=") {
-		return v
-	}
-	v = urlPassword.ReplaceAllString(v, "${1}:REDACTED@")
-	return keyPassword.ReplaceAllString(v, "${1}=REDACTED")
 }

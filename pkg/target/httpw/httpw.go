@@ -28,6 +28,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/redact"
 )
 
 // DefaultErrorBodyLimit bounds how much of a response body a Poster keeps.
@@ -101,16 +102,16 @@ func NewClient(o Options) (*Client, error) {
 	for _, s := range o.URLs {
 		u, err := url.Parse(s)
 		if err != nil {
-			return nil, fmt.Errorf("invalid URL %q in --urls: %v", redact(s), errors.Unwrap(err))
+			return nil, fmt.Errorf("invalid URL %q in --urls: %v", redact.URL(s), errors.Unwrap(err))
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("invalid URL %q in --urls: scheme must be http or https", u.Redacted())
+			return nil, fmt.Errorf("invalid URL %q in --urls: scheme must be http or https", redact.URL(s))
 		}
 		if u.Host == "" {
-			return nil, fmt.Errorf("invalid URL %q in --urls: no host", u.Redacted())
+			return nil, fmt.Errorf("invalid URL %q in --urls: no host", redact.URL(s))
 		}
 		if u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("invalid URL %q in --urls: no query or fragment allowed", u.Redacted())
+			return nil, fmt.Errorf("invalid URL %q in --urls: no query or fragment allowed", redact.URL(s))
 		}
 		u.Path = strings.TrimRight(u.Path, "/")
 		if u.User != nil && o.User == "" && o.Password == "" {
@@ -337,15 +338,6 @@ func stripURL(err error) error {
 		return ue.Err
 	}
 	return err
-}
-
-func redact(s string) string {
-	if i := strings.Index(s, "@"); i >= 0 {
-		if j := strings.Index(s, "://"); j >= 0 && j < i {
-			return s[:j+3] + "xxxxx@" + s[i+1:]
-		}
-	}
-	return s
 }
 
 // Snippet returns at most n bytes of body as a single-line string for

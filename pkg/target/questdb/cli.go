@@ -2,14 +2,13 @@ package questdb
 
 import (
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -98,13 +97,13 @@ func FromCLI(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 			return nil, err
 		}
 		if cfg.Flags != nil {
-			cfg.Flags[FlagConf] = RedactConf(s)
+			cfg.Flags[FlagConf] = redact.Conf(s)
 		}
 	}
 	if cfg.Flags != nil {
 		for _, f := range []string{FlagPG, FlagHTTPURL} {
 			if cfg.Flags[f] != "" {
-				cfg.Flags[f] = redactURL(cfg.Flags[f])
+				cfg.Flags[f] = redact.URL(cfg.Flags[f])
 			}
 		}
 	}
@@ -169,55 +168,4 @@ func applyConf(qc *Config, conf Conf, c *cli.Context, cfg *runner.Config) error 
 		}
 	}
 	return nil
-}
-
-// RedactConf returns a configuration string with the values of password
-// and token replaced by REDACTED (for logs and results files).
-func RedactConf(s string) string {
-	sch, rest, ok := strings.Cut(s, "::")
-	if !ok {
-		return "REDACTED"
-	}
-	var b strings.Builder
-	b.WriteString(sch + "::")
-	for len(rest) > 0 {
-		// Find the end of this key=value; (";;" is an escaped ';').
-		i := 0
-		for i < len(rest) {
-			if rest[i] == ';' {
-				if i+1 < len(rest) && rest[i+1] == ';' {
-					i += 2
-					continue
-				}
-				break
-			}
-			i++
-		}
-		pair := rest[:i]
-		key, _, _ := strings.Cut(pair, "=")
-		switch key {
-		case "password", "token", "token_x", "token_y", "tls_roots_password":
-			b.WriteString(key + "=REDACTED")
-		default:
-			b.WriteString(pair)
-		}
-		if i < len(rest) {
-			b.WriteByte(';')
-			i++
-		}
-		rest = rest[i:]
-	}
-	return b.String()
-}
-
-// redactURL masks the password of a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "REDACTED")
-	}
-	return u.String()
 }

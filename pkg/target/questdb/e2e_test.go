@@ -207,28 +207,6 @@ func TestCLIErrors(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"http::addr=h:1;username=u;password=p;;w;token=t;": "http::addr=h:1;username=u;password=REDACTED;token=REDACTED;",
-		"tcp::addr=h:1":     "tcp::addr=h:1",
-		"garbage":           "REDACTED",
-		"https::password=x": "https::password=REDACTED",
-	} {
-		if got := RedactConf(in); got != want {
-			t.Errorf("RedactConf(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		"postgres://admin:quest@h:8812/qdb": "postgres://admin:REDACTED@h:8812/qdb",
-		"http://u:p@h:9000":                 "http://u:REDACTED@h:9000",
-		"http://h:9000":                     "http://h:9000",
-	} {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestSerializationOf(t *testing.T) {
 	noLoad := &load.Results{RowsRead: 1000, Bytes: 4 * MiB, Seconds: 0.5}
 	sent := &load.Results{Rows: 500, RowsRead: 1000, Bytes: 4 * MiB, Seconds: 2}

@@ -14,10 +14,8 @@ func ExampleParseConf() {
 		return
 	}
 	fmt.Println(c.Schema, c.Addr, c.Username, c.AutoFlushRows, c.RequestTimeout, c.TLSVerify)
-	fmt.Println(questdb.RedactConf("https::addr=db.example:9000;username=admin;password=quest;"))
 	// Output:
 	// https db.example:9000 admin 10000 5s true
-	// https::addr=db.example:9000;username=admin;password=REDACTED;
 }
 
 func ExampleCreateTableSQL() {

@@ -107,21 +107,3 @@ func copyContextLine(where string) (int64, bool) {
 	n, err := strconv.ParseInt(s[:j], 10, 64)
 	return n, err == nil
 }
-
-// redactor removes a password from error messages.
-type redactor string
-
-func (r redactor) err(err error) error {
-	if err == nil || r == "" || !strings.Contains(err.Error(), string(r)) {
-		return err
-	}
-	return &redactedError{msg: strings.ReplaceAll(err.Error(), string(r), "xxxxx"), err: err}
-}
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }

@@ -43,6 +43,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -206,7 +207,7 @@ func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(s)
 	if err != nil {
 		// pgconn redacts passwords in its parse errors; do so for ours too.
-		return nil, redactor(c.Password).err(fmt.Errorf("connection settings: %w", err))
+		return nil, redact.Error(fmt.Errorf("connection settings: %w", err), c.Password)
 	}
 	if !strings.Contains(s, "sslmode") && os.Getenv("PGSSLMODE") == "" && !isLoopback(cfg.Host) {
 		// Certificate checks are on by default for a server off this
@@ -221,7 +222,7 @@ func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 			s += " sslmode=verify-full"
 		}
 		if cfg, err = pgx.ParseConfig(s); err != nil {
-			return nil, redactor(c.Password).err(fmt.Errorf("connection settings: %w", err))
+			return nil, redact.Error(fmt.Errorf("connection settings: %w", err), c.Password)
 		}
 	}
 	if c.Password != "" {
@@ -288,8 +289,8 @@ func newTableInfo(t *schema.Table, inferred bool) *tableInfo {
 
 // Target is a PostgreSQL database.
 type Target struct {
-	cfg    Config
-	redact redactor
+	cfg      Config
+	password string // masked in every message
 
 	mu         sync.Mutex
 	admin      *pgx.Conn // to the target database (Prepare, lazy DDL, Count)
@@ -318,7 +319,7 @@ func New(cfg Config) (*Target, error) {
 	if _, err := cfg.connConfig(""); err != nil {
 		return nil, err
 	}
-	return &Target{cfg: cfg, redact: redactor(cfg.Password), tables: map[string]*tableInfo{}}, nil
+	return &Target{cfg: cfg, password: cfg.Password, tables: map[string]*tableInfo{}}, nil
 }
 
 // Config returns the effective configuration (defaults filled in).
@@ -334,7 +335,7 @@ func (t *Target) connect(ctx context.Context, db string) (*pgx.Conn, error) {
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, t.redact.err(err)
+		return nil, redact.Error(err, t.password)
 	}
 	return conn, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -317,7 +318,7 @@ func TestPasswordNeverPrinted(t *testing.T) {
 			t.Fatalf("URL %d: err = %v", len(u), err)
 		}
 	}
-	if got := redactor(secret).err(errors.New("password " + secret + " rejected")).Error(); got != "password xxxxx rejected" {
+	if got := redact.Error(errors.New("password "+secret+" rejected"), secret).Error(); got != "password REDACTED rejected" {
 		t.Fatalf("redacted: %q", got)
 	}
 }

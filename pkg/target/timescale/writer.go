@@ -14,6 +14,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -110,10 +111,7 @@ func (e *writeError) Unwrap() error { return e.err }
 // wrap makes the error a Writer returns: msg (redacted), retryable when the
 // server or the network says so.
 func (w *Writer) wrap(err error, msg string) error {
-	if w.t.redact != "" {
-		msg = strings.ReplaceAll(msg, string(w.t.redact), "xxxxx")
-	}
-	e := &writeError{msg: msg, err: err}
+	e := &writeError{msg: redact.String(msg, w.t.password), err: err}
 	if isRetryable(err) {
 		return load.Retryable(e)
 	}
@@ -164,14 +162,14 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 		}
 		switch {
 		case rerr != nil:
-			return load.Ack{}, &writeError{msg: w.redactMsg(fmt.Sprintf("timescale: COMMIT sent but its answer was lost (%s), and whether transaction %d committed could not be determined: %s; not retried: a re-send could duplicate the batch",
+			return load.Ack{}, &writeError{msg: redact.String(fmt.Sprintf("timescale: COMMIT sent but its answer was lost (%s), and whether transaction %d committed could not be determined: %s; not retried: a re-send could duplicate the batch",
 				w.message(b, err), w.xid, describe(rerr, nil))), err: err}
 		case in && w.pending == b.Rows:
 			return load.Ack{Rows: w.pending}, nil
 		case in:
 			return load.Ack{Rows: w.pending}, fmt.Errorf("timescale: the server acknowledged %d rows, the batch has %d", w.pending, b.Rows)
 		}
-		return load.Ack{}, load.Retryable(&writeError{msg: w.redactMsg(fmt.Sprintf("timescale: COMMIT's answer was lost (%s); the server says transaction %d did not commit: re-sending",
+		return load.Ack{}, load.Retryable(&writeError{msg: redact.String(fmt.Sprintf("timescale: COMMIT's answer was lost (%s); the server says transaction %d did not commit: re-sending",
 			w.message(b, err), w.xid)), err: err})
 	}
 	if err != nil && timedOut(ctx, parent) {
@@ -180,14 +178,14 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 			w.conn = nil
 		}
 		if committed == 0 {
-			return load.Ack{}, load.Retryable(&writeError{msg: w.redactMsg(fmt.Sprintf("timescale: no answer within --request-timeout %s: %s", w.t.cfg.RequestTimeout, w.message(b, err))), err: err})
+			return load.Ack{}, load.Retryable(&writeError{msg: redact.String(fmt.Sprintf("timescale: no answer within --request-timeout %s: %s", w.t.cfg.RequestTimeout, w.message(b, err))), err: err})
 		}
 	}
 	if err != nil {
 		w.afterError()
 		if committed > 0 {
 			// --commit row: some rows are in; a re-send would duplicate them.
-			return load.Ack{}, &writeError{msg: w.redactMsg(fmt.Sprintf("timescale: %d of %d rows were committed (--commit row) before: %s; not retried: a re-send would duplicate them",
+			return load.Ack{}, &writeError{msg: redact.String(fmt.Sprintf("timescale: %d of %d rows were committed (--commit row) before: %s; not retried: a re-send would duplicate them",
 				committed, b.Rows, w.message(b, err))), err: err}
 		}
 		return load.Ack{}, w.wrap(err, "timescale: "+w.message(b, err))
@@ -278,13 +276,6 @@ func (w *Writer) resolveOnce(ctx context.Context) (bool, error) {
 // (the request timeout) while parent is still live.
 func timedOut(ctx, parent context.Context) bool {
 	return parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
-}
-
-func (w *Writer) redactMsg(s string) string {
-	if w.t.redact != "" {
-		s = strings.ReplaceAll(s, string(w.t.redact), "xxxxx")
-	}
-	return s
 }
 
 // message describes err, mapping a COPY context's "line N" to the input.
