@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/redact"
+	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -81,11 +81,11 @@ type Config struct {
 	MaxRecordBytes int
 }
 
-// Back-off bounds between retries of a batch: 100ms doubling to 5s, with
-// jitter (variables so tests can shorten them).
+// Back-off bounds between retries of a batch (variables so tests can
+// shorten them).
 var (
-	backoffMin = 100 * time.Millisecond
-	backoffMax = 5 * time.Second
+	backoffMin = retry.DefaultMin
+	backoffMax = retry.DefaultMax
 )
 
 // maxRejections is how many rejected rows are listed in the error.
@@ -524,48 +524,39 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 
 // write sends one batch, retrying what the target marks retryable.
 func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b *load.Batch) error {
-	first := time.Now()
-	delay := backoffMin
-	retries := 0
-	for {
-		t0 := time.Now()
-		var ack load.Ack
-		var err error
-		if w == nil {
-			ack = load.Ack{Rows: b.Rows}
-		} else {
-			ack, err = w.Write(wctx, b)
-		}
-		if err == nil {
-			st.record(b, ack, time.Since(t0))
-			return nil
-		}
-		if !load.IsRetryable(err) {
-			return fmt.Errorf("%s: %w", b.Where(), err)
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: not written (stopped while retrying): %w", b.Where(), err)
-		}
-		// A server's Retry-After is a floor on the wait.
-		after := load.RetryDelay(err)
-		if time.Since(first)+max(delay, after) > r.cfg.RetryTimeout {
-			return fmt.Errorf("%s: giving up after %d retries in %s: %w", b.Where(), retries, time.Since(first).Round(time.Millisecond), err)
-		}
-		// Jitter: a random wait in [delay/2, delay].
-		sleep := max(delay/2+rand.N(delay/2+1), after)
-		if n := r.retries.Load(); n < 10 || n%100 == 0 {
+	p := r.retryPolicy()
+	p.OnRetry = func(n int, wait time.Duration, err error) {
+		if all := r.retries.Add(1); all <= 10 || all%100 == 0 {
 			fmt.Fprintf(r.cfg.Stderr, "retrying %s in %s (retry %d of this batch, %d in all): %v\n",
-				b.Where(), sleep.Round(time.Millisecond), retries+1, n+1, err)
+				b.Where(), wait.Round(time.Millisecond), n, all, err)
 		}
-		select {
-		case <-time.After(sleep):
-		case <-ctx.Done():
-			return fmt.Errorf("%s: not written (stopped while retrying): %w", b.Where(), err)
-		}
-		retries++
-		r.retries.Add(1)
-		delay = min(2*delay, backoffMax)
 	}
+	err := p.Do(ctx, func(context.Context) error {
+		t0 := time.Now()
+		ack := load.Ack{Rows: b.Rows}
+		if w != nil {
+			var err error
+			if ack, err = w.Write(wctx, b); err != nil {
+				return err
+			}
+		}
+		st.record(b, ack, time.Since(t0))
+		return nil
+	})
+	var g *retry.GiveUpError
+	if errors.As(err, &g) && g.Stopped {
+		return fmt.Errorf("%s: not written (stopped while retrying): %w", b.Where(), g.Err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", b.Where(), err)
+	}
+	return nil
+}
+
+// retryPolicy is how batches and the row count are retried: within
+// RetryTimeout, waits from backoffMin doubling to backoffMax.
+func (r *run) retryPolicy() retry.Policy {
+	return retry.Policy{Min: backoffMin, Max: backoffMax, Budget: r.cfg.RetryTimeout}
 }
 
 // record counts an acknowledged batch.
@@ -752,20 +743,20 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // count calls the target's Count, retrying what it marks retryable with
 // the same back-off and time bound as a batch.
 func (r *run) count(ctx context.Context, names []string) (map[string]int64, error) {
-	first := time.Now()
-	delay := backoffMin
-	for {
-		actual, err := r.target.Count(ctx, names)
-		if err == nil || !load.IsRetryable(err) || ctx.Err() != nil || time.Since(first)+delay > r.cfg.RetryTimeout {
-			return actual, err
-		}
-		fmt.Fprintf(r.cfg.Stderr, "retrying the row count in %s: %v\n", delay, err)
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			return nil, err
-		}
+	p := r.retryPolicy()
+	p.OnRetry = func(_ int, wait time.Duration, err error) {
 		r.retries.Add(1)
-		delay = min(2*delay, backoffMax)
+		fmt.Fprintf(r.cfg.Stderr, "retrying the row count in %s: %v\n", wait.Round(time.Millisecond), err)
 	}
+	var actual map[string]int64
+	err := p.Do(ctx, func(ctx context.Context) error {
+		var err error
+		actual, err = r.target.Count(ctx, names)
+		return err
+	})
+	var g *retry.GiveUpError
+	if errors.As(err, &g) {
+		err = g.Err // the count's own error says what failed
+	}
+	return actual, err
 }

@@ -44,6 +44,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/redact"
+	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -609,27 +610,23 @@ const adminRetryTime = 60 * time.Second
 // withAdminLocked runs fn on the target's own connection, reconnecting and
 // running fn again after retryable errors for up to adminRetryTime. t.mu is held.
 func (t *Target) withAdminLocked(ctx context.Context, fn func(*pgx.Conn) error) error {
-	deadline := time.Now().Add(adminRetryTime)
-	backoff := 100 * time.Millisecond
-	for {
+	p := retry.Policy{Budget: adminRetryTime, Retryable: isRetryable}
+	err := p.Do(ctx, func(ctx context.Context) error {
 		conn, err := t.adminLocked(ctx)
 		if err == nil {
 			err = fn(conn)
 		}
-		if err == nil || !isRetryable(err) || time.Now().After(deadline) {
-			return err
-		}
-		if t.admin != nil {
+		if err != nil && isRetryable(err) && t.admin != nil {
 			t.admin.Close(context.Background())
 			t.admin = nil
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 2*time.Second)
+		return err
+	})
+	var g *retry.GiveUpError
+	if errors.As(err, &g) {
+		return g.Err
 	}
+	return err
 }
 
 func (t *Target) adminLocked(ctx context.Context) (*pgx.Conn, error) {

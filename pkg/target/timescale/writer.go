@@ -15,6 +15,7 @@ import (
 	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/redact"
+	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -220,19 +221,18 @@ const (
 func (w *Writer) resolve(ctx context.Context) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, resolveTime)
 	defer cancel()
-	backoff := 100 * time.Millisecond
-	for {
-		in, err := w.resolveOnce(ctx)
-		if err == nil || !isRetryable(err) || ctx.Err() != nil {
-			return in, err
-		}
-		select {
-		case <-ctx.Done():
-			return false, err
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 2*time.Second)
+	var in bool
+	p := retry.Policy{Retryable: isRetryable}
+	err := p.Do(ctx, func(ctx context.Context) error {
+		var err error
+		in, err = w.resolveOnce(ctx)
+		return err
+	})
+	var g *retry.GiveUpError
+	if errors.As(err, &g) {
+		return false, g.Err
 	}
+	return in, err
 }
 
 func (w *Writer) resolveOnce(ctx context.Context) (bool, error) {
