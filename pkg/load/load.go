@@ -103,6 +103,12 @@ type PrepareOptions struct {
 
 // Target is one database.
 type Target interface {
+	// Accepts returns nil when the target can load input of format f, or an
+	// error saying why not. The runner asks it for every input once the
+	// input's format is known (given or detected from its first bytes) and
+	// before Prepare, so input the target cannot load changes nothing in the
+	// database: a drop requested with it drops nothing.
+	Accepts(f format.Format) error
 	// Prepare sets up the database according to opts before any Writer opens.
 	Prepare(ctx context.Context, opts PrepareOptions) error
 	// NewWriter opens the connection of one worker (0-based id).

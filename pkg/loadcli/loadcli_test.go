@@ -22,6 +22,7 @@ import (
 // the runner must not call any.
 type unreachable struct{ calls *int }
 
+func (u unreachable) Accepts(format.Format) error { return nil }
 func (u unreachable) Prepare(context.Context, load.PrepareOptions) error {
 	*u.calls++
 	return errors.New("connection refused")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -23,6 +24,7 @@ import (
 // slowTarget acknowledges one batch every 20ms.
 type slowTarget struct{}
 
+func (slowTarget) Accepts(format.Format) error                        { return nil }
 func (slowTarget) Prepare(context.Context, load.PrepareOptions) error { return nil }
 func (slowTarget) NewWriter(context.Context, int) (load.Writer, error) {
 	return slowWriter{}, nil

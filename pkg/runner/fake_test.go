@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -22,6 +23,7 @@ import (
 type fakeTarget struct {
 	mu        sync.Mutex
 	prepared  *load.PrepareOptions
+	refuse    format.Format // Accepts refuses this format
 	rows      map[string]int64
 	countErr  int64 // added to every count (to fail verification)
 	countFail int   // the first countFail counts fail (retryable)
@@ -44,6 +46,13 @@ type fakeTarget struct {
 
 func newFake() *fakeTarget {
 	return &fakeTarget{rows: map[string]int64{}, attempts: map[int64]int{}, order: map[string]int64{}, seriesW: map[string]int{}, batches: map[*load.Batch]bool{}}
+}
+
+func (f *fakeTarget) Accepts(fm format.Format) error {
+	if f.refuse != format.Unknown && fm == f.refuse {
+		return fmt.Errorf("the fake takes no %s", fm)
+	}
+	return nil
 }
 
 func (f *fakeTarget) Prepare(ctx context.Context, opts load.PrepareOptions) error {

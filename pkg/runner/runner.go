@@ -167,10 +167,11 @@ type run struct {
 	first       *split.Splitter // the first input, opened to read its header
 	firstInput  *split.Input
 	tables      []*schema.Table
-	inputGzip   []bool       // per input, whether it is gzip-compressed
-	server      load.Server  // the server's version, asked after Prepare
-	totalSize   int64        // compressed size of all inputs (-1: unknown)
-	doneSize    atomic.Int64 // sizes of finished inputs
+	formats     []inputFormat // every input's format, in order
+	inputGzip   []bool        // per input, whether it is gzip-compressed
+	server      load.Server   // the server's version, asked after Prepare
+	totalSize   int64         // compressed size of all inputs (-1: unknown)
+	doneSize    atomic.Int64  // sizes of finished inputs
 	curInput    atomic.Pointer[split.Input]
 	rowsRead    atomic.Int64
 	bytesRead   atomic.Int64
@@ -181,6 +182,12 @@ type run struct {
 	start       time.Time
 	interrupted bool
 	started     bool
+}
+
+// inputFormat is the format of one input.
+type inputFormat struct {
+	source string
+	format format.Format
 }
 
 // workerStats are one worker's counters, read by the reporter under mu.
@@ -210,6 +217,15 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	r.res.Format = r.first.Format().String()
+	if cfg.DoLoad {
+		// Before Prepare: input the target cannot load must not cost the
+		// database anything (a --drop-db).
+		for _, in := range r.formats {
+			if err := r.target.Accepts(in.format); err != nil {
+				return fmt.Errorf("%s: %s input: %w", in.source, in.format, err)
+			}
+		}
+	}
 
 	var writers []load.Writer
 	if cfg.DoLoad {
@@ -288,6 +304,7 @@ func (r *run) openInputs() error {
 				r.tables = append(r.tables, t)
 			}
 		}
+		r.formats = append(r.formats, inputFormat{source: in.Source, format: sp.Format()})
 		if i == 0 {
 			r.first, r.firstInput = sp, in
 		} else {

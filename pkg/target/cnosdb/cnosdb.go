@@ -260,6 +260,14 @@ func (t *Target) exists(ctx context.Context, db string) (bool, error) {
 	return false, nil
 }
 
+// Accepts takes line protocol only: CnosDB's write API reads nothing else.
+func (t *Target) Accepts(f format.Format) error {
+	if f != format.ILP {
+		return fmt.Errorf("CnosDB takes line protocol, not %s (generate with --format ilp)", f)
+	}
+	return nil
+}
+
 // Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
 // (--do-create-db, with the --db-* options) the database.
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpw"
 )
@@ -238,6 +239,14 @@ func (t *Target) databases(ctx context.Context) (map[string]bool, error) {
 		}
 	}
 	return dbs, nil
+}
+
+// Accepts takes line protocol only: InfluxDB's write API reads nothing else.
+func (t *Target) Accepts(f format.Format) error {
+	if f != format.ILP {
+		return fmt.Errorf("InfluxDB takes line protocol, not %s (generate with --format ilp)", f)
+	}
+	return nil
 }
 
 // Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates

@@ -57,6 +57,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -218,6 +219,14 @@ func (t *Target) querier(ctx context.Context) (querier, error) {
 		t.q = &execQuerier{base: t.cfg.URL, client: t.client, auth: t.auth}
 	}
 	return t.q, nil
+}
+
+// Accepts takes line protocol only: both transports send ILP.
+func (t *Target) Accepts(f format.Format) error {
+	if f != format.ILP {
+		return fmt.Errorf("QuestDB is loaded over ILP, not %s (generate with --format ilp)", f)
+	}
+	return nil
 }
 
 // Prepare remembers opts and applies them (drop, abort-on-exist, create) to

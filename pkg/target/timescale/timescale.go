@@ -341,6 +341,12 @@ func (t *Target) connect(ctx context.Context, db string) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// Accepts takes every format its method can carry (see Method.For).
+func (t *Target) Accepts(f format.Format) error {
+	_, err := t.cfg.Method.For(f)
+	return err
+}
+
 // Prepare creates (or checks) the database and the known tables.
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	if opts.DBName != "" {

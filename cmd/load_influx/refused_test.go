@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/target/influx"
+)
+
+// TestRefusedInputDropsNothing: a csv file with --drop-db leaves the
+// database as it was (InfluxDB takes line protocol only).
+func TestRefusedInputDropsNothing(t *testing.T) {
+	url := influxURL(t)
+	db := fmt.Sprintf("tsload_refused_%d", time.Now().UnixNano()%1e9)
+	tg, err := influx.New(influx.Config{URLs: []string{url}, DBName: db, Precision: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Query(context.Background(), "", `DROP DATABASE "`+db+`"`)
+	loadtest.RefusedInput{
+		Spec:    spec(),
+		Args:    []string{"--urls", url, "--db-name", db},
+		Table:   "refused",
+		WantErr: "InfluxDB takes line protocol, not csv",
+		Count: func(t testing.TB) int64 {
+			n, err := tg.Count(context.Background(), []string{"refused"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n["refused"]
+		},
+	}.Run(t)
+}
