@@ -10,7 +10,7 @@
 #   timescale: the server's own COPY cpu FROM '<file>' (FORMAT binary) (one backend);
 #   influx, questdb: the same batches posted by curl with xargs -P <workers> (no gzip).
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
-# --out (default $TSLOAD_STATE/bench_load/<target>). The server must be running
+# --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
 set -euo pipefail
 
@@ -173,10 +173,17 @@ echo "## load_$target, cpu-only scale $scale to $ts_end ($(nproc) cores)"
 echo
 echo "| run | batch size | workers | rows/s | of ceiling | status |"
 echo "|---|---:|---:|---:|---:|---|"
+pages=()
 for p in "${pending[@]}"; do
   IFS='|' read -r name bs w r st c <<<"$p"
   printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$bs" "$w" \
     "$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$r")" "$(pct "$r" "$c")" "$st"
+  [ -s "$out/${name}_b${bs}_w${w}.json" ] && pages+=("$out/${name}_b${bs}_w${w}.json")
 done
+[ -s "$out/do-load-false.json" ] && pages+=("$out/do-load-false.json")
 echo
 echo "results files: $out"
+if [ ${#pages[@]} -gt 0 ]; then
+  "$bin/report" html --out "$out/report.html" --group name --title "load_$target: cpu-only scale $scale to $ts_end" "${pages[@]}" >/dev/null
+  echo "report: $out/report.html"
+fi

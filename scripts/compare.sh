@@ -25,7 +25,9 @@
 #
 # Every run drops and re-creates --db-name and verifies the count. Output in DIR:
 # results/<target>_r<n>.json, logs/<target>_r<n>.log, table.md and table.csv
-# (also printed), bars_rows.png/.svg, plots/<target>_r<n>.rate.png/.svg.
+# (also printed), bars_rows.png/.svg, plots/<target>_r<n>.rate.png/.svg, and
+# report.html: one self-contained page with the table, the charts and the
+# environment of every run (server versions, machine, dataset, flags).
 # Exit status 0 when every run was ok, 3 when some failed (the table says
 # which), 1/2 on setup or usage errors.
 set -euo pipefail
@@ -205,6 +207,7 @@ results=("$out"/results/*.json)
 "$report_bin" table --group target,batch_size,workers --format csv "${results[@]}" >"$out/table.csv"
 "$report_bin" bars --out "$out" --group target --metric rows "${results[@]}" >/dev/null
 "$report_bin" plot --out "$out/plots" "${results[@]}" >/dev/null
+"$report_bin" html --out "$out/report.html" --group target,batch_size,workers "${results[@]}" >/dev/null
 cat "$out/table.md"
-echo "compare: $runs runs, $failed failed; table, CSV and charts in $out" >&2
+echo "compare: $runs runs, $failed failed; table, CSV, charts and report.html in $out" >&2
 [[ $failed -eq 0 ]] || exit 3

@@ -22,6 +22,8 @@
 #   table.md, table.csv                           the table (also printed on stdout)
 #   bars_rows.png/.svg, bars_metrics.png/.svg     grouped bar charts (x = batch size, bars = workers)
 #   plots/<run>.rate.png/.svg                     each run's insert rate over time
+#   report.html                                   all of it on one self-contained page, with
+#                                                 the environment (server, machine, dataset, flags)
 #
 # A run that fails is a "failed" cell in the table, never a number: the loader
 # writes its results file with status failed; when it could not (it died
@@ -176,6 +178,7 @@ results=("$out"/results/*.json)
 "$report_bin" bars --out "$out" --metric rows "${results[@]}" >/dev/null
 "$report_bin" bars --out "$out" --metric metrics "${results[@]}" >/dev/null
 "$report_bin" plot --out "$out/plots" "${results[@]}" >/dev/null
+"$report_bin" html --out "$out/report.html" "${results[@]}" >/dev/null
 cat "$out/table.md"
-echo "run_matrix: $runs runs, $failed failed; table, CSV and charts in $out" >&2
+echo "run_matrix: $runs runs, $failed failed; table, CSV, charts and report.html in $out" >&2
 [[ $failed -eq 0 ]] || exit 3

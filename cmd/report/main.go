@@ -4,6 +4,7 @@
 //	report table [--format md|csv] [--group batch_size,workers] results/*.json
 //	report plot  --out DIR [--metric rows|metrics] results/*.json
 //	report bars  --out DIR [--group batch_size,workers] [--metric rows|metrics] [--name NAME] results/*.json
+//	report html  --out FILE [--group target,batch_size,workers] [--title T] results/*.json
 //	report merge shard*.json > merged.json
 package main
 
@@ -39,7 +40,7 @@ func files(c *cli.Context) ([]string, error) {
 
 func groupFlag(def string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "group", Value: def,
-		Usage: "comma-separated keys that make a cell: batch_size, workers, target, loader, format, inputs, db_name"}
+		Usage: "comma-separated keys that make a cell: batch_size, workers, target, loader, format, inputs, db_name, name (the results file name: one cell per run)"}
 }
 
 var metricFlag = &cli.StringFlag{Name: "metric", Value: "rows", Usage: "rate to plot: rows or metrics (per second)"}
@@ -113,6 +114,33 @@ func newApp(stdout io.Writer) *cli.App {
 						return err
 					}
 					return report.RunBars(report.BarsConfig{Files: fs, OutDir: c.String("out"), Group: g, Metric: m, Name: c.String("name"), Out: stdout})
+				},
+			},
+			{
+				Name:      "html",
+				Usage:     "one self-contained HTML page (inline SVG and CSS, no network): comparison table, bars with min–max whiskers, each run's rate over time, the environment",
+				ArgsUsage: "results.json...",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "out", Required: true, Usage: "the HTML file to write (\"-\": stdout)"},
+					&cli.StringFlag{Name: "group", Usage: "comma-separated keys that make a table cell (default target,batch_size,workers for several targets, else batch_size,workers)"},
+					&cli.StringFlag{Name: "title", Usage: "page title (default: the targets and the dataset)"},
+				},
+				Action: func(c *cli.Context) error {
+					fs, err := files(c)
+					if err != nil {
+						return err
+					}
+					var g []string
+					if c.String("group") != "" {
+						if g, err = report.ParseGroup(c.String("group")); err != nil {
+							return err
+						}
+					}
+					out := c.String("out")
+					if out == "-" {
+						out = ""
+					}
+					return report.RunHTML(report.HTMLConfig{Files: fs, Group: g, Title: c.String("title"), OutFile: out, Out: stdout})
 				},
 			},
 			{

@@ -12,6 +12,13 @@
 // ("failed", "interrupted") in place of every number: a failed run never
 // turns into a rate.
 //
+// HTML puts everything on one self-contained page (inline CSS and SVG
+// charts drawn here, so their layout is known and tested: nothing outside
+// the chart's box, legends above the plotting area) together with the
+// environment each run recorded: what differs between runs in a table,
+// what they share in a footer.
+//
 // Each cmd/report subcommand binds its flags to a Config and calls the
-// matching function here (Table, Plot, Bars, Merge), which returns an error.
+// matching function here (Table, Plot, Bars, HTML, Merge), which returns
+// an error.
 package report

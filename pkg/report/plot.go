@@ -62,6 +62,12 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 	p.Title.Padding = vg.Points(8)
 	p.Title.Text = fmt.Sprintf("%s%s (%s), batch size %d, workers %d: %s %s overall",
 		status, r.Loader, r.Target, r.BatchSize, r.Workers, thousands(overall), m.label())
+	if ctx := DatasetText(r); ctx != unknown {
+		p.Title.Text += "\n" + strings.Join(wrapText(ctx, 10, float64(plotWidth.Points())-20, false), "\n")
+	}
+	if srv := ServerText(r); srv != unknown {
+		p.Title.Text += "\n" + strings.Join(wrapText("server: "+srv, 10, float64(plotWidth.Points())-20, false), "\n")
+	}
 	p.X.Label.Text = "seconds since start"
 	p.Y.Label.Text = m.label()
 	p.Add(plotter.NewGrid())
@@ -152,11 +158,14 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 			groups = append(groups, g)
 		}
 	}
+	top := 0.0 // the highest whisker
 	values := make([]plotter.Values, len(groups))
+	spreads := make([][]Spread, len(groups))
 	failed := make([][]string, len(groups))
 	present := make([][]bool, len(groups))
 	for g := range values {
 		values[g] = make(plotter.Values, len(xs))
+		spreads[g] = make([]Spread, len(xs))
 		failed[g] = make([]string, len(xs))
 		present[g] = make([]bool, len(xs))
 	}
@@ -168,16 +177,33 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 			continue
 		}
 		present[g][x] = true
+		sp := c.RowsPerSec
 		if m == MetricMetrics {
-			values[g][x] = c.MetricsPerSec.Median
-		} else {
-			values[g][x] = c.RowsPerSec.Median
+			sp = c.MetricsPerSec
 		}
+		values[g][x], spreads[g][x] = sp.Median, sp
+		top = math.Max(top, sp.Max)
 	}
 
 	p := plot.New()
 	p.Title.Padding = vg.Points(8)
-	p.Title.Text = fmt.Sprintf("median %s by %s", m.label(), GroupKeys[t.Keys[0]])
+	var all []Run
+	minRuns, maxRuns := math.MaxInt, 0
+	for _, c := range t.Cells {
+		all = append(all, c.Runs...)
+		minRuns, maxRuns = min(minRuns, len(c.Runs)), max(maxRuns, len(c.Runs))
+	}
+	runs := fmt.Sprint(minRuns)
+	if maxRuns != minRuns {
+		runs += "–" + fmt.Sprint(maxRuns)
+	}
+	p.Title.Text = fmt.Sprintf("%s by %s (bar: median of %s runs; whisker: min–max)", m.label(), GroupKeys[t.Keys[0]], runs)
+	titleLines := 1
+	if ctx := ChartContext(all, t.Keys); ctx != "" {
+		lines := wrapText(ctx, 10, float64(plotWidth.Points())-20, false)
+		p.Title.Text += "\n" + strings.Join(lines, "\n")
+		titleLines += len(lines)
+	}
 	p.X.Label.Text = GroupKeys[t.Keys[0]]
 	p.Y.Label.Text = m.label()
 	p.Add(plotter.NewGrid())
@@ -199,6 +225,9 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 		bars.LineStyle.Width = vg.Length(0)
 		bars.Offset = vg.Length(float64(g)-float64(len(groups)-1)/2) * w
 		p.Add(bars)
+		if wb := whiskerBars(values[g], spreads[g], present[g], (float64(g)-float64(len(groups)-1)/2)*float64(w)/float64(slot)); wb != nil {
+			p.Add(wb)
+		}
 		name := strings.TrimSpace(groupTitle + groups[g])
 		if name == "" {
 			name = "median " + m.label()
@@ -219,6 +248,7 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 					return nil, err
 				}
 				vl.TextStyle[0].XAlign = draw.XCenter
+				vl.XYs[0].Y = spreads[g][x].Max
 				vl.Offset.Y = vg.Points(3)
 				vl.TextStyle[0].Font.Size = vg.Points(9)
 				p.Add(vl)
@@ -242,15 +272,59 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 		p.Add(l)
 	}
 	p.NominalX(xs...)
+	// The bars of the first and last x values reach half a slot beyond
+	// them: the axis must too, or the outer bars are cut.
+	p.X.Min, p.X.Max = -0.5, float64(len(xs))-0.5
 	p.Legend.Top = true
 	p.Y.Min = 0
-	if p.Y.Max <= 0 {
-		p.Y.Max = 1
+	if top <= 0 {
+		top = 1
 	}
-	p.Y.Max *= 1.3 // room for the value labels and the legend
+	p.Y.Max = top * barsHeadroom(len(groups), titleLines)
 	p.Y.Tick.Marker = thousandsTicks{}
 	return p, nil
 }
+
+// barsHeadroom is the y axis maximum over the highest whisker: room above
+// it for its value label and for the legend's rows (top right), so that
+// neither covers a bar.
+func barsHeadroom(legendRows, titleLines int) float64 {
+	dataHeight := float64(plotHeight.Points()) - 50 - 14*float64(titleLines)
+	room := (float64(legendRows)*13 + 24) / dataHeight
+	return 1 / (1 - math.Min(room, 0.6))
+}
+
+// whiskerBars draws the min–max range of each present bar, off data units
+// to the side of the x value (where its bar is).
+func whiskerBars(values plotter.Values, spreads []Spread, present []bool, off float64) *plotter.YErrorBars {
+	var e whiskers
+	for x := range values {
+		if present[x] && spreads[x].Max > spreads[x].Min {
+			e.xys = append(e.xys, plotter.XY{X: float64(x) + off, Y: values[x]})
+			e.errs = append(e.errs, struct{ Low, High float64 }{values[x] - spreads[x].Min, spreads[x].Max - values[x]})
+		}
+	}
+	if len(e.xys) == 0 {
+		return nil
+	}
+	b, err := plotter.NewYErrorBars(e)
+	if err != nil {
+		return nil
+	}
+	b.LineStyle.Width = vg.Points(1.2)
+	b.CapWidth = vg.Points(8)
+	return b
+}
+
+// whiskers implements plotter.XYer and plotter.YErrorer.
+type whiskers struct {
+	xys  plotter.XYs
+	errs plotter.YErrors
+}
+
+func (w whiskers) Len() int                        { return len(w.xys) }
+func (w whiskers) XY(i int) (float64, float64)     { return w.xys[i].X, w.xys[i].Y }
+func (w whiskers) YError(i int) (float64, float64) { return w.errs[i].Low, w.errs[i].High }
 
 // savePlot writes p as base.png and base.svg and returns the file names.
 func savePlot(p *plot.Plot, base string) ([]string, error) {

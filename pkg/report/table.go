@@ -21,6 +21,7 @@ var GroupKeys = map[string]string{
 	"format":     "format",
 	"inputs":     "inputs",
 	"db_name":    "database",
+	"name":       "run",
 }
 
 func keyValue(key string, r Run) string {
@@ -39,6 +40,8 @@ func keyValue(key string, r Run) string {
 		return strings.Join(r.Inputs, " ")
 	case "db_name":
 		return r.Flags["db-name"]
+	case "name":
+		return runName(r)
 	}
 	return ""
 }
