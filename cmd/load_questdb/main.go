@@ -5,17 +5,14 @@
 // See the README and pkg/target/questdb for the flags and the guarantees.
 package main
 
-import (
-	"github.com/tsload/tsload/pkg/loadcli"
-	"github.com/tsload/tsload/pkg/target/questdb"
-)
+import "github.com/tsload/tsload/pkg/loadcli"
 
 func main() {
 	loadcli.Main(loadcli.Spec{
 		Name:   "load_questdb",
 		Usage:  "load ILP files into QuestDB over HTTP or TCP",
 		Target: "questdb",
-		Flags:  questdb.Flags(),
-		New:    questdb.FromCLI,
+		Flags:  questdbFlags(),
+		New:    newTarget,
 	})
 }

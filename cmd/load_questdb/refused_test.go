@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -16,16 +15,7 @@ import (
 // TestRefusedInputDropsNothing: a csv file naming an existing table, with
 // --drop-db, leaves the table as it was (QuestDB is loaded over ILP only).
 func TestRefusedInputDropsNothing(t *testing.T) {
-	httpURL := envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000")
-	pg := envOr("TSLOAD_QUESTDB_PG", "postgres://admin:quest@127.0.0.1:8812/qdb")
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(httpURL + "/ping")
-	if err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("QuestDB unreachable: %v (run scripts/start_questdb.sh)", err),
-			fmt.Sprintf("QuestDB unreachable under CI: %v", err))
-	}
-	resp.Body.Close()
+	httpURL, pg := questdbServer(t)
 	table := fmt.Sprintf("refused_%d", time.Now().UnixNano()%1e9)
 	tg, err := questdb.New(questdb.Config{URL: httpURL, PG: pg})
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,36 +12,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/loadcli"
-	"github.com/tsload/tsload/pkg/target/questdb"
 )
-
-func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: questdb.Flags(), New: questdb.FromCLI}
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
 
 // TestSecrets passes a password and a token by environment variable, by
 // flag, inside --http-url and inside --conf, on loads that succeed and
 // loads that fail: neither appears in stderr, the error or the results
 // file. (The test server runs without authentication.)
 func TestSecrets(t *testing.T) {
-	httpURL := envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000")
-	pg := envOr("TSLOAD_QUESTDB_PG", "postgres://admin:quest@127.0.0.1:8812/qdb")
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(httpURL + "/ping")
-	if err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("QuestDB unreachable: %v (run scripts/start_questdb.sh)", err),
-			fmt.Sprintf("QuestDB unreachable under CI: %v", err))
-	}
-	resp.Body.Close()
+	httpURL, pg := questdbServer(t)
 	const secret = "Zq8-s3cr3t-pw"
 	const token = "Tk9-s3cr3t-token"
 	table := fmt.Sprintf("secret_%d", time.Now().UnixNano()%1e9)

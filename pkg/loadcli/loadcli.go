@@ -4,7 +4,7 @@
 //
 // A loader's main is just
 //
-//	func main() { loadcli.Main(loadcli.Spec{Name: "load_x", Usage: "...", Target: "x", Flags: x.Flags(), New: x.FromCLI}) }
+//	func main() { loadcli.Main(loadcli.Spec{Name: "load_x", Usage: "...", Target: "x", Flags: xFlags(), New: newTarget}) }
 //
 // Spec.New must not connect to the server: the target connects in Prepare,
 // NewWriter and Count, which the runner does not call with --do-load=false.
@@ -141,6 +141,12 @@ func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
 			}
 			if t != nil {
 				defer t.Close()
+				if cfg.Format != format.Unknown {
+					// A given format is refused before any input is read.
+					if err := t.Accepts(cfg.Format); err != nil {
+						return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)
+					}
+				}
 			}
 			_, err = runner.Run(c.Context, cfg, t)
 			return err

@@ -79,6 +79,10 @@ type Config struct {
 	Grace time.Duration
 	// MaxRecordBytes is the longest line or record accepted (default 4 MiB).
 	MaxRecordBytes int
+	// SerializationPass first reads and splits the inputs without loading
+	// (files only: stdin cannot be read twice), then loads, and reports both
+	// rates in Results.Serialization (see SerializationOf).
+	SerializationPass bool
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -143,8 +147,19 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
 	}
-	err := r.run(ctx)
+	var noLoad *load.Results
+	var err error
+	if cfg.SerializationPass && cfg.DoLoad {
+		noLoad, err = serializationPass(ctx, cfg)
+	}
+	if err == nil {
+		err = r.run(ctx)
+	}
 	r.finish(ctx, err)
+	if noLoad != nil {
+		r.res.Serialization = SerializationOf(noLoad, r.res)
+		WriteSerialization(r.cfg.Stderr, r.res.Serialization)
+	}
 	r.res.Environment = r.environment()
 	if cfg.ResultsFile != "" {
 		if werr := WriteResults(cfg.ResultsFile, r.res); werr != nil {

@@ -3,7 +3,6 @@ package questdb
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -129,99 +127,6 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatalf("database holds %d rows, want %d", sum, in.rows)
 			}
 		})
-	}
-}
-
-// TestCLI runs load_questdb's command line with a --conf string: its
-// auto_flush_rows becomes the batch size, and the password never reaches
-// the results file.
-func TestCLI(t *testing.T) {
-	s := server(t)
-	dir := t.TempDir()
-	prefix := uniqueName("cli") + "_"
-	file, rows := genILP(t, dir, "cpu-only", 3, time.Hour, prefix)
-	results := filepath.Join(dir, "results.json")
-	spec := loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: Flags(), New: FromCLI}
-	addr := strings.TrimPrefix(s.http, "http://")
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec, []string{"load_questdb",
-		"--file", file, "--serialization-pass", "--pg", s.pg, "--results-file", results,
-		"--conf", "http::addr=" + addr + ";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;",
-	}, nil, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	raw, err := os.ReadFile(results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(raw, []byte("s3cret")) || bytes.Contains(raw, []byte(":quest@")) || bytes.Contains(stderr.Bytes(), []byte("s3cret")) {
-		t.Fatalf("a secret leaked:\n%s\n%s", raw, stderr.String())
-	}
-	var res load.Results
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.BatchSize != 700 || res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Batches != (rows+699)/700 {
-		t.Fatalf("batch size %d rows %d/%d batches %d verify %+v", res.BatchSize, res.Rows, rows, res.Batches, res.Verify)
-	}
-	if z := res.Serialization; z == nil || z.SerializedRowsPerSec <= 0 || z.SentRowsPerSec <= 0 || z.SentMiBPerSec <= 0 {
-		t.Errorf("serialization figures %+v", z)
-	}
-	if !strings.Contains(stderr.String(), "serialized:") || !strings.Contains(stderr.String(), "sent:") {
-		t.Errorf("no serialization figures on stderr:\n%s", stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "is not a tsload use-case table") {
-		t.Errorf("no note about the auto-created table:\n%s", stderr.String())
-	}
-	if !strings.Contains(res.Flags["conf"], "password=REDACTED;") {
-		t.Errorf("conf flag recorded as %q", res.Flags["conf"])
-	}
-}
-
-// TestCLIErrors needs no server: bad flag combinations fail before any
-// connection, and --do-load=false runs without one.
-func TestCLIErrors(t *testing.T) {
-	spec := loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: Flags(), New: FromCLI}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--conf", "http::addr=x;auto_flush_rows=10;", "--batch-size", "20"}, "disagree"},
-		{[]string{"--conf", "http::addr=x;", "--transport", "tcp"}, "give the setting in one place"},
-		{[]string{"--conf", "http::addr=x;bogus=1;"}, `unknown key "bogus"`},
-		{[]string{"--transport", "udp"}, "unknown transport"},
-		{[]string{"--format", "csv"}, "ILP only"},
-	} {
-		var stderr bytes.Buffer
-		err := loadcli.Run(context.Background(), spec, append([]string{"load_questdb"}, tc.args...), strings.NewReader("cpu v=1 1\n"), &stderr)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
-		}
-	}
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec, []string{"load_questdb", "--do-load=false", "--http-url", "http://127.0.0.1:1"},
-		strings.NewReader("cpu,h=a v=1 1\ncpu,h=b v=2 2\n"), &stderr)
-	if err != nil || !strings.Contains(stderr.String(), "2 rows") {
-		t.Errorf("--do-load=false: %v\n%s", err, stderr.String())
-	}
-}
-
-func TestSerializationOf(t *testing.T) {
-	noLoad := &load.Results{RowsRead: 1000, Bytes: 4 * MiB, Seconds: 0.5}
-	sent := &load.Results{Rows: 500, RowsRead: 1000, Bytes: 4 * MiB, Seconds: 2}
-	got := *SerializationOf(noLoad, sent)
-	want := load.Serialization{SerializedRowsPerSec: 2000, SerializedMiBPerSec: 8, SentRowsPerSec: 250, SentMiBPerSec: 1}
-	if got != want {
-		t.Errorf("SerializationOf = %+v, want %+v", got, want)
-	}
-	if z := *SerializationOf(nil, &load.Results{}); z != (load.Serialization{}) {
-		t.Errorf("zero seconds: %+v", z)
-	}
-	var b bytes.Buffer
-	WriteSerialization(&b, &want)
-	if !strings.Contains(b.String(), "serialized:         2000 rows/s       8.00 MiB/s") || !strings.Contains(b.String(), "sent:                250 rows/s       1.00 MiB/s") {
-		t.Errorf("printed:\n%s", b.String())
 	}
 }
 

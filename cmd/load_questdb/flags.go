@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/questdb"
+)
+
+// Flag names of load_questdb.
+const (
+	flagTransport      = "transport"
+	flagConf           = "conf"
+	flagHTTPURL        = "http-url"
+	flagTCPAddr        = "tcp-addr"
+	flagPG             = "pg"
+	flagUsername       = "username"
+	flagPassword       = "password"
+	flagToken          = "token"
+	flagInsecure       = "tls-insecure-skip-verify"
+	flagRequestTimeout = "request-timeout"
+	flagMinThroughput  = "request-min-throughput"
+	flagDedup          = "dedup"
+	flagUseCase        = "use-case"
+	flagWALTimeout     = "wal-timeout"
+
+	flagSerializationPass = "serialization-pass"
+)
+
+// Default addresses (the server of scripts/start_questdb.sh).
+const (
+	defaultHTTPURL = "http://127.0.0.1:9000"
+	defaultTCPAddr = "127.0.0.1:9009"
+	defaultPG      = "postgres://admin:quest@127.0.0.1:8812/qdb"
+)
+
+// questdbFlags returns load_questdb's own flags.
+func questdbFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: flagTransport, Value: questdb.HTTP, Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
+		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows)"},
+		&cli.StringFlag{Name: flagHTTPURL, Value: defaultHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries when --pg is empty"},
+		&cli.StringFlag{Name: flagTCPAddr, Value: defaultTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port (with --transport tcp)"},
+		&cli.StringFlag{Name: flagPG, Value: defaultPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL and counts; empty: use HTTP /exec"},
+		&cli.StringFlag{Name: flagUsername, Usage: "HTTP basic-auth user"},
+		&cli.StringFlag{Name: flagPassword, EnvVars: []string{"QUESTDB_PASSWORD"}, Usage: "HTTP basic-auth password (never printed)"},
+		&cli.StringFlag{Name: flagToken, EnvVars: []string{"QUESTDB_TOKEN"}, Usage: "HTTP bearer token (never printed)"},
+		&cli.BoolFlag{Name: flagInsecure, Usage: "do not verify the server's TLS certificate (https, tcps)"},
+		&cli.DurationFlag{Name: flagRequestTimeout, Value: questdb.DefaultRequestTimeout, Usage: "base timeout of one HTTP request (or TCP batch write)"},
+		&cli.Int64Flag{Name: flagMinThroughput, Value: questdb.DefaultMinThroughput, Usage: "bytes/s: the timeout grows by body size / this"},
+		&cli.BoolFlag{Name: flagDedup, Value: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
+		&cli.StringFlag{Name: flagUseCase, Usage: "create the tables of this use case up front (cpu-only, devops, iot, weather); otherwise use-case tables are created as the input names them"},
+		&cli.DurationFlag{Name: flagWALTimeout, Value: questdb.DefaultWALTimeout, Usage: "how long verification waits for the WAL to be applied"},
+		&cli.BoolFlag{Name: flagSerializationPass, Usage: "first read and split the --file inputs without loading, then print rows/s and MiB/s \"serialized\" vs \"sent\" (as QuestDB's pandas benchmark) and add them to --results-file"},
+	}
+}
+
+// newTarget builds the Target from the flags. It adjusts cfg: auto_flush_rows
+// of --conf becomes the batch size, retry_timeout the retry timeout, and
+// --serialization-pass asks the runner for its pass (the runner masks the
+// secrets of --conf, --pg and --http-url in the recorded flags). It does not
+// connect.
+func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+	qc := questdb.Config{
+		Transport:      c.String(flagTransport),
+		URL:            c.String(flagHTTPURL),
+		TCPAddr:        c.String(flagTCPAddr),
+		TLSVerify:      !c.Bool(flagInsecure),
+		Username:       c.String(flagUsername),
+		Password:       c.String(flagPassword),
+		Token:          c.String(flagToken),
+		RequestTimeout: c.Duration(flagRequestTimeout),
+		MinThroughput:  c.Int64(flagMinThroughput),
+		PG:             c.String(flagPG),
+		UseCase:        c.String(flagUseCase),
+		WALTimeout:     c.Duration(flagWALTimeout),
+		Log:            cfg.Stderr,
+	}
+	if s := c.String(flagConf); s != "" {
+		for _, f := range []string{flagTransport, flagUsername, flagPassword, flagToken, flagInsecure, flagRequestTimeout, flagMinThroughput} {
+			if c.IsSet(f) {
+				return nil, fmt.Errorf("--%s and --%s: give the setting in one place", flagConf, f)
+			}
+		}
+		conf, err := questdb.ParseConf(s)
+		if err != nil {
+			return nil, err
+		}
+		if err := applyConf(&qc, conf, c, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if qc.PG == "none" {
+		qc.PG = ""
+	}
+	switch {
+	case c.IsSet(flagDedup):
+		qc.Dedup = c.Bool(flagDedup)
+	default:
+		qc.Dedup = qc.Transport != questdb.TCP
+	}
+	if cfg.Flags != nil {
+		cfg.Flags[flagDedup] = fmt.Sprint(qc.Dedup)
+		cfg.Flags[flagTransport] = qc.Transport
+	}
+	cfg.SerializationPass = c.Bool(flagSerializationPass)
+	if cfg.SerializationPass && len(cfg.Inputs) == 0 {
+		return nil, fmt.Errorf("--%s needs --file inputs (stdin cannot be read twice)", flagSerializationPass)
+	}
+	return questdb.New(qc)
+}
+
+// applyConf moves a parsed --conf into qc and cfg.
+func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runner.Config) error {
+	if conf.HTTP() {
+		qc.Transport = questdb.HTTP
+		qc.URL = conf.Schema + "://" + conf.Addr
+	} else {
+		qc.Transport = questdb.TCP
+		qc.TCPAddr = conf.Addr
+		qc.TCPTLS = conf.TLS()
+	}
+	qc.Username, qc.Password, qc.Token = conf.Username, conf.Password, conf.Token
+	qc.TLSVerify = conf.TLSVerify
+	if conf.RequestTimeout > 0 {
+		qc.RequestTimeout = conf.RequestTimeout
+	}
+	if conf.MinThroughput > 0 {
+		qc.MinThroughput = conf.MinThroughput
+	}
+	if conf.AutoFlushRows > 0 {
+		if c.IsSet("batch-size") && cfg.BatchSize != conf.AutoFlushRows {
+			return fmt.Errorf("--batch-size %d and auto_flush_rows=%d in --conf disagree", cfg.BatchSize, conf.AutoFlushRows)
+		}
+		cfg.BatchSize = conf.AutoFlushRows
+		if cfg.Flags != nil {
+			cfg.Flags["batch-size"] = fmt.Sprint(conf.AutoFlushRows)
+		}
+	}
+	if conf.RetryTimeout > 0 {
+		if c.IsSet("retry-timeout") && cfg.RetryTimeout != conf.RetryTimeout {
+			return fmt.Errorf("--retry-timeout %v and retry_timeout=%d in --conf disagree", cfg.RetryTimeout, conf.RetryTimeout/time.Millisecond)
+		}
+		cfg.RetryTimeout = conf.RetryTimeout
+		if cfg.Flags != nil {
+			cfg.Flags["retry-timeout"] = conf.RetryTimeout.String()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
+)
+
+func spec() loadcli.Spec {
+	return loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: questdbFlags(), New: newTarget}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// questdbServer returns the HTTP and PG-wire URLs of the QuestDB of
+// scripts/start_questdb.sh (skipping the test when it is unreachable and CI
+// is unset).
+func questdbServer(t *testing.T) (httpURL, pg string) {
+	t.Helper()
+	httpURL = envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000")
+	pg = envOr("TSLOAD_QUESTDB_PG", "postgres://admin:quest@127.0.0.1:8812/qdb")
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(httpURL + "/ping")
+	if err != nil {
+		loadtest.SkipOrFail(t,
+			fmt.Sprintf("QuestDB unreachable: %v (run scripts/start_questdb.sh)", err),
+			fmt.Sprintf("QuestDB unreachable under CI: %v", err))
+	}
+	resp.Body.Close()
+	return httpURL, pg
+}
+
+// TestCLI runs load_questdb's command line with a --conf string and a
+// serialization pass: auto_flush_rows becomes the batch size, both rates
+// reach the results file, and the password never does.
+func TestCLI(t *testing.T) {
+	httpURL, pg := questdbServer(t)
+	dir := t.TempDir()
+	table := fmt.Sprintf("cli_%d", time.Now().UnixNano()%1e9)
+	file := filepath.Join(dir, "in.ilp")
+	var b strings.Builder
+	const rows = 2000
+	for i := range rows {
+		fmt.Fprintf(&b, "%s,host=h%d usage=%d.5 %d\n", table, i%20, i, 1451606400000000000+int64(i/20)*1e9)
+	}
+	os.WriteFile(file, []byte(b.String()), 0o644)
+	results := filepath.Join(dir, "results.json")
+	addr := strings.TrimPrefix(httpURL, "http://")
+	r := loadtest.RunCLI(t, spec(), []string{"load_questdb",
+		"--file", file, "--serialization-pass", "--pg", pg, "--results-file", results,
+		"--conf", "http::addr=" + addr + ";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;",
+	}, results, "")
+	r.NoSecret(t, "a secret", "s3cret", ":quest@")
+	var res load.Results
+	if err := json.Unmarshal(r.Results, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.BatchSize != 700 || res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Batches != (rows+699)/700 {
+		t.Fatalf("batch size %d rows %d/%d batches %d verify %+v", res.BatchSize, res.Rows, rows, res.Batches, res.Verify)
+	}
+	if z := res.Serialization; z == nil || z.SerializedRowsPerSec <= 0 || z.SentRowsPerSec <= 0 || z.SentMiBPerSec <= 0 {
+		t.Errorf("serialization figures %+v", z)
+	}
+	if !strings.Contains(r.Stderr, "serialized:") || !strings.Contains(r.Stderr, "sent:") {
+		t.Errorf("no serialization figures on stderr:\n%s", r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "is not a tsload use-case table") {
+		t.Errorf("no note about the auto-created table:\n%s", r.Stderr)
+	}
+	if !strings.Contains(res.Flags["conf"], "password=REDACTED;") {
+		t.Errorf("conf flag recorded as %q", res.Flags["conf"])
+	}
+}
+
+// TestCLIErrors needs no server: bad flag combinations fail before any
+// connection, and --do-load=false runs without one.
+func TestCLIErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--conf", "http::addr=x;auto_flush_rows=10;", "--batch-size", "20"}, "disagree"},
+		{[]string{"--conf", "http::addr=x;", "--transport", "tcp"}, "give the setting in one place"},
+		{[]string{"--conf", "http::addr=x;bogus=1;"}, `unknown key "bogus"`},
+		{[]string{"--transport", "udp"}, "unknown transport"},
+		{[]string{"--format", "csv"}, "--format csv: QuestDB is loaded over ILP"},
+		{[]string{"--serialization-pass"}, "needs --file inputs"},
+	} {
+		var stderr bytes.Buffer
+		err := loadcli.Run(context.Background(), spec(), append([]string{"load_questdb"}, tc.args...), strings.NewReader("cpu v=1 1\n"), &stderr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	var stderr bytes.Buffer
+	err := loadcli.Run(context.Background(), spec(), []string{"load_questdb", "--do-load=false", "--http-url", "http://127.0.0.1:1"},
+		strings.NewReader("cpu,h=a v=1 1\ncpu,h=b v=2 2\n"), &stderr)
+	if err != nil || !strings.Contains(stderr.String(), "2 rows") {
+		t.Errorf("--do-load=false: %v\n%s", err, stderr.String())
+	}
+}

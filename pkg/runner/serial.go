@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// A serialization pass compares how fast tsload gets rows ready to send
+// with how fast the database takes them, in the shape of QuestDB's pandas
+// benchmark ("serialized" vs "sent"). The input is ILP (or another wire
+// format) already, so "serialized" is everything but the database: reading,
+// decompressing and cutting the same inputs into batches, a DoLoad=false
+// pass made before the load; "sent" is the load's own rate.
+
+// MiB is 2^20 bytes.
+const MiB = 1 << 20
+
+// serializationPass runs cfg's inputs through the runner without loading.
+func serializationPass(ctx context.Context, cfg Config) (*load.Results, error) {
+	if len(cfg.Inputs) == 0 {
+		return nil, errors.New("a serialization pass needs file inputs (stdin cannot be read twice)")
+	}
+	pass := cfg
+	pass.DoLoad, pass.Verify, pass.SerializationPass, pass.Progress = false, false, false, false
+	pass.ResultsFile = ""
+	pass.Stderr = io.Discard
+	res, err := Run(ctx, pass, nil)
+	if err != nil {
+		return nil, fmt.Errorf("serialization pass: %w", err)
+	}
+	return res, nil
+}
+
+// SerializationOf combines a DoLoad=false run and a load of the same input
+// into the "serialized" and "sent" figures.
+func SerializationOf(noLoad, sent *load.Results) *load.Serialization {
+	s := &load.Serialization{}
+	if noLoad != nil && noLoad.Seconds > 0 {
+		s.SerializedRowsPerSec = float64(noLoad.RowsRead) / noLoad.Seconds
+		s.SerializedMiBPerSec = float64(noLoad.Bytes) / MiB / noLoad.Seconds
+	}
+	if sent != nil && sent.Seconds > 0 {
+		s.SentRowsPerSec = float64(sent.Rows) / sent.Seconds
+		// Bytes counts the input read; all of it was sent only if every
+		// row was acknowledged.
+		s.SentMiBPerSec = float64(sent.Bytes) / MiB / sent.Seconds * frac(sent.Rows, sent.RowsRead)
+	}
+	return s
+}
+
+func frac(a, b int64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// WriteSerialization prints s in the shape of the pandas benchmark.
+func WriteSerialization(w io.Writer, s *load.Serialization) {
+	fmt.Fprintf(w, "serialized: %12.0f rows/s %10.2f MiB/s  (read and split only, no database)\n", s.SerializedRowsPerSec, s.SerializedMiBPerSec)
+	fmt.Fprintf(w, "sent:       %12.0f rows/s %10.2f MiB/s  (acknowledged by the server)\n", s.SentRowsPerSec, s.SentMiBPerSec)
+}
