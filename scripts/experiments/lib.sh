@@ -157,7 +157,8 @@ PY
 
 # exp_load STEP PUBLISHED LOADER [FLAGS...]: run $EXP_BIN/LOADER with FLAGS plus
 # --results-file and --reporting-period 1s, then add its row: rows/s (acknowledged rows over
-# wall time), the verified count, and retries or the error. EXP_LAST_RESULTS names the
+# wall time), the verified count, and retries or the error (with EXP_SHOW_SECONDS=1 the notes
+# start with the load's wall time). EXP_LAST_RESULTS names the
 # results file and EXP_LAST_OK is 1 when the run was ok and verified.
 exp_load() {
 	local step=$1 pub=$2 loader=$3
@@ -182,6 +183,11 @@ exp_load() {
 	ok=$(exp_result "$res" verify_ok)
 	retries=$(exp_result "$res" retries)
 	[[ $retries == 0 ]] || notes="$retries retried batches"
+	if [[ ${EXP_SHOW_SECONDS:-0} == 1 ]]; then
+		local secs
+		secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
+		notes="$secs${notes:+; $notes}"
+	fi
 	if [[ $status == ok && $ok == 1 && $st == 0 ]]; then
 		EXP_LAST_OK=1
 		exp_row "$step" "$pub" "$(exp_rate_cell "$rate")" "$(exp_fmt "$verified")" "$notes"

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The PostgreSQL/TimescaleDB insert ladder on weather data: INSERT, multi-row INSERT, COPY,
+# parallel COPY; plain table vs hypertable; the server's own COPY FROM file as the ceiling.
+#
+#   scripts/experiments/timescale_ladder.sh [--quick|--tiny] [--workers N] [--out DIR] [--strict]
+#
+# Reproduces the ERA5 loading study, "Building a weather data warehouse part I: Loading a
+# trillion rows of weather data into TimescaleDB" (Ali Ramadhan, 2024; source
+# github.com/ali-ramadhan/ali-ramadhan.Github.io, _posts/2024-03-31-trillion-rows.md; code
+# github.com/ali-ramadhan/timescaledb-insert-benchmarks): the table weather(time, location_id,
+# latitude, longitude, temperature_2m, zonal_wind_10m, meridional_wind_10m, total_cloud_cover,
+# total_precipitation, snowfall) on the 0.25-degree grid (1,038,240 locations per hour).
+# Published on 2x 12-core Xeon Silver 4214, 256 GB, NVMe SSD, PostgreSQL 15.5, TimescaleDB
+# 2.13.0, from Python: one row per INSERT ~3,000 rows/s (20,000 rows; hypertable a bit slower);
+# one multi-row INSERT 25,000-30,000 (100,000 rows); COPY from a CSV file ready on disk
+# ~400,000, ~100,000 when writing the CSV (or building the tuples) is included (1,038,240
+# rows); parallel COPY ~250,000 sustained with many workers (plateau after 16; 128 hours,
+# ~133M rows); no difference between plain table and hypertable for COPY.
+#
+# tsload's steps, each into a fresh database (dropped afterwards), verified by count(*):
+#   load_timescale --method insert (one row per statement, one transaction per 1,000 rows),
+#   --method insert-multi, --method copy-csv and --method copy-binary from files, 1 worker;
+#   the server's own COPY weather FROM '<csv file>' (no client at all: the ceiling);
+#   generate_data --format pgcopy | load_timescale --method copy-binary with 1..2N workers
+#   (generation included, as the study's sustained figures include its client's work).
+# Each step runs on a plain table and, when the server has TimescaleDB, on a hypertable
+# (--use-hypertable true); without TimescaleDB the hypertable rows say why they were skipped.
+#
+# Sizes: full = the study's row counts (insert 20,000, multi-row 100,000, COPY 1,038,240 = one
+# hour of the whole grid, parallel 128 hours = 132,894,720 per worker count; hours of work);
+# --quick = the same except parallel COPY over 4 hours (4,152,960 rows); --tiny = 2,000
+# locations, 2 hours (the CI test). N = --workers (default: the cores).
+# Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL, for
+# another local server; the ceiling needs the server to read a file on this machine). Output:
+# the table on stdout and in DIR/table.md (DIR default
+# $TSLOAD_STATE/experiments/timescale_ladder-<size>), bars_rows.png/.svg, plots/, results/,
+# logs/. Exit 0 once the table is written (3 with --strict if a step failed), 1 on a setup error.
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+exp_init timescale_ladder "$@"
+[[ ${#EXP_ARGS[@]} -eq 0 ]] || exp_die "unknown argument ${EXP_ARGS[0]} (see --help)"
+
+case "$EXP_SIZE" in
+full) scale=1038240 insert_rows=20000 multi_rows=100000 copy_end=2016-01-01T01:00:00Z par_end=2016-01-06T08:00:00Z ;;
+quick) scale=1038240 insert_rows=20000 multi_rows=100000 copy_end=2016-01-01T01:00:00Z par_end=2016-01-01T04:00:00Z ;;
+tiny) scale=2000 insert_rows=500 multi_rows=2000 copy_end=2016-01-01T02:00:00Z par_end=2016-01-01T02:00:00Z ;;
+esac
+workers_list=(1)
+for ((w = 2; w <= 2 * EXP_WORKERS; w *= 2)); do workers_list+=("$w"); done
+
+pg_url=${TSLOAD_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}
+if [[ -z ${TSLOAD_POSTGRES:-} ]]; then
+	exp_start postgres || exp_die "PostgreSQL did not start; nothing to measure"
+fi
+command -v psql >/dev/null || exp_die "psql not found (scripts/start_postgres.sh installs it with postgresql-15)"
+# psql URL for database DB on the same server.
+db_url() { python3 -c 'import sys,urllib.parse as u; p=u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$pg_url" "$1"; }
+q() { psql -X -q -At -v ON_ERROR_STOP=1 "$pg_url" -c "$1"; }
+pg_version=$(q 'SHOW server_version') || exp_die "cannot query PostgreSQL at $pg_url"
+sync_commit=$(q 'SHOW synchronous_commit')
+ts_version=$(q "SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'")
+ts_skip=""
+if [[ -z $ts_version ]]; then
+	ts_skip="the server has no TimescaleDB extension (pg_available_extensions)"
+elif [[ $(q 'SHOW shared_preload_libraries') != *timescaledb* ]]; then
+	ts_skip="TimescaleDB $ts_version is installed but not in shared_preload_libraries"
+fi
+[[ -z $ts_skip ]] || exp_log "hypertable steps skipped: $ts_skip"
+tables=(plain)
+[[ -n $ts_skip ]] || tables+=(hypertable)
+
+hw="2x Xeon Silver 4214"
+gen=(--use-case weather --seed 1 --scale "$scale")
+data=$EXP_OUT/data
+exp_log "generating $data/weather.csv and weather.pgcopy"
+for fmt in csv pgcopy; do
+	"$EXP_BIN/generate_data" "${gen[@]}" --timestamp-end "$copy_end" --format "$fmt" --file "$data/weather.$fmt" \
+		2>"$EXP_OUT/logs/generate_$fmt.log" || exp_die "generate_data failed: $(tail -n 1 "$EXP_OUT/logs/generate_$fmt.log")"
+done
+copy_rows=$(($(wc -l <"$data/weather.csv") - 1))
+
+drop_db() { q "DROP DATABASE IF EXISTS $1" >/dev/null 2>&1 || exp_log "could not drop database $1"; }
+ht_flag() { if [[ $1 == plain ]]; then echo false; else echo true; fi; }
+ht_pub() { if [[ $1 == plain ]]; then echo "$2"; else echo "$3"; fi; }
+
+# step NAME TABLE PUBLISHED [load_timescale flags...]: one load into database exp_ladder_<...>.
+step() {
+	local name=$1 tt=$2 pub=$3
+	shift 3
+	local db
+	db=exp_ladder_$(exp_slug "$name" | tr -c 'a-z0-9_\n' '_' | cut -c1-40)_$tt
+	exp_load "$name, $tt table" "$pub" load_timescale --postgres "$pg_url" --db-name "$db" --drop-db \
+		--use-hypertable "$(ht_flag "$tt")" "$@"
+	drop_db "$db"
+}
+
+for tt in "${tables[@]}"; do
+	step "insert, 1 worker" "$tt" "$(ht_pub "$tt" "~3,000 rows/s ($hw; psycopg3, 20,000 rows)" "a bit below 3,000 rows/s (hypertable)")" \
+		--file "$data/weather.pgcopy" --method insert --commit batch --batch-size 1000 --workers 1 --limit "$insert_rows"
+	step "insert-multi, 1 worker" "$tt" "25,000-30,000 rows/s ($hw; 100,000 rows)" \
+		--file "$data/weather.pgcopy" --method insert-multi --batch-size "$multi_rows" --workers 1 --limit "$multi_rows"
+	step "copy-csv from a file, 1 worker" "$tt" "~100,000 rows/s with the CSV writing; ~400,000 for COPY alone ($hw)" \
+		--file "$data/weather.csv" --method copy-csv --batch-size 20000 --workers 1
+	step "copy-binary from a file, 1 worker" "$tt" "none (the study did not try binary COPY)" \
+		--file "$data/weather.pgcopy" --method copy-binary --batch-size 20000 --workers 1
+
+	# The ceiling: the server reads the CSV file itself, no client. The file goes where the
+	# server's OS user can read it.
+	name="server's COPY weather FROM file (ceiling), $tt table"
+	db=exp_ladder_server_copy_$tt
+	shared=$EXP_STATE/experiments/.server-copy
+	mkdir -p "$shared" && chmod 755 "$EXP_STATE/experiments" "$shared" 2>/dev/null || true
+	cp "$data/weather.csv" "$shared/weather.csv" && chmod 644 "$shared/weather.csv"
+	pub="~400,000 rows/s (COPY from a ready CSV file; $hw)"
+	if "$EXP_BIN/load_timescale" --postgres "$pg_url" --db-name "$db" --drop-db --use-hypertable "$(ht_flag "$tt")" \
+		--file "$data/weather.csv" --limit 1 --verify=false --reporting-period 1h >"$EXP_OUT/logs/server_copy_$tt.log" 2>&1 &&
+		psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c 'TRUNCATE weather' >>"$EXP_OUT/logs/server_copy_$tt.log" 2>&1; then
+		# psql's own \timing: the statement's time, not psql's start-up.
+		if out=$(psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c '\timing on' \
+			-c "COPY weather FROM '$shared/weather.csv' (FORMAT csv, HEADER true)" 2>&1); then
+			echo "$out" >>"$EXP_OUT/logs/server_copy_$tt.log"
+			ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out" | tail -n 1)
+			n=$(psql -X -At "$(db_url "$db")" -c 'SELECT count(*) FROM weather')
+			if [[ -z $ms ]]; then
+				exp_fail_row "$name" "$pub" "no time in psql's output: $out"
+			elif [[ $n == "$copy_rows" ]]; then
+				exp_row "$name" "$pub" "$(exp_rate_cell "$(exp_rate "$n" 0 "$(python3 -c "print($ms/1000)")")")" "$(exp_fmt "$n")" "one backend, no client"
+			else
+				exp_fail_row "$name" "$pub" "count(*) is $n, the file has $copy_rows rows"
+			fi
+		else
+			echo "$out" >>"$EXP_OUT/logs/server_copy_$tt.log"
+			exp_fail_row "$name" "$pub" "$(tail -n 1 <<<"$out")"
+		fi
+	else
+		exp_fail_row "$name" "$pub" "could not create the table: $(tail -n 1 "$EXP_OUT/logs/server_copy_$tt.log")"
+	fi
+	rm -f "$shared/weather.csv"
+	drop_db "$db"
+
+	for w in "${workers_list[@]}"; do
+		if [[ $w == 1 ]]; then pub="~140,000 rows/s sustained, 1 worker, with the client's work ($hw)"; else pub="up to ~250,000 rows/s sustained with 4-32 workers ($hw)"; fi
+		step "generate_data piped to copy-binary, $(exp_n_workers "$w")" "$tt" "$pub" \
+			--file <("$EXP_BIN/generate_data" "${gen[@]}" --timestamp-end "$par_end" --format pgcopy 2>/dev/null) \
+			--method copy-binary --batch-size 20000 --workers "$w"
+	done
+done
+if [[ -n $ts_skip ]]; then
+	exp_row "every step on a hypertable" "no difference for COPY; INSERT a bit slower" "skipped" "-" "$ts_skip"
+fi
+
+exp_finish "PostgreSQL/TimescaleDB insert ladder (ERA5 weather study)" db_name,workers \
+	"Server: PostgreSQL $pg_version (synchronous_commit=$sync_commit)${ts_version:+, TimescaleDB $ts_version available}${ts_skip:+; hypertables skipped: $ts_skip}. Data: weather, seed 1, $scale locations, hourly; files of $(exp_fmt "$copy_rows") rows (to $copy_end), parallel COPY to $par_end." \
+	"Published: aliramadhan.me, \"Loading a trillion rows of weather data into TimescaleDB\" (2024): 2x 12-core Xeon Silver 4214, 256 GB, NVMe SSD, PostgreSQL 15.5, TimescaleDB 2.13.0, Python clients (psycopg3)."
