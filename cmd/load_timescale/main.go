@@ -18,13 +18,13 @@ func main() {
 		Name:   "load_timescale",
 		Usage:  "load pgcopy, csv or ILP files into PostgreSQL / TimescaleDB",
 		Target: "timescale",
-		Flags:  timescale.Flags(),
+		Flags:  timescaleFlags(),
 		New:    newTarget,
 	})
 }
 
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
-	tc := timescale.ConfigFromCLI(c)
+	tc := configFromCLI(c)
 	tc.DBName = cfg.Prepare.DBName
 	if cfg.Format != format.Unknown {
 		// Reject a method that cannot carry the input before reading it.

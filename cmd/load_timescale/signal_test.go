@@ -21,11 +21,10 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
-	"github.com/tsload/tsload/pkg/target/timescale"
 )
 
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_timescale", Target: "timescale", Flags: timescale.Flags(), New: newTarget}
+	return loadcli.Spec{Name: "load_timescale", Target: "timescale", Flags: timescaleFlags(), New: newTarget}
 }
 
 // postgresURL is the server of scripts/start_postgres.sh (skip when it is

@@ -1,14 +1,16 @@
-package timescale
+package main
 
 import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/target/timescale"
 )
 
-// Flags are load_timescale's own flags (the runner's common flags come from
+// timescaleFlags are load_timescale's own flags (the runner's common flags come from
 // pkg/loadcli).
-func Flags() []cli.Flag {
+func timescaleFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "postgres", Usage: "connection `URL` or key=value DSN (replaces --host/--port/--user; its database is the maintenance database, default postgres)"},
 		&cli.StringFlag{Name: "host", Value: "127.0.0.1", Usage: "server host"},
@@ -16,28 +18,28 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "user", Value: "postgres", Usage: "user name"},
 		&cli.StringFlag{Name: "password", EnvVars: []string{"PGPASSWORD"}, Usage: "password (prefer the PGPASSWORD environment variable; never printed)"},
 		&cli.StringFlag{Name: "sslmode", Usage: "TLS: disable, allow, prefer, require, verify-ca or verify-full (default: the URL's or PGSSLMODE; else prefer on loopback and verify-full for any other host)"},
-		&cli.StringFlag{Name: "method", Value: string(MethodAuto), Usage: "auto, copy-binary (pgcopy, ILP), copy-csv (csv), insert-multi or insert; auto = copy-binary for pgcopy and ILP, copy-csv for csv"},
-		&cli.StringFlag{Name: "commit", Value: string(CommitBatch), Usage: "insert methods: batch (one transaction per batch) or row (autocommit per statement)"},
+		&cli.StringFlag{Name: "method", Value: string(timescale.MethodAuto), Usage: "auto, copy-binary (pgcopy, ILP), copy-csv (csv), insert-multi or insert; auto = copy-binary for pgcopy and ILP, copy-csv for csv"},
+		&cli.StringFlag{Name: "commit", Value: string(timescale.CommitBatch), Usage: "insert methods: batch (one transaction per batch) or row (autocommit per statement)"},
 		&cli.StringFlag{Name: "use-hypertable", Value: "auto", Usage: "auto (when the timescaledb extension is available), true or false"},
 		&cli.DurationFlag{Name: "chunk-time", Value: 12 * time.Hour, Usage: "hypertable chunk interval"},
 		&cli.BoolFlag{Name: "unlogged", Usage: "create UNLOGGED plain tables (not crash-safe; no hypertables)"},
 		&cli.StringFlag{Name: "create-indexes", Value: "none", Usage: "indexes on (tags..., time DESC): none, before or after the load"},
-		&cli.DurationFlag{Name: "request-timeout", Value: DefaultRequestTimeout, Usage: "limit on writing one batch (0: none); a batch without an answer in time is retried on a new connection once the server says its transaction did not commit"},
+		&cli.DurationFlag{Name: "request-timeout", Value: timescale.DefaultRequestTimeout, Usage: "limit on writing one batch (0: none); a batch without an answer in time is retried on a new connection once the server says its transaction did not commit"},
 	}
 }
 
-// ConfigFromCLI maps the flags of Flags to a Config. DBName is left for the
+// configFromCLI maps the flags of timescaleFlags to a Config. DBName is left for the
 // caller (the runner's --db-name).
-func ConfigFromCLI(c *cli.Context) Config {
-	return Config{
+func configFromCLI(c *cli.Context) timescale.Config {
+	return timescale.Config{
 		URL:            c.String("postgres"),
 		Host:           c.String("host"),
 		Port:           c.Int("port"),
 		User:           c.String("user"),
 		Password:       c.String("password"),
 		SSLMode:        c.String("sslmode"),
-		Method:         Method(c.String("method")),
-		Commit:         Commit(c.String("commit")),
+		Method:         timescale.Method(c.String("method")),
+		Commit:         timescale.Commit(c.String("commit")),
 		UseHypertable:  c.String("use-hypertable"),
 		ChunkTime:      c.Duration("chunk-time"),
 		Unlogged:       c.Bool("unlogged"),
