@@ -18,6 +18,15 @@ bash scripts/start_questdb.sh
 # runs, and the CnosDB tests fail under CI=true (skip otherwise).
 bash scripts/start_cnosdb.sh || echo "== CnosDB not started: its integration tests fail under CI=true, skip otherwise" >&2
 
+# pkg/report renders its HTML page in headless Chromium (Debian's package) and checks it.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "== installing chromium (the HTML report test renders its page)"
+  as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get -o DPkg::Lock::Timeout=900 update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -q \
+    --no-install-recommends chromium fonts-dejavu-core >/dev/null
+fi
+
 echo "== go vet"
 go vet ./...
 
