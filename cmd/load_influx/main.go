@@ -1,8 +1,9 @@
-// Command load_influx loads line-protocol files into InfluxDB 1.x over HTTP
-// (/write, gzip, round-robin over --urls). Back-pressure (500
-// cache-max-memory-size exceeded, 503) is retried; partial writes are
-// reported with their input line numbers. See the README and
-// pkg/target/influx for the flags and the guarantees.
+// Command load_influx loads line-protocol files into InfluxDB 1.x, 2.x or
+// 3.x over HTTP (the API detected from the server, or --api; gzip,
+// round-robin over --urls). Back-pressure (429, 503, a full cache or
+// write-ahead log) is retried; refused lines are reported with their input
+// line numbers. See the README and pkg/target/influx for the flags and the
+// guarantees.
 package main
 
 import (
@@ -17,15 +18,15 @@ import (
 func main() {
 	loadcli.Main(loadcli.Spec{
 		Name:   "load_influx",
-		Usage:  "load line-protocol files into InfluxDB 1.x",
+		Usage:  "load line-protocol files into InfluxDB 1.x, 2.x or 3.x",
 		Target: "influx",
-		Flags:  influx.Flags(),
+		Flags:  flags(),
 		New:    newTarget,
 	})
 }
 
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
-	ic, err := influx.ConfigFromCLI(c)
+	ic, err := configFromCLI(c)
 	if err != nil {
 		return nil, err
 	}

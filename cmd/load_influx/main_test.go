@@ -15,7 +15,7 @@ import (
 )
 
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_influx", Target: "influx", Flags: influx.Flags(), New: newTarget}
+	return loadcli.Spec{Name: "load_influx", Target: "influx", Flags: flags(), New: newTarget}
 }
 
 func TestMain_BadFlags(t *testing.T) {

@@ -22,7 +22,7 @@ func BenchmarkWrite(b *testing.B) {
 			name = "gzip1"
 		}
 		b.Run(name, func(b *testing.B) {
-			tg, err := New(Config{URLs: []string{srv.URL}, DBName: "d", Precision: "n", Gzip: gz, GzipLevel: 1})
+			tg, err := New(Config{API: APIv1, URLs: []string{srv.URL}, DBName: "d", Precision: "n", Gzip: gz, GzipLevel: 1})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,55 +1,68 @@
-// Package influx is the InfluxDB 1.x target: it writes line-protocol batches
-// to /write over HTTP (gzip, round-robin over --urls), manages the database
-// over /query, and counts rows per measurement afterwards.
+// Package influx is the InfluxDB target. It speaks the write and management
+// APIs of InfluxDB 1.x, 2.x and 3.x (detected from the server's /ping, or
+// named): line-protocol batches are posted gzip-compressed, round-robin over
+// the URLs; the database (a bucket on 2.x) is dropped, checked and created by
+// the lifecycle options; rows are counted per measurement afterwards.
 //
-// What a /write answer means (InfluxDB 1.6.7, checked):
-//
-//	204                                    written
-//	400 "partial write: ... dropped=N"     good lines written, the rest dropped: reported, never re-sent
-//	400 other                              nothing written (e.g. every line unparsable): fatal
-//	404 database not found                 fatal
-//	401/403                                fatal (credentials)
-//	413                                    fatal: lower --batch-size or enable --gzip
-//	500 "cache-max-memory-size exceeded"   nothing written: retryable
-//	500 "timeout"                          retryable (a re-send overwrites the same points)
-//	500 "retention policy not found"       fatal
-//	503 "request throttled, queue full"    retryable (max-concurrent-write-limit); also 429
-//	network error                          retryable
+// The versions differ only in a small strategy, the api interface (api.go):
+// where a write goes, how its answer reads, how the database is managed and
+// how rows are counted. See v1.go, v2.go and v3.go for what each answer
+// means there.
 package influx
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpw"
 )
 
+// API names.
+const (
+	APIv1 = "v1" // /write, /query (InfluxQL)
+	APIv2 = "v2" // /api/v2/write, /api/v2/buckets, /api/v2/query (Flux)
+	APIv3 = "v3" // /api/v3/write_lp, /api/v3/configure/database, /api/v3/query_sql
+)
+
+// APIs lists the API names Config.API accepts ("" detects).
+var APIs = []string{APIv1, APIv2, APIv3}
+
 // Config is the target's configuration.
 type Config struct {
-	URLs               []string
-	DBName             string // overridden by PrepareOptions.DBName when set
-	RP                 string // retention policy (empty: the database default)
-	Consistency        string // any, one, quorum, all (empty: server default)
-	Precision          string // n, u, ms, s, m, h
-	Gzip               bool
-	GzipLevel          int
-	User, Password     string
-	InsecureSkipVerify bool
-	RequestTimeout     time.Duration
+	URLs []string
+	// API is v1, v2 or v3; empty detects it from the first URL's /ping.
+	API    string
+	DBName string // overridden by PrepareOptions.DBName when set
+	// v1 only.
+	RP          string // retention policy (empty: the database default)
+	Consistency string // any, one, quorum, all (empty: server default)
+	// Precision of the input's timestamps: n, u, ms, s (and m, h on v1).
+	Precision string
+	Gzip      bool
+	GzipLevel int
+	// User and Password authenticate with Basic auth (v1). Token is sent
+	// as "Authorization: Token <token>" (v2, v3; v1.8+ takes it too).
+	User, Password string
+	Token          string
+	// v2: the organization and bucket (Bucket defaults to DBName).
+	Org, Bucket string
+	// v3: AcceptPartial writes a batch's valid lines when some are refused
+	// (else a bad line refuses the whole batch); NoSync acknowledges
+	// before the write-ahead log is persisted.
+	AcceptPartial, NoSync bool
+	InsecureSkipVerify    bool
+	RequestTimeout        time.Duration
 }
 
 // Precisions accepted by InfluxDB 1.x /write. The server silently treats any
-// other value as nanoseconds, so the loader refuses it.
+// other value as nanoseconds, so the loader refuses it. 2.x and 3.x take
+// the first four.
 var Precisions = []string{"n", "u", "ms", "s", "m", "h"}
 
 // Consistencies accepted by /write (meaningful on clusters).
@@ -60,6 +73,9 @@ func (c *Config) Validate() error {
 	if len(c.URLs) == 0 {
 		return errors.New("no URL given (--urls)")
 	}
+	if c.API != "" && !contains(APIs, c.API) {
+		return fmt.Errorf("invalid --api %q (want %s, or nothing to detect it)", c.API, strings.Join(APIs, ", "))
+	}
 	if !contains(Precisions, c.Precision) {
 		return fmt.Errorf("invalid --precision %q (InfluxDB 1.x accepts %s; it would silently take anything else as n)", c.Precision, strings.Join(Precisions, ", "))
 	}
@@ -68,6 +84,34 @@ func (c *Config) Validate() error {
 	}
 	if c.Gzip && !httpw.ValidGzipLevel(c.GzipLevel) {
 		return fmt.Errorf("invalid --gzip-level %d (want 1-9)", c.GzipLevel)
+	}
+	if c.Token != "" && (c.User != "" || c.Password != "") {
+		return errors.New("give a token or a user and password, not both")
+	}
+	if c.API != "" {
+		return c.validateFor(c.API)
+	}
+	return nil
+}
+
+// validateFor checks what only some APIs take.
+func (c *Config) validateFor(api string) error {
+	if api != APIv1 {
+		if c.RP != "" || c.Consistency != "" {
+			return fmt.Errorf("--rp and --consistency are InfluxDB 1.x settings; the server speaks the %s API", api)
+		}
+		if c.Precision == "m" || c.Precision == "h" {
+			return fmt.Errorf("--precision %s is InfluxDB 1.x only; the %s API takes n, u, ms or s", c.Precision, api)
+		}
+	}
+	if api != APIv3 && (c.AcceptPartial || c.NoSync) {
+		return fmt.Errorf("--accept-partial and --no-sync are InfluxDB 3 settings; the server speaks the %s API", api)
+	}
+	if api != APIv2 && (c.Org != "" || c.Bucket != "") {
+		return fmt.Errorf("--org and --bucket are InfluxDB 2 settings; the server speaks the %s API", api)
+	}
+	if api == APIv2 && c.Org == "" {
+		return errors.New("InfluxDB 2 writes into a bucket of an organization: give --org (or INFLUX_ORG)")
 	}
 	return nil
 }
@@ -81,48 +125,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Flags are the target's command-line flags (the runner adds the common ones).
-func Flags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "urls", Value: "http://127.0.0.1:8086", EnvVars: []string{"TSLOAD_INFLUX_URL"},
-			Usage: "comma-separated InfluxDB base URLs; workers are spread over them round-robin"},
-		&cli.StringFlag{Name: "rp", Usage: "retention policy to write into (default: the database's default)"},
-		&cli.StringFlag{Name: "consistency", Usage: "write consistency for clusters: any, one, quorum or all (default: the server's)"},
-		&cli.StringFlag{Name: "precision", Value: "n", Usage: "timestamp precision of the input: n, u, ms, s, m or h"},
-		&cli.BoolFlag{Name: "gzip", Value: true, Usage: "gzip each request body"},
-		&cli.IntFlag{Name: "gzip-level", Value: 1, Usage: "gzip level 1 (fastest) to 9 (smallest)"},
-		&cli.StringFlag{Name: "user", EnvVars: []string{"INFLUX_USERNAME"}, Usage: "user name (Basic auth)"},
-		&cli.StringFlag{Name: "password", EnvVars: []string{"INFLUX_PASSWORD"}, Usage: "password (prefer the INFLUX_PASSWORD environment variable; never printed)"},
-		&cli.BoolFlag{Name: "insecure-skip-verify", Usage: "do not verify the server's TLS certificate (https URLs)"},
-		&cli.DurationFlag{Name: "request-timeout", Value: 60 * time.Second, Usage: "limit on one HTTP request; a timed-out write is retried"},
-	}
-}
-
-// ConfigFromCLI reads Flags() from c (DBName is left for the runner's --db-name).
-func ConfigFromCLI(c *cli.Context) (Config, error) {
-	cfg := Config{
-		URLs:               httpw.SplitURLs(c.String("urls")),
-		RP:                 c.String("rp"),
-		Consistency:        c.String("consistency"),
-		Precision:          c.String("precision"),
-		Gzip:               c.Bool("gzip"),
-		GzipLevel:          c.Int("gzip-level"),
-		User:               c.String("user"),
-		Password:           c.String("password"),
-		InsecureSkipVerify: c.Bool("insecure-skip-verify"),
-		RequestTimeout:     c.Duration("request-timeout"),
-	}
-	if c.IsSet("db-name") {
-		cfg.DBName = c.String("db-name")
-	}
-	return cfg, cfg.Validate()
-}
-
-// Target is an InfluxDB 1.x server (or several behind --urls).
+// Target is an InfluxDB server (or several of one version behind the URLs).
 type Target struct {
 	cfg    Config
 	client *httpw.Client
-	query  *httpw.Poster // /query requests, to the first URL
+	query  *httpw.Poster // management requests, to the first URL
+
+	mu  sync.Mutex
+	api api // nil until named or detected
 }
 
 var _ load.Target = (*Target)(nil)
@@ -132,7 +142,7 @@ func New(cfg Config) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	client, err := httpw.NewClient(httpw.Options{
+	opts := httpw.Options{
 		URLs:               cfg.URLs,
 		Gzip:               cfg.Gzip,
 		GzipLevel:          cfg.GzipLevel,
@@ -142,11 +152,19 @@ func New(cfg Config) (*Target, error) {
 		Timeout:            cfg.RequestTimeout,
 		// A partial write quotes every unparsable line: allow for a whole batch.
 		ErrorBodyLimit: 64 << 20,
-	})
+	}
+	if cfg.Token != "" {
+		opts.Authorization = "Token " + cfg.Token
+	}
+	client, err := httpw.NewClient(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Target{cfg: cfg, client: client, query: client.NewPoster(0)}, nil
+	t := &Target{cfg: cfg, client: client, query: client.NewPoster(0)}
+	if cfg.API != "" {
+		t.api = newAPI(cfg.API)
+	}
+	return t, nil
 }
 
 // Close releases idle connections.
@@ -155,93 +173,34 @@ func (t *Target) Close() error {
 	return nil
 }
 
-// quoteIdent quotes an InfluxQL identifier.
-func quoteIdent(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
-}
-
-type queryResponse struct {
-	Results []struct {
-		StatementID int    `json:"statement_id"`
-		Error       string `json:"error"`
-		Series      []struct {
-			Name    string          `json:"name"`
-			Columns []string        `json:"columns"`
-			Values  [][]interface{} `json:"values"`
-		} `json:"series"`
-	} `json:"results"`
-	Error string `json:"error"`
-}
-
-// Query runs one InfluxQL statement and returns its result, treating an
-// error in the body (which /query reports with HTTP 200) as an error.
-func (t *Target) Query(ctx context.Context, db, q string) (*queryResponse, error) {
-	form := url.Values{"q": {q}}
-	if db != "" {
-		form.Set("db", db)
-	}
-	res, err := t.query.Post(ctx, httpw.Request{
-		Path: "/query", ContentType: "application/x-www-form-urlencoded",
-		Body: []byte(form.Encode()), NoCompress: true,
-	})
+// API returns the API the target speaks: the one configured, else the one
+// the server's /ping (or /health) names, asked once.
+func (t *Target) API(ctx context.Context) (string, error) {
+	a, err := t.theAPI(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q, err)
+		return "", err
 	}
-	var qr queryResponse
-	jerr := json.Unmarshal(res.Body, &qr)
-	switch {
-	case res.Status == 401 || res.Status == 403:
-		return nil, fmt.Errorf("%s: authentication failed (%d %s): check --user and --password (INFLUX_USERNAME, INFLUX_PASSWORD)", q, res.Status, serverMessage(res.Body))
-	case res.Status != 200:
-		return nil, fmt.Errorf("%s: %s answered %d: %s", q, t.query.BaseURL(), res.Status, serverMessage(res.Body))
-	case jerr != nil:
-		return nil, fmt.Errorf("%s: unreadable answer from %s: %v (%s)", q, t.query.BaseURL(), jerr, httpw.Snippet(res.Body, 200))
-	case qr.Error != "":
-		return nil, fmt.Errorf("%s: %s", q, qr.Error)
-	}
-	for _, r := range qr.Results {
-		if r.Error != "" {
-			return nil, fmt.Errorf("%s: %s", q, r.Error)
-		}
-	}
-	return &qr, nil
+	return a.name(), nil
 }
 
-// serverMessage extracts {"error": "..."} from an InfluxDB error body.
-func serverMessage(body []byte) string {
-	var e struct {
-		Error string `json:"error"`
+func (t *Target) theAPI(ctx context.Context) (api, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.api != nil {
+		return t.api, nil
 	}
-	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return e.Error
-	}
-	if len(body) == 0 {
-		return "(empty body)"
-	}
-	return httpw.Snippet(body, 500)
-}
-
-func (t *Target) databases(ctx context.Context) (map[string]bool, error) {
-	qr, err := t.Query(ctx, "", "SHOW DATABASES")
+	name, err := detect(ctx, t.query)
 	if err != nil {
 		return nil, err
 	}
-	dbs := make(map[string]bool)
-	for _, r := range qr.Results {
-		for _, s := range r.Series {
-			for _, v := range s.Values {
-				if len(v) > 0 {
-					if name, ok := v[0].(string); ok {
-						dbs[name] = true
-					}
-				}
-			}
-		}
+	if err := t.cfg.validateFor(name); err != nil {
+		return nil, err
 	}
-	return dbs, nil
+	t.api = newAPI(name)
+	return t.api, nil
 }
 
-// Accepts takes line protocol only: InfluxDB's write API reads nothing else.
+// Accepts takes line protocol only: InfluxDB's write APIs read nothing else.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {
 		return fmt.Errorf("InfluxDB takes line protocol, not %s (generate with --format ilp)", f)
@@ -250,63 +209,25 @@ func (t *Target) Accepts(f format.Format) error {
 }
 
 // Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
-// (--do-create-db) the database, and checks --rp exists.
+// (--do-create-db) the database (the bucket on 2.x).
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
-	err := httpw.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpw.Database{
-		Drop: func(ctx context.Context, db string) error {
-			_, err := t.Query(ctx, "", "DROP DATABASE "+quoteIdent(db))
-			return err
-		},
-		Exists: func(ctx context.Context, db string) (bool, error) {
-			dbs, err := t.databases(ctx)
-			return dbs[db], err
-		},
-		Create: func(ctx context.Context, db string) error {
-			_, err := t.Query(ctx, "", "CREATE DATABASE "+quoteIdent(db))
-			return err
-		},
-	})
+	a, err := t.theAPI(ctx)
 	if err != nil {
 		return err
 	}
-	db := t.cfg.DBName
-	if t.cfg.RP != "" {
-		qr, err := t.Query(ctx, db, "SHOW RETENTION POLICIES ON "+quoteIdent(db))
-		if err != nil {
-			return err
-		}
-		found := false
-		for _, r := range qr.Results {
-			for _, s := range r.Series {
-				for _, v := range s.Values {
-					if len(v) > 0 && v[0] == t.cfg.RP {
-						found = true
-					}
-				}
-			}
-		}
-		if !found {
-			return fmt.Errorf("retention policy %q not found on database %q (--rp)", t.cfg.RP, db)
-		}
-	}
-	return nil
+	return a.prepare(ctx, t, opts)
 }
 
-// Count returns, per measurement, the number of points. InfluxQL has no
-// row count: SELECT COUNT(*) gives one count per field, which undercounts
-// when fields are missing (null) in some points. So:
-//   - when every field has the same count, that is the number of points;
-//   - otherwise, with a the field of the largest count, the points missing a
-//     are found as COUNT(b) - COUNT(a + b) for each other numeric field b
-//     (a + b is null unless both are present), and the largest is added.
-//
-// This is exact when no point misses both a and some numeric b that covers
-// it, which holds for tsload's data (at most one field of a row is null);
-// otherwise it is a lower bound. A missing measurement counts 0.
+// Count returns, per measurement, the number of points (rows) in the
+// database; a missing measurement counts 0.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
+	a, err := t.theAPI(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]int64, len(tables))
 	for _, m := range tables {
-		n, err := t.countMeasurement(ctx, m)
+		n, err := a.count(ctx, t, m)
 		if err != nil {
 			return out, err
 		}
@@ -315,114 +236,15 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	return out, nil
 }
 
-func (t *Target) from(m string) string {
-	if t.cfg.RP != "" {
-		return quoteIdent(t.cfg.RP) + "." + quoteIdent(m)
-	}
-	return quoteIdent(m)
-}
-
-// counts runs a COUNT query and returns its counts by field name ("" for a
-// bare "count" column); an empty result gives an empty map.
-func (t *Target) counts(ctx context.Context, q string) (map[string]int64, error) {
-	qr, err := t.Query(ctx, t.cfg.DBName, q)
+// NewWriter returns the writer of worker (it posts to URL worker % len(URLs)).
+func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	a, err := t.theAPI(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]int64{}
-	for _, r := range qr.Results {
-		for _, s := range r.Series {
-			for _, row := range s.Values {
-				for i, v := range row {
-					if i >= len(s.Columns) || !strings.HasPrefix(s.Columns[i], "count") {
-						continue
-					}
-					n, err := toInt(v)
-					if err != nil {
-						return nil, fmt.Errorf("%s: column %s: %v", q, s.Columns[i], err)
-					}
-					out[strings.TrimPrefix(strings.TrimPrefix(s.Columns[i], "count"), "_")] += n
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-func (t *Target) countMeasurement(ctx context.Context, m string) (int64, error) {
-	per, err := t.counts(ctx, "SELECT COUNT(*) FROM "+t.from(m))
-	if err != nil {
-		return 0, err
-	}
-	var best string
-	var max, min int64 = 0, -1
-	for f, n := range per {
-		if n > max || n == max && f < best {
-			best, max = f, n
-		}
-		if min < 0 || n < min {
-			min = n
-		}
-	}
-	if len(per) <= 1 || min == max {
-		return max, nil
-	}
-	// Fields missing in some points: add the points that lack best.
-	qr, err := t.Query(ctx, t.cfg.DBName, "SHOW FIELD KEYS FROM "+t.from(m))
-	if err != nil {
-		return 0, err
-	}
-	var extra int64
-	for _, r := range qr.Results {
-		for _, s := range r.Series {
-			for _, v := range s.Values {
-				if len(v) < 2 {
-					continue
-				}
-				f, _ := v[0].(string)
-				typ, _ := v[1].(string)
-				if f == best || (typ != "float" && typ != "integer") || per[f] == 0 {
-					continue
-				}
-				q := fmt.Sprintf("SELECT COUNT(x) FROM (SELECT %s + %s AS x FROM %s)", quoteIdent(best), quoteIdent(f), t.from(m))
-				both, err := t.counts(ctx, q)
-				if err != nil {
-					return 0, err
-				}
-				if d := per[f] - both[""]; d > extra {
-					extra = d
-				}
-			}
-		}
-	}
-	return max + extra, nil
-}
-
-func toInt(v interface{}) (int64, error) {
-	switch x := v.(type) {
-	case float64:
-		return int64(x), nil
-	case json.Number:
-		return x.Int64()
-	case string:
-		return strconv.ParseInt(x, 10, 64)
-	case nil:
-		return 0, nil
-	}
-	return 0, fmt.Errorf("unexpected value %v", v)
-}
-
-// NewWriter returns the writer of worker (it posts to URL worker % len(URLs)).
-func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
 	if t.cfg.DBName == "" {
 		return nil, errors.New("no database name (--db-name)")
 	}
-	q := url.Values{"db": {t.cfg.DBName}, "precision": {t.cfg.Precision}}
-	if t.cfg.RP != "" {
-		q.Set("rp", t.cfg.RP)
-	}
-	if t.cfg.Consistency != "" {
-		q.Set("consistency", t.cfg.Consistency)
-	}
-	return &Writer{p: t.client.NewPoster(worker), query: q.Encode(), gzip: t.cfg.Gzip, db: t.cfg.DBName, rp: t.cfg.RP}, nil
+	path, query := a.write(&t.cfg)
+	return &Writer{p: t.client.NewPoster(worker), api: a, path: path, query: query, gzip: t.cfg.Gzip, db: t.cfg.DBName, rp: t.cfg.RP}, nil
 }

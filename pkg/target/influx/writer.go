@@ -1,20 +1,24 @@
 package influx
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpw"
 )
 
-// Writer posts batches to /write for one worker.
+// Writer posts batches for one worker to its API's write endpoint.
 type Writer struct {
 	p     *httpw.Poster
+	api   api
+	path  string
 	query string
 	gzip  bool
 	db    string
@@ -26,50 +30,50 @@ var _ load.Writer = (*Writer)(nil)
 // Close does nothing: connections belong to the Target's client.
 func (w *Writer) Close() error { return nil }
 
-// Write posts b's line protocol and interprets the answer (see the package
-// documentation for what each status means).
+// Write posts b's line protocol and interprets the answer (see each API's
+// type for what each status means).
 func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if b.Format != format.ILP {
 		return load.Ack{}, fmt.Errorf("influx: InfluxDB takes line protocol, not %s (convert the input or use another loader)", b.Format)
 	}
-	res, err := w.p.Post(ctx, httpw.Request{Path: "/write", Query: w.query, Body: b.Data})
+	res, err := w.post(ctx, b.Data)
 	if err != nil {
-		return load.Ack{}, fmt.Errorf("influx: %w", err)
+		return load.Ack{}, err
 	}
-	return w.interpret(b, res.Status, res.Body, res.Truncated)
+	return w.api.interpret(ctx, w, b, res)
 }
 
-func (w *Writer) interpret(b *load.Batch, status int, body []byte, truncated bool) (load.Ack, error) {
-	if status >= 200 && status < 300 {
-		return load.Ack{Rows: b.Rows}, nil
+func (w *Writer) post(ctx context.Context, data []byte) (*httpw.Response, error) {
+	res, err := w.p.Post(ctx, httpw.Request{Path: w.path, Query: w.query, Body: data})
+	if err != nil {
+		return nil, fmt.Errorf("influx: %w", err)
 	}
-	msg := errorText(body)
-	switch status {
-	case 400:
-		if truncated {
-			return load.Ack{}, fmt.Errorf("influx: server refused lines (400) with a message longer than the loader reads: %s", httpw.Snippet(msg, 300))
-		}
-		return partialAck(b, msg)
-	case 401, 403:
-		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): check --user and --password (INFLUX_USERNAME, INFLUX_PASSWORD)", status, msg)
-	case 404:
-		return load.Ack{}, fmt.Errorf("influx: %s (404): create it with --do-create-db or check --db-name", msg)
-	case 413:
-		return load.Ack{}, fmt.Errorf("influx: request body too large (413: %s): lower --batch-size (this batch has %d rows, %d bytes before compression)%s; or raise [http] max-body-size on the server",
-			msg, b.Rows, len(b.Data), map[bool]string{false: " or enable --gzip", true: ""}[w.gzip])
-	case 429, 503:
-		return load.Ack{}, load.Retryable(fmt.Errorf("influx: server busy (%d %s)", status, msg))
-	case 500:
-		switch {
-		case bytes.Contains(msg, []byte("cache-max-memory-size exceeded")):
-			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server cache full (500 %s)", msg))
-		case string(msg) == "timeout" || bytes.HasSuffix(msg, []byte(": timeout")):
-			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server write timeout (500 %s)", msg))
-		case bytes.Contains(msg, []byte("retention policy not found")):
-			return load.Ack{}, fmt.Errorf("influx: %s (500): check --rp (database %q)", msg, w.db)
-		}
+	return res, nil
+}
+
+// busy is the retryable error of a 429 or 503 answer, carrying the
+// server's Retry-After (seconds or an HTTP date) when it sent one.
+func busy(res *httpw.Response, msg []byte) error {
+	err := fmt.Errorf("influx: server busy (%d %s)", res.Status, msg)
+	if d, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
+		return load.RetryableAfter(fmt.Errorf("%w; it asks to retry after %s", err, d), d)
 	}
-	return load.Ack{}, fmt.Errorf("influx: server answered %d: %s", status, msg)
+	return load.Retryable(err)
+}
+
+// retryAfter parses a Retry-After value: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+		return time.Duration(min(n, 3600)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
 }
 
 // partialAck interprets a 400 answer. On a partial write, Ack.Rows +

@@ -63,7 +63,7 @@ func TestWriteStatus(t *testing.T) {
 			f := &fixed{status: tc.status, body: tc.body}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
-			tg, err := New(Config{URLs: []string{srv.URL}, DBName: "db1", Precision: "ms", RP: "r", Consistency: "one", Gzip: true, GzipLevel: 1})
+			tg, err := New(Config{API: APIv1, URLs: []string{srv.URL}, DBName: "db1", Precision: "ms", RP: "r", Consistency: "one", Gzip: true, GzipLevel: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestWriteStatus(t *testing.T) {
 func TestWriteNetworkErrorRetryable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close()
-	tg, err := New(Config{URLs: []string{srv.URL}, DBName: "db", Precision: "n"})
+	tg, err := New(Config{API: APIv1, URLs: []string{srv.URL}, DBName: "db", Precision: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestPrepare(t *testing.T) {
 			}
 			srv := queryServer(t, answers, &seen)
 			defer srv.Close()
-			tg, err := New(Config{URLs: []string{srv.URL}, Precision: "n"})
+			tg, err := New(Config{API: APIv1, URLs: []string{srv.URL}, Precision: "n"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +217,7 @@ func TestCount(t *testing.T) {
 		`SELECT COUNT(*) FROM "bad"`:  `{"results":[{"statement_id":0,"error":"oops"}]}`,
 	}, &seen)
 	defer srv.Close()
-	tg, _ := New(Config{URLs: []string{srv.URL}, DBName: "d", Precision: "n"})
+	tg, _ := New(Config{API: APIv1, URLs: []string{srv.URL}, DBName: "d", Precision: "n"})
 	got, err := tg.Count(context.Background(), []string{"cpu", "none"})
 	if err != nil || got["cpu"] != 9 || got["none"] != 0 {
 		t.Fatalf("got %v, %v", got, err)

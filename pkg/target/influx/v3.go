@@ -1,0 +1,293 @@
+package influx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpw"
+)
+
+// apiV3 is InfluxDB 3 (Core, Enterprise): /api/v3/write_lp, databases
+// through /api/v3/configure/database, counts through SQL on
+// /api/v3/query_sql. The server also takes /write and /api/v2/write; the
+// loader uses the native endpoint for accept_partial and no_sync.
+//
+// What a write answer means (InfluxDB 3 documentation and server source):
+//
+//	204                                         written (after the WAL is persisted, unless no_sync)
+//	400 {"error": "line protocol parsing        accept_partial=false: NOTHING written; data names
+//	     error", "data": {line_number, ...}}    the first refused line: fatal
+//	400 {"error": "partial write of line        accept_partial=true: the valid lines written; data
+//	     protocol occurred", "data": [...]}     lists each refused line: reported as rejected
+//	422 the same, with a limit among them       (columns or tables per database, databases): reported
+//	422 {"error": "Adding a new database would  fatal: a limit of the server, not retried
+//	     exceed limit of N databases"}
+//	401, 403 (empty body)                       fatal (token)
+//	413 "max request size (N bytes) exceeded"   fatal: lower --batch-size
+//	429 "this service is overloaded, ..."       retryable (after Retry-After when given); also 503
+//	500 "... wal buffer full ..."               retryable
+//	500 other                                   fatal
+//
+// A refused line's line_number counts the request's lines less blank and
+// comment lines, from 1; original_line is cut to 20 bytes by the server,
+// so lines are mapped back by number.
+type apiV3 struct{}
+
+func (apiV3) name() string { return APIv3 }
+
+var v3Precisions = map[string]string{"n": "nanosecond", "u": "microsecond", "ms": "millisecond", "s": "second"}
+
+func (apiV3) write(c *Config) (string, string) {
+	q := url.Values{
+		"db":             {c.DBName},
+		"precision":      {v3Precisions[c.Precision]},
+		"accept_partial": {strconv.FormatBool(c.AcceptPartial)},
+		"no_sync":        {strconv.FormatBool(c.NoSync)},
+	}
+	return "/api/v3/write_lp", q.Encode()
+}
+
+// v3Error is the JSON body of most 3.x error answers.
+type v3Error struct {
+	Error string          `json:"error"`
+	Data  json.RawMessage `json:"data"`
+}
+
+// v3LineError is one refused line.
+type v3LineError struct {
+	ErrorMessage string `json:"error_message"`
+	LineNumber   int64  `json:"line_number"`
+	OriginalLine string `json:"original_line"`
+}
+
+// v3Limit reports whether a refusal is one of the server's limits.
+func v3Limit(msg string) bool {
+	return strings.HasPrefix(msg, "Update to schema would exceed") || strings.HasPrefix(msg, "Adding a new database would exceed")
+}
+
+// v3Reason says what kind of refusal msg is, for the report.
+func v3Reason(msg string) string {
+	switch {
+	case v3Limit(msg):
+		return "server limit (not retried; raise it on the server or split the data): " + msg
+	case strings.Contains(msg, "invalid column type") || strings.Contains(msg, "type mismatch") || strings.Contains(msg, "Series key mismatch"):
+		return "schema conflict (a table's columns keep the kind, tag or field, and the type of their first write): " + msg
+	}
+	return "invalid line: " + msg
+}
+
+func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw.Response) (load.Ack, error) {
+	if res.Status >= 200 && res.Status < 300 {
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	var e v3Error
+	isJSON := json.Unmarshal(res.Body, &e) == nil && e.Error != ""
+	msg := e.Error
+	if !isJSON {
+		msg = strings.TrimSpace(string(res.Body))
+		if msg == "" {
+			msg = "(empty body)"
+		}
+	}
+	switch res.Status {
+	case 400, 422:
+		if res.Truncated {
+			return load.Ack{}, fmt.Errorf("influx: server refused lines (%d) with a message longer than the loader reads: %s", res.Status, httpw.Snippet(res.Body, 300))
+		}
+		if isJSON && len(e.Data) > 0 && e.Data[0] == '[' {
+			return v3Partial(b, e.Data)
+		}
+		if isJSON && len(e.Data) > 0 && e.Data[0] == '{' {
+			var le v3LineError
+			if err := json.Unmarshal(e.Data, &le); err == nil {
+				where := "a line the loader cannot place"
+				if n := rowLine(b, le.LineNumber); n > 0 {
+					where = fmt.Sprintf("line %d", n)
+				}
+				hint := "; --accept-partial writes the valid lines and reports the refused ones"
+				if v3Limit(le.ErrorMessage) {
+					hint = ""
+				}
+				return load.Ack{}, fmt.Errorf("influx: server refused the batch, nothing of it written (%d %s): %s: %s%s", res.Status, msg, where, v3Reason(le.ErrorMessage), hint)
+			}
+		}
+		if v3Limit(msg) {
+			return load.Ack{}, fmt.Errorf("influx: %s (%d)", v3Reason(msg), res.Status)
+		}
+	case 401, 403:
+		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): InfluxDB 3 needs a token that may write to database %q (--token or INFLUX_TOKEN)", res.Status, msg, w.db)
+	case 413:
+		return load.Ack{}, fmt.Errorf("influx: request body too large (413 %s): lower --batch-size (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", msg, b.Rows, len(b.Data))
+	case 429, 503:
+		return load.Ack{}, busy(res, []byte(msg))
+	case 500:
+		if strings.Contains(msg, "wal buffer full") {
+			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server write-ahead log full (500 %s)", msg))
+		}
+	}
+	return load.Ack{}, fmt.Errorf("influx: server answered %d: %s", res.Status, httpw.Snippet([]byte(msg), 500))
+}
+
+// v3Partial reads the refused lines of an accept_partial write: the others
+// were written.
+func v3Partial(b *load.Batch, data json.RawMessage) (load.Ack, error) {
+	var lines []v3LineError
+	if err := json.Unmarshal(data, &lines); err != nil {
+		return load.Ack{}, fmt.Errorf("influx: unreadable partial-write answer: %v (%s)", err, httpw.Snippet(data, 300))
+	}
+	seen := make(map[int64]bool, len(lines))
+	rej := make([]load.Rejection, 0, len(lines))
+	for _, l := range lines {
+		if seen[l.LineNumber] {
+			continue
+		}
+		seen[l.LineNumber] = true
+		r := load.Rejection{Line: rowLine(b, l.LineNumber), Reason: v3Reason(l.ErrorMessage)}
+		if r.Line == 0 {
+			r.Reason = fmt.Sprintf("request line %d (%q...): %s", l.LineNumber, l.OriginalLine, r.Reason)
+		}
+		rej = append(rej, r)
+	}
+	if len(rej) > b.Rows {
+		return load.Ack{}, fmt.Errorf("influx: server reports %d refused lines in a batch of %d rows", len(rej), b.Rows)
+	}
+	return load.Ack{Rows: b.Rows - len(rej), Rejected: rej, Dropped: len(rej)}, nil
+}
+
+// rowLine returns the input line number of the n-th (from 1) line of b that
+// is neither blank nor a comment, 0 when there is none.
+func rowLine(b *load.Batch, n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	data := b.Data
+	var i, row int64
+	for len(data) > 0 {
+		line := data
+		if j := bytes.IndexByte(data, '\n'); j >= 0 {
+			line, data = data[:j], data[j+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimLeft(line, " \t\r")
+		if len(line) > 0 && line[0] != '#' {
+			row++
+			if row == n {
+				return b.FirstLine + i
+			}
+		}
+		i++
+	}
+	return 0
+}
+
+// v3Do sends one management request; it returns the status and body of
+// any answer other than 401/403.
+func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values, in any) (*httpw.Response, error) {
+	req := httpw.Request{Method: method, Path: path, Query: query.Encode(), NoCompress: true, Accept: "application/json"}
+	if in != nil {
+		body, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		req.Body, req.ContentType = body, "application/json"
+	}
+	res, err := t.query.Post(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if res.Status == 401 || res.Status == 403 {
+		return nil, fmt.Errorf("%s %s: authentication failed (%d): InfluxDB 3 needs a token (--token or INFLUX_TOKEN)", method, path, res.Status)
+	}
+	return res, nil
+}
+
+func v3Text(res *httpw.Response) string {
+	var e v3Error
+	if json.Unmarshal(res.Body, &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	if len(res.Body) == 0 {
+		return "(empty body)"
+	}
+	return httpw.Snippet(res.Body, 500)
+}
+
+const v3DatabasePath = "/api/v3/configure/database"
+
+func (apiV3) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) error {
+	return httpw.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpw.Database{
+		Drop: func(ctx context.Context, db string) error {
+			res, err := t.v3Do(ctx, http.MethodDelete, v3DatabasePath, url.Values{"db": {db}}, nil)
+			if err != nil || res.Status == 200 || res.Status == 204 || res.Status == 404 {
+				return err
+			}
+			return fmt.Errorf("DELETE %s: %d %s", v3DatabasePath, res.Status, v3Text(res))
+		},
+		Exists: func(ctx context.Context, db string) (bool, error) {
+			res, err := t.v3Do(ctx, http.MethodGet, v3DatabasePath, url.Values{"format": {"json"}}, nil)
+			if err != nil {
+				return false, err
+			}
+			if res.Status != 200 {
+				return false, fmt.Errorf("GET %s: %d %s", v3DatabasePath, res.Status, v3Text(res))
+			}
+			var rows []map[string]any
+			if len(bytes.TrimSpace(res.Body)) > 0 {
+				if err := json.Unmarshal(res.Body, &rows); err != nil {
+					return false, fmt.Errorf("GET %s: unreadable answer: %v (%s)", v3DatabasePath, err, httpw.Snippet(res.Body, 200))
+				}
+			}
+			for _, r := range rows {
+				if r["iox::database"] == db {
+					return true, nil
+				}
+			}
+			return false, nil
+		},
+		Create: func(ctx context.Context, db string) error {
+			res, err := t.v3Do(ctx, http.MethodPost, v3DatabasePath, nil, map[string]string{"db": db})
+			if err != nil || res.Status == 200 || res.Status == 201 || res.Status == 204 || res.Status == 409 {
+				return err
+			}
+			if res.Status == 422 {
+				return fmt.Errorf("%s (422)", v3Reason(v3Text(res)))
+			}
+			return fmt.Errorf("POST %s: %d %s", v3DatabasePath, res.Status, v3Text(res))
+		},
+	})
+}
+
+// sqlIdent quotes a SQL identifier.
+func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func (apiV3) count(ctx context.Context, t *Target, m string) (int64, error) {
+	q := "SELECT COUNT(*) AS n FROM " + sqlIdent(m)
+	res, err := t.v3Do(ctx, http.MethodPost, "/api/v3/query_sql", nil, map[string]string{"db": t.cfg.DBName, "q": q, "format": "json"})
+	if err != nil {
+		return 0, err
+	}
+	text := v3Text(res)
+	switch {
+	case res.Status == 404:
+		return 0, nil // no such database: nothing was written
+	case res.Status != 200 && strings.Contains(text, "not found"):
+		return 0, nil // no such table
+	case res.Status != 200:
+		return 0, fmt.Errorf("%s: %s answered %d: %s", q, t.query.BaseURL(), res.Status, text)
+	}
+	var rows []struct {
+		N *int64 `json:"n"`
+	}
+	if err := json.Unmarshal(res.Body, &rows); err != nil || len(rows) != 1 || rows[0].N == nil {
+		return 0, fmt.Errorf("%s: unexpected answer %s", q, httpw.Snippet(res.Body, 200))
+	}
+	return *rows[0].N, nil
+}
