@@ -63,9 +63,10 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 			&cli.StringFlag{Name: "timestamp-end", Value: "2016-01-02T00:00:00Z", Usage: "end of the range, exclusive"},
 			&cli.StringFlag{Name: "log-interval", Usage: "time between epochs (default 10s; weather 1h)"},
 			&cli.Int64Flag{Name: "max-rows", Usage: "stop after this many rows (0: no cap)"},
-			&cli.StringFlag{Name: "file", Usage: "output file (default stdout; a .gz suffix compresses)"},
+			&cli.StringFlag{Name: "file", Usage: "output file (default stdout; a .gz or .zst suffix compresses)"},
 			&cli.StringFlag{Name: "out-dir", Usage: "write one file per table and schema.sql into this directory"},
 			&cli.BoolFlag{Name: "gzip", Usage: "compress with gzip (parallel, one member per MiB)"},
+			&cli.BoolFlag{Name: "zstd", Usage: "compress with zstd (parallel, level 3, one frame per 4 MiB)"},
 			&cli.IntFlag{Name: "gzip-level", Value: gen.DefaultGzipLevel, Usage: "gzip level: 1 (fastest) to 9, -1 (library default), -2 (Huffman only)"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "generating goroutines"},
 			&cli.StringFlag{Name: "shard", Value: "0/1", Usage: "write only shard i of M (0-based, i/M): a subset of the series"},
@@ -102,6 +103,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 			cfg.File = c.String("file")
 			cfg.OutDir = c.String("out-dir")
 			cfg.Gzip = c.Bool("gzip")
+			cfg.Zstd = c.Bool("zstd")
 			cfg.GzipLevel = c.Int("gzip-level")
 			if cfg.GzipLevel == 0 {
 				return fmt.Errorf("gzip level 0: want -2 (Huffman only), -1 (default) or 1 to 9")

@@ -37,7 +37,10 @@
 // With gzip, the writer cuts the stream into 1 MiB chunks that are
 // compressed concurrently, each as its own gzip member, and written in
 // order: a multi-member gzip file that gzip -d and Go's gzip.Reader decode as
-// one stream.
+// one stream. Each member declares its compressed size in its header
+// (format.GzipSizeExtra), so the loaders find the members without
+// inflating and decode them in parallel. With zstd, the chunks are 4 MiB,
+// each an independent frame with its content size and checksum.
 //
 // # Data
 //
@@ -118,7 +121,7 @@ type Config struct {
 	// MaxRows caps the rows written (all tables together); 0: no cap.
 	MaxRows int64
 	// File is the output path; "" or "-" is Stdout. A ".gz" suffix
-	// implies Gzip.
+	// implies Gzip, a ".zst" suffix Zstd.
 	File string
 	// OutDir, instead of File, receives one single-table file per table
 	// (<table>.ilp|.csv|.pgcopy, plus .gz) and schema.sql.
@@ -126,6 +129,9 @@ type Config struct {
 	// Gzip compresses the output; GzipLevel 0 means DefaultGzipLevel.
 	Gzip      bool
 	GzipLevel int
+	// Zstd compresses the output with zstd (format.DefaultZstdLevel);
+	// exclusive with Gzip.
+	Zstd bool
 	// Workers generating in parallel; 0 means runtime.NumCPU().
 	Workers int
 	// Shard is this process's share; the zero value means the whole.
@@ -219,6 +225,12 @@ func (c *Config) normalize() error {
 	}
 	if strings.HasSuffix(c.File, ".gz") {
 		c.Gzip = true
+	}
+	if strings.HasSuffix(c.File, ".zst") {
+		c.Zstd = true
+	}
+	if c.Gzip && c.Zstd {
+		return fmt.Errorf("gzip and zstd are exclusive")
 	}
 	if c.GzipLevel == 0 {
 		c.GzipLevel = DefaultGzipLevel
@@ -621,6 +633,9 @@ func openOutputs(cfg *Config, tables []*schema.Table) ([]*output, error) {
 		if cfg.Gzip {
 			name += ".gz"
 		}
+		if cfg.Zstd {
+			name += ".zst"
+		}
 		f, err := os.Create(name)
 		if err != nil {
 			for _, o := range outs {
@@ -637,6 +652,12 @@ func newOutput(cfg *Config, name string, w io.Writer, f *os.File) *output {
 	o := &output{name: name, file: f, stdout: f == nil}
 	if cfg.Gzip {
 		z := newParallelGzip(w, cfg.GzipLevel, cfg.Workers)
+		o.w, o.flush = z, z.Close
+		return o
+	}
+	if cfg.Zstd {
+		// The options are constant and valid: NewWriter cannot fail.
+		z, _ := newParallelZstd(w, format.DefaultZstdLevel, cfg.Workers)
 		o.w, o.flush = z, z.Close
 		return o
 	}

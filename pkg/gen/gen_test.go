@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -249,6 +250,69 @@ func TestGzip(t *testing.T) {
 	}
 	if !bytes.Equal(got, raw) {
 		t.Fatalf("gunzipped output (%d bytes) != raw output (%d bytes)", len(got), len(raw))
+	}
+	// Every member declares its whole size in its header (TL subfield).
+	z, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := 0
+	for p := 0; p < len(z); members++ {
+		m := z[p:]
+		if len(m) < 20 || m[3]&4 == 0 || m[12] != 'T' || m[13] != 'L' {
+			t.Fatalf("member %d at %d: no size subfield", members, p)
+		}
+		size := int(binary.LittleEndian.Uint32(m[16:]))
+		if size < 20 || size > len(m) {
+			t.Fatalf("member %d at %d: size %d of %d bytes left", members, p, size, len(m))
+		}
+		if _, err := gzip.NewReader(bytes.NewReader(m[:size])); err != nil {
+			t.Fatal(err)
+		}
+		p += size
+	}
+	if members < 3 {
+		t.Fatalf("%d members", members)
+	}
+}
+
+// TestZstd: --zstd (and a .zst name) write independent frames, with their
+// content sizes, that decode to the raw output; smaller than --gzip's.
+func TestZstd(t *testing.T) {
+	cfg := small(usecase.CPUOnly, format.ILP)
+	cfg.Scale = 300
+	cfg.End = DefaultStart.Add(10 * time.Minute)
+	raw := generate(t, cfg)
+	dir := t.TempDir()
+	cfg.Workers = 3
+	cfg.File = filepath.Join(dir, "out.ilp.gz")
+	generate(t, cfg)
+	cfg.File = filepath.Join(dir, "out.ilp.zst")
+	generate(t, cfg)
+	z, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zd, _ := zstd.NewReader(nil)
+	defer zd.Close()
+	// The first frame declares its content size (a 4 MiB chunk) and a
+	// checksum; the chunks are frames of their own (pkg/split's tests walk
+	// the frames exactly).
+	var h zstd.Header
+	if err := h.Decode(z); err != nil || !h.HasFCS || h.FrameContentSize != zstdChunk || !h.HasCheckSum {
+		t.Fatalf("first frame: %+v %v", h, err)
+	}
+	frames := bytes.Count(z, []byte{0x28, 0xb5, 0x2f, 0xfd})
+	got, err := zd.DecodeAll(z, nil)
+	if err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("decoded %d bytes (raw %d): %v", len(got), len(raw), err)
+	}
+	if frames < 2 {
+		t.Fatalf("%d frames", frames)
+	}
+	gzInfo, _ := os.Stat(filepath.Join(dir, "out.ilp.gz"))
+	if gzInfo == nil || int64(len(z)) > gzInfo.Size() {
+		t.Fatalf("zstd %d bytes, larger than gzip's", len(z))
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"syscall"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/tsload/tsload/pkg/format"
 )
 
 // errPipe is what a write to a closed pipe returns once SIGPIPE is ignored.
@@ -15,15 +18,21 @@ var errPipe error = syscall.EPIPE
 
 func newBufWriter(w io.Writer, size int) *bufio.Writer { return bufio.NewWriterSize(w, size) }
 
-// gzipChunk is the uncompressed size of one gzip member.
-const gzipChunk = 1 << 20
+// Uncompressed size of one gzip member and of one zstd frame.
+const (
+	gzipChunk = 1 << 20
+	zstdChunk = 4 << 20
+)
 
-// parallelGzip compresses 1 MiB chunks concurrently, each as a complete gzip
-// member, and writes the members in order. At most `conc` chunks are in
-// flight, so memory stays bounded.
+// parallelGzip compresses chunks concurrently, each as a complete gzip
+// member (1 MiB, its compressed size in its header) or zstd frame (4 MiB,
+// with its content size and checksum), and writes them in order. At most
+// `conc` chunks are in flight, so memory stays bounded.
 type parallelGzip struct {
 	w     io.Writer
 	level int
+	chunk int
+	zenc  *zstd.Encoder // zstd, else gzip
 	buf   []byte
 	queue chan *gzJob // in order, bounded
 	done  chan struct{}
@@ -43,14 +52,29 @@ type gzJob struct {
 }
 
 func newParallelGzip(w io.Writer, level, workers int) *parallelGzip {
+	return newParallel(w, level, workers, gzipChunk, nil)
+}
+
+// newParallelZstd writes independent zstd frames of zstdChunk bytes.
+func newParallelZstd(w io.Writer, level, workers int) (*parallelGzip, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
+		zstd.WithEncoderConcurrency(min(max(workers, 1), 32)), zstd.WithEncoderCRC(true),
+		zstd.WithZeroFrames(true))
+	if err != nil {
+		return nil, err
+	}
+	return newParallel(w, level, workers, zstdChunk, enc), nil
+}
+
+func newParallel(w io.Writer, level, workers, chunk int, zenc *zstd.Encoder) *parallelGzip {
 	conc := min(max(workers, 1), 32) + 1
 	z := &parallelGzip{
-		w: w, level: level,
+		w: w, level: level, chunk: chunk, zenc: zenc,
 		queue: make(chan *gzJob, conc),
 		done:  make(chan struct{}),
 		free:  make(chan []byte, conc+2),
 	}
-	z.buf = make([]byte, 0, gzipChunk+gzipChunk/4)
+	z.buf = make([]byte, 0, chunk+chunk/4)
 	go z.writeLoop()
 	return z
 }
@@ -76,10 +100,10 @@ func (z *parallelGzip) Write(p []byte) (int, error) {
 	}
 	n := len(p)
 	for len(p) > 0 {
-		k := min(len(p), gzipChunk-len(z.buf))
+		k := min(len(p), z.chunk-len(z.buf))
 		z.buf = append(z.buf, p[:k]...)
 		p = p[k:]
-		if len(z.buf) >= gzipChunk {
+		if len(z.buf) >= z.chunk {
 			z.dispatch()
 			if err := z.getErr(); err != nil {
 				return n - len(p), err
@@ -95,7 +119,7 @@ func (z *parallelGzip) dispatch() {
 	case b := <-z.free:
 		z.buf = b[:0]
 	default:
-		z.buf = make([]byte, 0, gzipChunk+gzipChunk/4)
+		z.buf = make([]byte, 0, z.chunk+z.chunk/4)
 	}
 	z.any = true
 	z.queue <- j // blocks while conc chunks are in flight
@@ -104,6 +128,10 @@ func (z *parallelGzip) dispatch() {
 
 func (z *parallelGzip) compress(j *gzJob) {
 	defer close(j.ready)
+	if z.zenc != nil {
+		j.out.Write(z.zenc.EncodeAll(j.in, make([]byte, 0, len(j.in)/4+64)))
+		return
+	}
 	zw, _ := z.zs.Get().(*gzip.Writer)
 	if zw == nil {
 		var err error
@@ -115,12 +143,15 @@ func (z *parallelGzip) compress(j *gzJob) {
 	} else {
 		zw.Reset(&j.out)
 	}
+	zw.Header.Extra = format.GzipSizeExtra(0) // the size is set below
 	j.out.Grow(len(j.in)/2 + 64)
 	if _, err := zw.Write(j.in); err != nil {
 		j.err = err
 		return
 	}
-	j.err = zw.Close()
+	if j.err = zw.Close(); j.err == nil {
+		format.SetGzipMemberSize(j.out.Bytes())
+	}
 	z.zs.Put(zw)
 }
 
@@ -143,12 +174,15 @@ func (z *parallelGzip) writeLoop() {
 }
 
 // Close compresses what is buffered, waits for every member to be written
-// and returns the first error. An empty stream is one empty member.
+// and returns the first error. An empty stream is one empty member or frame.
 func (z *parallelGzip) Close() error {
 	if len(z.buf) > 0 || !z.any {
 		z.dispatch()
 	}
 	close(z.queue)
 	<-z.done
+	if z.zenc != nil {
+		z.zenc.Close()
+	}
 	return z.getErr()
 }

@@ -3,7 +3,7 @@ package split
 import (
 	"bufio"
 	"bytes"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/gzip"
 	"github.com/tsload/tsload/pkg/format"
 	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
@@ -27,7 +25,9 @@ var (
 )
 
 // Input is one opened input: a file or a stream, decompressed when it starts
-// with the gzip magic bytes 1f 8b (multi-member gzip files are read to the end).
+// with the gzip magic bytes 1f 8b or the zstd magic bytes 28 b5 2f fd (any
+// number of members or frames, read to the end; decoded in parallel where
+// the members or frames can be found, see decode.go).
 type Input struct {
 	// Source names the input in messages: the file path, or "stdin".
 	Source string
@@ -35,12 +35,13 @@ type Input struct {
 	Size int64
 	// Gzip reports whether the input is gzip-compressed.
 	Gzip bool
+	// Zstd reports whether the input is zstd-compressed.
+	Zstd bool
 
 	raw    *countingReader // bytes read from the file or stream
-	rawBuf *bufio.Reader   // between raw and the gzip reader (gzip only)
-	gz     *gzip.Reader
-	br     *raReader  // decompressed bytes, bufio.Reader-like, limit Config.MaxRecordBytes
-	ra     *readAhead // under br: reads (and decompresses) in its own goroutine
+	pd     *pdec           // the decompressor (compressed input only)
+	br     *raReader       // decompressed bytes, bufio.Reader-like, limit Config.MaxRecordBytes
+	ra     *readAhead      // under br: reads (and decompresses) in its own goroutine
 	closer io.Closer
 }
 
@@ -70,7 +71,7 @@ func Open(path string, stdin io.Reader, bufSize int) (*Input, error) {
 	return in, nil
 }
 
-// NewInput wraps r, detecting gzip from its first two bytes. size is the
+// NewInput wraps r, detecting gzip and zstd from their magic bytes. size is the
 // compressed size when known (for progress), else -1. bufSize <= 0 selects
 // DefaultMaxRecordBytes.
 func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, error) {
@@ -78,7 +79,7 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 		bufSize = DefaultMaxRecordBytes
 	}
 	in := &Input{Source: source, Size: size, raw: &countingReader{r: r}}
-	var magic [2]byte
+	var magic [4]byte
 	n, err := io.ReadFull(in.raw, magic[:])
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -86,15 +87,15 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 	// The magic bytes go back in front; an uncompressed input is then read
 	// straight into the record buffer (one copy).
 	var dec io.Reader = io.MultiReader(bytes.NewReader(magic[:n]), in.raw)
-	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	switch {
+	case n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		in.Gzip = true
-		in.rawBuf = bufio.NewReaderSize(dec, 256<<10)
-		gz, err := gzip.NewReader(in.rawBuf)
-		if err != nil {
-			return nil, in.gzipError(err)
-		}
-		in.gz = gz
-		dec = &gzipErrReader{in: in}
+		in.pd = newPdec(codecGzip, source, dec)
+		dec = in.pd
+	case n == 4 && binary.LittleEndian.Uint32(magic[:]) == zstdMagic:
+		in.Zstd = true
+		in.pd = newPdec(codecZstd, source, dec)
+		dec = in.pd
 	}
 	// The file read (and decompression) runs in a goroutine of its own,
 	// overlapping the splitting; a regular file's chunks are filled whole
@@ -103,8 +104,26 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 	in.br = &raReader{ra: in.ra, size: max(bufSize, 16)} // bufio.Reader's minimum
 	// An Input dropped without Close (its reader abandoned part-way) must
 	// not keep the goroutine, blocked on a full ring, forever.
-	runtime.SetFinalizer(in, func(in *Input) { in.ra.stop() })
+	// The finalizer is on the reader of the decompressed bytes (not on the
+	// Input, which a caller may drop while reading through br).
+	ra, pd := in.ra, in.pd
+	runtime.SetFinalizer(in.br, func(*raReader) {
+		ra.stop()
+		if pd != nil {
+			pd.stop()
+		}
+	})
 	return in, nil
+}
+
+// stop stops the read-ahead and decompression goroutines.
+func (in *Input) stop() {
+	if in.ra != nil {
+		in.ra.stop()
+	}
+	if in.pd != nil {
+		in.pd.stop()
+	}
 }
 
 // CompressedRead is the number of bytes read so far from the file or stream
@@ -115,9 +134,7 @@ func (in *Input) CompressedRead() int64 { return in.raw.n.Load() }
 // one (waiting for the goroutine to end). For a stream it does not wait: a
 // read blocked on a stream ends the goroutine when it returns.
 func (in *Input) Close() error {
-	if in.ra != nil {
-		in.ra.stop()
-	}
+	in.stop()
 	if in.closer != nil {
 		err := in.closer.Close()
 		if in.ra != nil {
@@ -196,57 +213,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
-}
-
-// gzipErrReader turns the gzip reader's errors into messages naming the
-// file and the compressed byte offset.
-type gzipErrReader struct{ in *Input }
-
-func (g *gzipErrReader) Read(p []byte) (int, error) {
-	n, err := g.in.gz.Read(p)
-	if err != nil && err != io.EOF {
-		err = g.in.gzipError(err)
-	}
-	return n, err
-}
-
-// GzipError is a damaged gzip stream.
-type GzipError struct {
-	Source string
-	Offset int64 // compressed byte offset where the problem was found
-	Reason string
-	Err    error
-}
-
-func (e *GzipError) Error() string {
-	return fmt.Sprintf("%s: %s (compressed byte offset %d)", e.Source, e.Reason, e.Offset)
-}
-
-func (e *GzipError) Unwrap() error { return e.Err }
-
-func (in *Input) gzipError(err error) error {
-	off := in.raw.n.Load()
-	if in.rawBuf != nil {
-		off -= int64(in.rawBuf.Buffered())
-	}
-	reason := "gzip: " + err.Error()
-	var corrupt flate.CorruptInputError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		reason = "truncated gzip stream (unexpected end of file)"
-	case errors.Is(err, gzip.ErrHeader):
-		reason = "invalid gzip header (garbage after a gzip member?)"
-	case errors.Is(err, gzip.ErrChecksum):
-		reason = "gzip checksum mismatch"
-	case errors.As(err, &corrupt):
-		reason = "corrupt gzip data"
-	default:
-		var ge *GzipError
-		if errors.As(err, &ge) {
-			return err
-		}
-	}
-	return &GzipError{Source: in.Source, Offset: off, Reason: reason, Err: err}
 }
 
 // raReader is the part of bufio.Reader the splitters use (Peek, ReadSlice,

@@ -1,5 +1,6 @@
-// Package split opens load inputs (files or stdin, gzip detected from the
-// content) and cuts them into load.Batches of whole records without decoding
+// Package split opens load inputs (files or stdin, gzip and zstd detected
+// from the content, decoded in parallel where the members or frames can be
+// found) and cuts them into load.Batches of whole records without decoding
 // values: ILP lines, CSV records (quoted newlines respected) and PostgreSQL
 // COPY binary tuples (by walking field lengths), including the tsload
 // multi-table CSV and pgcopy streams of docs/formats.md.
@@ -16,9 +17,10 @@
 // "data.csv.gz: record 12 (line 13, byte offset 981): unterminated quoted field".
 // Damage to a gzip stream names the compressed byte offset instead.
 //
-//   - Input: gzip from the magic bytes 1f 8b, any number of members; a
-//     truncated member, a bad checksum or bytes after a member that are not
-//     another member are errors. An empty input (also an empty gzip) is an
+//   - Input: gzip from the magic bytes 1f 8b, any number of members; zstd
+//     from 28 b5 2f fd, any number of frames; a truncated member or frame,
+//     a bad checksum, corrupt data or bytes after a member or frame that
+//     are not another one are errors. An empty input (also an empty gzip) is an
 //     error: "empty input (no data)".
 //   - Lines and records longer than Config.MaxRecordBytes (4 MiB) are
 //     errors; memory stays bounded by that buffer and the batches.
@@ -344,14 +346,14 @@ func (s *Splitter) malformed(record, line, offset int64, skippable bool, format 
 }
 
 // tableName is the single-table CSV/pgcopy table: Config.Table, else the
-// file's base name without .gz/.csv/.bin/.pgcopy.
+// file's base name without .gz/.zst/.csv/.bin/.pgcopy.
 func (s *Splitter) tableName() (string, error) {
 	if s.cfg.Table != "" {
 		return s.cfg.Table, nil
 	}
 	if s.in.Source != "stdin" {
 		name := filepath.Base(s.in.Source)
-		name = strings.TrimSuffix(name, ".gz")
+		name = strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".zst")
 		for _, ext := range []string{".csv", ".bin", ".pgcopy"} {
 			name = strings.TrimSuffix(name, ext)
 		}

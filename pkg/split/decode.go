@@ -1,0 +1,727 @@
+package split
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/tsload/tsload/pkg/format"
+)
+
+// Parallel decompression.
+//
+// A compressed input is cut into jobs of whole units (gzip members, zstd
+// frames) that are decoded on several goroutines and handed on in order.
+// Units are found from their headers:
+//
+//   - gzip: a member whose header carries its compressed size in an extra
+//     subfield ("TL", 4 bytes little-endian, the whole member; written by
+//     generate_data) or BGZF's "BC" (bgzip); otherwise the next position that
+//     looks like a member header (1f 8b 08, no reserved flags).
+//   - zstd: frames are walked through their block headers, which give each
+//     block's compressed length, so a frame's end is exact.
+//
+// A job is accepted only when its decode is what a sequential decoder
+// would produce: it must end exactly at a member boundary (a gzip member's
+// CRC-32 and length checked by the decoder), so a false boundary (a size
+// field that lies, header bytes that happen to occur inside deflate data)
+// makes the job fail. A failed gzip job, a unit too large to hold in memory
+// (maxJob compressed, maxOut decoded) or one whose end cannot be found
+// (a single-member gzip from another tool, a zstd frame without its
+// content size) switches the rest of the input to one sequential decoder,
+// starting at that job's first byte: the output is the same, and the errors
+// of damaged input are the sequential decoder's, with their byte offsets.
+//
+// The limits are variables so that tests can make them small.
+var pdLimits = limits{
+	minJob: 512 << 10, // compressed bytes a job gathers (whole units)
+	maxJob: 8 << 20,   // largest unit (compressed) decoded in parallel
+	maxOut: 32 << 20,  // largest job (decoded) held in memory
+	read:   1 << 20,   // read size of the compressed input
+}
+
+type limits struct{ minJob, maxJob, maxOut, read int }
+
+// Gzip extra subfields that give a member's compressed size.
+var (
+	gzipSizeID = format.GzipSizeSubfield // 4 bytes LE: the whole member's size
+	bgzfID     = [2]byte{'B', 'C'}       // 2 bytes LE: the whole member's size - 1
+)
+
+// codec is a compression format.
+type codec int
+
+const (
+	codecNone codec = iota
+	codecGzip
+	codecZstd
+)
+
+func (c codec) String() string {
+	switch c {
+	case codecGzip:
+		return "gzip"
+	case codecZstd:
+		return "zstd"
+	}
+	return "none"
+}
+
+// pjob is a run of whole units, or the producer's end (tail).
+type pjob struct {
+	start int64 // compressed offset of in[0]
+	in    []byte
+	hint  int // decoded size, when the headers declare it
+	out   []byte
+	err   error // the decode failed
+	done  chan struct{}
+
+	tail   bool  // the producer's end: in is what it did not cut
+	srcErr error // after a tail's in: the source's error (io.EOF: none), nil: read on
+	ferr   error // a framing error: the input is damaged here
+}
+
+// pdec decodes a compressed stream with parallel jobs; it is an io.Reader
+// of the decompressed bytes, used by one goroutine.
+type pdec struct {
+	codec   codec
+	source  string
+	src     io.Reader
+	workers int
+	limits
+
+	order chan *pjob // jobs, in input order (bounded: memory)
+	work  chan *pjob
+	free  chan []byte
+	quit  chan struct{}
+	stopO sync.Once
+
+	// Set by the producer before it closes order after quit.
+	left      []byte
+	leftStart int64
+	leftErr   error
+
+	hint int // the decoded size of the job cut last, when declared (producer)
+
+	cur *pjob
+	pos int
+	seq io.Reader // the sequential decoder, after a fallback
+	err error
+
+	parallel int // jobs handed on (for tests)
+}
+
+func newPdec(c codec, source string, src io.Reader) *pdec {
+	w := runtime.GOMAXPROCS(0)
+	inflight := 2*w + 1
+	d := &pdec{
+		codec: c, source: source, src: src, workers: w, limits: pdLimits,
+		order: make(chan *pjob, inflight),
+		work:  make(chan *pjob, inflight+2),
+		free:  make(chan []byte, 2*inflight+4),
+		quit:  make(chan struct{}),
+	}
+	go d.produce()
+	for i := 0; i < w; i++ {
+		go d.decodeLoop()
+	}
+	return d
+}
+
+// stop ends the producer (and so the workers).
+func (d *pdec) stop() { d.stopO.Do(func() { close(d.quit) }) }
+
+func (d *pdec) getBuf(n int) []byte {
+	select {
+	case b := <-d.free:
+		if cap(b) >= n {
+			return b[:0]
+		}
+	default:
+	}
+	return make([]byte, 0, n)
+}
+
+func (d *pdec) putBuf(b []byte) {
+	if b == nil {
+		return
+	}
+	select {
+	case d.free <- b:
+	default:
+	}
+}
+
+// Read hands on the jobs' output in order.
+func (d *pdec) Read(p []byte) (int, error) {
+	for {
+		if d.err != nil {
+			return 0, d.err
+		}
+		if d.seq != nil {
+			return d.seq.Read(p)
+		}
+		if d.cur != nil {
+			if d.pos < len(d.cur.out) {
+				n := copy(p, d.cur.out[d.pos:])
+				d.pos += n
+				return n, nil
+			}
+			d.putBuf(d.cur.out)
+			d.putBuf(d.cur.in)
+			d.cur = nil
+		}
+		j, ok := <-d.order
+		if !ok { // stopped (Input.Close)
+			d.err = os.ErrClosed
+			continue
+		}
+		if !j.tail {
+			<-j.done
+		}
+		switch {
+		case j.ferr != nil:
+			d.err = j.ferr
+			d.stop()
+		case j.tail && len(j.in) == 0 && j.srcErr == io.EOF:
+			d.err = io.EOF
+		case j.tail:
+			d.fallback(j)
+		case j.err != nil && d.codec == codecZstd && !errors.Is(j.err, errJobTooBig):
+			d.err = &CompressionError{Source: d.source, Codec: "zstd", Offset: j.start, Reason: "corrupt zstd frame: " + j.err.Error(), Err: j.err}
+			d.stop()
+		case j.err != nil:
+			d.fallback(j)
+		default:
+			d.cur, d.pos = j, 0
+			d.parallel++
+		}
+	}
+}
+
+// errReader returns err for ever.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// fallback continues with one sequential decoder from j's first byte: j's
+// bytes, those of the jobs after it, the producer's uncut bytes, then the
+// rest of the source.
+func (d *pdec) fallback(j *pjob) {
+	d.stop()
+	parts := []io.Reader{bytes.NewReader(j.in)}
+	end, ended := j.srcErr, j.tail
+	if !ended {
+		for k := range d.order {
+			parts = append(parts, bytes.NewReader(k.in))
+			if k.tail {
+				end, ended = k.srcErr, true
+			}
+		}
+		if !ended {
+			parts = append(parts, bytes.NewReader(d.left))
+			end = d.leftErr
+		}
+	}
+	switch {
+	case end == nil:
+		parts = append(parts, d.src)
+	case end != io.EOF:
+		parts = append(parts, errReader{end})
+	}
+	d.seq = newSeqDecoder(d.codec, d.source, io.MultiReader(parts...), j.start)
+	d.err = nil
+}
+
+// produce reads the source and cuts it into jobs.
+func (d *pdec) produce() {
+	defer close(d.work)
+	defer close(d.order)
+	var win []byte // read, not yet cut; win[0] is at offset base
+	base := int64(0)
+	var srcErr error
+	send := func(j *pjob) bool {
+		select {
+		case d.order <- j:
+			return true
+		case <-d.quit:
+			return false
+		}
+	}
+	for {
+		n, res, ferr := d.cut(win, srcErr != nil)
+		switch res {
+		case cutJob:
+			j := &pjob{start: base, in: append(d.getBuf(n), win[:n]...), hint: d.hint, done: make(chan struct{})}
+			d.hint = 0
+			if !send(j) {
+				d.left, d.leftStart, d.leftErr = win, base, srcErr
+				return
+			}
+			d.work <- j
+			win, base = win[n:], base+int64(n)
+			continue
+		case cutEnd:
+			if srcErr == io.EOF && len(win) == 0 {
+				send(&pjob{tail: true, start: base, srcErr: io.EOF})
+				return
+			}
+			fallthrough
+		case cutSeq:
+			if !send(&pjob{tail: true, start: base, in: win, srcErr: srcErr}) {
+				d.left, d.leftStart, d.leftErr = win, base, srcErr
+			}
+			return
+		case cutErr:
+			var ce *CompressionError
+			if errors.As(ferr, &ce) {
+				ce.Offset += base // cut gives offsets in win
+			}
+			send(&pjob{tail: true, start: base, ferr: ferr})
+			return
+		}
+		// cutMore: read on.
+		select {
+		case <-d.quit:
+			d.left, d.leftStart, d.leftErr = win, base, srcErr
+			return
+		default:
+		}
+		if len(win)+d.read > cap(win) {
+			nw := make([]byte, len(win), max(2*cap(win), len(win)+d.read))
+			copy(nw, win)
+			win = nw
+		}
+		m, err := io.ReadFull(d.src, win[len(win):len(win)+d.read])
+		win = win[:len(win)+m]
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		srcErr = err
+	}
+}
+
+type cutResult int
+
+const (
+	cutMore cutResult = iota // read more first
+	cutJob                   // a job of n bytes
+	cutSeq                   // decode the rest sequentially
+	cutEnd                   // no more input (eof): the rest, if any, sequentially
+	cutErr                   // the input is damaged here
+)
+
+// cut decides what to do with the uncut bytes win (eof: nothing follows).
+func (d *pdec) cut(win []byte, eof bool) (int, cutResult, error) {
+	if len(win) == 0 {
+		if eof {
+			return 0, cutEnd, nil
+		}
+		return 0, cutMore, nil
+	}
+	if d.codec == codecZstd {
+		return d.cutZstd(win, eof)
+	}
+	return d.cutGzip(win, eof)
+}
+
+func (d *pdec) cutGzip(win []byte, eof bool) (int, cutResult, error) {
+	// Members that declare their size, gathered up to d.minJob.
+	off := 0
+	for off < d.minJob && off < len(win) {
+		m := gzipDeclaredSize(win[off:])
+		if m == 0 { // header not complete yet
+			if !eof {
+				return 0, cutMore, nil
+			}
+			break
+		}
+		if m < 0 || m > d.maxJob {
+			break
+		}
+		if off+m > len(win) {
+			if !eof {
+				return 0, cutMore, nil
+			}
+			break
+		}
+		off += m
+	}
+	if off > 0 {
+		return off, cutJob, nil
+	}
+	if len(win) > d.maxJob+d.read {
+		return 0, cutSeq, nil
+	}
+	// No declared size: up to the next likely member header.
+	if c := nextGzipHeader(win, min(d.minJob, len(win))); c > 0 && c <= d.maxJob {
+		return c, cutJob, nil
+	}
+	if eof {
+		if len(win) <= d.maxJob {
+			return len(win), cutJob, nil
+		}
+		return 0, cutSeq, nil
+	}
+	return 0, cutMore, nil
+}
+
+// gzipDeclaredSize returns the size a member header at b[0] declares, 0
+// when b is too short to tell, -1 when it declares none.
+func gzipDeclaredSize(b []byte) int {
+	if len(b) < 12 {
+		return 0
+	}
+	if b[0] != 0x1f || b[1] != 0x8b || b[2] != 8 || b[3]&4 == 0 {
+		return -1
+	}
+	xlen := int(binary.LittleEndian.Uint16(b[10:]))
+	if len(b) < 12+xlen {
+		return 0
+	}
+	for x := b[12 : 12+xlen]; len(x) >= 4; {
+		n := int(binary.LittleEndian.Uint16(x[2:]))
+		if len(x) < 4+n {
+			break
+		}
+		id, v := [2]byte{x[0], x[1]}, x[4:4+n]
+		switch {
+		case id == gzipSizeID && n == 4:
+			if s := int(binary.LittleEndian.Uint32(v)); s >= 12+xlen+8 {
+				return s
+			}
+			return -1
+		case id == bgzfID && n == 2:
+			if s := int(binary.LittleEndian.Uint16(v)) + 1; s >= 12+xlen+8 {
+				return s
+			}
+			return -1
+		}
+		x = x[4+n:]
+	}
+	return -1
+}
+
+var gzipHead = []byte{0x1f, 0x8b, 8}
+
+// nextGzipHeader returns the first index >= from where a member header
+// seems to start (magic, deflate, no reserved flag bits, a known XFL), or -1.
+func nextGzipHeader(b []byte, from int) int {
+	for i := from; i+10 <= len(b); {
+		k := bytes.Index(b[i:len(b)-7], gzipHead)
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if b[i+3]&0xe0 == 0 && (b[i+8] == 0 || b[i+8] == 2 || b[i+8] == 4) {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// zstd frame magic numbers.
+const (
+	zstdMagic     = format.ZstdMagic
+	zstdSkipMagic = 0x184D2A50 // the low 4 bits are free
+)
+
+var (
+	errZstdTruncated = errors.New("truncated zstd frame (unexpected end of file)")
+	errZstdMagic     = errors.New("invalid zstd frame magic (garbage after a zstd frame?)")
+	errZstdReserved  = errors.New("corrupt zstd frame (reserved bit or block type)")
+)
+
+func (d *pdec) cutZstd(win []byte, eof bool) (int, cutResult, error) {
+	off := 0
+	out := uint64(0)
+	for off < d.minJob && off < len(win) {
+		size, content, err := zstdFrameSize(win[off:])
+		switch {
+		case err == errMore:
+			if !eof && len(win)-off <= d.maxJob {
+				return 0, cutMore, nil
+			}
+			if !eof && off == 0 {
+				return 0, cutSeq, nil // a frame too large to hold
+			}
+			if off == 0 {
+				return 0, cutErr, &CompressionError{Source: d.source, Codec: "zstd", Offset: int64(len(win)), Reason: errZstdTruncated.Error(), Err: io.ErrUnexpectedEOF}
+			}
+		case err != nil:
+			if off == 0 {
+				return 0, cutErr, &CompressionError{Source: d.source, Codec: "zstd", Offset: int64(off), Reason: err.Error(), Err: err}
+			}
+		case content < 0 || size > d.maxJob || uint64(content) > uint64(d.maxOut) || out+uint64(content) > uint64(d.maxOut):
+			if off == 0 {
+				return 0, cutSeq, nil
+			}
+		default:
+			off += size
+			out += uint64(content)
+			continue
+		}
+		break
+	}
+	d.hint = int(out)
+	return off, cutJob, nil
+}
+
+var errMore = errors.New("more input needed")
+
+// zstdFrameSize walks the frame (or skippable frame) at b[0] and returns
+// its size and its declared decoded size (-1: not declared). errMore: b
+// ends inside the frame.
+func zstdFrameSize(b []byte) (size int, content int64, err error) {
+	if len(b) < 8 {
+		if len(b) >= 4 && binary.LittleEndian.Uint32(b)&^0xf != zstdSkipMagic && binary.LittleEndian.Uint32(b) != zstdMagic {
+			return 0, 0, errZstdMagic
+		}
+		return 0, 0, errMore
+	}
+	magic := binary.LittleEndian.Uint32(b)
+	if magic&^0xf == zstdSkipMagic {
+		n := 8 + int(binary.LittleEndian.Uint32(b[4:]))
+		if n > len(b) {
+			return 0, 0, errMore
+		}
+		return n, 0, nil
+	}
+	if magic != zstdMagic {
+		return 0, 0, errZstdMagic
+	}
+	fhd := b[4]
+	if fhd&8 != 0 {
+		return 0, 0, errZstdReserved
+	}
+	single := fhd&0x20 != 0
+	pos := 5
+	if !single {
+		pos++ // window descriptor
+	}
+	pos += [4]int{0, 1, 2, 4}[fhd&3] // dictionary id
+	fcsSize := [4]int{0, 2, 4, 8}[fhd>>6]
+	if fhd>>6 == 0 && single {
+		fcsSize = 1
+	}
+	if len(b) < pos+fcsSize {
+		return 0, 0, errMore
+	}
+	content = -1
+	switch fcsSize {
+	case 1:
+		content = int64(b[pos])
+	case 2:
+		content = int64(binary.LittleEndian.Uint16(b[pos:])) + 256
+	case 4:
+		content = int64(binary.LittleEndian.Uint32(b[pos:]))
+	case 8:
+		if v := binary.LittleEndian.Uint64(b[pos:]); v < 1<<62 {
+			content = int64(v)
+		}
+	}
+	pos += fcsSize
+	for {
+		if len(b) < pos+3 {
+			return 0, 0, errMore
+		}
+		h := int(b[pos]) | int(b[pos+1])<<8 | int(b[pos+2])<<16
+		pos += 3
+		switch (h >> 1) & 3 {
+		case 0, 2: // raw, compressed
+			pos += h >> 3
+		case 1: // RLE: one byte
+			pos++
+		default:
+			return 0, 0, errZstdReserved
+		}
+		if pos > len(b) {
+			return 0, 0, errMore
+		}
+		if h&1 != 0 {
+			break
+		}
+	}
+	if fhd&4 != 0 { // content checksum
+		pos += 4
+		if pos > len(b) {
+			return 0, 0, errMore
+		}
+	}
+	return pos, content, nil
+}
+
+var errJobTooBig = errors.New("decoded job larger than the parallel limit")
+
+// decodeLoop decodes jobs until the producer ends.
+func (d *pdec) decodeLoop() {
+	var zr *gzip.Reader
+	var zd *zstd.Decoder
+	defer func() {
+		if zd != nil {
+			zd.Close()
+		}
+	}()
+	var br bytes.Reader
+	for j := range d.work {
+		select {
+		case <-d.quit:
+			j.err = io.ErrClosedPipe
+			close(j.done)
+			continue
+		default:
+		}
+		switch d.codec {
+		case codecZstd:
+			if zd == nil {
+				zd, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(d.maxOut)))
+			}
+			j.out, j.err = zd.DecodeAll(j.in, d.getBuf(max(j.hint, 4*len(j.in))))
+			if errors.Is(j.err, zstd.ErrDecoderSizeExceeded) {
+				j.err = errJobTooBig
+			}
+		default:
+			br.Reset(j.in)
+			if zr == nil {
+				zr = new(gzip.Reader)
+			}
+			j.out, j.err = inflateJob(zr, &br, d.getBuf(8*len(j.in)), d.maxOut)
+		}
+		close(j.done)
+	}
+}
+
+// inflateJob decodes the members in br to its end into out.
+func inflateJob(zr *gzip.Reader, br *bytes.Reader, out []byte, maxOut int) ([]byte, error) {
+	if err := zr.Reset(br); err != nil {
+		return out, err
+	}
+	for {
+		if len(out) == cap(out) {
+			if len(out) >= maxOut {
+				return out, errJobTooBig
+			}
+			out = slices.Grow(out, max(cap(out), 64<<10))
+		}
+		n, err := zr.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// CompressionError is a damaged compressed stream (gzip or zstd).
+type CompressionError struct {
+	Source string
+	Codec  string // "gzip" or "zstd"
+	Offset int64  // compressed byte offset where the problem was found
+	Reason string
+	Err    error
+}
+
+// GzipError is the name the gzip errors had first.
+type GzipError = CompressionError
+
+func (e *CompressionError) Error() string {
+	return fmt.Sprintf("%s: %s (compressed byte offset %d)", e.Source, e.Reason, e.Offset)
+}
+
+func (e *CompressionError) Unwrap() error { return e.Err }
+
+// seqDecoder decodes the rest of a stream with one decoder; its errors
+// name the compressed byte offset (base is the offset of r's first byte).
+type seqDecoder struct {
+	codec  codec
+	source string
+	base   int64
+	cr     *countingReader
+	buf    *bufio.Reader
+	gz     *gzip.Reader
+	zd     *zstd.Decoder
+	err    error
+}
+
+func newSeqDecoder(c codec, source string, r io.Reader, base int64) *seqDecoder {
+	s := &seqDecoder{codec: c, source: source, base: base, cr: &countingReader{r: r}}
+	s.buf = bufio.NewReaderSize(s.cr, 256<<10)
+	var err error
+	if c == codecZstd {
+		s.zd, err = zstd.NewReader(s.buf, zstd.WithDecoderMaxMemory(1<<36), zstd.WithDecoderMaxWindow(64<<20))
+	} else {
+		s.gz, err = gzip.NewReader(s.buf)
+	}
+	if err != nil {
+		s.err = s.wrap(err)
+	}
+	return s
+}
+
+func (s *seqDecoder) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	var n int
+	var err error
+	if s.zd != nil {
+		n, err = s.zd.Read(p)
+	} else {
+		n, err = s.gz.Read(p)
+	}
+	if err != nil && err != io.EOF {
+		err = s.wrap(err)
+		s.err = err
+		if s.zd != nil {
+			s.zd.Close()
+		}
+	}
+	return n, err
+}
+
+func (s *seqDecoder) wrap(err error) error {
+	var ce *CompressionError
+	if errors.As(err, &ce) {
+		return err
+	}
+	off := s.base + s.cr.n.Load() - int64(s.buf.Buffered())
+	if s.codec == codecZstd {
+		reason := "corrupt zstd data: " + err.Error()
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			reason = errZstdTruncated.Error()
+		case errors.Is(err, zstd.ErrMagicMismatch):
+			reason = errZstdMagic.Error()
+		case errors.Is(err, zstd.ErrCRCMismatch):
+			reason = "zstd checksum mismatch"
+		}
+		return &CompressionError{Source: s.source, Codec: "zstd", Offset: off, Reason: reason, Err: err}
+	}
+	reason := "gzip: " + err.Error()
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		reason = "truncated gzip stream (unexpected end of file)"
+	case errors.Is(err, gzip.ErrHeader):
+		reason = "invalid gzip header (garbage after a gzip member?)"
+	case errors.Is(err, gzip.ErrChecksum):
+		reason = "gzip checksum mismatch"
+	case errors.As(err, &corrupt):
+		reason = "corrupt gzip data"
+	}
+	return &CompressionError{Source: s.source, Codec: "gzip", Offset: off, Reason: reason, Err: err}
+}
