@@ -70,11 +70,16 @@ func TestSignal(t *testing.T) {
 	defer p.Close()
 	p.SetLatency(10 * time.Millisecond)
 	u.Host = p.Addr()
+	// Under CI the server has TimescaleDB (scripts/start_postgres.sh builds it).
+	hypertable := "auto"
+	if os.Getenv("CI") != "" {
+		hypertable = "true"
+	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			db := fmt.Sprintf("tsload_signal_%d_%d", sig, time.Now().UnixNano()%1e9)
 			results := filepath.Join(dir, db+".json")
-			cmd := exec.Command(bin, "--postgres", u.String(), "--use-hypertable", "false", "--file", in, "--db-name", db, "--drop-db",
+			cmd := exec.Command(bin, "--postgres", u.String(), "--use-hypertable", hypertable, "--file", in, "--db-name", db, "--drop-db",
 				"--batch-size", "500", "--workers", "2", "--results-file", results, "--reporting-period", "1h")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -88,7 +93,22 @@ func TestSignal(t *testing.T) {
 					conn.Close(context.Background())
 				}
 			}()
-			time.Sleep(2 * time.Second)
+			// Signal once rows are in: setting up a hypertable takes a while.
+			cfg, _ := pgx.ParseConfig(base)
+			cfg.Database = db
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				var n int64
+				if conn, err := pgx.ConnectConfig(context.Background(), cfg); err == nil {
+					_ = conn.QueryRow(context.Background(), "SELECT count(*) FROM sig_m").Scan(&n)
+					conn.Close(context.Background())
+				}
+				if n > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no rows after 60 s\n%s", stderr.String())
+				}
+			}
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			var exit *exec.ExitError
@@ -106,8 +126,6 @@ func TestSignal(t *testing.T) {
 			if err := json.Unmarshal(data, &res); err != nil {
 				t.Fatal(err)
 			}
-			cfg, _ := pgx.ParseConfig(base)
-			cfg.Database = db
 			conn, err := pgx.ConnectConfig(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)

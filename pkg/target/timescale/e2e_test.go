@@ -49,6 +49,7 @@ type runCase struct {
 	workers   int
 	hash      bool
 	unlogged  bool
+	plain     bool // --use-hypertable=false
 	createIdx string
 }
 
@@ -58,7 +59,8 @@ func runLoad(t *testing.T, file string, st gen.Stats, c runCase) *Target {
 	t.Helper()
 	requireServer(t)
 	cfg := Config{URL: pgURL(), DBName: testDBName(t), Method: c.method, Commit: c.commit, Unlogged: c.unlogged, CreateIndexes: c.createIdx}
-	if c.unlogged {
+	cfg.UseHypertable = hypertableMode()
+	if c.unlogged || c.plain {
 		cfg.UseHypertable = "false"
 	}
 	tg, err := New(cfg)
@@ -83,6 +85,7 @@ func runLoad(t *testing.T, file string, st gen.Stats, c runCase) *Target {
 		if res.Verify.Actual[tr.Name] != tr.Rows {
 			t.Fatalf("table %s: %d rows in the database, generated %d", tr.Name, res.Verify.Actual[tr.Name], tr.Rows)
 		}
+		checkTableKind(t, tg, tr.Name, cfg.UseHypertable == "false")
 		if c.createIdx != "" {
 			// "after": the runner called Finish (load.Finisher) before Count.
 			var n int
@@ -115,6 +118,7 @@ func TestRunnerEndToEnd(t *testing.T) {
 		format.PGCopy: {
 			{method: MethodCopyBinary, batch: 500, workers: 2},
 			{method: MethodCopyBinary, batch: 7, workers: 3, hash: true},
+			{method: MethodCopyBinary, batch: 500, workers: 2, plain: true},
 			{method: MethodInsertMulti, batch: 1000, workers: 1, createIdx: "after"},
 			{method: MethodInsert, commit: CommitRow, batch: 300, workers: 2},
 		},
@@ -125,6 +129,7 @@ func TestRunnerEndToEnd(t *testing.T) {
 		},
 		format.ILP: {
 			{method: MethodAuto, batch: 500, workers: 2, hash: true},
+			{method: MethodAuto, batch: 500, workers: 2, plain: true},
 			{method: MethodInsertMulti, commit: CommitRow, batch: 999, workers: 2},
 		},
 	}
@@ -137,6 +142,9 @@ func TestRunnerEndToEnd(t *testing.T) {
 					continue // the slowest method once is enough
 				}
 				name := fmt.Sprintf("%s/%s/%s/%s/b%d/w%d", useCase, f, c.method, c.commit, c.batch, c.workers)
+				if c.plain || c.unlogged {
+					name += "/plain"
+				}
 				t.Run(name, func(t *testing.T) {
 					tg := runLoad(t, file, st, c)
 					// The same data set loads to the same rows whatever the
@@ -237,7 +245,7 @@ func TestRunnerErrorNamesPositionOnce(t *testing.T) {
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{URL: pgURL(), DBName: testDBName(t), Method: MethodCopyCSV}
+	cfg := Config{URL: pgURL(), DBName: testDBName(t), Method: MethodCopyCSV, UseHypertable: hypertableMode()}
 	tg, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -69,7 +69,7 @@ func runFault(t *testing.T, cfg Config, path string, batch, workers int) faultRu
 	db := testDBName(t)
 	cfg.DBName = db
 	if cfg.UseHypertable == "" {
-		cfg.UseHypertable = "false"
+		cfg.UseHypertable = hypertableMode()
 	}
 	tg, err := New(cfg)
 	if err != nil {
@@ -98,6 +98,7 @@ func (f faultRun) dbRows(t *testing.T, table string) (rows, keys int64) {
 func (f faultRun) exact(t *testing.T, table string, rows int64) {
 	t.Helper()
 	f.Exact(t, rows)
+	checkTableKind(t, f.tg, table, f.tg.cfg.UseHypertable == "false")
 	if n, keys := f.dbRows(t, table); n != rows || keys != rows {
 		t.Fatalf("database holds %d rows, %d distinct, want %d", n, keys, rows)
 	}
@@ -107,6 +108,12 @@ func (f faultRun) exact(t *testing.T, table string, rows int64) {
 // middle of a COPY), then every open connection, once the load is under
 // way. A COPY cut short never commits: re-sending it cannot duplicate.
 func TestFaultCutMidBatch(t *testing.T) {
+	for _, mode := range []string{hypertableMode(), "false"} {
+		t.Run("hypertable="+mode, func(t *testing.T) { testFaultCutMidBatch(t, mode) })
+	}
+}
+
+func testFaultCutMidBatch(t *testing.T, hypertable string) {
 	p, u := proxied(t)
 	path := faultILP(t, "fault_cut", 40000)
 	stop := make(chan struct{})
@@ -121,7 +128,7 @@ func TestFaultCutMidBatch(t *testing.T) {
 			p.CutAll()
 		}
 	}()
-	f := runFault(t, Config{URL: u}, path, 1000, 2)
+	f := runFault(t, Config{URL: u, UseHypertable: hypertable}, path, 1000, 2)
 	f.exact(t, "fault_cut", 40000)
 	if st := p.Stats(); st.Cuts < 5 || f.Res.Retries == 0 {
 		t.Errorf("cuts %d, retries %d", st.Cuts, f.Res.Retries)
@@ -163,8 +170,8 @@ func TestFaultStall(t *testing.T) {
 
 // TestFaultTerminateBackends terminates the loader's busy backends five
 // times (SQLSTATE 57P01 admin shutdown, the server's way of shedding load),
-// whatever they run (COPY, COMMIT, CREATE TABLE, the count), except
-// Prepare's one query, which the runner does not retry.
+// whatever they run (COPY, COMMIT, CREATE TABLE, create_hypertable, the
+// count), except Prepare's queries, which the runner does not retry.
 func TestFaultTerminateBackends(t *testing.T) {
 	requireServer(t)
 	path := faultILP(t, "fault_term", 40000)
@@ -188,7 +195,7 @@ func TestFaultTerminateBackends(t *testing.T) {
 			var n int
 			err := admin.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 				WHERE application_name = 'tsload' AND datname LIKE 'tsl_testfaultterminatebackends_%' AND state = 'active'
-				AND query NOT LIKE '%pg_available_extensions%'`).Scan(&n)
+				AND query NOT LIKE '%pg_available_extensions%' AND query NOT LIKE 'CREATE EXTENSION%'`).Scan(&n)
 			if err == nil && n > 0 {
 				killed += n
 				round++

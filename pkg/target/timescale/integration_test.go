@@ -45,6 +45,62 @@ func requireServer(t testing.TB) {
 	conn.Close(ctx)
 }
 
+// hypertableMode is the --use-hypertable of the tests that load
+// hypertables: "true" under CI, where scripts/start_postgres.sh builds
+// TimescaleDB and a server without it must fail the test, "auto" elsewhere
+// (plain tables on a plain PostgreSQL).
+func hypertableMode() string {
+	if os.Getenv("CI") != "" {
+		return "true"
+	}
+	return "auto"
+}
+
+// chunkCount is the number of chunks of hypertable table in db, or -1 when
+// table is not a hypertable.
+func chunkCount(t testing.TB, db, table string) int {
+	t.Helper()
+	conn := dbConn(t, db)
+	ctx := context.Background()
+	var ht bool
+	q := `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'timescaledb')`
+	if err := conn.QueryRow(ctx, q).Scan(&ht); err != nil {
+		t.Fatal(err)
+	}
+	if ht {
+		q = `SELECT EXISTS (SELECT 1 FROM timescaledb_information.hypertables WHERE hypertable_name = $1)`
+		if err := conn.QueryRow(ctx, q, table).Scan(&ht); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !ht {
+		return -1
+	}
+	var n int
+	q = `SELECT count(*) FROM timescaledb_information.chunks WHERE hypertable_name = $1`
+	if err := conn.QueryRow(ctx, q, table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// checkTableKind fails the test when table is not what the target chose: a
+// hypertable with chunks, or a plain table. Under CI hypertables are
+// required unless plain is true.
+func checkTableKind(t testing.TB, tg *Target, table string, plain bool) {
+	t.Helper()
+	if !plain && os.Getenv("CI") != "" && !tg.Hypertables() {
+		t.Fatalf("table %s: plain table under CI, want a hypertable", table)
+	}
+	n := chunkCount(t, tg.cfg.DBName, table)
+	switch {
+	case tg.Hypertables() && n < 1:
+		t.Fatalf("table %s: %d chunks, want a hypertable with chunks", table, n)
+	case !tg.Hypertables() && n != -1:
+		t.Fatalf("table %s is a hypertable, want a plain table", table)
+	}
+}
+
 var dbSeq atomic.Int64
 
 func testDBName(t testing.TB) string {
@@ -62,7 +118,10 @@ func newTestTarget(t testing.TB, cfg Config, tables ...*schema.Table) *Target {
 	cfg.URL = pgURL()
 	cfg.DBName = testDBName(t)
 	if cfg.UseHypertable == "" {
-		cfg.UseHypertable = "auto"
+		cfg.UseHypertable = hypertableMode()
+		if cfg.Unlogged {
+			cfg.UseHypertable = "false"
+		}
 	}
 	tg, err := New(cfg)
 	if err != nil {

@@ -71,6 +71,10 @@ func startPrivateServer(t *testing.T) *privateServer {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
 	opts := fmt.Sprintf("-c port=%d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s -c shared_buffers=64MB -c max_connections=30 -c fsync=off", port, dir)
+	if _, err := os.Stat("/usr/lib/postgresql/15/lib/timescaledb.so"); err == nil {
+		// TimescaleDB is installed (scripts/start_postgres.sh builds it): load hypertables here too.
+		opts += " -c shared_preload_libraries=timescaledb -c timescaledb.telemetry_level=off"
+	}
 	s.ctl(t, "-o", opts, "-w", "-t", "60", "start")
 	t.Cleanup(func() {
 		exec.Command("runuser", "-u", "postgres", "--", pgBin+"/pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop").Run()
@@ -86,7 +90,7 @@ func TestServerRestartMidLoad(t *testing.T) {
 	srv := startPrivateServer(t)
 	file, st := genFile(t, "cpu-only", format.PGCopy, 50, 100000, false)
 	db := "restart_test"
-	tg, err := New(Config{URL: srv.url, DBName: db, Method: MethodInsertMulti})
+	tg, err := New(Config{URL: srv.url, DBName: db, Method: MethodInsertMulti, UseHypertable: hypertableMode()})
 	if err != nil {
 		t.Fatal(err)
 	}
