@@ -19,13 +19,13 @@ func main() {
 		Name:   "load_cnosdb",
 		Usage:  "load line-protocol files into CnosDB 2.x",
 		Target: "cnosdb",
-		Flags:  cnosdb.Flags(),
+		Flags:  cnosdbFlags(),
 		New:    newTarget,
 	})
 }
 
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
-	cc, err := cnosdb.ConfigFromCLI(c)
+	cc, err := configFromCLI(c)
 	if err != nil {
 		return nil, err
 	}

@@ -12,11 +12,10 @@ import (
 	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
-	"github.com/tsload/tsload/pkg/target/cnosdb"
 )
 
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_cnosdb", Target: "cnosdb", Flags: cnosdb.Flags(), New: newTarget}
+	return loadcli.Spec{Name: "load_cnosdb", Target: "cnosdb", Flags: cnosdbFlags(), New: newTarget}
 }
 
 func TestMain_Load(t *testing.T) {
