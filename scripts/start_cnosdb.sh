@@ -31,6 +31,13 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 vendor=$(realpath -m "$root/../shared/vendor")
+# A git worktree also looks beside its main checkout, where ../shared lives.
+if [[ ! -d $vendor ]] && command -v git >/dev/null 2>&1; then
+	common=$(git -C "$root" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+	if [[ -n $common && -d $(dirname "$common")/../shared/vendor ]]; then
+		vendor=$(realpath -m "$(dirname "$common")/../shared/vendor")
+	fi
+fi
 bin_src=${TSLOAD_CNOSDB_BIN:-$vendor/cnosdb-2.4.2.1-linux-amd64.xz}
 conf_src=${TSLOAD_CNOSDB_CONF:-$vendor/cnosdb-2.4.2.1.toml}
 cache=${TSLOAD_CACHE:-$HOME/.cache/tsload}
@@ -49,11 +56,16 @@ ping_ok() {
 	curl -fsS --max-time 2 "$url/api/v1/ping" 2>/dev/null | grep -q '"status":"healthy"'
 }
 
+# alive: the process runs (a killed server not yet reaped is a zombie: not alive).
+alive() {
+	kill -0 "$1" 2>/dev/null && [[ $(sed -E 's/.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null) != Z ]]
+}
+
 running_pid() {
 	[[ -f $pidfile ]] || return 1
 	local pid
 	pid=$(cat "$pidfile")
-	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+	[[ -n $pid ]] && alive "$pid" && echo "$pid"
 }
 
 wait_ready() {
@@ -63,7 +75,7 @@ wait_ready() {
 			say "CnosDB $name ready at $url (pid $pid, data $dir)"
 			return 0
 		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
+		if ! alive "$pid"; then
 			say "CnosDB (pid $pid) exited during start-up; last lines of $log:"
 			tail -n 20 "$log" >&2 || true
 			return 1

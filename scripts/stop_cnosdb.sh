@@ -11,17 +11,22 @@ name=${CNOSDB_NAME:-main}
 dir=$state/cnosdb/$name
 pidfile=$dir/cnosdb.pid
 
+# alive: the process runs (a stopped server not yet reaped is a zombie: not alive).
+alive() {
+	kill -0 "$1" 2>/dev/null && [[ $(sed -E 's/.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null) != Z ]]
+}
+
 if [[ ! -f $pidfile ]]; then
 	echo "stop_cnosdb: CnosDB $name: no pid file $pidfile (not running)" >&2
 else
 	pid=$(cat "$pidfile")
-	if kill -0 "$pid" 2>/dev/null; then
+	if alive "$pid"; then
 		kill "$pid"
 		for ((i = 0; i < 120; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
+			alive "$pid" || break
 			sleep 0.25
 		done
-		if kill -0 "$pid" 2>/dev/null; then
+		if alive "$pid"; then
 			echo "stop_cnosdb: CnosDB $name (pid $pid) did not stop in 30s: sending SIGKILL" >&2
 			kill -9 "$pid" 2>/dev/null || true
 		fi

@@ -10,13 +10,14 @@ import (
 // TestRefusedInputDropsNothing: a csv file with --drop-db leaves the
 // database as it was (CnosDB takes line protocol only).
 func TestRefusedInputDropsNothing(t *testing.T) {
-	s := cnosdbtest.New()
-	defer s.Close()
+	base := cnosdbtest.RealURL(t)
+	db := cnosdbtest.UniqueDB(t)
+	cnosdbtest.DropAtEnd(t, base, db)
 	loadtest.RefusedInput{
 		Spec:    spec(),
-		Args:    []string{"--urls", s.URL, "--db-name", "bench"},
+		Args:    []string{"--urls", base, "--db-name", db},
 		Table:   "refused",
 		WantErr: "takes line protocol, not csv",
-		Count:   func(testing.TB) int64 { return int64(s.Rows("bench", "refused")) },
+		Count:   func(t testing.TB) int64 { return cnosdbtest.Count(t, base, db, "refused") },
 	}.Run(t)
 }

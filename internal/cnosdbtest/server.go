@@ -1,28 +1,42 @@
-// Package cnosdbtest is an in-process stand-in for a CnosDB 2.x server
-// (/api/v1/write, /api/v1/sql, /api/v1/ping), built from CnosDB's documented
-// behaviour so that load_cnosdb can be tested where no CnosDB can be
-// installed. It is not CnosDB: it keeps row keys only (series and time), and
-// understands only the SQL the loader sends.
+// Package cnosdbtest holds what load_cnosdb's tests need: the local real
+// CnosDB server (RealURL) and second instances of it started through
+// scripts/start_cnosdb.sh (StartInstance), and an in-process stand-in (New)
+// for the few answers a real server cannot be made to give on demand:
+// memory pressure, write timeouts, a 500 with an empty body, a delayed
+// answer, an exact_count function (CnosDB 2.4.3 and later; the server the
+// project runs is 2.4.2).
 //
-// Emulated behaviour:
-//   - Authorization: Basic is mandatory on write and sql (400 without it); a
-//     wrong password is 422 (Users lists the accepted user:password pairs;
-//     empty means any password for any user, as with auth off).
-//   - Success is 200 with an empty body.
-//   - Errors are 422 {"error_code":"NNNNNN","error_message":"..."}: a bad line
-//     (code 040004; nothing of the request is written), an unknown database,
-//     a wrong password, memory pressure ("Memory Exhausted Retry Later", on
-//     demand through MemoryExhausted).
-//   - A request without Content-Length is 500 with an empty body; a body over
-//     BodyLimit (compressed size) is 413 with an empty body.
-//   - Content-Encoding gzip is decompressed.
-//   - Rows are de-duplicated on (measurement, tag set, time).
+// The stand-in is not CnosDB: it keeps row keys only (series and time) and
+// understands only the SQL the loader sends. Every answer below was checked
+// against CnosDB 2.4.2 (the tests in this package run both where a real
+// server is up):
+//   - Authorization: Basic is mandatory on write and sql: none is 400
+//     error_code 000000 `Missing request header "authorization"`, a
+//     malformed one 400 040006. With auth off (the default) any password is
+//     taken but the user must exist (422 010016 "The user X not found");
+//     SetUsers turns auth on (422 010016 "Access denied ..." for a wrong
+//     user or password).
+//   - Success is 200 with an empty body; an empty write body too.
+//   - Errors are {"error_code":"NNNNNN","error_message":"..."}: a bad line
+//     422 040004 "Error parsing message: ..."; a field whose type differs
+//     from the table's (or a tag named like a field) 422 050014; an unknown
+//     database 422 030017; an unknown tenant 422 010016; a body that is not
+//     gzip 400 040013. A refused request writes nothing of itself.
+//   - A request without Content-Length is 500 with an empty body; a body
+//     over BodyLimit (compressed size) is 413 with an empty body.
+//   - Rows are merged on (measurement, tag set, time), and count(*) counts
+//     them once.
+//   - A row in a time bucket (VNODE_DURATION, default a year) that ended
+//     more than the database's TTL ago refuses its request: 422 030034
+//     "Operation not support: create expired bucket".
+//   - A write without db goes to "public", which always exists.
 //   - SQL: CREATE DATABASE [IF NOT EXISTS] d [WITH ...] (the options are kept
 //     verbatim, see Options), DROP DATABASE [IF EXISTS] d, SHOW DATABASES,
-//     SELECT exact_count(*) AS n FROM t (unsupported when Old is set, as on
-//     servers before 2.4.3), SELECT count(*) AS n FROM t (counts every row
-//     written, duplicates included, as a plain count over un-compacted data
-//     can). JSON array answers with Accept: application/json.
+//     SELECT count(*) AS n FROM t (422 010001 "Table not found, ..." for a
+//     table never written), SELECT exact_count(*) AS n FROM t (422 010001
+//     "Invalid function 'exact_count'" unless SetExactCount). JSON array
+//     answers with Accept: application/json, CSV otherwise; an empty
+//     result is an empty body.
 package cnosdbtest
 
 import (
@@ -43,19 +57,22 @@ import (
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 )
 
-// Error codes used by the stand-in (040004 is CnosDB's line-protocol error;
-// the others are representative).
+// Error codes CnosDB 2.4.2 answers with (Memory and Timeout are the
+// stand-in's own: those answers could not be provoked on a real server).
 const (
-	CodeAuthMissing    = "010001"
-	CodeAuthFailed     = "010002"
+	CodeAuthMissing    = "000000"
+	CodeAuthMalformed  = "040006"
+	CodeAuth           = "010016" // unknown user or tenant, wrong password
 	CodeBadLine        = "040004"
-	CodeDBNotFound     = "030001"
-	CodeDBExists       = "030002"
-	CodeTableNotFound  = "030003"
+	CodeFieldType      = "050014"
+	CodeDecode         = "040013"
+	CodeDBNotFound     = "030017"
+	CodeDBExists       = "030018"
+	CodeExpired        = "030034" // a row older than the database's TTL
+	CodePlanning       = "010001" // table not found, unknown function
+	CodeSQLParse       = "010009"
 	CodeMemory         = "050001"
 	CodeTimeout        = "050002"
-	CodeSQL            = "010005"
-	CodeUnknownTenant  = "030004"
 	DefaultBodyLimit   = 160 << 20
 	MemoryExhaustedMsg = "Memory Exhausted Retry Later"
 )
@@ -66,12 +83,12 @@ type Server struct {
 	*httptest.Server
 
 	mu              sync.Mutex
-	users           map[string]string
+	users           map[string]string // nil: auth off, only root exists
 	bodyLimit       int64
 	memoryExhausted int
 	timeouts        int
 	emptyErrors     int
-	old             bool
+	exactCount      bool
 	dbs             map[string]*database
 	writes, refused int
 	delay           time.Duration
@@ -80,16 +97,37 @@ type Server struct {
 type database struct {
 	options string
 	tables  map[string]*table
+	// ttl and bucket (VNODE_DURATION, default 365 days) from the options: a
+	// write touching a bucket that ended more than ttl ago is refused.
+	ttl, bucket time.Duration
 }
 
 type table struct {
 	keys    map[string]struct{}
-	written int64 // every row accepted, duplicates included
+	columns map[string]kind
+}
+
+// kind is a column's kind: a tag or a field's value type.
+type kind byte
+
+const (
+	kindTag kind = iota + 1
+	kindFloat
+	kindInt
+	kindUint
+	kindString
+	kindBool
+)
+
+// name is how CnosDB names a field kind in "Expected ... column".
+func (k kind) name() string {
+	return [...]string{"", "tag", "f64", "i64", "u64", "string", "bool"}[k]
 }
 
 // New starts a stand-in server; Close it when done.
 func New() *Server {
 	s := &Server{bodyLimit: DefaultBodyLimit, dbs: map[string]*database{}}
+	s.dbs["public"] = newDatabase("")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v1/ping", s.ping)
 	mux.HandleFunc("/api/v1/write", s.write)
@@ -98,7 +136,44 @@ func New() *Server {
 	return s
 }
 
-// SetUsers requires these user:password pairs (nil: accept any).
+var (
+	reTTL    = regexp.MustCompile(`(?i)\bTTL\s+'?([0-9]+)\s*([a-z]+)'?`)
+	reVnode  = regexp.MustCompile(`(?i)\bVNODE_DURATION\s+'?([0-9]+)\s*([a-z]+)'?`)
+	durUnits = map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}
+)
+
+// optionDuration reads a WITH option such as TTL '10d' (0 when absent or INF).
+func optionDuration(re *regexp.Regexp, options string) time.Duration {
+	m := re.FindStringSubmatch(options)
+	if m == nil {
+		return 0
+	}
+	var n int64
+	fmt.Sscan(m[1], &n)
+	return time.Duration(n) * durUnits[strings.ToLower(m[2])]
+}
+
+func newDatabase(options string) *database {
+	d := &database{options: options, tables: map[string]*table{}, bucket: 365 * 24 * time.Hour}
+	d.ttl = optionDuration(reTTL, options)
+	if b := optionDuration(reVnode, options); b > 0 {
+		d.bucket = b
+	}
+	return d
+}
+
+// expired reports whether a row at ts falls in a bucket past the TTL.
+func (d *database) expired(ts int64, now time.Time) bool {
+	if d.ttl <= 0 {
+		return false
+	}
+	b := int64(d.bucket)
+	start := ts - ((ts%b)+b)%b
+	return start+b < now.Add(-d.ttl).UnixNano()
+}
+
+// SetUsers turns auth on with these user:password pairs (nil: auth off,
+// where any password is taken for the one user, root).
 func (s *Server) SetUsers(users map[string]string) { s.mu.Lock(); s.users = users; s.mu.Unlock() }
 
 // SetBodyLimit sets the 413 limit on the (compressed) request body.
@@ -113,15 +188,15 @@ func (s *Server) Timeouts(n int) { s.mu.Lock(); s.timeouts = n; s.mu.Unlock() }
 // EmptyErrors makes the next n writes answer 500 with an empty body.
 func (s *Server) EmptyErrors(n int) { s.mu.Lock(); s.emptyErrors = n; s.mu.Unlock() }
 
-// SetOld makes exact_count unknown, as on CnosDB before 2.4.3.
-func (s *Server) SetOld(old bool) { s.mu.Lock(); s.old = old; s.mu.Unlock() }
+// SetExactCount makes exact_count(*) known, as on CnosDB 2.4.3 and later.
+func (s *Server) SetExactCount(on bool) { s.mu.Lock(); s.exactCount = on; s.mu.Unlock() }
 
 // SetDelay delays every write answer (for timeouts).
 func (s *Server) SetDelay(d time.Duration) { s.mu.Lock(); s.delay = d; s.mu.Unlock() }
 
 // Stats returns the writes accepted and refused so far (refusals counted
-// are those after the auth and body checks: bad lines, unknown database or
-// tenant, and the on-demand errors).
+// are those after the auth and body checks: bad lines, field types,
+// unknown database or tenant, and the on-demand errors).
 func (s *Server) Stats() (writes, refused int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -153,7 +228,7 @@ func (s *Server) Options(db string) (string, bool) {
 
 func (s *Server) ping(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	io.WriteString(w, `{"version":"2.4.0-cnosdbtest","status":"healthy"}`)
+	io.WriteString(w, `{"status":"healthy","version":"2.4.2, cnosdbtest stand-in"}`)
 }
 
 func fail(w http.ResponseWriter, status int, code, msg string) {
@@ -166,23 +241,29 @@ func fail(w http.ResponseWriter, status int, code, msg string) {
 func (s *Server) auth(w http.ResponseWriter, r *http.Request) bool {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		fail(w, 400, CodeAuthMissing, "Auth error: missing authorization header")
+		fail(w, 400, CodeAuthMissing, `Missing request header "authorization"`)
 		return false
 	}
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(h, "Basic "))
 	user, pass, ok := strings.Cut(string(raw), ":")
 	if !strings.HasPrefix(h, "Basic ") || err != nil || !ok {
-		fail(w, 400, CodeAuthMissing, "Auth error: malformed authorization header")
+		fail(w, 400, CodeAuthMalformed, "Parse auth, malformed basic auth encoding: "+h)
 		return false
 	}
 	s.mu.Lock()
 	users := s.users
 	s.mu.Unlock()
-	if users != nil {
-		if want, found := users[user]; !found || want != pass {
-			fail(w, 422, CodeAuthFailed, fmt.Sprintf("Auth error: password of user %s is wrong", user))
-			return false
-		}
+	switch want, found := users[user]; {
+	case users == nil && user != "root":
+		fail(w, 422, CodeAuth, fmt.Sprintf("Auth error: The user %s not found", user))
+		return false
+	case users != nil && (!found || want != pass):
+		fail(w, 422, CodeAuth, fmt.Sprintf("Auth error: Access denied for user '%s' (using xxx) username or password invalid", user))
+		return false
+	}
+	if t := r.URL.Query().Get("tenant"); t != "" && t != "cnosdb" {
+		s.refuse(w, 422, CodeAuth, fmt.Sprintf("Auth error: The tenant %s not found", t))
+		return false
 	}
 	return true
 }
@@ -214,18 +295,25 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 			raw, err = io.ReadAll(zr)
 		}
 		if err != nil {
-			fail(w, 422, CodeBadLine, "decompress gzip body: "+err.Error())
+			fail(w, 400, CodeDecode, "Error decode request: deflate decompression error")
 			return nil, false
 		}
 		return raw, true
 	default:
-		fail(w, 422, CodeBadLine, "unsupported Content-Encoding "+enc)
+		fail(w, 400, CodeDecode, "Error decode request: unsupported encoding "+enc)
 		return nil, false
 	}
 }
 
+type column struct {
+	name string
+	kind kind
+}
+
 type row struct {
 	table, key string
+	ts         int64
+	columns    []column
 }
 
 func (s *Server) write(w http.ResponseWriter, r *http.Request) {
@@ -241,10 +329,6 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	if t := q.Get("tenant"); t != "" && t != "cnosdb" {
-		s.refuse(w, 422, CodeUnknownTenant, "Tenant not found: "+t)
-		return
-	}
 	s.mu.Lock()
 	delay := s.delay
 	s.mu.Unlock()
@@ -258,16 +342,20 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, err := parse(data, prec)
 	if err != nil {
-		s.refuse(w, 422, CodeBadLine, "Error parsing line protocol: "+err.Error())
+		s.refuse(w, 422, CodeBadLine, "Error parsing message: "+err.Error())
 		return
+	}
+	dbName := q.Get("db")
+	if dbName == "" {
+		dbName = "public"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	db := s.dbs[q.Get("db")]
+	db := s.dbs[dbName]
 	switch {
 	case db == nil:
 		s.refused++
-		fail(w, 422, CodeDBNotFound, fmt.Sprintf("Database not found: \"%s\"", q.Get("db")))
+		fail(w, 422, CodeDBNotFound, fmt.Sprintf("Database not found: \"%s\"", dbName))
 		return
 	case s.memoryExhausted > 0:
 		s.memoryExhausted--
@@ -285,17 +373,67 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(500)
 		return
 	}
+	// The whole request is checked before any of it is kept: first its
+	// lines against each other (a column's first appearance fixes its kind
+	// in the request), then against the columns the tables already have.
+	for _, rw := range rows {
+		if db.expired(rw.ts, time.Now()) {
+			s.refused++
+			fail(w, 422, CodeExpired, "Operation not support: create expired bucket")
+			return
+		}
+	}
+	if msg := conflicts(rows, db); msg != "" {
+		s.refused++
+		fail(w, 422, CodeFieldType, msg)
+		return
+	}
 	for _, rw := range rows {
 		t := db.tables[rw.table]
 		if t == nil {
-			t = &table{keys: map[string]struct{}{}}
+			t = &table{keys: map[string]struct{}{}, columns: map[string]kind{}}
 			db.tables[rw.table] = t
 		}
 		t.keys[rw.key] = struct{}{}
-		t.written++
+		for _, c := range rw.columns {
+			t.columns[c.name] = c.kind
+		}
 	}
 	s.writes++
 	w.WriteHeader(200)
+}
+
+// conflicts returns CnosDB's message for the first column whose kind
+// differs within rows or from db's tables ("" when there is none).
+func conflicts(rows []row, db *database) string {
+	inRequest := map[string]map[string]kind{}
+	for _, rw := range rows {
+		kinds := inRequest[rw.table]
+		if kinds == nil {
+			kinds = map[string]kind{}
+			inRequest[rw.table] = kinds
+		}
+		for _, c := range rw.columns {
+			if k, ok := kinds[c.name]; !ok {
+				kinds[c.name] = c.kind
+			} else if k != c.kind {
+				return fmt.Sprintf("line to batch error: Expected %s column", c.kind.name())
+			}
+		}
+	}
+	for name, kinds := range inRequest {
+		t := db.tables[name]
+		if t == nil {
+			continue
+		}
+		for col, k := range kinds {
+			if have, ok := t.columns[col]; ok && have != k {
+				return fmt.Sprintf("Apply engine failed: DataSchemaError: Column '%s' type error, found %s expected %s",
+					col, strings.ToUpper(k.name()), strings.ToUpper(have.name()))
+			}
+		}
+	}
+	return ""
 }
 
 func (s *Server) refuse(w http.ResponseWriter, status int, code, msg string) {
@@ -303,6 +441,21 @@ func (s *Server) refuse(w http.ResponseWriter, status int, code, msg string) {
 	s.refused++
 	s.mu.Unlock()
 	fail(w, status, code, msg)
+}
+
+// seen reports whether cols has a field (not a tag) named name.
+func seen(cols []column, name []byte) bool {
+	for _, c := range cols {
+		if c.kind != kindTag && c.name == string(name) {
+			return true
+		}
+	}
+	return false
+}
+
+var kinds = map[lineprotocol.ValueKind]kind{
+	lineprotocol.Float: kindFloat, lineprotocol.Int: kindInt, lineprotocol.Uint: kindUint,
+	lineprotocol.String: kindString, lineprotocol.Bool: kindBool,
 }
 
 // parse decodes every line; the first error refuses the whole request.
@@ -319,6 +472,7 @@ func parse(data []byte, prec lineprotocol.Precision) ([]row, error) {
 			return nil, err
 		}
 		tags = tags[:0]
+		var cols []column
 		for {
 			k, v, err := dec.NextTag()
 			if err != nil {
@@ -328,17 +482,19 @@ func parse(data []byte, prec lineprotocol.Precision) ([]row, error) {
 				break
 			}
 			tags = append(tags, tag{string(k), string(v)})
+			cols = append(cols, column{string(k), kindTag})
 		}
-		nf := 0
 		for {
-			k, _, err := dec.NextField()
+			k, v, err := dec.NextField()
 			if err != nil {
 				return nil, err
 			}
 			if k == nil {
 				break
 			}
-			nf++
+			if !seen(cols, k) { // CnosDB takes a field named twice in a line
+				cols = append(cols, column{string(k), kinds[v.Kind()]})
+			}
 		}
 		ts, err := dec.Time(prec, now)
 		if err != nil {
@@ -353,7 +509,7 @@ func parse(data []byte, prec lineprotocol.Precision) ([]row, error) {
 			key = append(key, 0)
 		}
 		key = append(key, fmt.Sprint(ts.UnixNano())...)
-		rows = append(rows, row{table: string(m), key: string(key)})
+		rows = append(rows, row{table: string(m), key: string(key), ts: ts.UnixNano(), columns: cols})
 	}
 	return rows, nil
 }
@@ -394,11 +550,11 @@ func (s *Server) sql(w http.ResponseWriter, r *http.Request) {
 		name := unquote(m[2])
 		if s.dbs[name] != nil {
 			if m[1] == "" {
-				fail(w, 422, CodeDBExists, fmt.Sprintf("Database %s already exists", name))
+				fail(w, 422, CodeDBExists, fmt.Sprintf("Database \"%s\" already exists", name))
 			}
 			return
 		}
-		s.dbs[name] = &database{options: strings.TrimSpace(m[4]), tables: map[string]*table{}}
+		s.dbs[name] = newDatabase(strings.TrimSpace(m[4]))
 	case reDrop.MatchString(stmt):
 		m := reDrop.FindStringSubmatch(stmt)
 		name := unquote(m[2])
@@ -421,27 +577,27 @@ func (s *Server) sql(w http.ResponseWriter, r *http.Request) {
 	case reCount.MatchString(stmt):
 		m := reCount.FindStringSubmatch(stmt)
 		fn, alias, tname := strings.ToLower(m[1]), m[2], unquote(m[3])
-		if fn == "exact_count" && s.old {
-			fail(w, 422, CodeSQL, "Datafusion: Error during planning: Invalid function 'exact_count'")
+		if fn == "exact_count" && !s.exactCount {
+			fail(w, 422, CodePlanning, "Datafusion: Error during planning: Invalid function 'exact_count'.\nDid you mean 'COUNT'?")
 			return
 		}
-		db := s.dbs[r.URL.Query().Get("db")]
+		dbName := r.URL.Query().Get("db")
+		if dbName == "" {
+			dbName = "public"
+		}
+		db := s.dbs[dbName]
 		if db == nil {
-			fail(w, 422, CodeDBNotFound, fmt.Sprintf("Database not found: \"%s\"", r.URL.Query().Get("db")))
+			fail(w, 422, CodeDBNotFound, fmt.Sprintf("Database not found: \"%s\"", dbName))
 			return
 		}
 		t := db.tables[tname]
 		if t == nil {
-			fail(w, 422, CodeTableNotFound, fmt.Sprintf("Table not found: \"%s\"", tname))
+			fail(w, 422, CodePlanning, fmt.Sprintf("Datafusion: Error during planning: Table not found, tenant: cnosdb db: %s, table: %s", dbName, tname))
 			return
 		}
-		n := int64(len(t.keys))
-		if fn == "count" {
-			n = t.written
-		}
-		answer(w, asJSON, []string{alias}, []map[string]any{{alias: n}})
+		answer(w, asJSON, []string{alias}, []map[string]any{{alias: int64(len(t.keys))}})
 	default:
-		fail(w, 422, CodeSQL, "cnosdbtest: unsupported statement: "+stmt)
+		fail(w, 422, CodeSQLParse, "sql parser error: the stand-in does not support: "+stmt)
 	}
 }
 

@@ -3,17 +3,20 @@ package cnosdbtest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 )
 
-func do(t *testing.T, s *Server, path, auth, body string, mod func(*http.Request)) (int, string) {
+func do(t *testing.T, base, path, auth, body string, mod func(*http.Request)) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", s.URL+path, strings.NewReader(body))
+	req, err := http.NewRequest("POST", base+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,94 +37,169 @@ func do(t *testing.T, s *Server, path, auth, body string, mod func(*http.Request
 	return resp.StatusCode, string(b)
 }
 
-func TestServer(t *testing.T) {
-	s := New()
-	defer s.Close()
-	gz := func(body string) func(*http.Request) {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		zw.Write([]byte(body))
-		zw.Close()
-		return func(r *http.Request) {
-			r.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
-			r.ContentLength = int64(buf.Len())
-			r.Header.Set("Content-Encoding", "gzip")
-		}
+func gz(body string) func(*http.Request) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(body))
+	zw.Close()
+	return func(r *http.Request) {
+		r.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+		r.ContentLength = int64(buf.Len())
+		r.Header.Set("Content-Encoding", "gzip")
 	}
-	steps := []struct {
-		name       string
-		path, auth string
-		body       string
-		mod        func(*http.Request)
-		status     int
-		want       string
-	}{
-		{"no auth", "/api/v1/sql", "", "SHOW DATABASES", nil, 400, `"error_code":"010001"`},
-		{"create", "/api/v1/sql", "root:", "CREATE DATABASE IF NOT EXISTS d WITH TTL '10d' SHARD 2", nil, 200, ""},
-		{"create again", "/api/v1/sql", "root:", "CREATE DATABASE IF NOT EXISTS d", nil, 200, ""},
-		{"create exists", "/api/v1/sql", "root:", "CREATE DATABASE d", nil, 422, "already exists"},
-		{"show", "/api/v1/sql", "root:", "SHOW DATABASES", nil, 200, `[{"database_name":"d"}]`},
-		{"write", "/api/v1/write?db=d&tenant=cnosdb&precision=ns", "root:", "m,h=a v=1 1\nm,h=b v=2 1\n", nil, 200, ""},
-		{"duplicate, tags reordered", "/api/v1/write?db=d", "root:", "m,h=a v=3 1\nm,z=1,h=c v=2 1\n", nil, 200, ""},
-		{"bad line writes nothing", "/api/v1/write?db=d", "root:", "m,h=x v=1 5\nm v=oops x 6\n", nil, 422, `"error_code":"040004"`},
-		{"unknown db", "/api/v1/write?db=nope", "root:", "m v=1 1\n", nil, 422, "Database not found"},
-		{"gzip", "/api/v1/write?db=d&precision=ms", "root:", "", gz("m,h=g v=1 1\n"), 200, ""},
-		{"chunked", "/api/v1/write?db=d", "root:", "", func(r *http.Request) {
-			r.ContentLength = -1
-			r.Body = io.NopCloser(strings.NewReader("m v=1 9\n"))
-		}, 500, ""},
-		{"exact_count", "/api/v1/sql?db=d", "root:", "SELECT exact_count(*) AS n FROM m", nil, 200, `[{"n":4}]`},
-		{"count over-counts", "/api/v1/sql?db=d", "root:", "SELECT count(*) AS n FROM m", nil, 200, `[{"n":5}]`},
-		{"no table", "/api/v1/sql?db=d", "root:", "SELECT exact_count(*) AS n FROM zz", nil, 422, "Table not found"},
-		{"unsupported", "/api/v1/sql?db=d", "root:", "SELECT * FROM m", nil, 422, "unsupported"},
-		{"drop", "/api/v1/sql", "root:", "DROP DATABASE IF EXISTS d", nil, 200, ""},
-		{"drop again", "/api/v1/sql", "root:", "DROP DATABASE IF EXISTS d", nil, 200, ""},
-		{"show none", "/api/v1/sql", "root:", "SHOW DATABASES", nil, 200, ""},
+}
+
+// code returns the error_code of an error body ("" if none).
+func code(body string) string {
+	var e struct {
+		Code string `json:"error_code"`
 	}
+	json.Unmarshal([]byte(body), &e)
+	return e.Code
+}
+
+// step is one request and the answer CnosDB 2.4.2 gives to it.
+type step struct {
+	name       string
+	path, auth string
+	body       string
+	mod        func(*http.Request)
+	status     int
+	code       string // error_code, "" for none
+	want       string // in the body; "" means an empty body
+}
+
+// conformance is a session against a fresh database {db} (replaced by
+// each run's own name): every step's answer is what CnosDB 2.4.2 answered.
+var now = strconv.FormatInt(time.Now().UnixNano(), 10)
+
+var conformance = []step{
+	{"no auth", "/api/v1/sql", "", "SHOW DATABASES", nil, 400, "000000", `Missing request header \"authorization\"`},
+	{"malformed auth", "/api/v1/sql", "", "SHOW DATABASES", func(r *http.Request) { r.Header.Set("Authorization", "Bearer x") }, 400, "040006", "malformed basic auth"},
+	{"unknown user", "/api/v1/sql", "nobody:", "SHOW DATABASES", nil, 422, "010016", "The user nobody not found"},
+	{"any password with auth off", "/api/v1/sql", "root:whatever", "SHOW DATABASES", nil, 200, "", `{"database_name":"public"}`},
+	{"create", "/api/v1/sql", "root:", "CREATE DATABASE IF NOT EXISTS {db} WITH SHARD 2", nil, 200, "", ""},
+	{"create again", "/api/v1/sql", "root:", "CREATE DATABASE IF NOT EXISTS {db}", nil, 200, "", ""},
+	{"create exists", "/api/v1/sql", "root:", "CREATE DATABASE {db}", nil, 422, "030018", `Database \"{db}\" already exists`},
+	{"show", "/api/v1/sql", "root:", "SHOW DATABASES", nil, 200, "", `{"database_name":"{db}"}`},
+	{"write", "/api/v1/write?db={db}&tenant=cnosdb&precision=ns", "root:", "m,h=a v=1 1\nm,h=b v=2 1\n", nil, 200, "", ""},
+	{"duplicate, tags reordered", "/api/v1/write?db={db}", "root:", "m,h=a v=3 1\nm,z=1,h=c v=2 1\n", nil, 200, "", ""},
+	{"empty body", "/api/v1/write?db={db}", "root:", "", nil, 200, "", ""},
+	{"bad line writes nothing", "/api/v1/write?db={db}", "root:", "m,h=x v=1 5\nm v=oops x 6\n", nil, 422, "040004", "Error parsing message: "},
+	{"field type writes nothing", "/api/v1/write?db={db}", "root:", "m,h=y v=1 5\nm,h=y v=\"s\" 6\n", nil, 422, "050014", "line to batch error: Expected string column"},
+	{"int for float writes nothing", "/api/v1/write?db={db}", "root:", "m,h=y v=1 5\nm,h=y v=1i 6\n", nil, 422, "050014", "line to batch error: Expected i64 column"},
+	{"tag named like a field", "/api/v1/write?db={db}", "root:", "m,h=y,v=x v=1 5\n", nil, 422, "050014", "line to batch error: Expected f64 column"},
+	{"string for a float column", "/api/v1/write?db={db}", "root:", "m,h=y v=\"s\" 5\n", nil, 422, "050014", "Column 'v' type error, found STRING expected F64"},
+	{"tag for a float column", "/api/v1/write?db={db}", "root:", "m,h=y,v=t w=1 5\n", nil, 422, "050014", "Column 'v' type error, found TAG expected F64"},
+	{"a field twice in a line", "/api/v1/write?db={db}", "root:", "m,h=t v=1,v=2i 5\n", nil, 200, "", ""},
+	{"precision s is taken as ns", "/api/v1/write?db={db}&precision=s", "root:", "m,h=s v=1 1\n", nil, 200, "", ""},
+	{"unknown db", "/api/v1/write?db={db}_nope", "root:", "m v=1 1\n", nil, 422, "030017", `Database not found: \"{db}_nope\"`},
+	{"unknown tenant", "/api/v1/write?db={db}&tenant=nope", "root:", "m v=1 1\n", nil, 422, "010016", "The tenant nope not found"},
+	{"gzip", "/api/v1/write?db={db}&precision=ms", "root:", "", gz("m,h=g v=1 1\n"), 200, "", ""},
+	{"not gzip", "/api/v1/write?db={db}", "root:", "", func(r *http.Request) { r.Header.Set("Content-Encoding", "gzip") }, 400, "040013", "Error decode request"},
+	{"chunked", "/api/v1/write?db={db}", "root:", "", func(r *http.Request) {
+		r.ContentLength = -1
+		r.Body = io.NopCloser(strings.NewReader("m v=1 9\n"))
+	}, 500, "", ""},
+	{"count counts merged rows once", "/api/v1/sql?db={db}", "root:", "SELECT count(*) AS n FROM m", nil, 200, "", `[{"n":6}]`},
+	{"no exact_count before 2.4.3", "/api/v1/sql?db={db}", "root:", "SELECT exact_count(*) AS n FROM m", nil, 422, "010001", "Invalid function 'exact_count'"},
+	{"no table", "/api/v1/sql?db={db}", "root:", "SELECT count(*) AS n FROM zz", nil, 422, "010001", "Table not found, tenant: cnosdb db: {db}, table: zz"},
+	{"create with a TTL", "/api/v1/sql", "root:", "CREATE DATABASE {db}_ttl WITH TTL '10d'", nil, 200, "", ""},
+	{"a row past the TTL refuses its request", "/api/v1/write?db={db}_ttl", "root:", "m,h=new v=1 " + now + "\nm,h=old v=1 1\n", nil, 422, "030034", "Operation not support: create expired bucket"},
+	{"nothing of it was written", "/api/v1/sql?db={db}_ttl", "root:", "SELECT count(*) AS n FROM m", nil, 422, "010001", "Table not found"},
+	{"drop the TTL database", "/api/v1/sql", "root:", "DROP DATABASE {db}_ttl", nil, 200, "", ""},
+	{"drop", "/api/v1/sql", "root:", "DROP DATABASE IF EXISTS {db}", nil, 200, "", ""},
+	{"drop again", "/api/v1/sql", "root:", "DROP DATABASE IF EXISTS {db}", nil, 200, "", ""},
+	{"drop missing", "/api/v1/sql", "root:", "DROP DATABASE {db}", nil, 422, "030017", `Database not found: \"{db}\"`},
+}
+
+func runSteps(t *testing.T, base, db string, steps []step) {
+	t.Helper()
 	for _, st := range steps {
-		status, body := do(t, s, st.path, st.auth, st.body, st.mod)
-		if status != st.status || (st.want == "" && strings.TrimSpace(body) != "") || !strings.Contains(body, st.want) {
-			t.Fatalf("%s: %d %q, want %d %q", st.name, status, body, st.status, st.want)
-		}
-		if st.name == "create" {
-			if opts, _ := s.Options("d"); opts != "TTL '10d' SHARD 2" {
-				t.Fatalf("options %q", opts)
-			}
+		path := strings.ReplaceAll(st.path, "{db}", db)
+		status, body := do(t, base, path, st.auth, strings.ReplaceAll(st.body, "{db}", db), st.mod)
+		want := strings.ReplaceAll(st.want, "{db}", db)
+		if status != st.status || code(body) != st.code || (want == "" && strings.TrimSpace(body) != "" && st.code == "") || !strings.Contains(body, want) {
+			t.Errorf("%s: %d %q, want %d %s %q", st.name, status, body, st.status, st.code, want)
 		}
 	}
 }
 
-func TestServerKnobs(t *testing.T) {
+// TestConformance runs one session against the stand-in and, with the same
+// expectations, against the real CnosDB: the stand-in answers as the real
+// server does.
+func TestConformance(t *testing.T) {
+	t.Run("stand-in", func(t *testing.T) {
+		s := New()
+		defer s.Close()
+		runSteps(t, s.URL, "tsload_conformance", conformance)
+		if _, ok := s.Options("tsload_conformance"); ok {
+			t.Error("database survived the drop")
+		}
+	})
+	t.Run("real", func(t *testing.T) {
+		base := RealURL(t)
+		db := UniqueDB(t)
+		DropAtEnd(t, base, db)
+		runSteps(t, base, db, conformance)
+	})
+}
+
+// TestConformanceAuth: with auth on, a wrong password or user is 422
+// 010016, and a fresh root may only change its password.
+func TestConformanceAuth(t *testing.T) {
+	steps := []step{
+		{"no auth", "/api/v1/write?db=public", "", "m v=1 1\n", nil, 400, "000000", "authorization"},
+		{"wrong password", "/api/v1/write?db=public", "root:wrong", "m v=1 1\n", nil, 422, "010016", "Access denied for user 'root' (using xxx) username or password invalid"},
+		{"empty password", "/api/v1/write?db=public", "root:", "m v=1 1\n", nil, 422, "010016", "Access denied for user 'root'"},
+		{"unknown user", "/api/v1/write?db=public", "nobody:x", "m v=1 1\n", nil, 422, "010016", "Access denied for user 'nobody'"},
+		{"right password", "/api/v1/write?db=public", "root:Pw-1", "m v=1 1\n", nil, 200, "", ""},
+		{"write without db goes to public", "/api/v1/write", "root:Pw-1", "m v=1 2\n", nil, 200, "", ""},
+		{"count public", "/api/v1/sql?db=public", "root:Pw-1", "SELECT count(*) AS n FROM m", nil, 200, "", `[{"n":2}]`},
+	}
+	t.Run("stand-in", func(t *testing.T) {
+		s := New()
+		defer s.Close()
+		s.SetUsers(map[string]string{"root": "Pw-1"})
+		runSteps(t, s.URL, "", steps)
+	})
+	t.Run("real", func(t *testing.T) {
+		RealURL(t)
+		in := StartInstance(t, "auth", InstanceOptions{Auth: true, RootPassword: "Pw-1"})
+		runSteps(t, in.URL, "", steps)
+	})
+}
+
+// TestStandInKnobs: the answers only the stand-in gives (a real server
+// cannot be made to give them on demand).
+func TestStandInKnobs(t *testing.T) {
 	s := New()
 	defer s.Close()
-	do(t, s, "/api/v1/sql", "root:", "CREATE DATABASE d", nil)
-	s.SetUsers(map[string]string{"root": "pw"})
-	if st, b := do(t, s, "/api/v1/write?db=d", "root:bad", "m v=1 1\n", nil); st != 422 || !strings.Contains(b, "password") {
-		t.Fatalf("wrong password: %d %s", st, b)
-	}
+	const w = "/api/v1/write?db=d"
+	do(t, s.URL, "/api/v1/sql", "root:", "CREATE DATABASE d", nil)
 	s.MemoryExhausted(1)
-	if st, b := do(t, s, "/api/v1/write?db=d", "root:pw", "m v=1 1\n", nil); st != 422 || !strings.Contains(b, MemoryExhaustedMsg) {
+	if st, b := do(t, s.URL, w, "root:", "m v=1 1\n", nil); st != 422 || !strings.Contains(b, MemoryExhaustedMsg) {
 		t.Fatalf("memory: %d %s", st, b)
 	}
 	s.Timeouts(1)
-	if st, b := do(t, s, "/api/v1/write?db=d", "root:pw", "m v=1 1\n", nil); st != 422 || !strings.Contains(b, "timeout") {
+	if st, b := do(t, s.URL, w, "root:", "m v=1 1\n", nil); st != 422 || !strings.Contains(b, "timeout") {
 		t.Fatalf("timeout: %d %s", st, b)
 	}
 	s.EmptyErrors(1)
-	if st, b := do(t, s, "/api/v1/write?db=d", "root:pw", "m v=1 1\n", nil); st != 500 || b != "" {
+	if st, b := do(t, s.URL, w, "root:", "m v=1 1\n", nil); st != 500 || b != "" {
 		t.Fatalf("empty 500: %d %q", st, b)
 	}
 	s.SetBodyLimit(4)
-	if st, b := do(t, s, "/api/v1/write?db=d", "root:pw", "m v=1 1\n", nil); st != 413 || b != "" {
+	if st, b := do(t, s.URL, w, "root:", "m v=1 1\n", nil); st != 413 || b != "" {
 		t.Fatalf("413: %d %q", st, b)
 	}
 	s.SetBodyLimit(DefaultBodyLimit)
-	if st, _ := do(t, s, "/api/v1/write?db=d", "root:pw", "m v=1 1\n", nil); st != 200 {
+	if st, _ := do(t, s.URL, w, "root:", "m v=1 1\nm v=2 1\n", nil); st != 200 {
 		t.Fatalf("write after knobs: %d", st)
 	}
-	s.SetOld(true)
-	if st, b := do(t, s, "/api/v1/sql?db=d", "root:pw", "SELECT exact_count(*) AS n FROM m", nil); st != 422 || !strings.Contains(b, "exact_count") {
-		t.Fatalf("old: %d %s", st, b)
+	s.SetExactCount(true)
+	if st, b := do(t, s.URL, "/api/v1/sql?db=d", "root:", "SELECT exact_count(*) AS n FROM m", nil); st != 200 || b != "[{\"n\":1}]\n" {
+		t.Fatalf("exact_count: %d %s", st, b)
 	}
 	if w, r := s.Stats(); w != 1 || r != 3 {
 		t.Fatalf("stats %d writes %d refused, want 1 and 3", w, r)

@@ -1,18 +1,22 @@
 // Package cnosdb is the CnosDB 2.x target: it writes line-protocol batches
 // to /api/v1/write over HTTP (Basic auth, Content-Length always set,
 // optional gzip, round-robin over --urls), manages the database over
-// /api/v1/sql and verifies with exact_count.
+// /api/v1/sql and verifies with exact_count(*) (CnosDB 2.4.3 and later) or
+// count(*) (earlier servers, where it counts each merged row once).
 //
-// What a /api/v1/write answer means:
+// What a /api/v1/write answer means (a refused request writes nothing of
+// itself on CnosDB 2.4.2; the batch is not counted):
 //
 //	200                                          written
 //	422 "Memory Exhausted Retry Later"/"timeout" nothing written: retryable
 //	500 with an empty body                       retryable
 //	network error                                retryable
 //	413                                          fatal: lower --batch-size or enable --gzip
-//	any other 4xx (bad line 040004, unknown      fatal, with the server's error_code and
-//	database, wrong password, missing auth)      error_message; the batch is not counted
-//	any other 5xx                                fatal
+//	422 040004 bad line, 050014 a field's type,  fatal, with the server's error_code and
+//	030017 unknown database, 030034 a row older  error_message and a hint; the batch is
+//	than the TTL, 010016 unknown user, tenant    not counted
+//	or wrong password, 400 missing auth
+//	any other 4xx or 5xx                         fatal
 package cnosdb
 
 import (
@@ -21,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -86,7 +91,10 @@ type Target struct {
 	sqlp   *httpw.Poster
 }
 
-var _ load.Target = (*Target)(nil)
+var (
+	_ load.Target          = (*Target)(nil)
+	_ load.ServerVersioner = (*Target)(nil)
+)
 
 // New checks cfg and returns the target. It does not contact the server.
 func New(cfg Config) (*Target, error) {
@@ -241,8 +249,8 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 }
 
 // Count returns SELECT exact_count(*) per table. On a server without
-// exact_count (before 2.4.3) it falls back to count(*), which may over-count
-// rows not yet de-duplicated, and warns once.
+// exact_count (before 2.4.3) it uses count(*), which there counts each row
+// merged on (series, time) once, and says so once on Warn.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(tables))
 	fn := "exact_count"
@@ -252,7 +260,7 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 		if err != nil && fn == "exact_count" && errors.As(err, &se) && strings.Contains(strings.ToLower(se.desc), "exact_count") {
 			fn = "count"
 			if t.cfg.Warn != nil {
-				fmt.Fprintf(t.cfg.Warn, "warning: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*), which can over-count rows not yet de-duplicated\n")
+				fmt.Fprintf(t.cfg.Warn, "note: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*)\n")
 			}
 			n, err = t.count(ctx, fn, name)
 		}
@@ -283,6 +291,22 @@ func (t *Target) count(ctx context.Context, fn, table string) (int64, error) {
 	default:
 		return 0, fmt.Errorf("%s: unexpected n = %v", stmt, rows[0]["n"])
 	}
+}
+
+// ServerVersion is the version /api/v1/ping reports ("CnosDB 2.4.2,
+// revision UNKNOWN").
+func (t *Target) ServerVersion(ctx context.Context) (string, error) {
+	res, err := t.sqlp.Post(ctx, httpw.Request{Method: http.MethodGet, Path: "/api/v1/ping", NoCompress: true})
+	if err != nil {
+		return "", err
+	}
+	var ping struct {
+		Version string `json:"version"`
+	}
+	if res.Status != 200 || json.Unmarshal(res.Body, &ping) != nil || ping.Version == "" {
+		return "", fmt.Errorf("/api/v1/ping answered %s", describe(res.Status, res.Body))
+	}
+	return "CnosDB " + ping.Version, nil
 }
 
 // NewWriter returns the writer of worker (it posts to URL worker % len(URLs)).
@@ -318,6 +342,29 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	return interpret(b, res.Status, res.Body, w.gzip)
 }
 
+// refusalHint says what to change after a fatal refusal ("" when the
+// server's own words are all there is).
+func refusalHint(status int, body []byte) string {
+	var e serverError
+	json.Unmarshal(body, &e)
+	msg := strings.ToLower(e.Message)
+	switch {
+	case strings.Contains(msg, "tenant") && strings.Contains(msg, "not found"):
+		return "check --tenant"
+	case strings.Contains(msg, "change password"):
+		return "the user must change its password before it may write (ALTER USER ... SET PASSWORD)"
+	case e.Code == "010016" || strings.Contains(msg, "authorization") || strings.Contains(msg, "auth"):
+		return "check --user and --password (CNOSDB_PASSWORD)"
+	case e.Code == "030034" || strings.Contains(msg, "expired bucket"):
+		return "a row of the batch is older than the database's TTL (see --db-ttl; nothing of the batch was written)"
+	case e.Code == "050014":
+		return "a field's type differs from the one the table already holds, or a tag and a field share a name (nothing of the batch was written)"
+	case e.Code == "030017":
+		return "the database does not exist (--do-create-db creates it)"
+	}
+	return ""
+}
+
 func interpret(b *load.Batch, status int, body []byte, gzip bool) (load.Ack, error) {
 	switch {
 	case status >= 200 && status < 300:
@@ -332,10 +379,9 @@ func interpret(b *load.Batch, status int, body []byte, gzip bool) (load.Ack, err
 			hint = ""
 		}
 		return load.Ack{}, fmt.Errorf("cnosdb: request body too large (413): lower --batch-size (this batch has %d rows, %d bytes before compression)%s", b.Rows, len(b.Data), hint)
-	case status == 400 && strings.Contains(strings.ToLower(string(body)), "auth"):
-		return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", describe(status, body))
-	case status == 422 && strings.Contains(strings.ToLower(string(body)), "auth"):
-		return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s): check --user and --password (CNOSDB_PASSWORD)", describe(status, body))
+	}
+	if hint := refusalHint(status, body); hint != "" {
+		return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s): %s", describe(status, body), hint)
 	}
 	return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s); nothing of it is counted as written", describe(status, body))
 }

@@ -1,0 +1,325 @@
+package cnosdbtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// DefaultURL is where scripts/start_cnosdb.sh runs the local server.
+const DefaultURL = "http://127.0.0.1:8902"
+
+// Ping asks base's /api/v1/ping whether a healthy CnosDB answers.
+func Ping(base string) error {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(base + "/api/v1/ping")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"healthy"`) {
+		return fmt.Errorf("/api/v1/ping answered %d %s", resp.StatusCode, body)
+	}
+	return nil
+}
+
+// RealURL returns the base URL of the real CnosDB the tests use: CNOSDB_URL,
+// or the local server of scripts/start_cnosdb.sh. When it does not answer,
+// the test is skipped, or failed when CI is set (CI starts the server).
+func RealURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("CNOSDB_URL")
+	if u == "" {
+		u = DefaultURL
+	}
+	if err := Ping(u); err != nil {
+		skipOrFail(t,
+			fmt.Sprintf("CnosDB at %s unreachable: %v (start it with scripts/start_cnosdb.sh)", u, err),
+			fmt.Sprintf("CnosDB at %s unreachable under CI: %v (scripts/start_cnosdb.sh starts it)", u, err))
+	}
+	return u
+}
+
+// UniqueDB returns a database name of the test's own.
+func UniqueDB(t testing.TB) string {
+	name := strings.ToLower(t.Name())
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, name)
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return fmt.Sprintf("tsload_%s_%d", name, time.Now().UnixNano()%1e9)
+}
+
+// SQL posts stmt to base's /api/v1/sql (tenant cnosdb, db when set) as
+// user:password and returns the status and body.
+func SQL(base, user, password, db, stmt string) (int, string, error) {
+	q := url.Values{"tenant": {"cnosdb"}}
+	if db != "" {
+		q.Set("db", db)
+	}
+	req, err := http.NewRequest("POST", base+"/api/v1/sql?"+q.Encode(), strings.NewReader(stmt))
+	if err != nil {
+		return 0, "", err
+	}
+	req.SetBasicAuth(user, password)
+	req.Header.Set("Accept", "application/json")
+	c := http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// DropAtEnd drops db on base (as root without a password) when the test ends.
+func DropAtEnd(t testing.TB, base, db string) {
+	t.Cleanup(func() {
+		if st, body, err := SQL(base, "root", "", "", `DROP DATABASE IF EXISTS "`+db+`"`); err != nil || st != 200 {
+			t.Logf("drop %s: %d %s %v", db, st, body, err)
+		}
+	})
+}
+
+// Instance is a CnosDB of a test's own, started by scripts/start_cnosdb.sh
+// on free ports with its state in a temporary directory: for what would
+// disturb the shared server (kill -9, auth on).
+type Instance struct {
+	URL string
+	t   testing.TB
+	dir string
+	env []string
+}
+
+// InstanceOptions change the config template of an Instance.
+type InstanceOptions struct {
+	// Auth turns authentication on. root's password must then be changed
+	// before root can do anything: StartInstance sets it to RootPassword.
+	Auth         bool
+	RootPassword string
+}
+
+// StartInstance starts a second CnosDB named name and stops it (removing
+// its data) when the test ends. Without a server binary it skips the test,
+// or fails it when CI is set.
+func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
+	t.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	port, err := freePorts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &Instance{URL: fmt.Sprintf("http://127.0.0.1:%d", port), t: t, dir: filepath.Join(state, "cnosdb", name)}
+	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "CNOSDB_NAME="+name, "CNOSDB_PORT="+strconv.Itoa(port))
+	if o.Auth {
+		tmpl := os.Getenv("TSLOAD_CNOSDB_CONF")
+		if tmpl == "" {
+			tmpl = filepath.Join(vendorDir(root), "cnosdb-2.4.2.1.toml")
+		}
+		data, err := os.ReadFile(tmpl)
+		if err != nil {
+			skipOrFail(t, "no CnosDB config template: "+err.Error(), "no CnosDB config template under CI: "+err.Error())
+		}
+		conf := strings.Replace(string(data), "auth_enabled = false", "auth_enabled = true", 1)
+		if conf == string(data) {
+			t.Fatalf("%s has no auth_enabled = false line", tmpl)
+		}
+		path := filepath.Join(state, "auth.toml")
+		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in.env = append(in.env, "TSLOAD_CNOSDB_CONF="+path)
+	}
+	in.script(filepath.Join(root, "scripts", "start_cnosdb.sh"), true)
+	t.Cleanup(func() { in.script(filepath.Join(root, "scripts", "stop_cnosdb.sh"), false) })
+	if o.Auth {
+		// A fresh root's password is "root", and it may do nothing but change it.
+		stmt := fmt.Sprintf("ALTER USER root SET PASSWORD = '%s'", strings.ReplaceAll(o.RootPassword, "'", "''"))
+		if st, body, err := SQL(in.URL, "root", "root", "", stmt); err != nil || st != 200 {
+			t.Fatalf("set root's password: %d %s %v", st, body, err)
+		}
+	}
+	return in
+}
+
+// Start starts the instance again (its data kept). It may be called from
+// any goroutine: it reports failure as an error.
+func (in *Instance) Start() error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	return in.run(filepath.Join(root, "scripts", "start_cnosdb.sh"))
+}
+
+func (in *Instance) run(path string) error {
+	cmd := exec.Command("bash", path)
+	cmd.Env = in.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", filepath.Base(path), err, out)
+	}
+	return nil
+}
+
+func (in *Instance) script(path string, start bool) {
+	err := in.run(path)
+	switch {
+	case err == nil:
+	case start && strings.Contains(err.Error(), "no CnosDB server binary"):
+		skipOrFail(in.t, err.Error(), "under CI: "+err.Error())
+	case start:
+		in.t.Fatal(err)
+	default:
+		in.t.Error(err)
+	}
+}
+
+// Kill stops the server with SIGKILL (no clean shutdown) and waits until
+// the process is gone. It may be called from any goroutine.
+func (in *Instance) Kill() error {
+	raw, err := os.ReadFile(filepath.Join(in.dir, "cnosdb.pid"))
+	if err != nil {
+		return err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	for i := 0; i < 400; i++ {
+		if !alive(pid) {
+			return nil
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return fmt.Errorf("pid %d still alive 10 s after SIGKILL", pid)
+}
+
+// alive reports whether pid runs (a zombie, dead but not yet reaped by
+// whoever inherited it, does not).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: trust the signal
+	}
+	// The state follows the command name in parentheses.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+// vendorDir is ../shared/vendor beside the repository, or beside the main
+// checkout when root is a git worktree (as scripts/start_cnosdb.sh finds it).
+func vendorDir(root string) string {
+	dir := filepath.Join(root, "..", "shared", "vendor")
+	if _, err := os.Stat(dir); err == nil {
+		return dir
+	}
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	if err != nil {
+		return dir
+	}
+	return filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "..", "shared", "vendor")
+}
+
+// repoRoot is the directory holding go.mod, above the working directory.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// freePorts finds an HTTP port p with p-1 to p+4 free too: an instance
+// listens on all six.
+func freePorts() (int, error) {
+	for try := 0; try < 50; try++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if p < 1025 || p > 65530 {
+			continue
+		}
+		free := true
+		for q := p - 1; q <= p+4 && free; q++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q))
+			if err != nil {
+				free = false
+				continue
+			}
+			l.Close()
+		}
+		if free {
+			return p, nil
+		}
+	}
+	return 0, errors.New("no six free ports in a row")
+}
+
+// skipOrFail skips t, unless CI is set (every server must be up there):
+// then it fails t.
+func skipOrFail(t testing.TB, skip, fail string) {
+	t.Helper()
+	if os.Getenv("CI") == "" {
+		t.Skip(skip)
+	}
+	t.Fatal(fail)
+}
+
+// Count returns count(*) of table in db on base (0 when the table was never
+// written), failing t when the server answers anything else.
+func Count(t testing.TB, base, db, table string) int64 {
+	t.Helper()
+	st, body, err := SQL(base, "root", "", db, `SELECT count(*) AS n FROM "`+table+`"`)
+	if err == nil && st == 422 && strings.Contains(body, "Table not found") {
+		return 0
+	}
+	var rows []struct{ N int64 }
+	if err == nil && st == 200 {
+		err = json.Unmarshal([]byte(body), &rows)
+	}
+	if err != nil || st != 200 || len(rows) != 1 {
+		t.Fatalf("count %s.%s: %d %s %v", db, table, st, body, err)
+	}
+	return rows[0].N
+}
