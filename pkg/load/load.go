@@ -130,6 +130,14 @@ type Finisher interface {
 	Finish(ctx context.Context) error
 }
 
+// Reporter is an optional interface of a Target: figures about its own
+// work (set-up, what Finish did), keyed with their unit, for the summary and
+// Results.TargetReport. The runner calls it once at the end of a run that
+// loaded; nil or an empty map reports nothing.
+type Reporter interface {
+	Report() map[string]float64
+}
+
 // Writer writes batches over one connection. It is used by one goroutine.
 type Writer interface {
 	// Write sends b and reports what the server acknowledged. An error means

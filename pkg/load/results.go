@@ -23,6 +23,17 @@ type Results struct {
 	End     time.Time         `json:"end"`     // wall clock when loading ended (before verify)
 	Seconds float64           `json:"seconds"` // End - Start
 
+	// SetupSeconds is the set-up before Start (the target's Prepare:
+	// dropping and creating the database and its tables; connecting the
+	// writers); it is not part of Seconds.
+	SetupSeconds float64 `json:"setup_seconds"`
+	// FinishSeconds is the target's Finish (load.Finisher) after the last
+	// batch, such as deferred indexes or compression; it is part of Seconds.
+	FinishSeconds float64 `json:"finish_seconds,omitempty"`
+	// TargetReport holds figures of a target's own work (load.Reporter),
+	// keyed with their unit (e.g. "compress_seconds", "size_after_bytes").
+	TargetReport map[string]float64 `json:"target_report,omitempty"`
+
 	BatchSize int `json:"batch_size"`
 	Workers   int `json:"workers"`
 

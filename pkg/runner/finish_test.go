@@ -114,7 +114,47 @@ func TestFinishTimeIsLoadTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Seconds < 0.3 {
-		t.Fatalf("load took %.3fs, Finish alone %s", res.Seconds, f.finishFor)
+	if res.Seconds < 0.3 || res.FinishSeconds < 0.3 || res.FinishSeconds > res.Seconds {
+		t.Fatalf("load took %.3fs, Finish %.3fs, want at least %s", res.Seconds, res.FinishSeconds, f.finishFor)
+	}
+}
+
+// slowSetupTarget takes its time in Prepare and reports figures of its own.
+type slowSetupTarget struct {
+	*fakeTarget
+	setup time.Duration
+}
+
+func (s *slowSetupTarget) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	time.Sleep(s.setup)
+	return s.fakeTarget.Prepare(ctx, opts)
+}
+
+func (s *slowSetupTarget) Report() map[string]float64 {
+	return map[string]float64{"compress_seconds": 1.25, "size_after_bytes": 4096}
+}
+
+// TestSetupTimeIsNotLoadTime: Prepare's time is reported apart and not in
+// the load's rate; a target's own figures reach the results and summary.
+func TestSetupTimeIsNotLoadTime(t *testing.T) {
+	path, _ := ilpInput(t, 100)
+	tg := &slowSetupTarget{fakeTarget: newFake(), setup: 300 * time.Millisecond}
+	var stderr strings.Builder
+	cfg := baseConfig(path)
+	cfg.Stderr = &stderr
+	res, err := Run(context.Background(), cfg, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SetupSeconds < 0.3 || res.Seconds >= 0.3 {
+		t.Fatalf("set-up %.3fs, load %.3fs; want set-up >= 0.3s and the load without it", res.SetupSeconds, res.Seconds)
+	}
+	if res.TargetReport["size_after_bytes"] != 4096 || res.TargetReport["compress_seconds"] != 1.25 {
+		t.Fatalf("target report %v", res.TargetReport)
+	}
+	for _, want := range []string{"set-up 0.3", "target: compress_seconds 1.250 size_after_bytes 4096\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, stderr.String())
+		}
 	}
 }

@@ -246,6 +246,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if cfg.DoLoad {
 		opts := cfg.Prepare
 		opts.Tables = r.tables
+		setup := time.Now()
 		if err := r.target.Prepare(ctx, opts); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
@@ -267,6 +268,7 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 			writers = append(writers, w)
 		}
+		r.res.SetupSeconds = time.Since(setup).Seconds()
 	}
 	return r.pipeline(ctx, writers)
 }
@@ -433,7 +435,9 @@ func (r *run) finishTarget(ctx context.Context) error {
 		return nil // finish reports the rejected rows
 	}
 	t0 := time.Now()
-	if err := f.Finish(ctx); err != nil {
+	err := f.Finish(ctx)
+	r.res.FinishSeconds = time.Since(t0).Seconds()
+	if err != nil {
 		r.failed.Add(1)
 		return fmt.Errorf("finish (after the last batch): %w", err)
 	}
@@ -711,6 +715,11 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	if err != nil {
 		res.Error = err.Error()
+	}
+	if rep, ok := r.target.(load.Reporter); ok && r.cfg.DoLoad {
+		if m := rep.Report(); len(m) > 0 {
+			res.TargetReport = m
+		}
 	}
 	r.err = err
 	WriteSummary(r.cfg.Stderr, res)

@@ -173,6 +173,21 @@ func WriteSummary(w io.Writer, res *load.Results) {
 		count(res.Rows), count(res.Metrics), count(res.Batches), res.Seconds, res.Status)
 	fmt.Fprintf(w, "mean rate: %s rows/s, %s metrics/s (%s rows read, %.1f MB)\n",
 		rate(res.RowsPerSec), rate(res.MetricsPerSec), count(res.RowsRead), float64(res.Bytes)/1e6)
+	if res.SetupSeconds > 0 || res.FinishSeconds > 0 {
+		fmt.Fprintf(w, "set-up %.3fs before the load (not in its time); finish %.3fs after the last batch (in its time)\n",
+			res.SetupSeconds, res.FinishSeconds)
+	}
+	if len(res.TargetReport) > 0 {
+		fmt.Fprint(w, "target:")
+		for _, k := range sortedKeys(res.TargetReport) {
+			if v := res.TargetReport[k]; v == float64(int64(v)) {
+				fmt.Fprintf(w, " %s %d", k, int64(v))
+			} else {
+				fmt.Fprintf(w, " %s %.3f", k, v)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	l := res.Latency
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
 	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
@@ -195,7 +210,7 @@ func WriteSummary(w io.Writer, res *load.Results) {
 	}
 }
 
-func sortedKeys(m map[string]int64) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
