@@ -19,7 +19,9 @@
 #   timescale  $TSLOAD_POSTGRES (default postgres://postgres@127.0.0.1:5432/postgres)
 #   influx     $TSLOAD_INFLUX_URL (default http://127.0.0.1:8086), GET /ping
 #   questdb    $TSLOAD_QUESTDB_HTTP (default http://127.0.0.1:9000), GET /ping
-#   cnosdb     only when $CNOSDB_URL is set
+#   cnosdb     $CNOSDB_URL (default http://127.0.0.1:8902), GET /api/v1/ping; with
+#              CNOSDB_URL unset and no server up, scripts/start_cnosdb.sh starts the
+#              local one (it needs the server binary: see the README's CnosDB section)
 # Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
 # TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
 #
@@ -120,7 +122,10 @@ server_up() {
 		;;
 	influx) http_up "${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}" /ping ;;
 	questdb) http_up "${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}" /ping ;;
-	cnosdb) [[ -n ${CNOSDB_URL:-} ]] && http_up "$CNOSDB_URL" /api/v1/ping ;;
+	cnosdb)
+		http_up "${CNOSDB_URL:-http://127.0.0.1:8902}" /api/v1/ping && return 0
+		[[ -z ${CNOSDB_URL:-} ]] && bash "$(dirname "$0")/start_cnosdb.sh"
+		;;
 	*) return 1 ;;
 	esac
 }
@@ -129,7 +134,7 @@ server_up() {
 target_flags() {
 	case "$1" in
 	timescale) [[ -n ${TSLOAD_POSTGRES:-} ]] && echo "--postgres $TSLOAD_POSTGRES" ;;
-	cnosdb) echo "--urls $CNOSDB_URL" ;;
+	cnosdb) [[ -n ${CNOSDB_URL:-} ]] && echo "--urls $CNOSDB_URL" ;;
 	esac
 	local var="TSLOAD_COMPARE_FLAGS_${1^^}"
 	echo "${!var:-}"
@@ -146,7 +151,7 @@ for t in "${wanted[@]}"; do
 		up+=("$t")
 	fi
 done
-[[ ${#up[@]} -gt 0 ]] || die "no database is up (start one with scripts/start_postgres.sh, start_influxdb.sh or start_questdb.sh)"
+[[ ${#up[@]} -gt 0 ]] || die "no database is up (start one with scripts/start_postgres.sh, start_influxdb.sh, start_questdb.sh or start_cnosdb.sh)"
 echo "compare: loading into ${up[*]}" >&2
 
 mkdir -p "$out/results" "$out/logs" "$out/plots"

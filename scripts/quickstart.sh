@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # quickstart.sh: from a fresh machine (Go and apt) to a verified load and a plot.
 #
-#   scripts/quickstart.sh [--target timescale|questdb|influx] [--scale HOSTS] [--hours H] [--workers N]
+#   scripts/quickstart.sh [--target timescale|questdb|influx|cnosdb] [--scale HOSTS] [--hours H] [--workers N]
 #
 # 1. builds every command into ./bin (go build -o bin/ ./cmd/...)
 # 2. starts a local server on 127.0.0.1 with the project's script
-#    (scripts/start_postgres.sh, start_questdb.sh or start_influxdb.sh; they
-#    install what is missing and leave a running server alone)
+#    (scripts/start_postgres.sh, start_questdb.sh, start_influxdb.sh or
+#    start_cnosdb.sh; they install what is missing and leave a running server
+#    alone; CnosDB needs its server binary, see the README's CnosDB section)
 # 3. generates a small seeded cpu-only dataset (default 100 hosts, 6 hours at 10s:
-#    216,000 rows): pgcopy for TimescaleDB, line protocol for QuestDB and InfluxDB
+#    216,000 rows): pgcopy for TimescaleDB, line protocol for the others
 # 4. loads it with 2 workers into the database "quickstart" (dropped and
 #    re-created, so a second run starts clean), verifying the row count
 # 5. prints the summary table, the results file and the rate plot's files
@@ -31,7 +32,8 @@ case "$target" in
 timescale) start=start_postgres.sh format=pgcopy ;;
 questdb) start=start_questdb.sh format=ilp ;;
 influx) start=start_influxdb.sh format=ilp ;;
-*) echo "quickstart: --target must be timescale, questdb or influx, not '$target'" >&2; exit 2 ;;
+cnosdb) start=start_cnosdb.sh format=ilp ;;
+*) echo "quickstart: --target must be timescale, questdb, influx or cnosdb, not '$target'" >&2; exit 2 ;;
 esac
 for n in "$scale" "$hours" "$workers"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "quickstart: --scale, --hours and --workers take positive integers, not '$n'" >&2; exit 2; }

@@ -16,6 +16,9 @@
 # machine spreads over all cells. Unless the extra flags set
 # --reporting-period, runs report every 1s so the rate plots have points.
 #
+# load_cnosdb without --urls in the extra flags loads into the local CnosDB,
+# which scripts/start_cnosdb.sh starts first when it is not up.
+#
 # Output in DIR:
 #   results/b<batch>_w<workers>_r<repeat>.json   one loader results file per run
 #   logs/b<batch>_w<workers>_r<repeat>.log       the loader's stderr
@@ -100,6 +103,10 @@ has_flag() {
 }
 period=()
 has_flag --reporting-period || period=(--reporting-period 1s)
+
+if [[ $target == cnosdb ]] && ! has_flag --urls; then
+	bash "$(dirname "$0")/start_cnosdb.sh" || die "no CnosDB at 127.0.0.1:8902 and scripts/start_cnosdb.sh could not start one"
+fi
 
 mkdir -p "$out/results" "$out/logs" "$out/plots"
 # Results of an earlier matrix in the same DIR would mix into the table.
