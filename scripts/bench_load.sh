@@ -12,15 +12,16 @@
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
+# TSLOAD_BENCH_SCALE and TSLOAD_BENCH_END set the defaults of --scale and --timestamp-end.
 set -euo pipefail
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
 
-scale=1000
-ts_end=2016-01-01T03:00:00Z
+scale=${TSLOAD_BENCH_SCALE:-1000}
+ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
 batch_sizes=1000,5000,20000
 workers_list=1,2
 out=""
