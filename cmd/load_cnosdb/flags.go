@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/target/cnosdb"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // cnosdbFlags are load_cnosdb's own flags (pkg/loadcli adds the common ones).
@@ -31,7 +31,7 @@ func cnosdbFlags() []cli.Flag {
 // configFromCLI reads cnosdbFlags() from c (DBName is left for the runner's --db-name).
 func configFromCLI(c *cli.Context) (cnosdb.Config, error) {
 	cfg := cnosdb.Config{
-		URLs:               httpw.SplitURLs(c.String("urls")),
+		URLs:               httpwrite.SplitURLs(c.String("urls")),
 		Tenant:             c.String("tenant"),
 		User:               c.String("user"),
 		Password:           c.String("password"),

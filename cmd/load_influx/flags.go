@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -35,7 +35,7 @@ func flags() []cli.Flag {
 // configFromCLI reads flags() from c (DBName is left for the runner's --db-name).
 func configFromCLI(c *cli.Context) (influx.Config, error) {
 	cfg := influx.Config{
-		URLs:               httpw.SplitURLs(c.String("urls")),
+		URLs:               httpwrite.SplitURLs(c.String("urls")),
 		API:                c.String("api"),
 		RP:                 c.String("rp"),
 		Consistency:        c.String("consistency"),

@@ -34,7 +34,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Config is the target's configuration.
@@ -70,7 +70,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("invalid --precision %q (CnosDB accepts ms, us or ns; it would silently take anything else as ns)", c.Precision)
 	case c.Tenant == "":
 		return errors.New("empty --tenant")
-	case c.Gzip && !httpw.ValidGzipLevel(c.GzipLevel):
+	case c.Gzip && !httpwrite.ValidGzipLevel(c.GzipLevel):
 		return fmt.Errorf("invalid --gzip-level %d (want 1-9)", c.GzipLevel)
 	case c.TTL != "" && !reDuration.MatchString(c.TTL):
 		return fmt.Errorf("invalid --db-ttl %q (want a duration such as 30d, or INF)", c.TTL)
@@ -87,8 +87,8 @@ func (c *Config) Validate() error {
 // Target is a CnosDB server (or several behind --urls).
 type Target struct {
 	cfg    Config
-	client *httpw.Client
-	sqlp   *httpw.Poster
+	client *httpwrite.Client
+	sqlp   *httpwrite.Poster
 }
 
 var (
@@ -101,7 +101,7 @@ func New(cfg Config) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	client, err := httpw.NewClient(httpw.Options{
+	client, err := httpwrite.NewClient(httpwrite.Options{
 		URLs:               cfg.URLs,
 		Gzip:               cfg.Gzip,
 		GzipLevel:          cfg.GzipLevel,
@@ -148,7 +148,7 @@ func describe(status int, body []byte) string {
 	if len(body) == 0 {
 		return fmt.Sprintf("%d (empty body)", status)
 	}
-	return fmt.Sprintf("%d %s", status, httpw.Snippet(body, 500))
+	return fmt.Sprintf("%d %s", status, httpwrite.Snippet(body, 500))
 }
 
 // SQL runs one statement on db ("" for none) and returns the JSON rows.
@@ -157,7 +157,7 @@ func (t *Target) SQL(ctx context.Context, db, stmt string) ([]map[string]any, er
 	if db != "" {
 		q.Set("db", db)
 	}
-	res, err := t.sqlp.Post(ctx, httpw.Request{
+	res, err := t.sqlp.Post(ctx, httpwrite.Request{
 		Path: "/api/v1/sql", Query: q.Encode(), Body: []byte(stmt),
 		Accept: "application/json", NoCompress: true,
 	})
@@ -174,7 +174,7 @@ func (t *Target) SQL(ctx context.Context, db, stmt string) ([]map[string]any, er
 	dec := json.NewDecoder(strings.NewReader(string(res.Body)))
 	dec.UseNumber()
 	if err := dec.Decode(&rows); err != nil {
-		return nil, fmt.Errorf("%s: unreadable answer: %v (%s)", stmt, err, httpw.Snippet(res.Body, 200))
+		return nil, fmt.Errorf("%s: unreadable answer: %v (%s)", stmt, err, httpwrite.Snippet(res.Body, 200))
 	}
 	return rows, nil
 }
@@ -235,7 +235,7 @@ func (t *Target) Accepts(f format.Format) error {
 // Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
 // (--do-create-db, with the --db-* options) the database.
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
-	return httpw.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.sqlp.BaseURL(), httpw.Database{
+	return httpwrite.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.sqlp.BaseURL(), httpwrite.Database{
 		Drop: func(ctx context.Context, db string) error {
 			_, err := t.SQL(ctx, "", "DROP DATABASE IF EXISTS "+ident(db))
 			return err
@@ -296,7 +296,7 @@ func (t *Target) count(ctx context.Context, fn, table string) (int64, error) {
 // ServerVersion is the version /api/v1/ping reports ("CnosDB 2.4.2,
 // revision UNKNOWN").
 func (t *Target) ServerVersion(ctx context.Context) (string, error) {
-	res, err := t.sqlp.Post(ctx, httpw.Request{Method: http.MethodGet, Path: "/api/v1/ping", NoCompress: true})
+	res, err := t.sqlp.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/api/v1/ping", NoCompress: true})
 	if err != nil {
 		return "", err
 	}
@@ -320,7 +320,7 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 
 // Writer posts batches to /api/v1/write for one worker.
 type Writer struct {
-	p     *httpw.Poster
+	p     *httpwrite.Poster
 	query string
 	gzip  bool
 }
@@ -335,7 +335,7 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if b.Format != format.ILP {
 		return load.Ack{}, fmt.Errorf("cnosdb: the server takes line protocol, not %s", b.Format)
 	}
-	res, err := w.p.Post(ctx, httpw.Request{Path: "/api/v1/write", Query: w.query, Body: b.Data})
+	res, err := w.p.Post(ctx, httpwrite.Request{Path: "/api/v1/write", Query: w.query, Body: b.Data})
 	if err != nil {
 		return load.Ack{}, fmt.Errorf("cnosdb: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // api is what differs between InfluxDB 1.x, 2.x and 3.x. The Target and its
@@ -21,7 +21,7 @@ type api interface {
 	// interpret reads the answer to one write of b. It may post again
 	// through w (2.x re-sends a batch without the lines it named as
 	// unparsable, since it wrote none of the batch).
-	interpret(ctx context.Context, w *Writer, b *load.Batch, res *httpw.Response) (load.Ack, error)
+	interpret(ctx context.Context, w *Writer, b *load.Batch, res *httpwrite.Response) (load.Ack, error)
 	// prepare drops, checks and creates the database by opts.
 	prepare(ctx context.Context, t *Target, opts load.PrepareOptions) error
 	// count returns the points of measurement m (0 when it is missing).
@@ -42,8 +42,8 @@ func newAPI(name string) api {
 // with an X-Influxdb-Version header: "1.8.10" (204), "v2.7.12" (204),
 // "3.x.y" (200, with a JSON body). InfluxDB 3 may require a token for /ping
 // and /health (401 without one).
-func detect(ctx context.Context, p *httpw.Poster) (string, error) {
-	res, err := p.Post(ctx, httpw.Request{Method: http.MethodGet, Path: "/ping"})
+func detect(ctx context.Context, p *httpwrite.Poster) (string, error) {
+	res, err := p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/ping"})
 	if err != nil {
 		return "", fmt.Errorf("influx: detecting the InfluxDB version of %s: %w", p.BaseURL(), err)
 	}
@@ -53,7 +53,7 @@ func detect(ctx context.Context, p *httpw.Poster) (string, error) {
 	}
 	// A proxy may drop the header: /health says it too (1.8+ and 2.x: JSON
 	// with "version"; 3.x: "OK").
-	if h, err := p.Post(ctx, httpw.Request{Method: http.MethodGet, Path: "/health"}); err == nil {
+	if h, err := p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/health"}); err == nil {
 		var health struct {
 			Version string `json:"version"`
 		}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // API names.
@@ -82,7 +82,7 @@ func (c *Config) Validate() error {
 	if c.Consistency != "" && !contains(Consistencies, c.Consistency) {
 		return fmt.Errorf("invalid --consistency %q (want %s)", c.Consistency, strings.Join(Consistencies, ", "))
 	}
-	if c.Gzip && !httpw.ValidGzipLevel(c.GzipLevel) {
+	if c.Gzip && !httpwrite.ValidGzipLevel(c.GzipLevel) {
 		return fmt.Errorf("invalid --gzip-level %d (want 1-9)", c.GzipLevel)
 	}
 	if c.Token != "" && (c.User != "" || c.Password != "") {
@@ -128,8 +128,8 @@ func contains(list []string, s string) bool {
 // Target is an InfluxDB server (or several of one version behind the URLs).
 type Target struct {
 	cfg    Config
-	client *httpw.Client
-	query  *httpw.Poster // management requests, to the first URL
+	client *httpwrite.Client
+	query  *httpwrite.Poster // management requests, to the first URL
 
 	mu  sync.Mutex
 	api api // nil until named or detected
@@ -142,7 +142,7 @@ func New(cfg Config) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	opts := httpw.Options{
+	opts := httpwrite.Options{
 		URLs:               cfg.URLs,
 		Gzip:               cfg.Gzip,
 		GzipLevel:          cfg.GzipLevel,
@@ -156,7 +156,7 @@ func New(cfg Config) (*Target, error) {
 	if cfg.Token != "" {
 		opts.Authorization = "Token " + cfg.Token
 	}
-	client, err := httpw.NewClient(opts)
+	client, err := httpwrite.NewClient(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // apiV1 is InfluxDB 1.x: /write, and InfluxQL over /query.
@@ -68,7 +68,7 @@ func (t *Target) Query(ctx context.Context, db, q string) (*queryResponse, error
 	if db != "" {
 		form.Set("db", db)
 	}
-	res, err := t.query.Post(ctx, httpw.Request{
+	res, err := t.query.Post(ctx, httpwrite.Request{
 		Path: "/query", ContentType: "application/x-www-form-urlencoded",
 		Body: []byte(form.Encode()), NoCompress: true,
 	})
@@ -83,7 +83,7 @@ func (t *Target) Query(ctx context.Context, db, q string) (*queryResponse, error
 	case res.Status != 200:
 		return nil, fmt.Errorf("%s: %s answered %d: %s", q, t.query.BaseURL(), res.Status, serverMessage(res.Body))
 	case jerr != nil:
-		return nil, fmt.Errorf("%s: unreadable answer from %s: %v (%s)", q, t.query.BaseURL(), jerr, httpw.Snippet(res.Body, 200))
+		return nil, fmt.Errorf("%s: unreadable answer from %s: %v (%s)", q, t.query.BaseURL(), jerr, httpwrite.Snippet(res.Body, 200))
 	case qr.Error != "":
 		return nil, fmt.Errorf("%s: %s", q, qr.Error)
 	}
@@ -106,7 +106,7 @@ func serverMessage(body []byte) string {
 	if len(body) == 0 {
 		return "(empty body)"
 	}
-	return httpw.Snippet(body, 500)
+	return httpwrite.Snippet(body, 500)
 }
 
 func (t *Target) databases(ctx context.Context) (map[string]bool, error) {
@@ -131,7 +131,7 @@ func (t *Target) databases(ctx context.Context) (map[string]bool, error) {
 
 // prepare drops, checks and creates the database, and checks --rp exists.
 func (apiV1) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) error {
-	err := httpw.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpw.Database{
+	err := httpwrite.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpwrite.Database{
 		Drop: func(ctx context.Context, db string) error {
 			_, err := t.Query(ctx, "", "DROP DATABASE "+quoteIdent(db))
 			return err
@@ -280,7 +280,7 @@ func toInt(v interface{}) (int64, error) {
 }
 
 // interpret reads a /write answer (see apiV1).
-func (apiV1) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw.Response) (load.Ack, error) {
+func (apiV1) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpwrite.Response) (load.Ack, error) {
 	status, body, truncated := res.Status, res.Body, res.Truncated
 	if status >= 200 && status < 300 {
 		return load.Ack{Rows: b.Rows}, nil
@@ -289,7 +289,7 @@ func (apiV1) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw.R
 	switch status {
 	case 400:
 		if truncated {
-			return load.Ack{}, fmt.Errorf("influx: server refused lines (400) with a message longer than the loader reads: %s", httpw.Snippet(msg, 300))
+			return load.Ack{}, fmt.Errorf("influx: server refused lines (400) with a message longer than the loader reads: %s", httpwrite.Snippet(msg, 300))
 		}
 		return partialAck(b, msg)
 	case 401, 403:

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // apiV2 is InfluxDB 2.x: /api/v2/write into a bucket of an organization,
@@ -71,12 +71,12 @@ func v2Message(body []byte) string {
 	if len(body) == 0 {
 		return "(empty body)"
 	}
-	return httpw.Snippet(body, 500)
+	return httpwrite.Snippet(body, 500)
 }
 
 const v2StoragePrefix = "failure writing points to database: "
 
-func (a apiV2) interpret(ctx context.Context, w *Writer, b *load.Batch, res *httpw.Response) (load.Ack, error) {
+func (a apiV2) interpret(ctx context.Context, w *Writer, b *load.Batch, res *httpwrite.Response) (load.Ack, error) {
 	if res.Status >= 200 && res.Status < 300 {
 		return load.Ack{Rows: b.Rows}, nil
 	}
@@ -84,7 +84,7 @@ func (a apiV2) interpret(ctx context.Context, w *Writer, b *load.Batch, res *htt
 	switch res.Status {
 	case 400:
 		if res.Truncated {
-			return load.Ack{}, fmt.Errorf("influx: server refused the batch (400) with a message longer than the loader reads: %s", httpw.Snippet([]byte(msg), 300))
+			return load.Ack{}, fmt.Errorf("influx: server refused the batch (400) with a message longer than the loader reads: %s", httpwrite.Snippet([]byte(msg), 300))
 		}
 		return a.refused(ctx, w, b, msg)
 	case 401, 403:
@@ -118,7 +118,7 @@ func (a apiV2) interpret(ctx context.Context, w *Writer, b *load.Batch, res *htt
 func (a apiV2) refused(ctx context.Context, w *Writer, b *load.Batch, msg string) (load.Ack, error) {
 	we := parseWriteError([]byte(msg))
 	if we.partial || len(we.parse) == 0 {
-		return load.Ack{}, fmt.Errorf("influx: server refused the batch (400 %s); nothing of it is written", httpw.Snippet([]byte(msg), 500))
+		return load.Ack{}, fmt.Errorf("influx: server refused the batch (400 %s); nothing of it is written", httpwrite.Snippet([]byte(msg), 500))
 	}
 	idx := indexLines(b.Data)
 	drop := make(map[int64]bool, len(we.parse))
@@ -135,7 +135,7 @@ func (a apiV2) refused(ctx context.Context, w *Writer, b *load.Batch, msg string
 			}
 		}
 		if n < 0 {
-			return load.Ack{}, fmt.Errorf("influx: server refused the batch (400) naming a line that is not in it: unable to parse '%s", httpw.Snippet(f.raw, 300))
+			return load.Ack{}, fmt.Errorf("influx: server refused the batch (400) naming a line that is not in it: unable to parse '%s", httpwrite.Snippet(f.raw, 300))
 		}
 		drop[n] = true
 		rej = append(rej, load.Rejection{Line: b.FirstLine + n, Reason: "unable to parse: " + reason})
@@ -153,7 +153,7 @@ func (a apiV2) refused(ctx context.Context, w *Writer, b *load.Batch, msg string
 		sub := *b
 		sub.Data, sub.Rows = rest, b.Rows-len(drop)
 		if res.Status == 400 {
-			return load.Ack{}, fmt.Errorf("influx: server refused the batch without its %d unparsable lines too (400 %s)", len(drop), httpw.Snippet([]byte(v2Message(res.Body)), 300))
+			return load.Ack{}, fmt.Errorf("influx: server refused the batch without its %d unparsable lines too (400 %s)", len(drop), httpwrite.Snippet([]byte(v2Message(res.Body)), 300))
 		}
 		ack, err := a.interpret(ctx, w, &sub, res)
 		if err != nil {
@@ -188,7 +188,7 @@ func withoutLines(data []byte, drop map[int64]bool) []byte {
 // do sends one management request and decodes a 2xx JSON answer into out
 // (when out is not nil); it returns the status.
 func (t *Target) v2Do(ctx context.Context, method, path string, query url.Values, in, out any) (int, error) {
-	req := httpw.Request{Method: method, Path: path, Query: query.Encode(), NoCompress: true, ContentType: "application/json", Accept: "application/json"}
+	req := httpwrite.Request{Method: method, Path: path, Query: query.Encode(), NoCompress: true, ContentType: "application/json", Accept: "application/json"}
 	if in != nil {
 		body, err := json.Marshal(in)
 		if err != nil {
@@ -210,7 +210,7 @@ func (t *Target) v2Do(ctx context.Context, method, path string, query url.Values
 	}
 	if out != nil {
 		if err := json.Unmarshal(res.Body, out); err != nil {
-			return res.Status, fmt.Errorf("%s %s: unreadable answer: %v (%s)", method, path, err, httpw.Snippet(res.Body, 200))
+			return res.Status, fmt.Errorf("%s %s: unreadable answer: %v (%s)", method, path, err, httpwrite.Snippet(res.Body, 200))
 		}
 	}
 	return res.Status, nil
@@ -266,7 +266,7 @@ func (apiV2) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) e
 	// The bucket is --bucket, else the database name.
 	bopts := opts
 	bopts.DBName = t.cfg.bucket()
-	return httpw.PrepareDatabase(ctx, bopts, &t.cfg.Bucket, t.query.BaseURL(), httpw.Database{
+	return httpwrite.PrepareDatabase(ctx, bopts, &t.cfg.Bucket, t.query.BaseURL(), httpwrite.Database{
 		Drop: func(ctx context.Context, name string) error {
 			id, err := t.v2BucketID(ctx, orgID, name)
 			if err != nil || id == "" {
@@ -319,7 +319,7 @@ func (apiV2) count(ctx context.Context, t *Target, m string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := t.query.Post(ctx, httpw.Request{Path: "/api/v2/query", Query: url.Values{"org": {t.cfg.Org}}.Encode(),
+	res, err := t.query.Post(ctx, httpwrite.Request{Path: "/api/v2/query", Query: url.Values{"org": {t.cfg.Org}}.Encode(),
 		ContentType: "application/json", Accept: "application/csv", Body: body, NoCompress: true})
 	if err != nil {
 		return 0, fmt.Errorf("count %s: %w", m, err)
@@ -347,7 +347,7 @@ func sumFluxColumn(body []byte, col string) (int64, error) {
 			if errors.Is(err, io.EOF) {
 				return total, nil
 			}
-			return 0, fmt.Errorf("reading the Flux answer: %v (%s)", err, httpw.Snippet(body, 200))
+			return 0, fmt.Errorf("reading the Flux answer: %v (%s)", err, httpwrite.Snippet(body, 200))
 		}
 		if len(rec) == 1 && rec[0] == "" {
 			at = -1 // a table ends
@@ -361,14 +361,14 @@ func sumFluxColumn(body []byte, col string) (int64, error) {
 			}
 			if at < 0 {
 				if len(rec) > 1 && rec[1] == "error" {
-					return 0, fmt.Errorf("flux error: %s", httpw.Snippet(body, 300))
+					return 0, fmt.Errorf("flux error: %s", httpwrite.Snippet(body, 300))
 				}
-				return 0, fmt.Errorf("flux answer without a %s column: %s", col, httpw.Snippet(body, 200))
+				return 0, fmt.Errorf("flux answer without a %s column: %s", col, httpwrite.Snippet(body, 200))
 			}
 			continue
 		}
 		if at >= len(rec) {
-			return 0, fmt.Errorf("short row in the Flux answer: %s", httpw.Snippet(body, 200))
+			return 0, fmt.Errorf("short row in the Flux answer: %s", httpwrite.Snippet(body, 200))
 		}
 		n, err := strconv.ParseInt(rec[at], 10, 64)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // apiV3 is InfluxDB 3 (Core, Enterprise): /api/v3/write_lp, databases
@@ -83,7 +83,7 @@ func v3Reason(msg string) string {
 	return "invalid line: " + msg
 }
 
-func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw.Response) (load.Ack, error) {
+func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpwrite.Response) (load.Ack, error) {
 	if res.Status >= 200 && res.Status < 300 {
 		return load.Ack{Rows: b.Rows}, nil
 	}
@@ -99,7 +99,7 @@ func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw
 	switch res.Status {
 	case 400, 422:
 		if res.Truncated {
-			return load.Ack{}, fmt.Errorf("influx: server refused lines (%d) with a message longer than the loader reads: %s", res.Status, httpw.Snippet(res.Body, 300))
+			return load.Ack{}, fmt.Errorf("influx: server refused lines (%d) with a message longer than the loader reads: %s", res.Status, httpwrite.Snippet(res.Body, 300))
 		}
 		if isJSON && len(e.Data) > 0 && e.Data[0] == '[' {
 			return v3Partial(b, e.Data)
@@ -132,7 +132,7 @@ func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw
 			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server write-ahead log full (500 %s)", msg))
 		}
 	}
-	return load.Ack{}, fmt.Errorf("influx: server answered %d: %s", res.Status, httpw.Snippet([]byte(msg), 500))
+	return load.Ack{}, fmt.Errorf("influx: server answered %d: %s", res.Status, httpwrite.Snippet([]byte(msg), 500))
 }
 
 // v3Partial reads the refused lines of an accept_partial write: the others
@@ -140,7 +140,7 @@ func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw
 func v3Partial(b *load.Batch, data json.RawMessage) (load.Ack, error) {
 	var lines []v3LineError
 	if err := json.Unmarshal(data, &lines); err != nil {
-		return load.Ack{}, fmt.Errorf("influx: unreadable partial-write answer: %v (%s)", err, httpw.Snippet(data, 300))
+		return load.Ack{}, fmt.Errorf("influx: unreadable partial-write answer: %v (%s)", err, httpwrite.Snippet(data, 300))
 	}
 	seen := make(map[int64]bool, len(lines))
 	rej := make([]load.Rejection, 0, len(lines))
@@ -190,8 +190,8 @@ func rowLine(b *load.Batch, n int64) int64 {
 
 // v3Do sends one management request; it returns the status and body of
 // any answer other than 401/403.
-func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values, in any) (*httpw.Response, error) {
-	req := httpw.Request{Method: method, Path: path, Query: query.Encode(), NoCompress: true, Accept: "application/json"}
+func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values, in any) (*httpwrite.Response, error) {
+	req := httpwrite.Request{Method: method, Path: path, Query: query.Encode(), NoCompress: true, Accept: "application/json"}
 	if in != nil {
 		body, err := json.Marshal(in)
 		if err != nil {
@@ -209,7 +209,7 @@ func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values
 	return res, nil
 }
 
-func v3Text(res *httpw.Response) string {
+func v3Text(res *httpwrite.Response) string {
 	var e v3Error
 	if json.Unmarshal(res.Body, &e) == nil && e.Error != "" {
 		return e.Error
@@ -217,13 +217,13 @@ func v3Text(res *httpw.Response) string {
 	if len(res.Body) == 0 {
 		return "(empty body)"
 	}
-	return httpw.Snippet(res.Body, 500)
+	return httpwrite.Snippet(res.Body, 500)
 }
 
 const v3DatabasePath = "/api/v3/configure/database"
 
 func (apiV3) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) error {
-	return httpw.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpw.Database{
+	return httpwrite.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpwrite.Database{
 		Drop: func(ctx context.Context, db string) error {
 			res, err := t.v3Do(ctx, http.MethodDelete, v3DatabasePath, url.Values{"db": {db}}, nil)
 			if err != nil || res.Status == 200 || res.Status == 204 || res.Status == 404 {
@@ -242,7 +242,7 @@ func (apiV3) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) e
 			var rows []map[string]any
 			if len(bytes.TrimSpace(res.Body)) > 0 {
 				if err := json.Unmarshal(res.Body, &rows); err != nil {
-					return false, fmt.Errorf("GET %s: unreadable answer: %v (%s)", v3DatabasePath, err, httpw.Snippet(res.Body, 200))
+					return false, fmt.Errorf("GET %s: unreadable answer: %v (%s)", v3DatabasePath, err, httpwrite.Snippet(res.Body, 200))
 				}
 			}
 			for _, r := range rows {
@@ -287,7 +287,7 @@ func (apiV3) count(ctx context.Context, t *Target, m string) (int64, error) {
 		N *int64 `json:"n"`
 	}
 	if err := json.Unmarshal(res.Body, &rows); err != nil || len(rows) != 1 || rows[0].N == nil {
-		return 0, fmt.Errorf("%s: unexpected answer %s", q, httpw.Snippet(res.Body, 200))
+		return 0, fmt.Errorf("%s: unexpected answer %s", q, httpwrite.Snippet(res.Body, 200))
 	}
 	return *rows[0].N, nil
 }

@@ -11,12 +11,12 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/target/httpw"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Writer posts batches for one worker to its API's write endpoint.
 type Writer struct {
-	p     *httpw.Poster
+	p     *httpwrite.Poster
 	api   api
 	path  string
 	query string
@@ -43,8 +43,8 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	return w.api.interpret(ctx, w, b, res)
 }
 
-func (w *Writer) post(ctx context.Context, data []byte) (*httpw.Response, error) {
-	res, err := w.p.Post(ctx, httpw.Request{Path: w.path, Query: w.query, Body: data})
+func (w *Writer) post(ctx context.Context, data []byte) (*httpwrite.Response, error) {
+	res, err := w.p.Post(ctx, httpwrite.Request{Path: w.path, Query: w.query, Body: data})
 	if err != nil {
 		return nil, fmt.Errorf("influx: %w", err)
 	}
@@ -53,7 +53,7 @@ func (w *Writer) post(ctx context.Context, data []byte) (*httpw.Response, error)
 
 // busy is the retryable error of a 429 or 503 answer, carrying the
 // server's Retry-After (seconds or an HTTP date) when it sent one.
-func busy(res *httpw.Response, msg []byte) error {
+func busy(res *httpwrite.Response, msg []byte) error {
 	err := fmt.Errorf("influx: server busy (%d %s)", res.Status, msg)
 	if d, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
 		return load.RetryableAfter(fmt.Errorf("%w; it asks to retry after %s", err, d), d)
@@ -89,7 +89,7 @@ func partialAck(b *load.Batch, msg []byte) (load.Ack, error) {
 		rej := rejections(b, we.parse)
 		dropped := len(rej) + max(we.dropped, 0)
 		if dropped > b.Rows {
-			return load.Ack{}, fmt.Errorf("influx: server reports %d dropped lines in a batch of %d rows: %s", dropped, b.Rows, httpw.Snippet(msg, 300))
+			return load.Ack{}, fmt.Errorf("influx: server reports %d dropped lines in a batch of %d rows: %s", dropped, b.Rows, httpwrite.Snippet(msg, 300))
 		}
 		return load.Ack{Rows: b.Rows - dropped, Rejected: rej, Dropped: dropped}, nil
 	case we.partial && we.dropped >= 0:
@@ -100,7 +100,7 @@ func partialAck(b *load.Batch, msg []byte) (load.Ack, error) {
 		rej := localParseFailures(b)
 		dropped := we.dropped + len(rej)
 		if dropped > b.Rows {
-			return load.Ack{}, fmt.Errorf("influx: server reports %d dropped points in a batch of %d rows: %s", dropped, b.Rows, httpw.Snippet(msg, 300))
+			return load.Ack{}, fmt.Errorf("influx: server reports %d dropped points in a batch of %d rows: %s", dropped, b.Rows, httpwrite.Snippet(msg, 300))
 		}
 		if we.dropped > 0 {
 			// One entry for the unnamed points (Dropped carries the total).
@@ -112,7 +112,7 @@ func partialAck(b *load.Batch, msg []byte) (load.Ack, error) {
 		rej := rejections(b, we.parse)
 		return load.Ack{Rows: 0, Rejected: rej, Dropped: len(rej)}, nil
 	}
-	return load.Ack{}, fmt.Errorf("influx: server refused the batch (400: %s); nothing of it is counted as written", httpw.Snippet(msg, 500))
+	return load.Ack{}, fmt.Errorf("influx: server refused the batch (400: %s); nothing of it is counted as written", httpwrite.Snippet(msg, 500))
 }
 
 // errorText returns the "error" of an InfluxDB JSON error body (or the body).

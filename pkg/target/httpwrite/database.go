@@ -1,4 +1,4 @@
-package httpw
+package httpwrite
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package httpw is the HTTP plumbing shared by the targets that write over
+// Package httpwrite is the HTTP plumbing shared by the targets that write over
 // HTTP (InfluxDB, CnosDB, QuestDB ILP/HTTP): a Client built from the common
 // options (--urls round-robin, TLS with --insecure-skip-verify, Basic auth,
 // request timeout) and a per-worker Poster that gzip-compresses each body into
@@ -9,7 +9,7 @@
 // a body cut short) as a load.Retryable error: the server said nothing, and
 // re-sending is how every target here recovers. It never interprets the HTTP
 // status: the target decides what a status means.
-package httpw
+package httpwrite
 
 import (
 	"bytes"
