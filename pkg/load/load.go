@@ -59,6 +59,11 @@ type Batch struct {
 	Tables []TableRows
 	// Seq numbers batches from 1 in the order they were cut.
 	Seq int64
+	// Unchecked marks a batch whose records were only cut (ILP lines):
+	// Rows counts them (malformed ones included), Metrics and Tables are
+	// not set yet. split.Checker validates and counts it, on a worker,
+	// before it is written.
+	Unchecked bool
 }
 
 // Where describes a batch's position for error messages:

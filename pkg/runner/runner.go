@@ -3,6 +3,11 @@
 // through a load.Target's Writers on parallel workers with retries, reports
 // rates while running, and verifies the row counts afterwards.
 //
+// The reader only cuts records: for unrouted ILP input the per-line work
+// (validation, metric and per-table counts) runs on the workers
+// (split.Config.DeferChecks, split.Checker), so --do-load=false scales
+// with them; errors still name the input's exact record, line and offset.
+//
 // The pipeline is bounded: one goroutine splits the inputs into batches
 // taken from a fixed free-list, sends them over a channel (one per worker
 // with HashWorkers) to the workers, which give them back when written. At
@@ -287,6 +292,7 @@ func (r *run) splitConfig() split.Config {
 		SkipInvalid:    r.cfg.SkipInvalid,
 		MaxRecordBytes: r.cfg.MaxRecordBytes,
 		Lookup:         r.cfg.Lookup,
+		DeferChecks:    true, // the workers check (work), in parallel
 	}
 }
 
@@ -534,6 +540,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 // work writes the batches of queue q with writer w (nil: --do-load=false).
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
 	st := r.workers[id]
+	var chk split.Checker // validates and counts the splitter's unchecked batches
 	for {
 		var b *load.Batch
 		var ok bool
@@ -549,7 +556,14 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			free <- b
 			return ctx.Err()
 		}
-		err := r.write(ctx, wctx, st, w, b)
+		skipped, err := chk.Check(b, r.cfg.SkipInvalid)
+		if skipped > 0 {
+			r.skipped.Add(int64(skipped))
+			r.rowsRead.Add(-int64(skipped))
+		}
+		if err == nil && b.Rows > 0 {
+			err = r.write(ctx, wctx, st, w, b)
+		}
 		free <- b
 		if err != nil {
 			r.failed.Add(1)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -524,5 +526,45 @@ func TestInFlightFinishAfterError(t *testing.T) {
 	res, err = Run(context.Background(), cfg, f)
 	if !errors.Is(err, errDisk) || res.Rows != 0 {
 		t.Fatalf("%v rows %d", err, res.Rows)
+	}
+}
+
+// TestWorkersCheckLines: the workers validate the lines (the reader only
+// cuts them), yet a malformed line deep in a gzip'd input with comments
+// and CRLF line ends is named by its exact record, line and byte offset,
+// and with SkipInvalid the rows, metrics and skipped lines add up.
+func TestWorkersCheckLines(t *testing.T) {
+	var raw bytes.Buffer
+	off := 0
+	badOff := 0
+	for i := 1; i <= 10000; i++ {
+		line := fmt.Sprintf("cpu,host=h%d usage=%d,idle=1 %d\r\n", i%7, i, i)
+		switch {
+		case i == 7777:
+			line = "cpu,host=h usage\r\n"
+			badOff = off
+		case i%1000 == 0:
+			line = "# a comment\n"
+		}
+		raw.WriteString(line)
+		off += len(line)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "bad.ilp.gz")
+	os.WriteFile(path, z.Bytes(), 0o644)
+	cfg := baseConfig(path)
+	cfg.BatchSize, cfg.Workers, cfg.DoLoad, cfg.Verify = 100, 2, false, false
+	_, err := Run(context.Background(), cfg, nil)
+	want := fmt.Sprintf("%s: record 7770 (line 7777, byte offset %d): field without key=value", path, badOff)
+	if err == nil || err.Error() != want {
+		t.Fatalf("err %v\nwant %s", err, want)
+	}
+	cfg.SkipInvalid = true
+	res, err := Run(context.Background(), cfg, nil)
+	if err != nil || res.Rows != 9989 || res.RowsRead != 9989 || res.Metrics != 2*9989 || res.SkippedRecords != 1 {
+		t.Fatalf("skip: %v rows %d read %d metrics %d skipped %d", err, res.Rows, res.RowsRead, res.Metrics, res.SkippedRecords)
 	}
 }

@@ -18,12 +18,17 @@ const maxInterned = 1 << 16
 // ilpState is the ILP splitter's state: the measurement names seen, so a
 // batch's per-table counts allocate a name only once per input.
 type ilpState struct {
-	names map[string]string // raw (escaped) measurement => unescaped name
+	names    map[string]string // raw (escaped) measurement => unescaped name
+	deferred bool              // Config.DeferChecks in effect
 }
 
 func (s *Splitter) initILP() error {
 	s.ilp.names = make(map[string]string)
 	s.step = s.stepILP
+	if s.cfg.DeferChecks && s.cfg.Parts == 1 && !(s.cfg.SkipInvalid && s.cfg.Limit > 0) {
+		s.step = s.stepILPDeferred
+		s.ilp.deferred = true
+	}
 	return nil
 }
 
@@ -163,17 +168,21 @@ func (s *Splitter) reserve(sl *slot, n int) {
 }
 
 // countTable adds one row of measurement name (raw, escaped) to b.Tables.
-func (s *Splitter) countTable(b *load.Batch, raw []byte) {
+func (s *Splitter) countTable(b *load.Batch, raw []byte) { countTable(s.ilp.names, b, raw) }
+
+// countTable adds one row of measurement name (raw, escaped) to b.Tables;
+// names remembers the unescaped names.
+func countTable(names map[string]string, b *load.Batch, raw []byte) {
 	t := b.Tables
 	if n := len(t); n > 0 && t[n-1].Name == string(raw) {
 		t[n-1].Rows++
 		return
 	}
-	name, ok := s.ilp.names[string(raw)]
+	name, ok := names[string(raw)]
 	if !ok {
 		name = unescapeILP(raw)
-		if len(s.ilp.names) < maxInterned { // bounded, whatever the input
-			s.ilp.names[string(raw)] = name
+		if len(names) < maxInterned { // bounded, whatever the input
+			names[string(raw)] = name
 		}
 	}
 	for i := range t {

@@ -122,6 +122,14 @@ type Config struct {
 	MaxBatchBytes int
 	// Lookup returns the schema of a known table (usecase.LookupTable), or nil.
 	Lookup func(name string) *schema.Table
+	// DeferChecks leaves the per-line work of an unrouted ILP input
+	// (validation, metric and per-table counts) to the batch's consumer,
+	// which calls a split.Checker on it (load.Batch.Unchecked): the
+	// splitter then only finds line ends and tells rows from comment and
+	// blank lines, so several consumers check in parallel. Ignored (the
+	// splitter checks) with Parts > 1 (routing reads each line's series
+	// key) and with SkipInvalid and a Limit (the limit counts valid rows).
+	DeferChecks bool
 }
 
 func (c *Config) defaults() {
@@ -280,9 +288,28 @@ func (s *Splitter) Next(b *load.Batch) (part int, err error) {
 				s.done = true
 				continue
 			}
-			return 0, err
+			return 0, s.checkPending(err)
 		}
 	}
+}
+
+// checkPending checks the pending batch of a splitter with deferred checks
+// that stops on err: a malformed line before the point of err is the
+// error to report (as when the splitter checks), and lines skipped there
+// are counted.
+func (s *Splitter) checkPending(err error) error {
+	if !s.ilp.deferred || len(s.slots) == 0 || s.slots[0] == nil || s.slots[0].b.Rows == 0 {
+		return err
+	}
+	b := &s.slots[0].b
+	b.Format = format.ILP
+	var c Checker
+	n, cerr := c.Check(b, s.cfg.SkipInvalid)
+	s.skipped += int64(n)
+	if cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 // emit moves slot sl's batch into b and resets sl with b's old buffers.

@@ -1,0 +1,207 @@
+package split
+
+import (
+	"bytes"
+
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// Deferred checks (Config.DeferChecks): the splitter cuts an unrouted ILP
+// input at line ends and tells rows from comment and blank lines by their
+// first bytes (so record and line numbers stay exact); a Checker, on the
+// worker that writes the batch, then validates every line, counts metrics
+// and rows per measurement, and drops what must not be sent, exactly as
+// the splitter does when it checks.
+
+// stepILPDeferred is stepILP without the per-line checks.
+func (s *Splitter) stepILPDeferred() error {
+	if s.bulkDeferred() > 0 {
+		return nil
+	}
+	line, n, err := s.readLine()
+	if err != nil {
+		return err
+	}
+	lineNo, off := s.line+1, s.offset
+	s.line++
+	s.offset += int64(n)
+	sl := s.slotFor(-1, 0)
+	if !ilpRecord(line) {
+		if sl.b.Rows > 0 {
+			sl.b.Data = appendRaw(sl.b.Data, line, n)
+			if len(sl.b.Data) >= s.cfg.MaxBatchBytes && !sl.ready {
+				sl.ready = true
+				s.ready = append(s.ready, sl)
+			}
+		}
+		return nil
+	}
+	s.record++
+	s.reserve(sl, len(line)+1)
+	sl.begin(s.record, lineNo, off)
+	sl.b.Data = appendRaw(sl.b.Data, line, n)
+	sl.b.Rows++
+	sl.b.Unchecked = true
+	s.added(sl)
+	return nil
+}
+
+// appendRaw appends a line that took n input bytes with its line end: the
+// CR of a CRLF is kept, so that the checker's byte offsets stay exact (it
+// drops the CR).
+func appendRaw(b, line []byte, n int) []byte {
+	b = append(b, line...)
+	if n == len(line)+2 {
+		b = append(b, '\r')
+	}
+	return append(b, '\n')
+}
+
+// ilpRecord reports whether a line (without its '\n') is a record, valid
+// or not, rather than a blank or comment line: scanILP's rule.
+func ilpRecord(line []byte) bool {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	for _, c := range line {
+		if c != ' ' && c != '\t' {
+			return c != '#'
+		}
+	}
+	return false
+}
+
+// plainStart marks the first bytes that make a line a record at once.
+var plainStart = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i != ' ' && i != '\t' && i != '#' && i != '\r' && i != '\n'
+	}
+	return
+}()
+
+// bulkDeferred takes the complete lines already buffered, until a batch
+// fills, copying each run of lines into the batch at once; it returns the
+// number of lines taken.
+func (s *Splitter) bulkDeferred() int {
+	br := s.in.br
+	buf, _ := br.Peek(br.Buffered())
+	sl := s.slotFor(-1, 0)
+	off, start, taken := 0, 0, 0
+	for !sl.ready {
+		i := bytes.IndexByte(buf[off:], '\n')
+		if i < 0 {
+			break
+		}
+		line := buf[off : off+i]
+		end := off + i + 1
+		s.line++
+		if len(line) == 0 || !plainStart[line[0]] && !ilpRecord(line) {
+			if sl.b.Rows == 0 {
+				start = end // not kept in front of a batch
+			}
+		} else {
+			s.record++
+			s.rows++
+			if sl.b.Rows == 0 {
+				s.reserve(sl, i+1)
+				sl.b.FirstRecord, sl.b.FirstLine, sl.b.Offset = s.record, s.line, s.offset
+			}
+			sl.b.Rows++
+			sl.b.Unchecked = true
+		}
+		s.offset += int64(i + 1)
+		off = end
+		taken++
+		if sl.b.Rows > 0 && (sl.b.Rows >= s.cfg.BatchSize || len(sl.b.Data)+off-start >= s.cfg.MaxBatchBytes ||
+			(s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) {
+			sl.ready = true
+			s.ready = append(s.ready, sl)
+		}
+		if s.cfg.Limit > 0 && s.rows >= s.cfg.Limit {
+			break
+		}
+	}
+	if off > start {
+		sl.b.Data = append(sl.b.Data, buf[start:off]...)
+	}
+	if off > 0 {
+		br.Discard(off)
+	}
+	return taken
+}
+
+// Checker validates and counts the batches of a splitter with
+// Config.DeferChecks. The zero value is ready; one Checker serves one
+// goroutine.
+type Checker struct {
+	names map[string]string
+}
+
+// Check validates every line of an Unchecked batch (as the splitter does
+// otherwise), sets its Metrics and Tables, drops the CR of CRLF line ends,
+// and with skipInvalid drops malformed lines (Rows then counts only the
+// valid ones). It returns the number of lines dropped as malformed, and a
+// *MalformedError naming the input, record, line and byte offset of the
+// first malformed line without skipInvalid. A batch that is not
+// Unchecked is left alone.
+func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error) {
+	if !b.Unchecked || b.Format != format.ILP {
+		return 0, nil
+	}
+	if c.names == nil {
+		c.names = make(map[string]string)
+	}
+	data := b.Data
+	record, line, off := b.FirstRecord-1, b.FirstLine, b.Offset
+	rows, metrics := 0, 0
+	b.Tables = b.Tables[:0]
+	w := 0         // write position: data[:w] is the batch's output
+	shift := false // a line was dropped or shortened: lines move down
+	for p := 0; p < len(data); {
+		i := bytes.IndexByte(data[p:], '\n')
+		if i < 0 {
+			i = len(data) - p // cannot happen: the splitter ends every line
+		}
+		raw := data[p : p+i]
+		l := raw
+		if n := len(l); n > 0 && l[n-1] == '\r' {
+			l = l[:n-1]
+		}
+		r := scanILP(l)
+		keep := true
+		switch {
+		case r.reason != "":
+			record++
+			if !skipInvalid {
+				return skipped, &MalformedError{Source: b.Source, Record: record, Line: line, Offset: off, Reason: r.reason}
+			}
+			skipped++
+			keep = false
+		case r.row:
+			record++
+			rows++
+			metrics += r.fields
+			countTable(c.names, b, l[:r.nameEnd])
+		}
+		if !keep || len(l) != len(raw) {
+			shift = true
+		}
+		if keep {
+			if shift {
+				w += copy(data[w:], l)
+				data[w] = '\n'
+				w++
+			} else {
+				w = p + i + 1
+			}
+		}
+		line++
+		off += int64(i + 1)
+		p += i + 1
+	}
+	b.Data = data[:min(w, len(data))]
+	b.Rows, b.Metrics = rows, metrics
+	b.Unchecked = false
+	return skipped, nil
+}
