@@ -182,6 +182,9 @@ type Request struct {
 	// NoCompress is false. The Poster does not keep Body after Post returns.
 	Body       []byte
 	NoCompress bool
+	// Timeout bounds this request instead of the Client's Timeout (0: the
+	// Client's). Running out of it is a transport failure (retryable).
+	Timeout time.Duration
 }
 
 // Response is the server's answer. Body holds at most the Client's
@@ -242,6 +245,12 @@ func (p *Poster) compress(body []byte) ([]byte, error) {
 // status) is returned as a load.Retryable error, unless ctx was cancelled, in
 // which case ctx's error is returned.
 func (p *Poster) Post(ctx context.Context, r Request) (*Response, error) {
+	parent := ctx
+	if r.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
+		defer cancel()
+	}
 	body := r.Body
 	gz := p.c.opts.Gzip && !r.NoCompress
 	if gz {
@@ -282,8 +291,8 @@ func (p *Poster) Post(ctx context.Context, r Request) (*Response, error) {
 	}
 	resp, err := p.c.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if parent.Err() != nil {
+			return nil, parent.Err()
 		}
 		return nil, load.Retryable(fmt.Errorf("%s %s: %w", method, u.Path, stripURL(err)))
 	}
@@ -295,8 +304,8 @@ func (p *Poster) Post(ctx context.Context, r Request) (*Response, error) {
 	p.rbuf, res.Truncated, err = readBounded(p.rbuf[:0], resp.Body, p.c.limit)
 	res.Body = p.rbuf
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if parent.Err() != nil {
+			return nil, parent.Err()
 		}
 		// The status arrived but the body was cut: the caller still gets the status.
 		return res, load.Retryable(fmt.Errorf("%s %s: reading %d response: %w", method, u.Path, resp.StatusCode, stripURL(err)))

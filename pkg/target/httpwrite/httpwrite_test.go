@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsload/tsload/pkg/load"
 )
@@ -250,5 +251,29 @@ func TestAuthorizationAndMethod(t *testing.T) {
 	want := []string{"POST /api/v2/buckets Token s3cr3t", "GET /api/v2/buckets Token s3cr3t", "DELETE /api/v2/buckets Token s3cr3t"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestRequestTimeout: a request's own Timeout cuts a slow answer short as a
+// retryable transport failure, not as the caller's cancellation.
+func TestRequestTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := NewClient(Options{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	t0 := time.Now()
+	_, err = c.NewPoster(0).Post(context.Background(), Request{Path: "/write", Body: []byte("x"), Timeout: 50 * time.Millisecond})
+	if err == nil || !load.IsRetryable(err) || time.Since(t0) > 5*time.Second {
+		t.Fatalf("err %v after %s", err, time.Since(t0))
 	}
 }

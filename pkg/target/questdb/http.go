@@ -1,17 +1,15 @@
 package questdb
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // retryStatus are the HTTP statuses after which QuestDB's own clients
@@ -21,7 +19,7 @@ var retryStatus = map[int]bool{500: true, 503: true, 504: true, 507: true, 509: 
 // httpWriter posts batches to /write?precision=n.
 type httpWriter struct {
 	t    *Target
-	url  string
+	p    *httpwrite.Poster
 	buf  []byte
 	seen map[string]bool
 }
@@ -60,30 +58,14 @@ func (w *httpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error)
 	if len(data) == 0 {
 		return load.Ack{Rows: b.Rows}, nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, w.t.requestTimeout(len(data)))
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, w.url, bytes.NewReader(data))
+	// A network error or our request timeout leaves the request's fate
+	// unknown; the Poster marks it retryable, as QuestDB's clients re-send
+	// (safe with DEDUP, may duplicate without it: verification decides).
+	resp, err := w.p.Post(ctx, httpwrite.Request{Path: "/write", Query: "precision=n", Body: data, Timeout: w.t.requestTimeout(len(data))})
 	if err != nil {
-		return load.Ack{}, err
+		return load.Ack{}, fmt.Errorf("questdb: %w", err)
 	}
-	req.Header.Set("Content-Type", "text/plain; charset=utf-8")
-	w.t.auth(req)
-	resp, err := w.t.client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return load.Ack{}, ctx.Err()
-		}
-		// Network error or our request timeout: the request may or may
-		// not have been committed; a re-send is what QuestDB's clients do
-		// (safe with DEDUP, may duplicate without it: Verify decides).
-		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: %w", err))
-	}
-	msg, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	if rerr != nil && resp.StatusCode/100 != 2 {
-		return load.Ack{}, load.Retryable(fmt.Errorf("questdb: POST /write: HTTP %d, reading the answer: %w", resp.StatusCode, rerr))
-	}
-	return classify(resp.StatusCode, msg, b)
+	return classify(resp.Status, resp.Body, b)
 }
 
 func (w *httpWriter) Close() error { return nil }

@@ -5,12 +5,13 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // querier runs SQL on QuestDB: over PG wire (pgx) or HTTP /exec. Values come
@@ -72,28 +73,16 @@ func (q *pgQuerier) query(ctx context.Context, sql string) ([][]string, error) {
 
 func (q *pgQuerier) close() error { return q.conn.Close(context.Background()) }
 
-// execQuerier uses GET /exec?query=... on the HTTP port.
-type execQuerier struct {
-	base   string // http(s)://host:port
-	client *http.Client
-	auth   func(*http.Request)
-}
+// execQuerier uses GET /exec?query=... on the HTTP port. A Poster serves one
+// goroutine, so each query takes its own.
+type execQuerier struct{ c *httpwrite.Client }
 
 func (q *execQuerier) query(ctx context.Context, sql string) ([][]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, q.base+"/exec?query="+url.QueryEscape(sql), nil)
-	if err != nil {
-		return nil, err
-	}
-	q.auth(req)
-	resp, err := q.client.Do(req)
+	resp, err := q.c.NewPoster(0).Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/exec", Query: "query=" + url.QueryEscape(sql)})
 	if err != nil {
 		return nil, fmt.Errorf("questdb: /exec %s: %w", sql, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, fmt.Errorf("questdb: /exec %s: %w", sql, err)
-	}
+	body, status := resp.Body, resp.Status
 	var doc struct {
 		Error   string            `json:"error"`
 		Dataset [][]any           `json:"dataset"`
@@ -103,10 +92,10 @@ func (q *execQuerier) query(ctx context.Context, sql string) ([][]string, error)
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("questdb: /exec %s: HTTP %d: %.200q", sql, resp.StatusCode, body)
+		return nil, fmt.Errorf("questdb: /exec %s: HTTP %d: %.200q", sql, status, body)
 	}
-	if doc.Error != "" || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("questdb: %s: %s (HTTP %d)", sql, doc.Error, resp.StatusCode)
+	if doc.Error != "" || status != http.StatusOK {
+		return nil, fmt.Errorf("questdb: %s: %s (HTTP %d)", sql, doc.Error, status)
 	}
 	out := make([][]string, len(doc.Dataset))
 	for i, r := range doc.Dataset {

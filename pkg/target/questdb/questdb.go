@@ -50,7 +50,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +59,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -116,8 +116,7 @@ const (
 // Target is a QuestDB server.
 type Target struct {
 	cfg    Config
-	client *http.Client
-	auth   func(*http.Request)
+	client *httpwrite.Client // nil without an HTTP URL (ILP/TCP, queries over PG wire)
 
 	mu       sync.Mutex
 	q        querier
@@ -187,17 +186,18 @@ func New(cfg Config) (*Target, error) {
 			t.known[tb.Name] = tb
 		}
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
-	tr.TLSClientConfig = tlsConfig(cfg.TLSVerify)
-	t.client = &http.Client{Transport: tr}
-	t.auth = func(r *http.Request) {
-		switch {
-		case cfg.Token != "":
-			r.Header.Set("Authorization", "Bearer "+cfg.Token)
-		case cfg.Username != "" || cfg.Password != "":
-			r.SetBasicAuth(cfg.Username, cfg.Password)
+	if cfg.URL != "" {
+		o := httpwrite.Options{URLs: []string{cfg.URL}, InsecureSkipVerify: !cfg.TLSVerify, User: cfg.Username, Password: cfg.Password}
+		if cfg.Token != "" {
+			o.Authorization = "Bearer " + cfg.Token
 		}
+		// /exec answers (counts, tables()) may be long; a write's error is short.
+		o.ErrorBodyLimit = 64 << 20
+		c, err := httpwrite.NewClient(o)
+		if err != nil {
+			return nil, fmt.Errorf("questdb: %w", err)
+		}
+		t.client = c
 	}
 	return t, nil
 }
@@ -216,7 +216,7 @@ func (t *Target) querier(ctx context.Context) (querier, error) {
 		}
 		t.q = q
 	} else {
-		t.q = &execQuerier{base: t.cfg.URL, client: t.client, auth: t.auth}
+		t.q = &execQuerier{c: t.client}
 	}
 	return t.q, nil
 }
@@ -383,7 +383,7 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 		}
 		return w, nil
 	}
-	return &httpWriter{t: t, url: t.cfg.URL + "/write?precision=n", seen: map[string]bool{}}, nil
+	return &httpWriter{t: t, p: t.client.NewPoster(worker), seen: map[string]bool{}}, nil
 }
 
 // Count waits until the WAL of every named table is applied (writerTxn =
@@ -480,7 +480,9 @@ func waitErr(ctx context.Context, d time.Duration, err error) error {
 func (t *Target) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.client.CloseIdleConnections()
+	if t.client != nil {
+		t.client.Close()
+	}
 	if t.q != nil {
 		err := t.q.close()
 		t.q = nil
