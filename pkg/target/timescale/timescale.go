@@ -32,6 +32,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,8 +116,22 @@ type Config struct {
 	Commit        Commit
 	UseHypertable string        // auto, true, false
 	ChunkTime     time.Duration // hypertable chunk interval (default 12h)
-	Unlogged      bool          // CREATE UNLOGGED TABLE (plain tables only)
-	CreateIndexes string        // none, before, after
+	// Partitions > 0 adds a by_hash dimension on each table's series tag
+	// (its first tag) with that many partitions.
+	Partitions int
+	// Columnstore enables TimescaleDB's columnstore on each hypertable
+	// with SegmentBy (default: the series tag; "none": no segmenting) and
+	// OrderBy (default "time DESC").
+	Columnstore bool
+	SegmentBy   string
+	OrderBy     string
+	// CompressAfter converts every chunk to the columnstore in Finish.
+	CompressAfter bool
+	// DirectCompress compresses rows during COPY
+	// (timescaledb.enable_direct_compress_copy) on every writer connection.
+	DirectCompress bool
+	Unlogged       bool   // CREATE UNLOGGED TABLE (plain tables only)
+	CreateIndexes  string // none, before, after
 	// RequestTimeout bounds the writing of one batch (0: no limit). A
 	// batch that times out is retried on a new connection (see Writer).
 	RequestTimeout time.Duration
@@ -176,8 +191,30 @@ func (c *Config) setDefaults() error {
 	if c.Unlogged && c.UseHypertable == "true" {
 		return errors.New("--unlogged needs plain tables: TimescaleDB hypertables cannot be unlogged (use --use-hypertable=false)")
 	}
+	if c.Partitions < 0 {
+		return fmt.Errorf("--partitions %d is negative", c.Partitions)
+	}
+	if c.CompressAfter || c.DirectCompress {
+		c.Columnstore = true
+	}
+	if c.OrderBy == "" {
+		c.OrderBy = "time DESC"
+	}
+	if c.needsTimescale() && (c.UseHypertable == "false" || c.Unlogged) {
+		return errors.New("--partitions, --columnstore, --compress-after-load and --direct-compress need hypertables (not --use-hypertable=false or --unlogged)")
+	}
+	if c.DirectCompress && (c.Method == MethodInsert || c.Method == MethodInsertMulti) {
+		return fmt.Errorf("--direct-compress compresses during COPY: use a copy method, not %s", c.Method)
+	}
 	return nil
 }
+
+// directCompressGUC turns on compression during COPY into hypertables with
+// the columnstore enabled (TimescaleDB 2.21+, src/guc.c).
+const directCompressGUC = "timescaledb.enable_direct_compress_copy"
+
+// needsTimescale reports whether the configuration needs the extension.
+func (c *Config) needsTimescale() bool { return c.Partitions > 0 || c.Columnstore }
 
 // connConfig parses the connection settings for database db ("" keeps the
 // URL's database, or "postgres").
@@ -300,6 +337,7 @@ type Target struct {
 	tables     map[string]*tableInfo // created (or found) in the target database
 	finished   bool
 	finishErr  error
+	report     map[string]float64 // Finish's figures (load.Reporter)
 
 	// lostCommits counts the batches whose COMMIT answer was lost and that
 	// the server then said were [0] not committed (re-sent), [1] committed.
@@ -395,16 +433,21 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	t.admin = admin
 	t.opts = opts
 	t.tables = map[string]*tableInfo{}
-	t.finished, t.finishErr = false, nil
+	t.finished, t.finishErr, t.report = false, nil, nil
 
+	// The extension is usable when it is installed and preloaded (CREATE
+	// EXTENSION refuses it otherwise), or already created in the database.
 	var available bool
-	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb')").Scan(&available); err != nil {
+	q := `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'timescaledb') OR
+		(EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb') AND
+		 current_setting('shared_preload_libraries') ~ '(^|[\s,])timescaledb($|[\s,])')`
+	if err := admin.QueryRow(ctx, q).Scan(&available); err != nil {
 		return fmt.Errorf("timescale: %s", describe(err, nil))
 	}
 	switch t.cfg.UseHypertable {
 	case "true":
 		if !available {
-			return errors.New("timescale: --use-hypertable=true but the timescaledb extension is not available on the server")
+			return errors.New("timescale: --use-hypertable=true but the timescaledb extension is not available on the server (installed and in shared_preload_libraries)")
 		}
 		t.hypertable = true
 	case "auto":
@@ -412,9 +455,24 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	default:
 		t.hypertable = false
 	}
+	if !t.hypertable && t.cfg.needsTimescale() {
+		return errors.New("timescale: --partitions, --columnstore, --compress-after-load and --direct-compress need TimescaleDB, which the server does not have (installed and in shared_preload_libraries)")
+	}
 	if t.hypertable {
 		if _, err := admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS timescaledb"); err != nil {
 			return fmt.Errorf("timescale: CREATE EXTENSION timescaledb: %s (is timescaledb in shared_preload_libraries? or use --use-hypertable=false)", describe(err, nil))
+		}
+	}
+	if t.cfg.DirectCompress {
+		// An unknown timescaledb.* setting would be accepted silently as a
+		// placeholder: ask for the real one.
+		var have bool
+		q := "SELECT EXISTS (SELECT 1 FROM pg_settings WHERE name = " + sqlLiteral(directCompressGUC) + ")"
+		if err := admin.QueryRow(ctx, q).Scan(&have); err != nil {
+			return fmt.Errorf("timescale: %s", describe(err, nil))
+		}
+		if !have {
+			return errors.New("timescale: --direct-compress needs TimescaleDB 2.21 or later (no " + directCompressGUC + " setting on the server)")
 		}
 	}
 	for _, tb := range opts.Tables {
@@ -443,7 +501,7 @@ func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *sche
 			return fmt.Errorf("timescale: creating table %q: %w", name, &writeError{msg: describe(err, nil), err: err})
 		}
 		if t.hypertable {
-			if err := createHypertable(ctx, conn, tb, t.cfg.ChunkTime); err != nil {
+			if err := createHypertable(ctx, conn, tb, &t.cfg); err != nil {
 				return err
 			}
 		}
@@ -508,11 +566,22 @@ func truncIdent(s string) string {
 // sqlLiteral quotes a string literal.
 func sqlLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// createHypertable turns tb into a hypertable partitioned on its time column,
-// with the by_range API of TimescaleDB 2.13+ and, when that function does not
-// exist (42883), the older signature. Never replication_factor.
-func createHypertable(ctx context.Context, conn *pgx.Conn, tb *schema.Table, chunk time.Duration) error {
-	interval := "INTERVAL " + sqlLiteral(strconv.FormatInt(chunk.Microseconds(), 10)+" microseconds")
+// seriesTag is the tag that identifies a series of tb (its first tag:
+// hostname, name, location_id), or "" for a table without tags.
+func seriesTag(tb *schema.Table) string {
+	if tags := tb.Tags(); len(tags) > 0 {
+		return tags[0]
+	}
+	return ""
+}
+
+// createHypertable turns tb into a hypertable partitioned on its time column
+// by cfg.ChunkTime, with the by_range API of TimescaleDB 2.13+ and, when that
+// function does not exist (42883), the older signature (never
+// replication_factor); then the hash dimension and the columnstore settings
+// of cfg.
+func createHypertable(ctx context.Context, conn *pgx.Conn, tb *schema.Table, cfg *Config) error {
+	interval := "INTERVAL " + sqlLiteral(strconv.FormatInt(cfg.ChunkTime.Microseconds(), 10)+" microseconds")
 	rel := sqlLiteral(schema.QuoteIdent(tb.Name))
 	col := sqlLiteral(tb.TimeColumn())
 	_, err := conn.Exec(ctx, "SELECT create_hypertable("+rel+", by_range("+col+", "+interval+"), if_not_exists => TRUE)")
@@ -523,7 +592,37 @@ func createHypertable(ctx context.Context, conn *pgx.Conn, tb *schema.Table, chu
 	if err != nil {
 		return fmt.Errorf("timescale: create_hypertable(%q): %w", tb.Name, &writeError{msg: describe(err, nil), err: err})
 	}
+	if cfg.Partitions > 0 {
+		tag := seriesTag(tb)
+		if tag == "" {
+			return fmt.Errorf("timescale: --partitions: table %q has no tag to partition on", tb.Name)
+		}
+		sql := fmt.Sprintf("SELECT add_dimension(%s, by_hash(%s, %d), if_not_exists => TRUE)", rel, sqlLiteral(tag), cfg.Partitions)
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("timescale: add_dimension(%q, by_hash(%q, %d)): %w", tb.Name, tag, cfg.Partitions, &writeError{msg: describe(err, nil), err: err})
+		}
+	}
+	if cfg.Columnstore {
+		if _, err := conn.Exec(ctx, columnstoreDDL(tb, cfg.SegmentBy, cfg.OrderBy)); err != nil {
+			return fmt.Errorf("timescale: enabling the columnstore on %q: %w", tb.Name, &writeError{msg: describe(err, nil), err: err})
+		}
+	}
 	return nil
+}
+
+// columnstoreDDL enables the columnstore on tb: segmented by segmentBy
+// ("" = the series tag, "none" = nothing) and ordered by orderBy.
+func columnstoreDDL(tb *schema.Table, segmentBy, orderBy string) string {
+	switch segmentBy {
+	case "":
+		if tag := seriesTag(tb); tag != "" {
+			segmentBy = schema.QuoteIdent(tag)
+		}
+	case "none":
+		segmentBy = ""
+	}
+	return "ALTER TABLE " + schema.QuoteIdent(tb.Name) + " SET (timescaledb.enable_columnstore = true, timescaledb.segmentby = " +
+		sqlLiteral(segmentBy) + ", timescaledb.orderby = " + sqlLiteral(orderBy) + ")"
 }
 
 // table returns the known table name, or nil.
@@ -586,8 +685,9 @@ func (t *Target) lookupSchema(name string) *schema.Table {
 var _ load.Finisher = (*Target)(nil)
 
 // Finish (load.Finisher: the runner calls it after the last batch was
-// acknowledged, unless the load failed) creates the "after" indexes once;
-// with other --create-indexes values it does nothing.
+// acknowledged, unless the load failed) creates the "after" indexes, with
+// --compress-after-load converts every chunk to the columnstore, and
+// measures the tables (Report). It runs once.
 func (t *Target) Finish(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -595,18 +695,122 @@ func (t *Target) Finish(ctx context.Context) error {
 		return t.finishErr
 	}
 	t.finished = true
-	if t.cfg.CreateIndexes != "after" {
-		return nil
+	names := make([]string, 0, len(t.tables))
+	for name := range t.tables {
+		names = append(names, name)
 	}
+	sort.Strings(names)
 	t.finishErr = t.withAdminLocked(ctx, func(conn *pgx.Conn) error {
-		for _, ti := range t.tables {
-			if _, err := conn.Exec(ctx, indexDDL(ti.t)); err != nil {
-				return fmt.Errorf("timescale: creating index on %q: %w", ti.t.Name, &writeError{msg: describe(err, nil), err: err})
+		if t.cfg.CreateIndexes == "after" {
+			for _, name := range names {
+				ti := t.tables[name]
+				if _, err := conn.Exec(ctx, indexDDL(ti.t)); err != nil {
+					return fmt.Errorf("timescale: creating index on %q: %w", ti.t.Name, &writeError{msg: describe(err, nil), err: err})
+				}
 			}
 		}
+		rep, err := t.measure(ctx, conn, names)
+		if err != nil {
+			return err
+		}
+		t.report = rep
 		return nil
 	})
 	return t.finishErr
+}
+
+// measure reports the size of the loaded tables and, on hypertables, their
+// chunks; with --compress-after-load it compresses every chunk first and
+// reports the time and the size before.
+func (t *Target) measure(ctx context.Context, conn *pgx.Conn, names []string) (map[string]float64, error) {
+	rep := map[string]float64{}
+	size := func() (int64, error) {
+		var total int64
+		for _, name := range names {
+			q := "SELECT pg_total_relation_size($1::regclass)"
+			if t.hypertable {
+				q = "SELECT hypertable_size($1::regclass)"
+			}
+			var n *int64
+			if err := conn.QueryRow(ctx, q, schema.QuoteIdent(name)).Scan(&n); err != nil {
+				return 0, fmt.Errorf("timescale: size of %q: %w", name, &writeError{msg: describe(err, nil), err: err})
+			}
+			if n != nil {
+				total += *n
+			}
+		}
+		return total, nil
+	}
+	if t.cfg.CompressAfter {
+		before, err := size()
+		if err != nil {
+			return nil, err
+		}
+		rep["size_before_compress_bytes"] = float64(before)
+		t0 := time.Now()
+		for _, name := range names {
+			q := "SELECT count(compress_chunk(c, if_not_compressed => true)) FROM show_chunks($1::regclass) c"
+			if _, err := conn.Exec(ctx, q, schema.QuoteIdent(name)); err != nil {
+				return nil, fmt.Errorf("timescale: compressing the chunks of %q: %w", name, &writeError{msg: describe(err, nil), err: err})
+			}
+		}
+		rep["compress_seconds"] = time.Since(t0).Seconds()
+	}
+	after, err := size()
+	if err != nil {
+		return nil, err
+	}
+	rep["size_bytes"] = float64(after)
+	if !t.hypertable {
+		return rep, nil
+	}
+	var chunks, compressed int64
+	q := `SELECT count(*), count(*) FILTER (WHERE is_compressed) FROM timescaledb_information.chunks
+		WHERE hypertable_schema = current_schema() AND hypertable_name = ANY($1)`
+	if err := conn.QueryRow(ctx, q, names).Scan(&chunks, &compressed); err != nil {
+		return nil, fmt.Errorf("timescale: counting chunks: %w", &writeError{msg: describe(err, nil), err: err})
+	}
+	rep["chunks"] = float64(chunks)
+	if t.cfg.Columnstore {
+		rep["chunks_compressed"] = float64(compressed)
+	}
+	return rep, nil
+}
+
+var _ load.Reporter = (*Target)(nil)
+
+// Report (load.Reporter) returns what Finish measured: size_bytes (the
+// tables with their indexes and, for hypertables, all chunks), chunks,
+// chunks_compressed, and with --compress-after-load compress_seconds and
+// size_before_compress_bytes. Nil before Finish.
+func (t *Target) Report() map[string]float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.report
+}
+
+var _ load.ServerVersioner = (*Target)(nil)
+
+// ServerVersion (load.ServerVersioner) is "PostgreSQL <server_version>,
+// TimescaleDB <extversion>" (the extension in the loaded database), or
+// "..., no TimescaleDB".
+func (t *Target) ServerVersion(ctx context.Context) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	conn, err := t.adminLocked(ctx)
+	if err != nil {
+		return "", err
+	}
+	var pg string
+	var ts *string
+	q := "SELECT current_setting('server_version'), (SELECT extversion FROM pg_extension WHERE extname = 'timescaledb')"
+	if err := conn.QueryRow(ctx, q).Scan(&pg, &ts); err != nil {
+		return "", fmt.Errorf("timescale: %s", describe(err, nil))
+	}
+	if ts == nil {
+		return "PostgreSQL " + pg + ", no TimescaleDB", nil
+	}
+	return "PostgreSQL " + pg + ", TimescaleDB " + *ts, nil
 }
 
 // adminRetryTime bounds how long Count and Finish retry after losing the

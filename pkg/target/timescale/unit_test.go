@@ -19,6 +19,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
 func TestCSVRecordsRoundTrip(t *testing.T) {
@@ -261,6 +262,12 @@ func TestConfig(t *testing.T) {
 		{name: "bad commit", cfg: Config{Commit: "never"}, errSub: "unknown --commit"},
 		{name: "unlogged hypertable", cfg: Config{Unlogged: true, UseHypertable: "true"}, errSub: "--unlogged needs plain tables"},
 		{name: "bad index", cfg: Config{CreateIndexes: "sometimes"}, errSub: "unknown --create-indexes"},
+		{name: "partitions on plain tables", cfg: Config{Partitions: 4, UseHypertable: "false"}, errSub: "need hypertables"},
+		{name: "columnstore unlogged", cfg: Config{Columnstore: true, Unlogged: true}, errSub: "need hypertables"},
+		{name: "compress after load on plain tables", cfg: Config{CompressAfter: true, UseHypertable: "false"}, errSub: "need hypertables"},
+		{name: "negative partitions", cfg: Config{Partitions: -1}, errSub: "negative"},
+		{name: "direct compress with insert", cfg: Config{DirectCompress: true, Method: MethodInsertMulti}, errSub: "use a copy method"},
+		{name: "direct compress with copy", cfg: Config{DirectCompress: true, Method: MethodCopyBinary, SSLMode: "disable"}, host: "127.0.0.1", port: 5432, db: "postgres"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -333,5 +340,24 @@ func TestTableDDL(t *testing.T) {
 	}
 	if got, want := indexDDL(tb), `CREATE INDEX IF NOT EXISTS "m_tsload_idx" ON "m" ("host", "time" DESC)`; got != want {
 		t.Errorf("index:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestColumnstoreDDL(t *testing.T) {
+	cpu := usecase.LookupTable("cpu")
+	tests := []struct{ segment, order, want string }{
+		{"", "time DESC", `ALTER TABLE "cpu" SET (timescaledb.enable_columnstore = true, timescaledb.segmentby = '"hostname"', timescaledb.orderby = 'time DESC')`},
+		{"none", "time", `ALTER TABLE "cpu" SET (timescaledb.enable_columnstore = true, timescaledb.segmentby = '', timescaledb.orderby = 'time')`},
+		{"region, hostname", "time DESC", `ALTER TABLE "cpu" SET (timescaledb.enable_columnstore = true, timescaledb.segmentby = 'region, hostname', timescaledb.orderby = 'time DESC')`},
+	}
+	for _, tc := range tests {
+		if got := columnstoreDDL(cpu, tc.segment, tc.order); got != tc.want {
+			t.Errorf("segment %q order %q:\n got %s\nwant %s", tc.segment, tc.order, got, tc.want)
+		}
+	}
+	for table, tag := range map[string]string{"cpu": "hostname", "readings": "name", "weather": "location_id", "mem": "hostname"} {
+		if got := seriesTag(usecase.LookupTable(table)); got != tag {
+			t.Errorf("series tag of %s = %q, want %q", table, got, tag)
+		}
 	}
 }

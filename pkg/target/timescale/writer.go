@@ -84,6 +84,12 @@ func (w *Writer) ensureConn(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if w.t.cfg.DirectCompress {
+		if _, err := conn.Exec(ctx, "SET "+directCompressGUC+" = on"); err != nil {
+			conn.Close(context.Background())
+			return err
+		}
+	}
 	w.conn = conn
 	w.prepared = map[*tableInfo]string{}
 	return nil
