@@ -116,6 +116,9 @@ type InstanceOptions struct {
 	// before root can do anything: StartInstance sets it to RootPassword.
 	Auth         bool
 	RootPassword string
+	// WriteLimit replaces the 160M limit on a write request's (compressed)
+	// body, e.g. "1K": a larger body is answered 413 with an empty body.
+	WriteLimit string
 }
 
 // StartInstance starts a second CnosDB named name and stops it (removing
@@ -134,7 +137,7 @@ func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	}
 	in := &Instance{URL: fmt.Sprintf("http://127.0.0.1:%d", port), t: t, dir: filepath.Join(state, "cnosdb", name)}
 	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "CNOSDB_NAME="+name, "CNOSDB_PORT="+strconv.Itoa(port))
-	if o.Auth {
+	if o.Auth || o.WriteLimit != "" {
 		tmpl := os.Getenv("TSLOAD_CNOSDB_CONF")
 		if tmpl == "" {
 			tmpl = filepath.Join(vendorDir(root), "cnosdb-2.4.2.1.toml")
@@ -143,11 +146,20 @@ func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 		if err != nil {
 			skipOrFail(t, "no CnosDB config template: "+err.Error(), "no CnosDB config template under CI: "+err.Error())
 		}
-		conf := strings.Replace(string(data), "auth_enabled = false", "auth_enabled = true", 1)
-		if conf == string(data) {
-			t.Fatalf("%s has no auth_enabled = false line", tmpl)
+		conf := string(data)
+		edit := func(from, to string) {
+			if !strings.Contains(conf, from) {
+				t.Fatalf("%s has no line %q", tmpl, from)
+			}
+			conf = strings.Replace(conf, from, to, 1)
 		}
-		path := filepath.Join(state, "auth.toml")
+		if o.Auth {
+			edit("auth_enabled = false", "auth_enabled = true")
+		}
+		if o.WriteLimit != "" {
+			edit(`write_sql_limit = "160M"`, fmt.Sprintf("write_sql_limit = %q", o.WriteLimit))
+		}
+		path := filepath.Join(state, "cnosdb.toml")
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
