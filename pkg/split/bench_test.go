@@ -39,6 +39,10 @@ func benchInput(b *testing.B, f format.Format) (name string, data []byte, rows i
 }
 
 func benchSplit(b *testing.B, f format.Format, parts int) {
+	benchSplitCfg(b, f, Config{Parts: parts})
+}
+
+func benchSplitCfg(b *testing.B, f format.Format, cfg Config) {
 	name, data, rows := benchInput(b, f)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -49,7 +53,8 @@ func benchSplit(b *testing.B, f format.Format, parts int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sp, err := New(in, Config{BatchSize: 5000, Parts: parts, Lookup: usecase.LookupTable})
+		cfg.BatchSize, cfg.Lookup = 5000, usecase.LookupTable
+		sp, err := New(in, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,4 +97,71 @@ func BenchmarkScanILPLine(b *testing.B) {
 			b.Fatal(r)
 		}
 	}
+}
+
+// BenchmarkSplitILPDeferred is the reader's share with the checks left to
+// the workers (Config.DeferChecks).
+func BenchmarkSplitILPDeferred(b *testing.B) { benchSplitCfg(b, format.ILP, Config{DeferChecks: true}) }
+
+// BenchmarkCheckILP is a worker's share: Checker.Check on 5000-line batches.
+func BenchmarkCheckILP(b *testing.B) {
+	_, data, rows := benchInput(b, format.ILP)
+	var batches []load.Batch
+	for p := 0; p < len(data); {
+		end, n := p, 0
+		for n < 5000 && end < len(data) {
+			end += bytes.IndexByte(data[end:], '\n') + 1
+			n++
+		}
+		batches = append(batches, load.Batch{Format: format.ILP, Data: data[p:end], Rows: n, FirstRecord: 1, FirstLine: 1, Source: "cpu.ilp"})
+		p = end
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var c Checker
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range batches {
+			bt := batches[j]
+			bt.Unchecked = true
+			if _, err := c.Check(&bt, false); err != nil || bt.Metrics == 0 {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// benchDecode reads a compressed copy of the ILP bench input through an
+// Input: the parallel decoder and the read-ahead.
+func benchDecode(b *testing.B, compress func([]byte) []byte) {
+	_, data, rows := benchInput(b, format.ILP)
+	data = bytes.Repeat(data, 4) // several jobs
+	rows *= 4
+	z := compress(data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		in, err := NewInput("cpu.ilp.z", bytes.NewReader(z), int64(len(z)), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, in.br)
+		if err != nil || n != int64(len(data)) {
+			b.Fatal(n, err)
+		}
+		in.Close()
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkDecodeGzipMembers(b *testing.B) {
+	benchDecode(b, func(d []byte) []byte { return gzSized(chunks(d, 1<<20)...) })
+}
+func BenchmarkDecodeGzipOneMember(b *testing.B) {
+	benchDecode(b, func(d []byte) []byte { return gz(d) })
+}
+func BenchmarkDecodeZstdFrames(b *testing.B) {
+	benchDecode(b, func(d []byte) []byte { return zstdFrames(chunks(d, 4<<20)...) })
 }

@@ -51,6 +51,10 @@ var pdLimits = limits{
 	read:   1 << 20,   // read size of the compressed input
 }
 
+// jobOut ends a job of members or frames that declare their sizes once it
+// decodes to this many bytes.
+const jobOut = 8 << 20
+
 type limits struct{ minJob, maxJob, maxOut, read int }
 
 // Gzip extra subfields that give a member's compressed size.
@@ -101,11 +105,12 @@ type pdec struct {
 	workers int
 	limits
 
-	order chan *pjob // jobs, in input order (bounded: memory)
-	work  chan *pjob
-	free  chan []byte
-	quit  chan struct{}
-	stopO sync.Once
+	order  chan *pjob // jobs, in input order (bounded: memory)
+	work   chan *pjob
+	free   chan []byte // decoded-output buffers
+	freeIn chan []byte // compressed-input buffers
+	quit   chan struct{}
+	stopO  sync.Once
 
 	// Set by the producer before it closes order after quit.
 	left      []byte
@@ -124,13 +129,14 @@ type pdec struct {
 
 func newPdec(c codec, source string, src io.Reader) *pdec {
 	w := runtime.GOMAXPROCS(0)
-	inflight := 2*w + 1
+	inflight := 2 * w
 	d := &pdec{
 		codec: c, source: source, src: src, workers: w, limits: pdLimits,
-		order: make(chan *pjob, inflight),
-		work:  make(chan *pjob, inflight+2),
-		free:  make(chan []byte, 2*inflight+4),
-		quit:  make(chan struct{}),
+		order:  make(chan *pjob, inflight),
+		work:   make(chan *pjob, inflight+2),
+		free:   make(chan []byte, inflight+2),
+		freeIn: make(chan []byte, inflight+2),
+		quit:   make(chan struct{}),
 	}
 	go d.produce()
 	for i := 0; i < w; i++ {
@@ -142,9 +148,10 @@ func newPdec(c codec, source string, src io.Reader) *pdec {
 // stop ends the producer (and so the workers).
 func (d *pdec) stop() { d.stopO.Do(func() { close(d.quit) }) }
 
-func (d *pdec) getBuf(n int) []byte {
+// getBuf returns a buffer with room for n bytes, from pool if it has one.
+func getBuf(pool chan []byte, n int) []byte {
 	select {
-	case b := <-d.free:
+	case b := <-pool:
 		if cap(b) >= n {
 			return b[:0]
 		}
@@ -153,12 +160,12 @@ func (d *pdec) getBuf(n int) []byte {
 	return make([]byte, 0, n)
 }
 
-func (d *pdec) putBuf(b []byte) {
+func putBuf(pool chan []byte, b []byte) {
 	if b == nil {
 		return
 	}
 	select {
-	case d.free <- b:
+	case pool <- b:
 	default:
 	}
 }
@@ -178,8 +185,8 @@ func (d *pdec) Read(p []byte) (int, error) {
 				d.pos += n
 				return n, nil
 			}
-			d.putBuf(d.cur.out)
-			d.putBuf(d.cur.in)
+			putBuf(d.free, d.cur.out)
+			putBuf(d.freeIn, d.cur.in)
 			d.cur = nil
 		}
 		j, ok := <-d.order
@@ -263,7 +270,7 @@ func (d *pdec) produce() {
 		n, res, ferr := d.cut(win, srcErr != nil)
 		switch res {
 		case cutJob:
-			j := &pjob{start: base, in: append(d.getBuf(n), win[:n]...), hint: d.hint, done: make(chan struct{})}
+			j := &pjob{start: base, in: append(getBuf(d.freeIn, n), win[:n]...), hint: d.hint, done: make(chan struct{})}
 			d.hint = 0
 			if !send(j) {
 				d.left, d.leftStart, d.leftErr = win, base, srcErr
@@ -337,9 +344,10 @@ func (d *pdec) cut(win []byte, eof bool) (int, cutResult, error) {
 }
 
 func (d *pdec) cutGzip(win []byte, eof bool) (int, cutResult, error) {
-	// Members that declare their size, gathered up to d.minJob.
-	off := 0
-	for off < d.minJob && off < len(win) {
+	// Members that declare their size, gathered up to d.minJob (or
+	// jobOut decoded bytes, from the members' ISIZE trailers).
+	off, out := 0, 0
+	for off < d.minJob && out < jobOut && off < len(win) {
 		m := gzipDeclaredSize(win[off:])
 		if m == 0 { // header not complete yet
 			if !eof {
@@ -357,8 +365,10 @@ func (d *pdec) cutGzip(win []byte, eof bool) (int, cutResult, error) {
 			break
 		}
 		off += m
+		out += int(binary.LittleEndian.Uint32(win[off-4:])) // ISIZE: a hint (decoding checks it)
 	}
 	if off > 0 {
+		d.hint = min(out, d.maxOut)
 		return off, cutJob, nil
 	}
 	if len(win) > d.maxJob+d.read {
@@ -447,7 +457,7 @@ var (
 func (d *pdec) cutZstd(win []byte, eof bool) (int, cutResult, error) {
 	off := 0
 	out := uint64(0)
-	for off < d.minJob && off < len(win) {
+	for off < d.minJob && out < jobOut && off < len(win) {
 		size, content, err := zstdFrameSize(win[off:])
 		switch {
 		case err == errMore:
@@ -588,7 +598,7 @@ func (d *pdec) decodeLoop() {
 			if zd == nil {
 				zd, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(d.maxOut)))
 			}
-			j.out, j.err = zd.DecodeAll(j.in, d.getBuf(max(j.hint, 4*len(j.in))))
+			j.out, j.err = zd.DecodeAll(j.in, getBuf(d.free, max(j.hint, 4*len(j.in))))
 			if errors.Is(j.err, zstd.ErrDecoderSizeExceeded) {
 				j.err = errJobTooBig
 			}
@@ -597,25 +607,26 @@ func (d *pdec) decodeLoop() {
 			if zr == nil {
 				zr = new(gzip.Reader)
 			}
-			j.out, j.err = inflateJob(zr, &br, d.getBuf(8*len(j.in)), d.maxOut)
+			j.out, j.err = inflateJob(zr, &br, getBuf(d.free, max(j.hint+1, 4*len(j.in))), d.maxOut)
 		}
 		close(j.done)
 	}
 }
 
-// inflateJob decodes the members in br to its end into out.
+// inflateJob decodes the members in br to its end into out, failing with
+// errJobTooBig past maxOut bytes.
 func inflateJob(zr *gzip.Reader, br *bytes.Reader, out []byte, maxOut int) ([]byte, error) {
 	if err := zr.Reset(br); err != nil {
 		return out, err
 	}
 	for {
-		if len(out) == cap(out) {
-			if len(out) >= maxOut {
-				return out, errJobTooBig
-			}
-			out = slices.Grow(out, max(cap(out), 64<<10))
+		if len(out) > maxOut {
+			return out, errJobTooBig
 		}
-		n, err := zr.Read(out[len(out):cap(out)])
+		if len(out) == cap(out) {
+			out = slices.Grow(out, min(max(cap(out), 64<<10), maxOut+1))
+		}
+		n, err := zr.Read(out[len(out):min(cap(out), maxOut+1)])
 		out = out[:len(out)+n]
 		if err == io.EOF {
 			return out, nil
