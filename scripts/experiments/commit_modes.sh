@@ -25,7 +25,8 @@
 # 10,000 and 1,000,000 rows; --quick = 10,000 and 100,000; --tiny = 1,000 and 2,000 (the CI
 # test). Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL,
 # for another server). Output: the table on stdout and in DIR/table.md (DIR default
-# $TSLOAD_STATE/experiments/commit_modes-<size>), bars_rows.png/.svg, plots/, results/, logs/.
+# $TSLOAD_STATE/experiments/commit_modes-<size>), bars_rows.png/.svg (the first size; bars
+# named by database cm_<mode>_<rows>) and bars_rows_<rows>.png/.svg, plots/, results/, logs/.
 # Exit 0 once the table is written (3 with --strict if a step failed), 1 on a setup error.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -64,12 +65,12 @@ exp_log "generating $data"
 	--max-rows "$max" --format pgcopy --file "$data" 2>"$EXP_OUT/logs/generate.log" ||
 	exp_die "generate_data failed: $(tail -n 1 "$EXP_OUT/logs/generate.log")"
 
-# mode NAME PUBLISHED URL ROWS [load_timescale flags...]
+# mode KEY NAME PUBLISHED URL ROWS [load_timescale flags...]: one load into database
+# cm_KEY_ROWS (short: the charts label their bars with it).
 mode() {
-	local name=$1 pub=$2 url=$3 rows=$4
-	shift 4
-	local db
-	db=exp_commit_$(exp_slug "$name" | tr -c 'a-z0-9_\n' '_' | cut -c1-40)_$rows
+	local key=$1 name=$2 pub=$3 url=$4 rows=$5
+	shift 5
+	local db=cm_${key}_$rows
 	exp_load "$name, $(exp_fmt "$rows") rows" "$pub" load_timescale --postgres "$url" --db-name "$db" --drop-db \
 		--file "$data" --limit "$rows" --batch-size "$batch" --workers 1 "$@"
 	q "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || exp_log "could not drop database $db"
@@ -86,14 +87,20 @@ for rows in "${sizes[@]}"; do
 	# A durable commit per row costs a WAL flush each (milliseconds on a shared disk): only at
 	# the first size, so the larger size does not take hours.
 	if [[ $rows == "${sizes[0]}" ]]; then
-		mode "insert --commit row, synchronous_commit=on" "$p_auto" "$pg_sync_on" "$rows" --method insert --commit row
+		mode rowsync "insert --commit row, synchronous_commit=on" "$p_auto" "$pg_sync_on" "$rows" --method insert --commit row
 	fi
-	mode "insert --commit row, synchronous_commit=$sync_commit (server)" "$p_auto" "$pg_url" "$rows" --method insert --commit row
-	mode "insert --commit batch" "$p_txn" "$pg_url" "$rows" --method insert --commit batch
-	mode "insert-multi" "none" "$pg_url" "$rows" --method insert-multi
-	mode "copy-binary" "none" "$pg_url" "$rows" --method copy-binary
+	mode row "insert --commit row, synchronous_commit=$sync_commit (server)" "$p_auto" "$pg_url" "$rows" --method insert --commit row
+	mode batch "insert --commit batch" "$p_txn" "$pg_url" "$rows" --method insert --commit batch
+	mode multi "insert-multi" "none" "$pg_url" "$rows" --method insert-multi
+	mode copy "copy-binary" "none" "$pg_url" "$rows" --method copy-binary
 done
 
-exp_finish "Commit modes on PostgreSQL (autocommit vs transaction vs batch)" db_name \
+# One chart per size: bars_rows (the first), bars_rows_<rows> for the others.
+for rows in "${sizes[@]}"; do
+	name=bars_rows
+	[[ $rows == "${sizes[0]}" ]] || name=bars_rows_$rows
+	exp_bars "$name" db_name "$EXP_OUT"/results/*_$(exp_fmt "$rows" | tr , _)_rows.json
+done
+exp_finish "Commit modes on PostgreSQL (autocommit vs transaction vs batch)" - \
 	"Server: PostgreSQL $pg_version, synchronous_commit=$sync_commit by default. Data: cpu-only, seed 1, 100 hosts; batches of $(exp_fmt "$batch") rows; 1 worker. The notes give each load's wall time." \
 	"Context, another database: SQLite, 10,000 records, 5.44 s with autocommit vs 0.025 s in one transaction (an embedded-database write benchmark; not PostgreSQL, not this machine)."

@@ -206,10 +206,21 @@ exp_machine() {
 	echo "${cpu:-unknown CPU}, $(nproc) cores, ${mem:-? GiB} RAM, $(uname -sr)"
 }
 
+# exp_bars NAME GROUP FILES...: a bar chart DIR/NAME.png/.svg of the median rows/s per cell
+# (report bars; GROUP's first key on the x axis, the rest as bars).
+exp_bars() {
+	local name=$1 group=$2
+	shift 2
+	[[ $# -gt 0 && -e $1 ]] || return 0
+	"$EXP_BIN/report" bars --out "$EXP_OUT" --group "$group" --name "$name" "$@" >/dev/null 2>>"$EXP_OUT/logs/report.log" ||
+		exp_log "report bars $name failed (see $EXP_OUT/logs/report.log)"
+}
+
 # exp_finish TITLE GROUP [CONTEXT...]: print the table (also to table.md), then the plots:
-# bars of each cell's rate grouped by GROUP (report bars), each run's rate over time (report
-# plot), and report.html when this report has an html command. CONTEXT lines are printed
-# under the title. Exits 0, or 3 with --strict when a step failed.
+# bars_rows (exp_bars over every results file grouped by GROUP; "-" when the script drew its
+# own with exp_bars), each run's rate over time (report plot), and report.html when this
+# report has an html command. CONTEXT lines are printed under the title. Exits 0, or 3 with
+# --strict when a step failed.
 exp_finish() {
 	local title=$1 group=$2
 	shift 2
@@ -234,8 +245,7 @@ exp_finish() {
 	echo
 	local files=("$EXP_OUT"/results/*.json)
 	if [[ -e ${files[0]} ]]; then
-		"$EXP_BIN/report" bars --out "$EXP_OUT" --group "$group" "${files[@]}" >/dev/null 2>"$EXP_OUT/logs/report.log" ||
-			exp_log "report bars failed (see $EXP_OUT/logs/report.log)"
+		[[ $group == - ]] || exp_bars bars_rows "$group" "${files[@]}"
 		"$EXP_BIN/report" plot --out "$EXP_OUT/plots" "${files[@]}" >/dev/null 2>>"$EXP_OUT/logs/report.log" ||
 			exp_log "report plot failed (see $EXP_OUT/logs/report.log)"
 		if "$EXP_BIN/report" html --help >/dev/null 2>&1; then

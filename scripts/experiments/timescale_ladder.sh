@@ -33,8 +33,9 @@
 # Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL, for
 # another local server; the ceiling needs the server to read a file on this machine). Output:
 # the table on stdout and in DIR/table.md (DIR default
-# $TSLOAD_STATE/experiments/timescale_ladder-<size>), bars_rows.png/.svg, plots/, results/,
-# logs/. Exit 0 once the table is written (3 with --strict if a step failed), 1 on a setup error.
+# $TSLOAD_STATE/experiments/timescale_ladder-<size>), bars_rows.png/.svg (plain table; bars
+# named by database lp_<step>) and bars_rows_hypertable.png/.svg (lh_<step>), plots/,
+# results/, logs/. Exit 0 once the table is written (3 with --strict if a step failed), 1 on a setup error.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -82,33 +83,34 @@ copy_rows=$(($(wc -l <"$data/weather.csv") - 1))
 
 drop_db() { q "DROP DATABASE IF EXISTS $1" >/dev/null 2>&1 || exp_log "could not drop database $1"; }
 ht_flag() { if [[ $1 == plain ]]; then echo false; else echo true; fi; }
+tt_label() { if [[ $1 == plain ]]; then echo "plain table"; else echo hypertable; fi; }
 ht_pub() { if [[ $1 == plain ]]; then echo "$2"; else echo "$3"; fi; }
 
-# step NAME TABLE PUBLISHED [load_timescale flags...]: one load into database exp_ladder_<...>.
+# step KEY NAME TABLE PUBLISHED [load_timescale flags...]: one load into database
+# l<p|h>_KEY (short: the charts label their bars with it).
 step() {
-	local name=$1 tt=$2 pub=$3
-	shift 3
-	local db
-	db=exp_ladder_$(exp_slug "$name" | tr -c 'a-z0-9_\n' '_' | cut -c1-40)_$tt
-	exp_load "$name, $tt table" "$pub" load_timescale --postgres "$pg_url" --db-name "$db" --drop-db \
+	local key=$1 name=$2 tt=$3 pub=$4
+	shift 4
+	local db=l${tt:0:1}_$key
+	exp_load "$name, $(tt_label "$tt")" "$pub" load_timescale --postgres "$pg_url" --db-name "$db" --drop-db \
 		--use-hypertable "$(ht_flag "$tt")" "$@"
 	drop_db "$db"
 }
 
 for tt in "${tables[@]}"; do
-	step "insert, 1 worker" "$tt" "$(ht_pub "$tt" "~3,000 rows/s ($hw; psycopg3, 20,000 rows)" "a bit below 3,000 rows/s (hypertable)")" \
+	step insert "insert, 1 worker" "$tt" "$(ht_pub "$tt" "~3,000 rows/s ($hw; psycopg3, 20,000 rows)" "a bit below 3,000 rows/s (hypertable)")" \
 		--file "$data/weather.pgcopy" --method insert --commit batch --batch-size 1000 --workers 1 --limit "$insert_rows"
-	step "insert-multi, 1 worker" "$tt" "25,000-30,000 rows/s ($hw; 100,000 rows)" \
+	step multi "insert-multi, 1 worker" "$tt" "25,000-30,000 rows/s ($hw; 100,000 rows)" \
 		--file "$data/weather.pgcopy" --method insert-multi --batch-size "$multi_rows" --workers 1 --limit "$multi_rows"
-	step "copy-csv from a file, 1 worker" "$tt" "~100,000 rows/s with the CSV writing; ~400,000 for COPY alone ($hw)" \
+	step csv "copy-csv from a file, 1 worker" "$tt" "~100,000 rows/s with the CSV writing; ~400,000 for COPY alone ($hw)" \
 		--file "$data/weather.csv" --method copy-csv --batch-size 20000 --workers 1
-	step "copy-binary from a file, 1 worker" "$tt" "none (the study did not try binary COPY)" \
+	step binary "copy-binary from a file, 1 worker" "$tt" "none (the study did not try binary COPY)" \
 		--file "$data/weather.pgcopy" --method copy-binary --batch-size 20000 --workers 1
 
 	# The ceiling: the server reads the CSV file itself, no client. The file goes where the
 	# server's OS user can read it.
-	name="server's COPY weather FROM file (ceiling), $tt table"
-	db=exp_ladder_server_copy_$tt
+	name="server's COPY weather FROM file (ceiling), $(tt_label "$tt")"
+	db=l${tt:0:1}_server_copy
 	shared=$EXP_STATE/experiments/.server-copy
 	mkdir -p "$shared" && chmod 755 "$EXP_STATE/experiments" "$shared" 2>/dev/null || true
 	cp "$data/weather.csv" "$shared/weather.csv" && chmod 644 "$shared/weather.csv"
@@ -141,7 +143,7 @@ for tt in "${tables[@]}"; do
 
 	for w in "${workers_list[@]}"; do
 		if [[ $w == 1 ]]; then pub="~140,000 rows/s sustained, 1 worker, with the client's work ($hw)"; else pub="up to ~250,000 rows/s sustained with 4-32 workers ($hw)"; fi
-		step "generate_data piped to copy-binary, $(exp_n_workers "$w")" "$tt" "$pub" \
+		step "pipe_w$w" "generate_data piped to copy-binary, $(exp_n_workers "$w")" "$tt" "$pub" \
 			--file <("$EXP_BIN/generate_data" "${gen[@]}" --timestamp-end "$par_end" --format pgcopy 2>/dev/null) \
 			--method copy-binary --batch-size 20000 --workers "$w"
 	done
@@ -150,6 +152,9 @@ if [[ -n $ts_skip ]]; then
 	exp_row "every step on a hypertable" "no difference for COPY; INSERT a bit slower" "skipped" "-" "$ts_skip"
 fi
 
-exp_finish "PostgreSQL/TimescaleDB insert ladder (ERA5 weather study)" db_name,workers \
+# One chart per table type: bars_rows (plain), bars_rows_hypertable.
+exp_bars bars_rows db_name "$EXP_OUT"/results/*_plain_table.json
+exp_bars bars_rows_hypertable db_name "$EXP_OUT"/results/*_hypertable.json
+exp_finish "PostgreSQL/TimescaleDB insert ladder (ERA5 weather study)" - \
 	"Server: PostgreSQL $pg_version (synchronous_commit=$sync_commit)${ts_version:+, TimescaleDB $ts_version available}${ts_skip:+; hypertables skipped: $ts_skip}. Data: weather, seed 1, $scale locations, hourly; files of $(exp_fmt "$copy_rows") rows (to $copy_end), parallel COPY to $par_end." \
 	"Published: aliramadhan.me, \"Loading a trillion rows of weather data into TimescaleDB\" (2024): 2x 12-core Xeon Silver 4214, 256 GB, NVMe SSD, PostgreSQL 15.5, TimescaleDB 2.13.0, Python clients (psycopg3)."
