@@ -22,7 +22,7 @@
 # other hardware, and the table marks them so; their original page could not be re-checked.
 #
 # Data: generate_data --use-case cpu-only --seed 1 (10 tags, 10 doubles per row). Sizes: full =
-# 10,000 and 1,000,000 rows; --quick = 10,000 and 100,000; --tiny = 1,000 and 2,000 (the CI
+# 10,000 and 1,000,000 rows; --quick = 10,000 and 100,000; --tiny = 500 and 1,000 (the CI
 # test). Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL,
 # for another server). Output: the table on stdout and in DIR/table.md (DIR default
 # $TSLOAD_STATE/experiments/commit_modes-<size>), bars_rows.png/.svg (the first size; bars
@@ -37,7 +37,7 @@ exp_init commit_modes "$@"
 case "$EXP_SIZE" in
 full) sizes=(10000 1000000) ;;
 quick) sizes=(10000 100000) ;;
-tiny) sizes=(1000 2000) ;;
+tiny) sizes=(500 1000) ;;
 esac
 batch=10000
 # The published figures are times for 10,000 rows: each row's notes start with its wall time.

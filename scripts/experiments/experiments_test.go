@@ -82,6 +82,13 @@ func TestExperimentsTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the experiment scripts against the local servers")
 	}
+	// The tools are built once for every script (TSLOAD_BIN), not by each.
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", bin+string(os.PathSeparator), "./cmd/...")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
 	for _, s := range []struct {
 		script string
 		ports  []int // servers the script needs (started by scripts/test.sh in CI)
@@ -114,6 +121,8 @@ func TestExperimentsTiny(t *testing.T) {
 		}},
 	} {
 		t.Run(strings.TrimSuffix(s.script, ".sh"), func(t *testing.T) {
+			// Mostly waiting on servers (fsyncs, WAL, database creation): in parallel.
+			t.Parallel()
 			for _, p := range s.ports {
 				if !reachable(p) {
 					loadtest.SkipOrFail(t,
@@ -123,6 +132,7 @@ func TestExperimentsTiny(t *testing.T) {
 			}
 			out := t.TempDir()
 			cmd := exec.Command("bash", s.script, "--tiny", "--strict", "--out", out)
+			cmd.Env = append(os.Environ(), "TSLOAD_BIN="+bin)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {

@@ -3,7 +3,8 @@
 #
 # An experiment script calls, in order:
 #   exp_init NAME "$@"        parse --full|--quick|--tiny (or TSLOAD_EXP_SIZE), --out DIR,
-#                             --workers N, --strict; build the tools into $EXP_OUT/bin
+#                             --workers N, --strict; build the tools into $EXP_OUT/bin (or
+#                             use $TSLOAD_BIN's)
 #   exp_start SERVER          scripts/start_SERVER.sh (fails loudly; the caller decides)
 #   exp_load STEP PUBLISHED LOADER [flags...]   one loader run: a table row from its results
 #   exp_row STEP PUBLISHED FIGURE VERIFIED [NOTES]   a row measured some other way
@@ -61,11 +62,20 @@ exp_init() {
 	# A previous run's rows and results would mix into this table and its plots.
 	rm -f "$EXP_OUT"/results/*.json "$EXP_OUT"/logs/*.log "$EXP_OUT/rows.tsv" "$EXP_OUT/table.md"
 	: >"$EXP_OUT/rows.tsv"
-	EXP_BIN=$EXP_OUT/bin
-	command -v go >/dev/null || exp_die "go is not on PATH (the tools are built from this repository)"
 	command -v python3 >/dev/null || exp_die "python3 is not on PATH (used to read the loaders' JSON results)"
-	exp_log "building the tools into $EXP_BIN"
-	(cd "$EXP_ROOT" && go build -o "$EXP_BIN/" ./cmd/...) || exp_die "go build failed"
+	# TSLOAD_BIN: tools built already (every one of them) instead of building them here.
+	local tool
+	if [[ -n ${TSLOAD_BIN:-} ]]; then
+		EXP_BIN=$TSLOAD_BIN
+		for tool in generate_data load_questdb load_timescale load_influx load_cnosdb report; do
+			[[ -x $EXP_BIN/$tool ]] || exp_die "TSLOAD_BIN=$EXP_BIN has no $tool (build with: go build -o \$TSLOAD_BIN/ ./cmd/...)"
+		done
+	else
+		EXP_BIN=$EXP_OUT/bin
+		command -v go >/dev/null || exp_die "go is not on PATH (the tools are built from this repository)"
+		exp_log "building the tools into $EXP_BIN"
+		(cd "$EXP_ROOT" && go build -o "$EXP_BIN/" ./cmd/...) || exp_die "go build failed"
+	fi
 	EXP_FAILED=0
 	EXP_STARTED=$(date +%s)
 	trap 'echo "$EXP_NAME: interrupted; rows so far in $EXP_OUT/rows.tsv" >&2; exit 130' INT TERM

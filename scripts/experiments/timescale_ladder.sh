@@ -22,7 +22,9 @@
 #   --method insert-multi, --method copy-csv and --method copy-binary from files, 1 worker;
 #   the server's own COPY weather FROM '<csv file>' (no client at all: the ceiling);
 #   generate_data --format pgcopy | load_timescale --method copy-binary with 1..2N workers
-#   (generation included, as the study's sustained figures include its client's work).
+#   (generation included, as the study's sustained figures include its client's work);
+#   timescaledb-parallel-copy with N workers from the CSV file, when that peer is found in
+#   $TSLOAD_PEERS_BIN or PATH (the study's choice for CSV files; never installed by this script).
 # Each step runs on a plain table and, when the server has TimescaleDB, on a hypertable
 # (--use-hypertable true); without TimescaleDB the hypertable rows say why they were skipped.
 #
@@ -72,6 +74,13 @@ tables=(plain)
 [[ -n $ts_skip ]] || tables+=(hypertable)
 
 hw="2x Xeon Silver 4214"
+# timescaledb-parallel-copy, from TSLOAD_PEERS_BIN or PATH (optional).
+tpc=""
+if [[ -n ${TSLOAD_PEERS_BIN:-} && -x $TSLOAD_PEERS_BIN/timescaledb-parallel-copy ]]; then
+	tpc=$TSLOAD_PEERS_BIN/timescaledb-parallel-copy
+elif command -v timescaledb-parallel-copy >/dev/null; then
+	tpc=$(command -v timescaledb-parallel-copy)
+fi
 gen=(--use-case weather --seed 1 --scale "$scale")
 data=$EXP_OUT/data
 exp_log "generating $data/weather.csv and weather.pgcopy"
@@ -140,6 +149,33 @@ for tt in "${tables[@]}"; do
 	fi
 	rm -f "$shared/weather.csv"
 	drop_db "$db"
+
+	# The peer the study recommends for CSV files, when it is installed (never in CI).
+	if [[ -n $tpc ]]; then
+		name="timescaledb-parallel-copy (peer) from the CSV file, $(exp_n_workers "$EXP_WORKERS"), $(tt_label "$tt")"
+		db=l${tt:0:1}_tpc
+		pub="the study's recommendation for CSV files (chart only, no single figure)"
+		if "$EXP_BIN/load_timescale" --postgres "$pg_url" --db-name "$db" --drop-db --use-hypertable "$(ht_flag "$tt")" \
+			--file "$data/weather.csv" --limit 1 --verify=false --reporting-period 1h >"$EXP_OUT/logs/tpc_$tt.log" 2>&1 &&
+			psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c 'TRUNCATE weather' >>"$EXP_OUT/logs/tpc_$tt.log" 2>&1; then
+			start=$(exp_now)
+			if "$tpc" -connection "$(db_url "$db")" -table weather -file "$data/weather.csv" -skip-header \
+				-workers "$EXP_WORKERS" -batch-size 20000 -reporting-period 0s >>"$EXP_OUT/logs/tpc_$tt.log" 2>&1; then
+				end_t=$(exp_now)
+				n=$(psql -X -At "$(db_url "$db")" -c 'SELECT count(*) FROM weather')
+				if [[ $n == "$copy_rows" ]]; then
+					exp_row "$name" "$pub" "$(exp_rate_cell "$(exp_rate "$n" "$start" "$end_t")")" "$(exp_fmt "$n")" "$tpc"
+				else
+					exp_fail_row "$name" "$pub" "count(*) is $n, the file has $copy_rows rows"
+				fi
+			else
+				exp_fail_row "$name" "$pub" "$(tail -n 1 "$EXP_OUT/logs/tpc_$tt.log")"
+			fi
+		else
+			exp_fail_row "$name" "$pub" "could not create the table: $(tail -n 1 "$EXP_OUT/logs/tpc_$tt.log")"
+		fi
+		drop_db "$db"
+	fi
 
 	for w in "${workers_list[@]}"; do
 		if [[ $w == 1 ]]; then pub="~140,000 rows/s sustained, 1 worker, with the client's work ($hw)"; else pub="up to ~250,000 rows/s sustained with 4-32 workers ($hw)"; fi
