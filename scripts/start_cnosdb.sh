@@ -156,6 +156,14 @@ for want in "127.0.0.1:$((port - 1))" "http_listen_port = $port" "vector_listen_
 	fi
 done
 
+# A port taken by another program would end the server with a panic trace: say which one.
+for p in $((port - 1)) $port $((port + 1)) $((port + 2)) $((port + 3)) $((port + 4)); do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+		say "port $p (of $((port - 1))-$((port + 4))) is taken by another program: CnosDB not started (set CNOSDB_PORT)"
+		exit 1
+	fi
+done
+
 nohup "$bin" run --deployment-mode singleton --config "$conf" >"$log" 2>&1 </dev/null &
 echo $! >"$pidfile"
 wait_ready "$!"
