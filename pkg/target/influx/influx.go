@@ -107,8 +107,10 @@ func (c *Config) validateFor(api string) error {
 	if api != APIv3 && (c.AcceptPartial || c.NoSync) {
 		return fmt.Errorf("--accept-partial and --no-sync are InfluxDB 3 settings; the server speaks the %s API", api)
 	}
-	if api != APIv2 && (c.Org != "" || c.Bucket != "") {
-		return fmt.Errorf("--org and --bucket are InfluxDB 2 settings; the server speaks the %s API", api)
+	// An --org from the environment (INFLUX_ORG) is harmless elsewhere; a
+	// --bucket would silently not be where the data goes.
+	if api != APIv2 && c.Bucket != "" {
+		return fmt.Errorf("--bucket is an InfluxDB 2 setting (the server speaks the %s API): name the database with --db-name", api)
 	}
 	if api == APIv2 && c.Org == "" {
 		return errors.New("InfluxDB 2 writes into a bucket of an organization: give --org (or INFLUX_ORG)")
