@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
-# Start a throwaway InfluxDB 1.x (Debian's influxdb package) bound to 127.0.0.1.
+# Start a throwaway InfluxDB bound to 127.0.0.1.
+#
+#   scripts/start_influxdb.sh               # 1.x: Debian's influxdb package, port 8086
+#   scripts/start_influxdb.sh --version 2   # 2.7.12 built from its Go module, port 8087
 #
 # Idempotent: if the instance named INFLUX_NAME already answers /ping, nothing
-# is done. Installs the package with apt-get when influxd is missing.
+# is done.
 #
-# Environment:
+# Version 1 installs the package with apt-get when influxd is missing.
+#
+# Version 2 builds influxd 2.7.12 once (its Flux engine links libflux, built from
+# the Rust sources inside the flux module by cargo through the pkg-config wrapper
+# InfluxData publishes as a Go module) and caches the binary as
+# ~/.cache/tsload/influxd-2.7.12/influxd; later runs start it in seconds. It then
+# runs the one-time setup (POST /api/v2/setup) with a fixed org, bucket and token,
+# so the tests and examples can use:
+#   --api v2 --org tsload --token tsload-test-token   (INFLUX2_ORG, INFLUX2_TOKEN)
+# Version 2 environment: INFLUX_PORT (default 8087), INFLUX_NAME (default v2),
+# INFLUX2_ORG (tsload), INFLUX2_BUCKET (tsload), INFLUX2_TOKEN (tsload-test-token),
+# INFLUX2_BUILD_LOG (default ~/.cache/tsload/influxd-2.7.12/build.log).
+#
+# Version 1 environment:
 #   TSLOAD_STATE      state root                     (default /tmp/tsload)
 #   INFLUX_NAME       instance name, its directory   (default main)
 #                     is $TSLOAD_STATE/influx/$INFLUX_NAME
@@ -21,6 +37,20 @@
 #   INFLUX_PORT=18086 INFLUX_RPC_PORT=18088 INFLUX_NAME=tiny INFLUX_CACHE_MAX=1m \
 #     INFLUX_CACHE_SNAPSHOT=256k scripts/start_influxdb.sh
 set -euo pipefail
+
+version=1
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--version) version=${2:?--version needs 1 or 2}; shift 2 ;;
+	--version=*) version=${1#--version=}; shift ;;
+	*) echo "usage: $0 [--version 1|2]" >&2; exit 2 ;;
+	esac
+done
+case $version in
+1) ;;
+2) exec bash "$(dirname "$0")/influxdb2.sh" start ;;
+*) echo "unknown InfluxDB version $version (1 or 2)" >&2; exit 2 ;;
+esac
 
 state=${TSLOAD_STATE:-/tmp/tsload}
 name=${INFLUX_NAME:-main}

@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
 # Stop an InfluxDB started by scripts/start_influxdb.sh (by its pid file).
 #
-# Environment: TSLOAD_STATE (default /tmp/tsload), INFLUX_NAME (default main),
-# INFLUX_PURGE=1 also removes the instance's data directory.
+#   scripts/stop_influxdb.sh               # the 1.x instance
+#   scripts/stop_influxdb.sh --version 2   # the 2.x instance
+#
+# Environment: TSLOAD_STATE (default /tmp/tsload), INFLUX_NAME (default main,
+# or v2 with --version 2), INFLUX_PURGE=1 also removes the instance's data
+# directory.
 set -euo pipefail
 
+default_name=main
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--version) [[ ${2:-} == 2 ]] && default_name=v2; shift 2 ;;
+	--version=*) [[ ${1#--version=} == 2 ]] && default_name=v2; shift ;;
+	*) echo "usage: $0 [--version 1|2]" >&2; exit 2 ;;
+	esac
+done
+
 state=${TSLOAD_STATE:-/tmp/tsload}
-name=${INFLUX_NAME:-main}
+name=${INFLUX_NAME:-$default_name}
 dir=$state/influx/$name
 pidfile=$dir/influxd.pid
 

@@ -13,6 +13,7 @@ fuzztime=${TSLOAD_FUZZTIME:-10s}
 echo "== starting servers"
 bash scripts/start_postgres.sh
 bash scripts/start_influxdb.sh
+bash scripts/start_influxdb.sh --version 2   # builds influxd 2.7.12 once (cached under ~/.cache/tsload)
 bash scripts/start_questdb.sh
 # CnosDB comes from ../shared/vendor (no registry carries it); without it the rest still
 # runs, and the CnosDB tests fail under CI=true (skip otherwise).

@@ -298,16 +298,19 @@ func fluxString(s string) string {
 // v2CountQuery counts the points of measurement m: a point is a series
 // (the group key less _field) at one time, whatever fields it has, so the
 // distinct times of each series are counted and summed. Points of the same
-// series and time are one point, as the storage keeps them.
+// series and time are one point, as the storage keeps them. _value goes
+// first (fields of one series may differ in type, which unique refuses);
+// the count lands in the _field column (count refuses a time column).
 func v2CountQuery(bucket, m string) string {
 	return `from(bucket: ` + fluxString(bucket) + `)
   |> range(start: 1677-09-21T00:12:44Z, stop: 2262-04-11T23:47:16Z)
   |> filter(fn: (r) => r._measurement == ` + fluxString(m) + `)
-  |> group(columns: ["_field", "_value", "_time"], mode: "except")
+  |> drop(columns: ["_value"])
+  |> group(columns: ["_field", "_time"], mode: "except")
   |> unique(column: "_time")
-  |> count(column: "_time")
+  |> count(column: "_field")
   |> group()
-  |> sum(column: "_time")`
+  |> sum(column: "_field")`
 }
 
 func (apiV2) count(ctx context.Context, t *Target, m string) (int64, error) {
@@ -330,7 +333,7 @@ func (apiV2) count(ctx context.Context, t *Target, m string) (int64, error) {
 	if res.Truncated {
 		return 0, fmt.Errorf("count %s: the Flux answer is longer than the loader reads", m)
 	}
-	return sumFluxColumn(res.Body, "_time")
+	return sumFluxColumn(res.Body, "_field")
 }
 
 // sumFluxColumn adds up column col of a Flux CSV answer (no annotations;
