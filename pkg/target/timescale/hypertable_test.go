@@ -128,3 +128,32 @@ func TestDirectCompress(t *testing.T) {
 		t.Fatalf("direct-compressed rows differ from the plain table's: %s vs %s", a, b)
 	}
 }
+
+// TestWeatherHypertable loads the weather use case (an int4 series tag,
+// float4 values, one reading per location and hour) from ILP into a
+// hypertable with daily chunks, hash-partitioned on location_id, and
+// compresses it.
+func TestWeatherHypertable(t *testing.T) {
+	requireTimescale(t)
+	name := filepath.Join(t.TempDir(), "weather"+gen.Extension(format.ILP))
+	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, err := gen.Generate(context.Background(), gen.Config{
+		UseCase: usecase.Weather, Format: format.ILP, Seed: 3, Scale: 50, File: name, Workers: 1,
+		Start: start, End: start.AddDate(0, 0, 3), Stderr: io.Discard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, tg := loadResults(t, name, Config{ChunkTime: 24 * time.Hour, Partitions: 2, CompressAfter: true}, 1000, 2)
+	if r.Rows != st.Rows || r.Verify.Actual["weather"] != st.Rows {
+		t.Fatalf("rows %d, verified %v, generated %d", r.Rows, r.Verify.Actual, st.Rows)
+	}
+	if n := chunkCount(t, tg.cfg.DBName, "weather"); n != 6 || r.TargetReport["chunks_compressed"] != 6 {
+		t.Fatalf("%d chunks (%v compressed), want 3 days x 2 partitions", n, r.TargetReport["chunks_compressed"])
+	}
+	var typ string
+	if err := dbConn(t, tg.cfg.DBName).QueryRow(context.Background(),
+		"SELECT data_type FROM information_schema.columns WHERE table_name = 'weather' AND column_name = 'location_id'").Scan(&typ); err != nil || typ != "integer" {
+		t.Fatalf("location_id is %q (%v), want integer", typ, err)
+	}
+}
