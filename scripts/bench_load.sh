@@ -7,7 +7,12 @@
 # Generates one cpu-only dataset (seed 1, --scale hosts from 2016-01-01 to --timestamp-end at
 # 10s), then prints a Markdown table of rows/s for each loader configuration and, as the
 # ceiling, the same rows loaded without tsload:
-#   timescale: the server's own COPY cpu FROM '<file>' (FORMAT binary) (one backend);
+#   timescale: the server's own COPY cpu FROM '<file>' (FORMAT binary) into an empty hypertable
+#     and an empty plain table, one stream (1 worker) and two concurrent streams (2 workers: the
+#     rows as two halves by series); every method x batch size x workers into both; and the
+#     peers timescaledb-parallel-copy (on the CSV of the same rows) and tsbs_load_timescaledb
+#     (on its own format from tsbs_generate_data, same scale and time range), taken from
+#     TSLOAD_PEERS_BIN or PATH (a peer that fails is reported with its error);
 #   influx, questdb: the same batches posted by curl with xargs -P <workers> (no gzip).
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
@@ -15,7 +20,7 @@
 # TSLOAD_BENCH_SCALE and TSLOAD_BENCH_END set the defaults of --scale and --timestamp-end.
 set -euo pipefail
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
@@ -109,27 +114,115 @@ curl_ceiling() {
 case "$target" in
 timescale)
   pg=${TSLOAD_POSTGRES_HOST:-127.0.0.1}
+  psqlq() { psql -X -q -A -t -v ON_ERROR_STOP=1 -h "$pg" -U postgres "$@"; }
   gen pgcopy "$data/$ds.pgcopy"
   gen csv "$data/$ds.csv"
   rows=$(( $(wc -l <"$data/$ds.csv") - 1 ))
-  # Ceiling: the server reads the file itself with one COPY into the same kind of table.
-  "$bin/load_timescale" --file "$data/$ds.pgcopy" --db-name tsload_ceiling --drop-db \
-    --limit 1 --verify=false --reporting-period 1h >/dev/null 2>&1
-  psql -q -h "$pg" -U postgres -d tsload_ceiling -c 'TRUNCATE cpu' >/dev/null
-  start=$(now)
-  psql -q -h "$pg" -U postgres -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.pgcopy' (FORMAT binary)" >/dev/null
-  end=$(now)
-  ceiling=$(rate "$rows" "$start" "$end")
-  pending+=("ceiling: server-side COPY FROM file|-|1|$ceiling|ok|$ceiling")
-  for bs in "${batch_sizes[@]}"; do
+  # The same rows as two halves (by series) for two concurrent server-side streams.
+  for s in 0 1; do
+    [ -s "$data/$ds.half$s.pgcopy" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
+      --timestamp-end "$ts_end" --format pgcopy --shard "$s/2" --file "$data/$ds.half$s.pgcopy"
+  done
+  # empty_table DB KIND: the database DB with an empty cpu table as load_timescale makes it
+  # (KIND true: a hypertable with 12h chunks; false: a plain table).
+  empty_table() {
+    "$bin/load_timescale" --file "$data/$ds.pgcopy" --db-name "$1" --drop-db --use-hypertable "$2" \
+      --limit 1 --verify=false --reporting-period 1h >/dev/null 2>&1
+    psqlq -d "$1" -c 'TRUNCATE cpu' >/dev/null
+  }
+  # server_ceiling KIND STREAMS: the server's own COPY cpu FROM '<file>' (FORMAT binary) into an
+  # empty table, one stream (the whole file) or two concurrent ones (the two halves).
+  server_ceiling() {
+    local kind=$1 streams=$2 start end
+    empty_table tsload_ceiling "$kind"
+    start=$(now)
+    if [ "$streams" = 1 ]; then
+      psqlq -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.pgcopy' (FORMAT binary)" >/dev/null
+    else
+      psqlq -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.half0.pgcopy' (FORMAT binary)" >/dev/null &
+      psqlq -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.half1.pgcopy' (FORMAT binary)" >/dev/null
+      wait
+    fi
+    end=$(now)
+    local n
+    n=$(psqlq -d tsload_ceiling -c 'SELECT count(*) FROM cpu')
+    [ "$n" = "$rows" ] || { echo "ceiling: $n rows in the table, want $rows" >&2; echo 0; return; }
+    rate "$rows" "$start" "$end"
+  }
+  declare -A ceil
+  for kind in true false; do
     for w in "${workers_list[@]}"; do
-      load copy-binary "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-binary
-      load copy-csv "$data/$ds.csv" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-csv
-      load insert-multi "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method insert-multi
+      streams=$(( w >= 2 ? 2 : 1 ))
+      ceil[$kind$w]=$(server_ceiling "$kind" "$streams")
+      label=hypertable; [ "$kind" = false ] && label=plain
+      ceiling=${ceil[$kind$w]}
+      pending+=("ceiling: server COPY FROM file, $streams stream(s), $label|-|$w|$ceiling|ok|$ceiling")
+    done
+  done
+  for kind in true false; do
+    label=hypertable; [ "$kind" = false ] && label=plain
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        ceiling=${ceil[$kind$w]}
+        load "copy-binary, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-binary --use-hypertable "$kind"
+        load "copy-csv, $label" "$data/$ds.csv" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-csv --use-hypertable "$kind"
+        load "insert-multi, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method insert-multi --use-hypertable "$kind"
+      done
     done
   done
   # One row per statement is slow: a capped run shows its rate.
-  load "insert (first 100000 rows)" "$data/$ds.pgcopy" 1000 2 --db-name tsload_bench --drop-db --method insert --limit 100000
+  ceiling=${ceil[true${workers_list[-1]}]}
+  load "insert (first 100000 rows), hypertable" "$data/$ds.pgcopy" 1000 "${workers_list[-1]}" --db-name tsload_bench --drop-db --method insert --limit 100000
+
+  # Peers, when their binaries are in TSLOAD_PEERS_BIN or on PATH (never part of the project).
+  peer() {
+    if [ -n "${TSLOAD_PEERS_BIN:-}" ] && [ -x "$TSLOAD_PEERS_BIN/$1" ]; then echo "$TSLOAD_PEERS_BIN/$1"; else command -v "$1" || true; fi
+  }
+  tpc=$(peer timescaledb-parallel-copy)
+  if [ -n "$tpc" ]; then
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        ceiling=${ceil[true$w]}
+        empty_table tsload_peer true
+        log=$out/timescaledb-parallel-copy_b${bs}_w${w}.log
+        start=$(now)
+        if "$tpc" --connection "host=$pg user=postgres sslmode=disable dbname=tsload_peer" --table cpu \
+            --file "$data/$ds.csv" --skip-header --copy-options CSV --workers "$w" --batch-size "$bs" >"$log" 2>&1; then
+          end=$(now)
+          n=$(psqlq -d tsload_peer -c 'SELECT count(*) FROM cpu')
+          st=ok; [ "$n" = "$rows" ] || st="failed: $n rows in the table, want $rows"
+          pending+=("timescaledb-parallel-copy (csv), hypertable|$bs|$w|$(rate "$rows" "$start" "$end")|$st|$ceiling")
+        else
+          pending+=("timescaledb-parallel-copy (csv), hypertable|$bs|$w|0|failed: $(tail -n 1 "$log" | tr '|' '/' | cut -c1-150)|$ceiling")
+        fi
+      done
+    done
+  else
+    echo "bench_load.sh: no timescaledb-parallel-copy in TSLOAD_PEERS_BIN or PATH; peer row left out" >&2
+  fi
+  tsbs_load=$(peer tsbs_load_timescaledb)
+  tsbs_gen=$(peer tsbs_generate_data)
+  if [ -n "$tsbs_load" ] && [ -n "$tsbs_gen" ]; then
+    tsbs_file=$data/$ds.tsbs-timescaledb
+    [ -s "$tsbs_file" ] || "$tsbs_gen" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z \
+      --timestamp-end "$ts_end" --log-interval 10s --format timescaledb --file "$tsbs_file" 2>/dev/null
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        ceiling=${ceil[true$w]}
+        log=$out/tsbs_load_timescaledb_b${bs}_w${w}.log
+        psqlq -d postgres -c 'DROP DATABASE IF EXISTS tsload_tsbs WITH (FORCE)' >/dev/null
+        if "$tsbs_load" --file "$tsbs_file" --db-name tsload_tsbs --host "$pg" --user postgres --postgres "sslmode=disable" \
+            --workers "$w" --batch-size "$bs" --reporting-period 0s >"$log" 2>&1 &&
+            r=$(grep -oE 'mean rate [0-9.]+ rows/sec' "$log" | tail -n 1 | grep -oE '[0-9.]+') && [ -n "$r" ]; then
+          pending+=("tsbs_load_timescaledb (its own format), hypertable|$bs|$w|${r%.*}|ok|$ceiling")
+        else
+          pending+=("tsbs_load_timescaledb (its own format), hypertable|$bs|$w|0|failed: $( (grep -m1 -oE 'ERROR: .*' "$log" || tail -n 1 "$log") | tr '|' '/' | cut -c1-200)|$ceiling")
+        fi
+      done
+    done
+  else
+    echo "bench_load.sh: no tsbs_load_timescaledb/tsbs_generate_data in TSLOAD_PEERS_BIN or PATH; peer row left out" >&2
+  fi
   dry_run "$data/$ds.pgcopy"
   ;;
 influx)
