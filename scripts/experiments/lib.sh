@@ -192,7 +192,12 @@ exp_load() {
 	verified=$(exp_result "$res" verified)
 	ok=$(exp_result "$res" verify_ok)
 	retries=$(exp_result "$res" retries)
-	[[ $retries == 0 ]] || notes="$retries retried batches"
+	if [[ $retries != 0 ]]; then
+		# The runner logs "retrying <batch> in <delay> (...): <reason>": name the commonest reason.
+		local why
+		why=$(sed -n 's/^retrying .* in all): //p' "$log" | cut -c1-120 | sort | uniq -c | sort -rn | head -n 1 | sed 's/^ *[0-9]* //')
+		notes="$retries retried batches${why:+ (server said: $why)}"
+	fi
 	if [[ ${EXP_SHOW_SECONDS:-0} == 1 ]]; then
 		local secs
 		secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
