@@ -143,6 +143,25 @@ type Reporter interface {
 	Report() map[string]float64
 }
 
+// An Awaiter is a Target whose acknowledged rows become countable only some
+// time after (ILP over TCP acknowledges nothing). Before verifying, the
+// runner calls Await with the rows it expects in each table (counted before
+// plus acknowledged); Await returns once they are there, or once it has
+// waited as long as it allows for rows that have not arrived (an error then
+// only explains the wait: the count decides).
+type Awaiter interface {
+	Await(ctx context.Context, want map[string]int64) error
+}
+
+// An Overwriter is a Target that may store a point identical in series and
+// timestamp to one it holds in place of it (InfluxDB; QuestDB tables with
+// DEDUP), so that loading points already there adds fewer rows to a count
+// than were acknowledged. Verification reports that instead of a loss when
+// the table held rows before the load.
+type Overwriter interface {
+	Overwrites() bool
+}
+
 // Writer writes batches over one connection. It is used by one goroutine.
 type Writer interface {
 	// Write sends b and reports what the server acknowledged. An error means

@@ -86,8 +86,11 @@ type Period struct {
 }
 
 // Verification compares the rows acknowledged per table with the database's count.
+// Expected is Before plus the rows acknowledged: what the database should
+// hold after the load.
 type Verification struct {
 	OK       bool             `json:"ok"`
+	Before   map[string]int64 `json:"before,omitempty"` // counted before this run wrote to each table
 	Expected map[string]int64 `json:"expected"`
 	Actual   map[string]int64 `json:"actual"`
 	Seconds  float64          `json:"seconds"`

@@ -29,8 +29,12 @@ func (slowTarget) Prepare(context.Context, load.PrepareOptions) error { return n
 func (slowTarget) NewWriter(context.Context, int) (load.Writer, error) {
 	return slowWriter{}, nil
 }
-func (slowTarget) Count(context.Context, []string) (map[string]int64, error) {
-	return nil, errors.New("not reached")
+func (slowTarget) Count(_ context.Context, tables []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, t := range tables {
+		out[t] = 0 // only counted before loading: the run is interrupted
+	}
+	return out, nil
 }
 func (slowTarget) Close() error { return nil }
 

@@ -75,7 +75,10 @@ func (f *fakeTarget) Count(ctx context.Context, tables []string) (map[string]int
 	}
 	out := map[string]int64{}
 	for _, t := range tables {
-		out[t] = f.rows[t] + f.countErr
+		out[t] = f.rows[t]
+		if f.rows[t] != 0 {
+			out[t] += f.countErr // a table this run wrote to
+		}
 	}
 	return out, nil
 }
@@ -185,6 +188,7 @@ func baseConfig(inputs ...string) Config {
 
 func init() {
 	backoffMin, backoffMax = time.Millisecond, 10*time.Millisecond
+	recountPause = 10 * time.Millisecond
 }
 
 var errDisk = errors.New("disk full (server)")

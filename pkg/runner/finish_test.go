@@ -59,7 +59,7 @@ func TestFinisher(t *testing.T) {
 		wantEvents string
 		wantErr    string
 	}{
-		{name: "after the last batch, before count", doLoad: true, verify: true, wantEvents: "finish:3000 count"},
+		{name: "after the last batch, before count", doLoad: true, verify: true, wantEvents: "count finish:3000 count"},
 		{name: "without verify", doLoad: true, wantEvents: "finish:3000"},
 		{name: "not without do-load", doLoad: false, verify: true, wantEvents: ""},
 		{name: "not after a failed batch", doLoad: true, verify: true,
@@ -68,17 +68,17 @@ func TestFinisher(t *testing.T) {
 					return load.Ack{}, disk
 				}
 				return load.Ack{Rows: b.Rows}, nil
-			}, wantEvents: "", wantErr: "disk full"},
+			}, wantEvents: "count", wantErr: "disk full"},
 		{name: "not after rejected rows", doLoad: true, verify: true,
 			fail: func(b *load.Batch, attempt int) (load.Ack, error) {
 				return load.Ack{Rows: b.Rows - 1, Dropped: 1}, nil
-			}, wantEvents: "", wantErr: "rows rejected by the server"},
+			}, wantEvents: "count", wantErr: "rows rejected by the server"},
 		{name: "after rejected rows with skip-invalid", doLoad: true, verify: false, skip: true,
 			fail: func(b *load.Batch, attempt int) (load.Ack, error) {
 				return load.Ack{Rows: b.Rows - 1, Dropped: 1}, nil
 			}, wantEvents: "finish:2997"},
 		{name: "its error fails the run", doLoad: true, verify: true, finishErr: errors.New("creating index: no space"),
-			wantEvents: "finish:3000", wantErr: "finish (after the last batch): creating index: no space"},
+			wantEvents: "count finish:3000", wantErr: "finish (after the last batch): creating index: no space"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

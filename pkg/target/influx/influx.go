@@ -202,6 +202,11 @@ func (t *Target) theAPI(ctx context.Context) (api, error) {
 	return t.api, nil
 }
 
+// Overwrites: InfluxDB stores a point with the series and timestamp of one
+// it holds in its place, so loading points already there adds nothing to a
+// count (load.Overwriter).
+func (t *Target) Overwrites() bool { return true }
+
 // Accepts takes line protocol only: InfluxDB's write APIs read nothing else.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {

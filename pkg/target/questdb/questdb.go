@@ -221,6 +221,11 @@ func (t *Target) querier(ctx context.Context) (querier, error) {
 	return t.q, nil
 }
 
+// Overwrites reports whether tables are created with DEDUP UPSERT KEYS, which
+// store a row with the timestamp and tags of one already there in its place
+// (load.Overwriter).
+func (t *Target) Overwrites() bool { return t.cfg.Dedup }
+
 // Accepts takes line protocol only: both transports send ILP.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// TestAppendVerifies loads the same file twice into one database without
+// --drop-db: appending is a normal use, and the second run verifies what it
+// added (rows before + acknowledged = rows after).
+func TestAppendVerifies(t *testing.T) {
+	base := postgresURL(t)
+	db := fmt.Sprintf("tsload_append_%d", time.Now().UnixNano()%1e9)
+	defer func() {
+		if conn, err := pgx.Connect(context.Background(), base); err == nil {
+			conn.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
+			conn.Close(context.Background())
+		}
+	}()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	os.WriteFile(in, []byte("app_m,host=a v=1 1000000000\napp_m,host=b v=2 2000000000\napp_n,host=a w=3i 3000000000\n"), 0o644)
+	results := filepath.Join(dir, "r.json")
+	args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in, "--results-file", results}
+	for run := 1; run <= 2; run++ {
+		r := loadtest.RunCLI(t, spec(), args, results, "")
+		var res load.Results
+		if err := json.Unmarshal(r.Results, &res); err != nil {
+			t.Fatal(err)
+		}
+		v := res.Verify
+		if v == nil || !v.OK || v.Before["app_m"] != int64(2*(run-1)) || v.Actual["app_m"] != int64(2*run) || v.Actual["app_n"] != int64(run) {
+			t.Fatalf("run %d: verify %+v\n%s", run, v, r.Stderr)
+		}
+	}
+}
