@@ -78,7 +78,7 @@ func (q *pgQuerier) close() error { return q.conn.Close(context.Background()) }
 type execQuerier struct{ c *httpwrite.Client }
 
 func (q *execQuerier) query(ctx context.Context, sql string) ([][]string, error) {
-	resp, err := q.c.NewPoster(0).Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/exec", Query: "query=" + url.QueryEscape(sql)})
+	resp, err := q.c.NewPoster(0).Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/exec", Query: "query=" + url.QueryEscape(sql), NoCompress: true})
 	if err != nil {
 		return nil, fmt.Errorf("questdb: /exec %s: %w", sql, err)
 	}

@@ -83,6 +83,10 @@ type Config struct {
 	TLSVerify bool
 	// Username/Password (HTTP basic) or Token (HTTP bearer).
 	Username, Password, Token string
+	// Gzip compresses ILP/HTTP request bodies (Content-Encoding: gzip,
+	// accepted from QuestDB 9.1.0) at GzipLevel (1-9, 0: 1).
+	Gzip      bool
+	GzipLevel int
 	// RequestTimeout + len(body)/MinThroughput seconds bound one request.
 	RequestTimeout time.Duration
 	MinThroughput  int64
@@ -187,7 +191,8 @@ func New(cfg Config) (*Target, error) {
 		}
 	}
 	if cfg.URL != "" {
-		o := httpwrite.Options{URLs: []string{cfg.URL}, InsecureSkipVerify: !cfg.TLSVerify, User: cfg.Username, Password: cfg.Password}
+		o := httpwrite.Options{URLs: []string{cfg.URL}, InsecureSkipVerify: !cfg.TLSVerify, User: cfg.Username, Password: cfg.Password,
+			Gzip: cfg.Gzip && cfg.Transport == HTTP, GzipLevel: max(cfg.GzipLevel, 1)}
 		if cfg.Token != "" {
 			o.Authorization = "Bearer " + cfg.Token
 		}
