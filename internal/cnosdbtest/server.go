@@ -21,7 +21,11 @@
 //     422 040004 "Error parsing message: ..."; a field whose type differs
 //     from the table's (or a tag named like a field) 422 050014; an unknown
 //     database 422 030017; an unknown tenant 422 010016; a body that is not
-//     gzip 400 040013. A refused request writes nothing of itself.
+//     gzip 400 040013. A refused request writes nothing of itself, with one
+//     exception: the server applies a request per time bucket (vnode,
+//     VNODE_DURATION, default a year), so when a field clashes with the type
+//     its table already holds ("Apply engine failed", 050014) the rows in
+//     the other buckets are written. Shards are not modelled.
 //   - A request without Content-Length is 500 with an empty body; a body
 //     over BodyLimit (compressed size) is 413 with an empty body.
 //   - Rows are merged on (measurement, tag set, time), and count(*) counts
@@ -162,14 +166,19 @@ func newDatabase(options string) *database {
 	return d
 }
 
+// bucketOf is the start of the time bucket (vnode) that holds ts. Shards
+// (several vnodes per bucket, by series) are not modelled.
+func (d *database) bucketOf(ts int64) int64 {
+	b := int64(d.bucket)
+	return ts - ((ts%b)+b)%b
+}
+
 // expired reports whether a row at ts falls in a bucket past the TTL.
 func (d *database) expired(ts int64, now time.Time) bool {
 	if d.ttl <= 0 {
 		return false
 	}
-	b := int64(d.bucket)
-	start := ts - ((ts%b)+b)%b
-	return start+b < now.Add(-d.ttl).UnixNano()
+	return d.bucketOf(ts)+int64(d.bucket) < now.Add(-d.ttl).UnixNano()
 }
 
 // SetUsers turns auth on with these user:password pairs (nil: auth off,
@@ -373,9 +382,14 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(500)
 		return
 	}
-	// The whole request is checked before any of it is kept: first its
-	// lines against each other (a column's first appearance fixes its kind
-	// in the request), then against the columns the tables already have.
+	// Checked on the whole request before any of it is kept: the TTL, and
+	// the lines of each time bucket (vnode) against each other (a column's
+	// first appearance fixes its kind in the bucket). Then each bucket is
+	// applied on its own: a bucket whose rows clash with the columns a
+	// table already has (or got from a bucket applied before) is refused,
+	// the others are kept, and the answer is the refusal. CnosDB applies the
+	// buckets in an order of its own (neither time nor line order); the
+	// stand-in in line order.
 	for _, rw := range rows {
 		if db.expired(rw.ts, time.Now()) {
 			s.refused++
@@ -383,29 +397,54 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if msg := conflicts(rows, db); msg != "" {
-		s.refused++
-		fail(w, 422, CodeFieldType, msg)
-		return
-	}
+	var order []int64
+	buckets := map[int64][]row{}
 	for _, rw := range rows {
-		t := db.tables[rw.table]
-		if t == nil {
-			t = &table{keys: map[string]struct{}{}, columns: map[string]kind{}}
-			db.tables[rw.table] = t
+		b := db.bucketOf(rw.ts)
+		if buckets[b] == nil {
+			order = append(order, b)
 		}
-		t.keys[rw.key] = struct{}{}
-		for _, c := range rw.columns {
-			t.columns[c.name] = c.kind
+		buckets[b] = append(buckets[b], rw)
+	}
+	for _, b := range order {
+		if msg := inRequestConflict(buckets[b]); msg != "" {
+			s.refused++
+			fail(w, 422, CodeFieldType, msg)
+			return
 		}
+	}
+	refusal := ""
+	for _, b := range order {
+		if msg := storedConflict(buckets[b], db); msg != "" {
+			if refusal == "" {
+				refusal = msg
+			}
+			continue
+		}
+		for _, rw := range buckets[b] {
+			t := db.tables[rw.table]
+			if t == nil {
+				t = &table{keys: map[string]struct{}{}, columns: map[string]kind{}}
+				db.tables[rw.table] = t
+			}
+			t.keys[rw.key] = struct{}{}
+			for _, c := range rw.columns {
+				t.columns[c.name] = c.kind
+			}
+		}
+	}
+	if refusal != "" {
+		s.refused++
+		fail(w, 422, CodeFieldType, refusal)
+		return
 	}
 	s.writes++
 	w.WriteHeader(200)
 }
 
-// conflicts returns CnosDB's message for the first column whose kind
-// differs within rows or from db's tables ("" when there is none).
-func conflicts(rows []row, db *database) string {
+// inRequestConflict returns CnosDB's message for the first column whose
+// kind differs within the rows of one bucket ("" when there is none).
+func inRequestConflict(rows []row) string {
 	inRequest := map[string]map[string]kind{}
 	for _, rw := range rows {
 		kinds := inRequest[rw.table]
@@ -421,15 +460,21 @@ func conflicts(rows []row, db *database) string {
 			}
 		}
 	}
-	for name, kinds := range inRequest {
-		t := db.tables[name]
+	return ""
+}
+
+// storedConflict returns CnosDB's message for the first column of rows
+// whose kind differs from the one its table already has ("" when none).
+func storedConflict(rows []row, db *database) string {
+	for _, rw := range rows {
+		t := db.tables[rw.table]
 		if t == nil {
 			continue
 		}
-		for col, k := range kinds {
-			if have, ok := t.columns[col]; ok && have != k {
+		for _, c := range rw.columns {
+			if have, ok := t.columns[c.name]; ok && have != c.kind {
 				return fmt.Sprintf("Apply engine failed: DataSchemaError: Column '%s' type error, found %s expected %s",
-					col, strings.ToUpper(k.name()), strings.ToUpper(have.name()))
+					c.name, strings.ToUpper(c.kind.name()), strings.ToUpper(have.name()))
 			}
 		}
 	}

@@ -4,8 +4,11 @@
 // /api/v1/sql and verifies with exact_count(*) (CnosDB 2.4.3 and later) or
 // count(*) (earlier servers, where it counts each merged row once).
 //
-// What a /api/v1/write answer means (a refused request writes nothing of
-// itself on CnosDB 2.4.2; the batch is not counted):
+// What a /api/v1/write answer means. A refused batch is never counted. On
+// CnosDB 2.4.2 a refused request writes nothing of itself, except when a
+// field clashes with the type its table already holds (050014 "Apply engine
+// failed"): the server applies a request per time bucket (vnode), and the
+// rows in the other buckets are kept.
 //
 //	200                                          written
 //	422 "Memory Exhausted Retry Later"/"timeout" nothing written: retryable
@@ -357,8 +360,11 @@ func refusalHint(status int, body []byte) string {
 		return "check --user and --password (CNOSDB_PASSWORD)"
 	case e.Code == "030034" || strings.Contains(msg, "expired bucket"):
 		return "a row of the batch is older than the database's TTL (see --db-ttl; nothing of the batch was written)"
+	case e.Code == "050014" && strings.Contains(msg, "apply engine failed"):
+		return "a field's type differs from the one the table already holds, or a tag and a field share a name; " +
+			"CnosDB applies a request per time bucket (vnode), so rows of this batch in other buckets may have been written (they are not counted)"
 	case e.Code == "050014":
-		return "a field's type differs from the one the table already holds, or a tag and a field share a name (nothing of the batch was written)"
+		return "a field's type differs within the batch, or a tag and a field share a name (nothing of the batch was written)"
 	case e.Code == "030017":
 		return "the database does not exist (--do-create-db creates it)"
 	}

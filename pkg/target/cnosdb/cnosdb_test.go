@@ -104,8 +104,8 @@ func TestWriteAnswers(t *testing.T) {
 		{"ok", w, good, 2, ""},
 		{"again: merged with the rows it repeats", w, good, 2, ""},
 		{"bad line", w, "m,h=c v=1 3\nm v=oops x 3\n", 0, "422 [040004] Error parsing message: "},
-		{"field type", w, "m,h=c v=1 3\nm,h=d v=\"s\" 4\n", 0, "422 [050014] line to batch error: Expected string column): a field's type differs"},
-		{"tag named like a field", w, "m,h=c,v=t w=1 3\n", 0, "Column 'v' type error, found TAG expected F64): a field's type differs"},
+		{"field type", w, "m,h=c v=1 3\nm,h=d v=\"s\" 4\n", 0, "422 [050014] line to batch error: Expected string column): a field's type differs within the batch"},
+		{"tag named like a field", w, "m,h=c,v=t w=1 3\n", 0, "Column 'v' type error, found TAG expected F64): a field's type differs from the one the table already holds"},
 		{"unknown database", other(func(c *Config) { c.DBName += "_missing" }), good, 0, "422 [030017] Database not found"},
 		{"unknown tenant", other(func(c *Config) { c.Tenant = "nope" }), good, 0, "422 [010016] Auth error: The tenant nope not found): check --tenant"},
 		{"unknown user", other(func(c *Config) { c.User = "nobody" }), good, 0, "422 [010016] Auth error: The user nobody not found): check --user and --password"},
@@ -131,6 +131,27 @@ func TestWriteAnswers(t *testing.T) {
 	}
 	if n := count(t, tg, "m"); n != 2 {
 		t.Fatalf("server holds %d rows, want 2 (a refused batch writes nothing of itself)", n)
+	}
+}
+
+// TestWriteBuckets: CnosDB applies a request per time bucket (vnode): when
+// a field clashes with its table's type in one bucket, the rows of the
+// other buckets are written although the request is refused. The error
+// says so; the batch is not counted.
+func TestWriteBuckets(t *testing.T) {
+	tg := realTarget(t, func(c *Config) { c.VnodeDuration = "1d" })
+	ctx := context.Background()
+	w, _ := tg.NewWriter(ctx, 0)
+	if _, err := w.Write(ctx, batch("m,h=a v=1 1\n", 1)); err != nil {
+		t.Fatal(err)
+	}
+	const day = 24 * 3600 * 1e9
+	ack, err := w.Write(ctx, batch(fmt.Sprintf("m,h=b v=\"s\" 2\nm,h=c v=1 %d\n", int64(5*day)), 2))
+	if err == nil || ack.Rows != 0 || load.IsRetryable(err) || !strings.Contains(err.Error(), "rows of this batch in other buckets may have been written") {
+		t.Fatalf("ack %+v err %v, want a fatal refusal saying other buckets may be written", ack, err)
+	}
+	if n := count(t, tg, "m"); n != 2 {
+		t.Fatalf("server holds %d rows, want 2 (the first row and the other bucket's)", n)
 	}
 }
 
