@@ -37,6 +37,10 @@
 //   - POST /api/v3/query_sql {"db", "q", "format": "json"} (or GET with the
 //     same query parameters) answers SELECT COUNT(*) [AS n] FROM t with the
 //     distinct (series, time) keys of t: [{"n": N}].
+//   - SetImmutableTags emulates the 3.0 pre-releases (December 2024 to March
+//     2025) that refused a tag not in a table's first write: "Detected a new
+//     tag 'k' in write. The tag set is immutable on first write to the
+//     table." Current releases add the tag.
 //   - On demand: Overloaded (429 "this service is overloaded, please try
 //     again later"), WALFull (500 "... wal buffer full ...").
 package influx3test
@@ -92,6 +96,7 @@ type Server struct {
 	maxDBs, maxTables, maxColumns    int
 	maxBytes                         int
 	overloaded, walFull              int
+	immutableTags                    bool
 	delay                            time.Duration
 	dbs                              map[string]*database
 	requests                         []Request
@@ -142,6 +147,9 @@ func (s *Server) SetLimits(dbs, tables, columns int) {
 		s.maxColumns = columns
 	}
 }
+
+// SetImmutableTags makes a table's tag set fixed by its first write.
+func (s *Server) SetImmutableTags(on bool) { s.mu.Lock(); s.immutableTags = on; s.mu.Unlock() }
 
 // SetMaxRequestBytes sets the request body limit.
 func (s *Server) SetMaxRequestBytes(n int) { s.mu.Lock(); s.maxBytes = n; s.mu.Unlock() }
@@ -374,7 +382,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 		}
 		dataLine++
 		s.linesSeen++
-		tbl, key, err := parseAndValidate(line, schema, &tables, s.maxTables, s.maxColumns, mult, now)
+		tbl, key, err := parseAndValidate(line, schema, &tables, s.maxTables, s.maxColumns, s.immutableTags, mult, now)
 		if err != nil {
 			le := lineError{ErrorMessage: err.Error(), LineNumber: dataLine, OriginalLine: truncate20(naive[dataLine-1])}
 			if !acceptPartial {
@@ -462,7 +470,7 @@ func (s *Server) readBody(r *http.Request) ([]byte, int, string) {
 
 // parseAndValidate parses one line and checks (and extends) the schema; it
 // returns the table and the row key (sorted tag set and time).
-func parseAndValidate(line string, schema map[string]map[string]string, tables *int, maxTables, maxColumns int, mult, now int64) (string, string, error) {
+func parseAndValidate(line string, schema map[string]map[string]string, tables *int, maxTables, maxColumns int, immutableTags bool, mult, now int64) (string, string, error) {
 	dec := lineprotocol.NewDecoderWithBytes([]byte(line))
 	if !dec.Next() {
 		return "", "", fmt.Errorf("no line")
@@ -506,6 +514,9 @@ func parseAndValidate(line string, schema map[string]map[string]string, tables *
 		}
 		if k == nil {
 			break
+		}
+		if _, have := cols[string(k)]; !have && ok && immutableTags {
+			return "", "", fmt.Errorf("Detected a new tag '%s' in write. The tag set is immutable on first write to the table.", k)
 		}
 		if err := add(string(k), kindTag); err != nil {
 			return "", "", err

@@ -77,6 +77,8 @@ func v3Reason(msg string) string {
 	switch {
 	case v3Limit(msg):
 		return "server limit (not retried; raise it on the server or split the data): " + msg
+	case strings.Contains(msg, "tag set is immutable") || strings.Contains(msg, "incorrect series key"):
+		return "schema conflict (this server fixes a table's tags at its first write; write the new tag to another table): " + msg
 	case strings.Contains(msg, "invalid column type") || strings.Contains(msg, "type mismatch") || strings.Contains(msg, "Series key mismatch"):
 		return "schema conflict (a table's columns keep the kind, tag or field, and the type of their first write): " + msg
 	}

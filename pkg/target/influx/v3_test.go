@@ -180,6 +180,22 @@ func TestV3Limits(t *testing.T) {
 	}
 }
 
+// TestV3ImmutableTagSet: a 3.0 pre-release refuses a tag that the table's
+// first write did not have; the loader names it as a schema conflict and
+// does not retry.
+func TestV3ImmutableTagSet(t *testing.T) {
+	s := v3Server(t)
+	s.SetImmutableTags(true)
+	res, err, log := v3Load(t, s, "cpu,host=a v=1i 1\ncpu,host=a v=2i 2\n", nil)
+	if err != nil || res.Rows != 2 {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	res, err, log = v3Load(t, s, "cpu,host=a v=1i 1\ncpu,host=a,rack=r1 v=2i 2\n", func(_ *Config, rc *runner.Config) { rc.Prepare.DropDB = false })
+	if err == nil || res.Retries != 0 || !strings.Contains(err.Error(), "in.ilp: records 1-2 (line 1, byte offset 0): influx: server refused the batch, nothing of it written (400 line protocol parsing error): line 2: schema conflict (this server fixes a table's tags at its first write; write the new tag to another table): Detected a new tag 'rack' in write. The tag set is immutable on first write to the table.") {
+		t.Fatalf("err = %v (retries %d)\n%s", err, res.Retries, log)
+	}
+}
+
 // TestV3Retries: 429 (overloaded) and 500 wal buffer full are retried; the
 // load then completes exactly.
 func TestV3Retries(t *testing.T) {
