@@ -570,7 +570,10 @@ func TestPrepareOptions(t *testing.T) {
 	t.Run("hypertable", func(t *testing.T) {
 		conn := dbConn(t, "postgres")
 		var available bool
-		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb')").Scan(&available); err != nil {
+		// Installed is not enough: CREATE EXTENSION needs it preloaded.
+		q := `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb')
+			AND current_setting('shared_preload_libraries') LIKE '%timescaledb%'`
+		if err := conn.QueryRow(ctx, q).Scan(&available); err != nil {
 			t.Fatal(err)
 		}
 		tg, err := New(Config{URL: pgURL(), UseHypertable: "true", DBName: testDBName(t)})
