@@ -773,8 +773,43 @@ func (t *Target) measure(ctx context.Context, conn *pgx.Conn, names []string) (m
 	rep["chunks"] = float64(chunks)
 	if t.cfg.Columnstore {
 		rep["chunks_compressed"] = float64(compressed)
+		// Rows per compressed batch (up to 1000) says how well the
+		// columnstore could work: each direct-compressed COPY makes at least
+		// one batch per segment it holds.
+		n, err := compressedBatches(ctx, conn, names)
+		if err != nil {
+			return nil, err
+		}
+		rep["compressed_batches"] = float64(n)
 	}
 	return rep, nil
+}
+
+// compressedBatches counts the rows of the compressed chunks of tables: one
+// per compressed batch.
+func compressedBatches(ctx context.Context, conn *pgx.Conn, tables []string) (int64, error) {
+	q := `SELECT format('%I.%I', cc.schema_name, cc.table_name)
+		FROM _timescaledb_catalog.chunk c
+		JOIN _timescaledb_catalog.chunk cc ON cc.id = c.compressed_chunk_id
+		JOIN _timescaledb_catalog.hypertable h ON h.id = c.hypertable_id
+		WHERE h.schema_name = current_schema() AND h.table_name = ANY($1)`
+	rows, err := conn.Query(ctx, q, tables)
+	if err != nil {
+		return 0, fmt.Errorf("timescale: listing compressed chunks: %w", &writeError{msg: describe(err, nil), err: err})
+	}
+	rels, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("timescale: listing compressed chunks: %w", &writeError{msg: describe(err, nil), err: err})
+	}
+	var total int64
+	for _, rel := range rels {
+		var n int64
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+rel).Scan(&n); err != nil {
+			return 0, fmt.Errorf("timescale: counting %s: %w", rel, &writeError{msg: describe(err, nil), err: err})
+		}
+		total += n
+	}
+	return total, nil
 }
 
 var _ load.Reporter = (*Target)(nil)
@@ -782,7 +817,8 @@ var _ load.Reporter = (*Target)(nil)
 // Report (load.Reporter) returns what Finish measured: size_bytes (the
 // tables with their indexes and, for hypertables, all chunks), chunks,
 // chunks_compressed, and with --compress-after-load compress_seconds and
-// size_before_compress_bytes. Nil before Finish.
+// size_before_compress_bytes; with the columnstore compressed_batches.
+// Nil before Finish.
 func (t *Target) Report() map[string]float64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
