@@ -17,18 +17,19 @@
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
-# TSLOAD_BENCH_SCALE and TSLOAD_BENCH_END set the defaults of --scale and --timestamp-end.
+# TSLOAD_BENCH_SCALE, TSLOAD_BENCH_END, TSLOAD_BENCH_BATCH_SIZES and TSLOAD_BENCH_WORKERS set
+# the defaults of --scale, --timestamp-end, --batch-sizes and --workers.
 set -euo pipefail
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
 
 scale=${TSLOAD_BENCH_SCALE:-1000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
-batch_sizes=1000,5000,20000
-workers_list=1,2
+batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-1000,5000,20000}
+workers_list=${TSLOAD_BENCH_WORKERS:-1,2}
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
