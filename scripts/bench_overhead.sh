@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Input overhead: how fast each loader reads, decompresses, splits and checks its input when
+# nothing is sent (--do-load=false), beside the TSBS loaders and the raw decompressors, in one
+# run on the same rows.
+#
+#   scripts/bench_overhead.sh [--scale N] [--timestamp-end T] [--workers N] [--out DIR]
+#
+# One cpu-only dataset (seed 1, --scale hosts, 10s interval, 2016-01-01 to --timestamp-end)
+# is written by generate_data as ILP (load_questdb, load_influx, load_cnosdb) and CSV
+# (load_timescale), each uncompressed, --gzip (multi-member), gzip -1 of the plain file
+# (one member) and --zstd. Every loader runs on the four with --do-load=false and --workers
+# (default 2). Beside them, in the same run:
+#   peers: tsbs_load_influx and tsbs_load_timescaledb (timescale/tsbs) and tsbs_load_questdb
+#     (QuestDB's fork, questdb/tsbs) with --do-load=false --workers N on their own formats,
+#     written by their tsbs_generate_data for the same use case, scale and time range.
+#     TSLOAD_PEERS_BIN=DIR[:QDIR] names where they are: DIR holds the TSBS binaries, QDIR
+#     (default DIR) QuestDB's fork; without it they are taken from PATH; missing ones are
+#     left out.
+#   floors: gunzip -c FILE | wc -l for both gzip files, zstd -dc FILE | wc -l (zstd is
+#     installed with apt-get when missing).
+# Prints a Markdown table: rows/s (rows / wall seconds of the whole command), decompressed
+# MB/s, peak RSS (GNU time; the largest process of a pipe), and the ratios the targets use.
+# Files go to --out (default $TSLOAD_STATE/bench_overhead, TSLOAD_STATE defaults to
+# /tmp/tsload), named by their parameters so a later run reuses them. TSLOAD_BENCH_SCALE and
+# TSLOAD_BENCH_END set the defaults of --scale (4000) and --timestamp-end (03:00, 3 hours).
+set -euo pipefail
+
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+scale=${TSLOAD_BENCH_SCALE:-4000}
+ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
+workers=2
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scale) scale=$2; shift 2 ;;
+    --timestamp-end) ts_end=$2; shift 2 ;;
+    --workers) workers=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "bench_overhead.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+state=${TSLOAD_STATE:-/tmp/tsload}
+out=${out:-$state/bench_overhead}
+mkdir -p "$out"
+bin=$root/bin
+(cd "$root" && go build -o "$bin/" ./cmd/...)
+
+if ! command -v zstd >/dev/null; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get -o DPkg::Lock::Timeout=900 install -y zstd >/dev/null ||
+    { $sudo apt-get -o DPkg::Lock::Timeout=900 update >/dev/null && $sudo apt-get -o DPkg::Lock::Timeout=900 install -y zstd >/dev/null; }
+fi
+[ -x /usr/bin/time ] || { echo "bench_overhead.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 1; }
+
+# Peers: TSBS from the first directory of TSLOAD_PEERS_BIN, QuestDB's fork from the second.
+tsbs_dir=""; qdb_dir=""
+if [ -n "${TSLOAD_PEERS_BIN:-}" ]; then
+  tsbs_dir=${TSLOAD_PEERS_BIN%%:*}
+  qdb_dir=${TSLOAD_PEERS_BIN#*:}
+fi
+peer() { # DIR NAME -> path or nothing
+  if [ -n "$1" ] && [ -x "$1/$2" ]; then echo "$1/$2"; elif [ -z "$1" ]; then command -v "$2" || true; fi
+}
+tsbs_gen=$(peer "$tsbs_dir" tsbs_generate_data)
+qdb_gen=$(peer "$qdb_dir" tsbs_generate_data)
+
+ds=cpu-s${scale}-${ts_end//:/}
+ilp=$out/$ds.ilp
+csv=$out/$ds.csv
+gen() { # FORMAT FILE [flags]
+  local f=$1 file=$2; shift 2
+  [ -s "$file" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
+    --timestamp-end "$ts_end" --format "$f" --file "$file" "$@" 2>/dev/null
+}
+for f in ilp csv; do
+  plain=$out/$ds.$f
+  gen "$f" "$plain"
+  gen "$f" "$plain.gz"
+  gen "$f" "$plain.zst"
+  [ -s "$plain.1.gz" ] || gzip -1 -c "$plain" >"$plain.1.gz"
+done
+rows=$(grep -c . "$ilp")
+mb=$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$ilp")
+csv_mb=$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$csv")
+tsbs_gen_file() { # GENERATOR FORMAT FILE
+  [ -n "$1" ] || return 1
+  [ -s "$3" ] || "$1" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z \
+    --timestamp-end "$ts_end" --log-interval 10s --format "$2" >"$3" 2>/dev/null
+}
+
+# measure NAME INPUT MB CMD... -> a row; rate = rows / wall seconds of CMD.
+declare -a table=()
+declare -A rate_of=()
+measure() {
+  local name=$1 input=$2 size=$3; shift 3
+  local tf=$out/time.txt log=$out/last.log
+  if /usr/bin/time -f '%e %M' -o "$tf" "$@" >"$log" 2>&1; then
+    read -r secs rss <"$tf"
+    local r
+    r=$(python3 -c 'import sys; r,s=map(float,sys.argv[1:]); print(int(r/s) if s>0 else 0)' "$rows" "$secs")
+    rate_of["$input|$name"]=$r
+    table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "$size" "$secs") | $(( rss / 1024 )) |")
+  else
+    table+=("| $input | $name | failed: $(tail -1 "$log" | cut -c1-80) | | |")
+  fi
+}
+loaders=(load_questdb load_influx load_cnosdb load_timescale)
+for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
+  case "$kind" in
+    uncompressed) sfx="" ;;
+    "gzip, generate"*) sfx=".gz" ;;
+    "gzip -1"*) sfx=".1.gz" ;;
+    zstd*) sfx=".zst" ;;
+  esac
+  for l in "${loaders[@]}"; do
+    file=$ilp$sfx; size=$mb
+    if [ "$l" = load_timescale ]; then file=$csv$sfx; size=$csv_mb; fi
+    measure "$l" "$kind" "$size" "$bin/$l" --file "$file" --do-load=false --workers "$workers" \
+      --batch-size 5000 --reporting-period 1h
+  done
+  case "$sfx" in
+    .gz|.1.gz) measure "gunzip -c \\| wc -l" "$kind" "$mb" bash -o pipefail -c "gunzip -c '$ilp$sfx' | wc -l" ;;
+    .zst) measure "zstd -dc \\| wc -l" "$kind" "$mb" bash -o pipefail -c "zstd -dc '$ilp$sfx' | wc -l" ;;
+    "")
+      if tsbs_gen_file "$qdb_gen" questdb "$out/$ds.tsbs-questdb"; then
+        p=$(peer "${qdb_dir:-$tsbs_dir}" tsbs_load_questdb)
+        [ -z "$p" ] || measure "tsbs_load_questdb (QuestDB fork)" "$kind" \
+          "$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$out/$ds.tsbs-questdb")" \
+          "$p" --file "$out/$ds.tsbs-questdb" --do-load=false --workers "$workers" --batch-size 5000
+      fi
+      if tsbs_gen_file "$tsbs_gen" influx "$out/$ds.tsbs-influx"; then
+        p=$(peer "$tsbs_dir" tsbs_load_influx)
+        [ -z "$p" ] || measure "tsbs_load_influx (TSBS)" "$kind" \
+          "$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$out/$ds.tsbs-influx")" \
+          "$p" --file "$out/$ds.tsbs-influx" --do-load=false --workers "$workers" --batch-size 5000
+      fi
+      if tsbs_gen_file "$tsbs_gen" timescaledb "$out/$ds.tsbs-timescaledb"; then
+        p=$(peer "$tsbs_dir" tsbs_load_timescaledb)
+        [ -z "$p" ] || measure "tsbs_load_timescaledb (TSBS)" "$kind" \
+          "$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$out/$ds.tsbs-timescaledb")" \
+          "$p" --file "$out/$ds.tsbs-timescaledb" --do-load=false --workers "$workers" --batch-size 5000
+      fi
+      ;;
+  esac
+done
+
+sizes=""
+for f in "$ilp" "$ilp.gz" "$ilp.1.gz" "$ilp.zst"; do
+  sizes+="$(basename "$f"): $(python3 -c 'import os,sys; print(f"{os.path.getsize(sys.argv[1])/1e6:.0f} MB")' "$f"); "
+done
+ratio() { python3 -c 'import sys; a,b=map(float,sys.argv[1:]); print(f"{a/b:.2f}x" if b>0 else "-")' "${rate_of[$1]:-0}" "${rate_of[$2]:-0}"; }
+
+echo
+echo "cpu-only, scale $scale, 2016-01-01 to $ts_end: $(printf "%'d" "$rows") rows, $workers workers, --do-load=false; $(nproc) cores"
+echo "files: ${sizes%; }"
+echo
+echo "| input | tool | rows/s | MB/s (decompressed) | peak RSS MB |"
+echo "|---|---|---:|---:|---:|"
+printf '%s\n' "${table[@]}"
+echo
+echo "- load_questdb uncompressed / tsbs_load_questdb (QuestDB fork): $(ratio "uncompressed|load_questdb" "uncompressed|tsbs_load_questdb (QuestDB fork)")"
+echo "- load_questdb on --gzip output / gunzip -c | wc -l: $(ratio "gzip, generate_data --gzip (members)|load_questdb" "gzip, generate_data --gzip (members)|gunzip -c \\| wc -l")"
+echo "- load_questdb on --zstd output / zstd -dc | wc -l: $(ratio "zstd, generate_data --zstd|load_questdb" "zstd, generate_data --zstd|zstd -dc \\| wc -l")"
+rm -f "$out/time.txt"
