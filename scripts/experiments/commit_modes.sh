@@ -99,7 +99,8 @@ done
 for rows in "${sizes[@]}"; do
 	name=bars_rows
 	[[ $rows == "${sizes[0]}" ]] || name=bars_rows_$rows
-	exp_bars "$name" db_name "$EXP_OUT"/results/*_$(exp_fmt "$rows" | tr , _)_rows.json
+	suffix=$(exp_fmt "$rows" | tr , _)_rows.json
+	exp_bars "$name" db_name "$EXP_OUT"/results/*_"$suffix"
 done
 exp_finish "Commit modes on PostgreSQL (autocommit vs transaction vs batch)" - \
 	"Server: PostgreSQL $pg_version, synchronous_commit=$sync_commit by default. Data: cpu-only, seed 1, 100 hosts; batches of $(exp_fmt "$batch") rows; 1 worker. The notes give each load's wall time." \

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # EXP_* variables are read by the scripts that source this file
 # lib.sh: what the experiment scripts in this directory share. Sourced, never run.
 #
 # An experiment script calls, in order:

@@ -121,7 +121,8 @@ for tt in "${tables[@]}"; do
 	name="server's COPY weather FROM file (ceiling), $(tt_label "$tt")"
 	db=l${tt:0:1}_server_copy
 	shared=$EXP_STATE/experiments/.server-copy
-	mkdir -p "$shared" && chmod 755 "$EXP_STATE/experiments" "$shared" 2>/dev/null || true
+	mkdir -p "$shared"
+	chmod 755 "$EXP_STATE/experiments" "$shared" 2>/dev/null || true
 	cp "$data/weather.csv" "$shared/weather.csv" && chmod 644 "$shared/weather.csv"
 	pub="~400,000 rows/s (COPY from a ready CSV file; $hw)"
 	if "$EXP_BIN/load_timescale" --postgres "$pg_url" --db-name "$db" --drop-db --use-hypertable "$(ht_flag "$tt")" \
