@@ -97,6 +97,7 @@ type Target struct {
 var (
 	_ load.Target          = (*Target)(nil)
 	_ load.ServerVersioner = (*Target)(nil)
+	_ load.Overwriter      = (*Target)(nil)
 )
 
 // New checks cfg and returns the target. It does not contact the server.
@@ -295,6 +296,11 @@ func (t *Target) count(ctx context.Context, fn, table string) (int64, error) {
 		return 0, fmt.Errorf("%s: unexpected n = %v", stmt, rows[0]["n"])
 	}
 }
+
+// Overwrites: CnosDB stores a row with the series and time of one it holds
+// in place of it, so loading rows already there adds fewer to the count
+// (load.Overwriter).
+func (t *Target) Overwrites() bool { return true }
 
 // ServerVersion is the version /api/v1/ping reports ("CnosDB 2.4.2,
 // revision UNKNOWN").

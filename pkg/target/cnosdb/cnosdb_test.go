@@ -462,6 +462,29 @@ func TestRunnerLoad(t *testing.T) {
 	}
 }
 
+// TestRunnerLoadAgain: loading the same file again without --drop-db
+// overwrites every row (same series and time): the count stays, and the
+// verification says so instead of reporting a loss.
+func TestRunnerLoadAgain(t *testing.T) {
+	tg := realTarget(t, nil)
+	path, rows := ilpFile(t, 5000)
+	for i := 0; i < 2; i++ {
+		var stderr bytes.Buffer
+		cfg := runnerConfig(path, tg.cfg.DBName, &stderr)
+		cfg.Prepare.DropDB = false
+		res, err := runner.Run(context.Background(), cfg, tg)
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, stderr.String())
+		}
+		if res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual["cpu"] != rows {
+			t.Fatalf("run %d: rows %d verify %+v\n%s", i+1, res.Rows, res.Verify, stderr.String())
+		}
+		if i == 1 && res.Verify.Note == "" {
+			t.Errorf("second run: no note on the overwritten rows: %+v", res.Verify)
+		}
+	}
+}
+
 // TestRunnerBackPressure uses the stand-in: a real server cannot be made to
 // answer memory pressure, write timeouts or an empty 500 on demand.
 func TestRunnerBackPressure(t *testing.T) {
