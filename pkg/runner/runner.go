@@ -770,6 +770,14 @@ func (r *run) countBefore(ctx context.Context, names []string) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	if r.cfg.Prepare.DropDB {
+		// Dropped tables start empty; a target may drop a table only when
+		// a batch first names it (ILP), after this count would be taken.
+		for _, n := range todo {
+			r.before[n] = 0
+		}
+		return nil
+	}
 	sort.Strings(todo)
 	counts, err := r.count(ctx, todo)
 	if err != nil {

@@ -13,6 +13,8 @@ type fakeQuerier struct {
 	polls  int
 	tables [][]string
 	counts map[string]string
+	// rising, when set, are the successive counts of table "a".
+	rising []string
 }
 
 func (f *fakeQuerier) query(_ context.Context, sql string) ([][]string, error) {
@@ -25,6 +27,13 @@ func (f *fakeQuerier) query(_ context.Context, sql string) ([][]string, error) {
 		return f.tables, nil
 	case strings.HasPrefix(sql, "SELECT count() FROM "):
 		name := strings.Trim(strings.TrimPrefix(sql, "SELECT count() FROM "), `"`)
+		if name == "a" && len(f.rising) > 0 {
+			c := f.rising[0]
+			if len(f.rising) > 1 {
+				f.rising = f.rising[1:]
+			}
+			return [][]string{{c}}, nil
+		}
 		return [][]string{{f.counts[name]}}, nil
 	}
 	return nil, nil
@@ -73,9 +82,9 @@ func TestCountTimeout(t *testing.T) {
 	}
 }
 
-func TestCountSettleTCP(t *testing.T) {
-	// TCP: the sequencer moves on after the last write; Count waits until
-	// the state has been still for Settle.
+// TestAwaitTCP: over TCP, Await returns as soon as the rows sent are
+// counted with the WAL applied, however long Settle is.
+func TestAwaitTCP(t *testing.T) {
 	fq := &fakeQuerier{
 		wal: [][][]string{
 			{{"a", "false", "1", "1", "", ""}},
@@ -83,16 +92,45 @@ func TestCountSettleTCP(t *testing.T) {
 			{{"a", "false", "2", "2", "", ""}},
 		},
 		tables: [][]string{{"a"}},
-		counts: map[string]string{"a": "7"},
+		rising: []string{"5", "7"},
 	}
-	tg, _ := New(Config{Transport: TCP, TCPAddr: "x:1", URL: "http://x:1", Settle: 250 * time.Millisecond})
+	tg, _ := New(Config{Transport: TCP, TCPAddr: "x:1", URL: "http://x:1", Settle: time.Hour})
 	tg.q = fq
 	start := time.Now()
+	if err := tg.Await(context.Background(), map[string]int64{"a": 7}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("returned after %v: it should not wait once the rows are there", d)
+	}
 	got, err := tg.Count(context.Background(), []string{"a"})
 	if err != nil || got["a"] != 7 {
 		t.Fatalf("%v %v", got, err)
 	}
-	if d := time.Since(start); d < 250*time.Millisecond {
-		t.Errorf("returned after %v, before the state settled", d)
+}
+
+// TestAwaitTCPGivesUp: rows that do not arrive are waited for only while
+// something changes, then for Settle.
+func TestAwaitTCPGivesUp(t *testing.T) {
+	fq := &fakeQuerier{
+		wal:    [][][]string{{{"a", "false", "2", "2", "", ""}}},
+		tables: [][]string{{"a"}},
+		counts: map[string]string{"a": "5"},
+	}
+	tg, _ := New(Config{Transport: TCP, TCPAddr: "x:1", URL: "http://x:1", Settle: 200 * time.Millisecond})
+	tg.q = fq
+	start := time.Now()
+	err := tg.Await(context.Background(), map[string]int64{"a": 7})
+	if err == nil || !strings.Contains(err.Error(), "a has 5 of 7 rows") {
+		t.Fatalf("err %v", err)
+	}
+	if d := time.Since(start); d < 200*time.Millisecond || d > 5*time.Second {
+		t.Errorf("gave up after %v, want about 200ms", d)
+	}
+	// HTTP acknowledged the rows into the WAL: nothing to wait for.
+	tg, _ = New(Config{URL: "http://x:1"})
+	tg.q = fq
+	if err := tg.Await(context.Background(), map[string]int64{"a": 7}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -177,3 +177,31 @@ func TestEndToEndBadLine(t *testing.T) {
 		t.Fatalf("database holds %d rows, results say %d loaded", counts[prefix+"cpu"], res.Rows)
 	}
 }
+
+// TestTCPVerifyEndsWhenRowsArrive: over ILP/TCP, verification ends as soon
+// as the rows sent are counted with the WAL applied: Settle (how long to
+// wait for rows that have not arrived) is an hour here, and the test's
+// deadline a minute.
+func TestTCPVerifyEndsWhenRowsArrive(t *testing.T) {
+	s := server(t)
+	dir := t.TempDir()
+	prefix := uniqueName("tcpwait") + "_"
+	file, rows := genILP(t, dir, "cpu-only", 8, 2*time.Hour, prefix)
+	tg, err := New(Config{Transport: TCP, URL: s.http, TCPAddr: s.tcp, PG: s.pg, WALTimeout: time.Minute, Settle: time.Hour, Lookup: prefixedLookup(prefix)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	res, err := runner.Run(ctx, runner.Config{
+		Inputs: []string{file}, BatchSize: 1000, Workers: 2, DoLoad: true, Verify: true,
+		ReportingPeriod: time.Minute, Prepare: load.PrepareOptions{CreateDB: true},
+		Stderr: &stderr, Loader: "load_questdb", Target: "questdb",
+	}, tg)
+	if err != nil || res.Rows != rows || !res.Verify.OK {
+		t.Fatalf("%v: rows %d of %d, verify %+v\n%s", err, res.Rows, rows, res.Verify, stderr.String())
+	}
+	t.Logf("verified %d rows in %.2fs", rows, res.Verify.Seconds)
+}

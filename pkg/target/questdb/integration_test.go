@@ -231,6 +231,10 @@ func TestIntegrationExactCounts(t *testing.T) {
 			if acked != total {
 				t.Fatalf("acknowledged %d rows, want %d", acked, total)
 			}
+			// ILP/TCP acknowledges nothing: wait for the rows, as the runner does.
+			if err := tg.Await(context.Background(), map[string]int64{name: total}); err != nil {
+				t.Fatal(err)
+			}
 			counts, err := tg.Count(context.Background(), []string{name, name + "_absent"})
 			if err != nil {
 				t.Fatal(err)

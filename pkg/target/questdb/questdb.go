@@ -98,10 +98,9 @@ type Config struct {
 	UseCase string
 	// WALTimeout bounds Count's wait for the WAL to be applied.
 	WALTimeout time.Duration
-	// Settle is how long the WAL state must stay unchanged before Count
-	// trusts it; ILP/TCP commits what it received some time after
-	// receiving it, so TCP needs a few seconds (0 means the default: 0 for
-	// HTTP, 3s for TCP).
+	// Settle bounds Await's wait (ILP/TCP) for rows that have not arrived:
+	// it gives up once nothing has changed for this long (0 means the
+	// default, 3s). Rows that arrive end the wait at once.
 	Settle time.Duration
 	// Log receives notes (tables left to auto-creation); nil discards.
 	Log io.Writer
@@ -165,7 +164,7 @@ func New(cfg Config) (*Target, error) {
 	if cfg.WALTimeout <= 0 {
 		cfg.WALTimeout = DefaultWALTimeout
 	}
-	if cfg.Settle <= 0 && cfg.Transport == TCP {
+	if cfg.Settle <= 0 {
 		cfg.Settle = 3 * time.Second
 	}
 	if cfg.Log == nil {
@@ -397,9 +396,9 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 }
 
 // Count waits until the WAL of every named table is applied (writerTxn =
-// sequencerTxn, not suspended; for TCP also unchanged for Settle), then
-// returns SELECT count() per table. A table that does not exist counts 0.
-// A suspended table is an error naming it.
+// sequencerTxn, not suspended), then returns count() per table; a table
+// that does not exist counts 0. Over ILP/TCP, rows the server has received
+// but not yet committed are not in the WAL yet: Await waits for them.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	q, err := t.withQuerier(ctx)
 	if err != nil {
@@ -407,48 +406,118 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.cfg.WALTimeout)
 	defer cancel()
+	for {
+		applied, lag, _, err := t.walState(ctx, q, tables)
+		if err != nil {
+			return nil, err
+		}
+		if applied {
+			return t.countTables(ctx, q, tables)
+		}
+		if err := t.pause(ctx, lag); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Await (load.Awaiter) returns once every table of want holds at least its
+// rows with its WAL applied. ILP over TCP acknowledges nothing and the
+// server commits what it received some time later, so the wait ends as
+// soon as the rows are there, and otherwise once nothing has changed (WAL
+// sequence, counts) for Settle. Over HTTP a 2xx means the rows are in the
+// WAL already: Await returns at once.
+func (t *Target) Await(ctx context.Context, want map[string]int64) error {
+	if t.cfg.Transport != TCP || len(want) == 0 {
+		return nil
+	}
+	q, err := t.withQuerier(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.WALTimeout)
+	defer cancel()
+	names := make([]string, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	last, lastChange := "", time.Now()
+	for {
+		applied, lag, sig, err := t.walState(ctx, q, names)
+		if err != nil {
+			return err
+		}
+		if applied {
+			counts, err := t.countTables(ctx, q, names)
+			if err != nil {
+				return err
+			}
+			lag = lag[:0]
+			for _, n := range names {
+				if counts[n] < want[n] {
+					lag = append(lag, fmt.Sprintf("%s has %d of %d rows", n, counts[n], want[n]))
+				}
+				sig += fmt.Sprintf("%s#%d;", n, counts[n])
+			}
+			if len(lag) == 0 {
+				return nil
+			}
+		}
+		if sig != last {
+			last, lastChange = sig, time.Now()
+		} else if time.Since(lastChange) >= t.cfg.Settle {
+			return fmt.Errorf("questdb: nothing more arrived within %s: %s", t.cfg.Settle, strings.Join(lag, ", "))
+		}
+		if err := t.pause(ctx, lag); err != nil {
+			return err
+		}
+	}
+}
+
+// walState reads wal_tables() for the named tables: whether every WAL is
+// applied, what lags, and a signature of the sequencer positions (which
+// moves while the server takes in rows). A suspended table is an error.
+func (t *Target) walState(ctx context.Context, q querier, tables []string) (applied bool, lag []string, sig string, err error) {
 	want := map[string]bool{}
 	for _, n := range tables {
 		want[n] = true
 	}
-	var last string
-	lastChange := time.Now()
-	for {
-		rows, err := q.query(ctx, "SELECT name, suspended, writerTxn, sequencerTxn, errorTag, errorMessage FROM wal_tables()")
-		if err != nil {
-			return nil, waitErr(ctx, t.cfg.WALTimeout, err)
-		}
-		applied := true
-		var sig strings.Builder
-		var lag []string
-		for _, r := range rows {
-			if !want[r[0]] {
-				continue
-			}
-			if parseBool(r[1]) {
-				return nil, fmt.Errorf("questdb: table %q is suspended (WAL apply failed: %s %s); fix the cause, then ALTER TABLE %s RESUME WAL", r[0], r[4], r[5], quote(r[0]))
-			}
-			w, _ := strconv.ParseInt(r[2], 10, 64)
-			s, _ := strconv.ParseInt(r[3], 10, 64)
-			if w < s {
-				applied = false
-				lag = append(lag, fmt.Sprintf("%s writerTxn %d < sequencerTxn %d", r[0], w, s))
-			}
-			fmt.Fprintf(&sig, "%s=%d;", r[0], s)
-		}
-		if sig.String() != last {
-			last = sig.String()
-			lastChange = time.Now()
-		}
-		if applied && time.Since(lastChange) >= t.cfg.Settle {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, waitErr(ctx, t.cfg.WALTimeout, fmt.Errorf("WAL not applied: %s", strings.Join(lag, ", ")))
-		case <-time.After(100 * time.Millisecond):
-		}
+	rows, err := q.query(ctx, "SELECT name, suspended, writerTxn, sequencerTxn, errorTag, errorMessage FROM wal_tables()")
+	if err != nil {
+		return false, nil, "", waitErr(ctx, t.cfg.WALTimeout, err)
 	}
+	applied = true
+	var b strings.Builder
+	for _, r := range rows {
+		if !want[r[0]] {
+			continue
+		}
+		if parseBool(r[1]) {
+			return false, nil, "", fmt.Errorf("questdb: table %q is suspended (WAL apply failed: %s %s); fix the cause, then ALTER TABLE %s RESUME WAL", r[0], r[4], r[5], quote(r[0]))
+		}
+		w, _ := strconv.ParseInt(r[2], 10, 64)
+		s, _ := strconv.ParseInt(r[3], 10, 64)
+		if w < s {
+			applied = false
+			lag = append(lag, fmt.Sprintf("%s writerTxn %d < sequencerTxn %d", r[0], w, s))
+		}
+		fmt.Fprintf(&b, "%s=%d;", r[0], s)
+	}
+	return applied, lag, b.String(), nil
+}
+
+// pause waits one polling interval, or returns why it cannot.
+func (t *Target) pause(ctx context.Context, lag []string) error {
+	select {
+	case <-ctx.Done():
+		return waitErr(ctx, t.cfg.WALTimeout, fmt.Errorf("WAL not applied or rows missing: %s", strings.Join(lag, ", ")))
+	case <-time.After(50 * time.Millisecond):
+		return nil
+	}
+}
+
+// countTables returns count() of each named table (0 for a missing one).
+func (t *Target) countTables(ctx context.Context, q querier, tables []string) (map[string]int64, error) {
 	exist, err := q.query(ctx, "SELECT table_name FROM tables()")
 	if err != nil {
 		return nil, err
