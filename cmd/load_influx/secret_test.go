@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -101,4 +103,58 @@ func TestTokenSecrets(t *testing.T) {
 	if s.Rows("tok", "cpu") != 2 {
 		t.Fatalf("the stand-in holds %d rows, want 2", s.Rows("tok", "cpu"))
 	}
+}
+
+// TestTokenSecretsV2 loads into the real InfluxDB 2.7.12 of
+// scripts/start_influxdb.sh --version 2 with the token from INFLUX_TOKEN
+// (the README's 2.x example) and with a wrong one: exact counts, and the
+// tokens appear nowhere.
+func TestTokenSecretsV2(t *testing.T) {
+	url := os.Getenv("TSLOAD_INFLUX2_URL")
+	if url == "" {
+		url = "http://127.0.0.1:8087"
+	}
+	if resp, err := http.Get(url + "/ping"); err != nil {
+		loadtest.SkipOrFail(t, "InfluxDB 2 unreachable: "+err.Error(), "InfluxDB 2 unreachable under CI (scripts/start_influxdb.sh --version 2): "+err.Error())
+	} else {
+		resp.Body.Close()
+	}
+	token := os.Getenv("TSLOAD_INFLUX2_TOKEN")
+	if token == "" {
+		token = "tsload-test-token"
+	}
+	const wrong = "Wr0ng-v2-t0ken"
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	var b strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "cpu,host=h%d usage=%d.5,idle=%di %d\n", i%30, i, i%7, 1600000000000000000+int64(i/30)*1e9)
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	bucket := fmt.Sprintf("tsload_cmd_v2_%d", time.Now().UnixNano()%1e9)
+	for _, tc := range []struct {
+		name, token string
+		args        []string
+		wantErr     string
+	}{
+		{"env ok", token, []string{"--drop-db"}, ""},
+		{"env wrong", wrong, nil, "authentication failed (401 unauthorized access)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("INFLUX_TOKEN", tc.token)
+			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append([]string{"load_influx", "--urls", url, "--org", "tsload", "--bucket", bucket, "--file", in,
+				"--batch-size", "700", "--workers", "2", "--results-file", results}, tc.args...)
+			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r.NoSecret(t, "the token", tc.token)
+			if !strings.Contains(string(r.Results), `"token": "REDACTED"`) {
+				t.Errorf("results file does not show the token as REDACTED:\n%s", r.Results)
+			}
+			if tc.wantErr == "" && (!strings.Contains(r.Stderr, "verify OK") || !strings.Contains(r.Stderr, "cpu 3000/3000")) {
+				t.Fatalf("no exact verify in the summary:\n%s", r.Stderr)
+			}
+		})
+	}
+	tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n", Token: token, Org: "tsload", Bucket: bucket})
+	tg.Prepare(context.Background(), load.PrepareOptions{DBName: bucket, DropDB: true})
 }

@@ -337,7 +337,7 @@ func (apiV2) count(ctx context.Context, t *Target, m string) (int64, error) {
 }
 
 // sumFluxColumn adds up column col of a Flux CSV answer (no annotations;
-// one header per table, tables separated by blank lines). No rows is 0.
+// one header per table). No rows is 0.
 func sumFluxColumn(body []byte, col string) (int64, error) {
 	r := csv.NewReader(bytes.NewReader(body))
 	r.FieldsPerRecord = -1
@@ -351,10 +351,6 @@ func sumFluxColumn(body []byte, col string) (int64, error) {
 				return total, nil
 			}
 			return 0, fmt.Errorf("reading the Flux answer: %v (%s)", err, httpwrite.Snippet(body, 200))
-		}
-		if len(rec) == 1 && rec[0] == "" {
-			at = -1 // a table ends
-			continue
 		}
 		if at < 0 {
 			for i, name := range rec {
@@ -372,6 +368,9 @@ func sumFluxColumn(body []byte, col string) (int64, error) {
 		}
 		if at >= len(rec) {
 			return 0, fmt.Errorf("short row in the Flux answer: %s", httpwrite.Snippet(body, 200))
+		}
+		if rec[at] == col {
+			continue // the next table's header (encoding/csv skips the blank line between)
 		}
 		n, err := strconv.ParseInt(rec[at], 10, 64)
 		if err != nil {

@@ -3,6 +3,7 @@ package influx
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // InfluxDB 3 cannot be installed here: these tests run against
@@ -264,4 +266,32 @@ func TestV3Auth(t *testing.T) {
 			t.Fatalf("err = %v, want %q", err, tc.want)
 		}
 	}
+}
+
+// FuzzV3Answer feeds arbitrary 400/422 bodies to the v3 answer reader: it
+// never panics, and an acknowledged batch accounts for every row and names
+// only lines inside the batch.
+func FuzzV3Answer(f *testing.F) {
+	f.Add(400, `{"error":"partial write of line protocol occurred","data":[{"error_message":"x","line_number":2,"original_line":"m"}]}`)
+	f.Add(422, `{"error":"partial write of line protocol occurred","data":[{"error_message":"Update to schema would exceed number of columns per table limit of 3 columns","line_number":1,"original_line":"m"}]}`)
+	f.Add(400, `{"error":"line protocol parsing error","data":{"error_message":"bad","line_number":9,"original_line":"m"}}`)
+	f.Add(422, `{"error":"Adding a new database would exceed limit of 5 databases","data":null}`)
+	f.Add(400, `not json`)
+	f.Fuzz(func(t *testing.T, status int, body string) {
+		b := batch("m,h=a v=1 1\n\n# c\nm,h=b v=2 2\nm,h=c v=3 3\n", 40)
+		w := &Writer{db: "d"}
+		res := &httpwrite.Response{Status: 400 + (status&1)*22, Body: []byte(body), Header: http.Header{}}
+		ack, err := apiV3{}.interpret(context.Background(), w, b, res)
+		if err != nil {
+			return
+		}
+		if ack.Rows+ack.Dropped != b.Rows || ack.Rows < 0 || len(ack.Rejected) != ack.Dropped {
+			t.Fatalf("ack %+v for %d rows", ack, b.Rows)
+		}
+		for _, r := range ack.Rejected {
+			if r.Line != 0 && (r.Line < 40 || r.Line > 44 || r.Line == 41 || r.Line == 42) {
+				t.Fatalf("rejected line %d is not a row of the batch", r.Line)
+			}
+		}
+	})
 }
