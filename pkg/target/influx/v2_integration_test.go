@@ -68,6 +68,10 @@ func TestV2Load(t *testing.T) {
 			t.Fatalf("api %q, %v", api, err)
 		}
 		db := uniqueDB(t)
+		t.Cleanup(func() {
+			tg.Prepare(context.Background(), load.PrepareOptions{DBName: db, DropDB: true})
+			tg.Close()
+		})
 		var log strings.Builder
 		res, err := runner.Run(context.Background(), runner.Config{
 			Inputs: []string{path}, BatchSize: tc.batch, Workers: tc.workers, DoLoad: true, Verify: true,
@@ -78,8 +82,6 @@ func TestV2Load(t *testing.T) {
 		if err != nil || res.Rows != 12000 || !res.Verify.OK || res.Verify.Actual["cpu"] != 9000 || res.Verify.Actual["mem"] != 3000 {
 			t.Fatalf("batch %d workers %d: err %v rows %d verify %+v\n%s", tc.batch, tc.workers, err, res.Rows, res.Verify, log.String())
 		}
-		tg.Prepare(context.Background(), load.PrepareOptions{DBName: db, DropDB: true})
-		tg.Close()
 	}
 }
 
