@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -118,6 +119,7 @@ func MergeRuns(runs []Run) (*Merged, error) {
 	m.Merge.WindowSeconds = out.Seconds
 	m.Merge.LatencyNote = "p50/p90/p99/max: largest of any shard (upper bound); mean: weighted by batches"
 
+	out.Environment = mergeEnvironment(runs)
 	m.overlap(runs)
 	out.Periods = mergePeriods(runs, out.Start)
 	m.mergeVerify(runs)
@@ -126,6 +128,64 @@ func MergeRuns(runs []Run) (*Merged, error) {
 		out.Error = "merged verification: database count differs from the rows acknowledged"
 	}
 	return m, nil
+}
+
+// mergeEnvironment describes the shards together: a fact they all share is
+// kept, one that differs reads "differs between shards" (each shard's file
+// has its own); the dataset is the whole when the shards are generate_data
+// shards of one dataset (rows and bytes summed, no shard), else what the
+// loaders read, summed.
+func mergeEnvironment(runs []Run) *load.Environment {
+	var envs []*load.Environment
+	for _, r := range runs {
+		if r.Environment == nil {
+			return nil
+		}
+		envs = append(envs, r.Environment)
+	}
+	const differs = "differs between shards"
+	out := *envs[0]
+	same := func(f func(e *load.Environment) string) bool {
+		for _, e := range envs[1:] {
+			if f(e) != f(envs[0]) {
+				return false
+			}
+		}
+		return true
+	}
+	if !same(func(e *load.Environment) string { return e.Server.Version + "\x00" + e.Server.Error }) {
+		out.Server = load.Server{Error: differs}
+	}
+	if !same(func(e *load.Environment) string { return fmt.Sprintf("%+v", e.Machine) }) {
+		out.Machine = envinfo.Machine{OS: differs}
+	}
+	if !same(func(e *load.Environment) string { return e.Tsload }) {
+		out.Tsload = differs
+	}
+	whole := same(func(e *load.Environment) string {
+		d := e.Dataset
+		d.Shard, d.Rows, d.Bytes, d.FileBytes, d.Note = "", 0, 0, 0, ""
+		return fmt.Sprintf("%+v %v", d, derefSeed(d.Seed))
+	}) && envs[0].Dataset.Source == "generate_data"
+	d := out.Dataset
+	if !whole {
+		d = envinfo.Dataset{Source: "input", Format: d.Format, Compression: d.Compression}
+	}
+	d.Shard, d.Rows, d.Bytes, d.FileBytes, d.Note = "", 0, 0, 0, ""
+	for _, e := range envs {
+		d.Rows += e.Dataset.Rows
+		d.Bytes += e.Dataset.Bytes
+		d.FileBytes += e.Dataset.FileBytes
+	}
+	out.Dataset = d
+	return &out
+}
+
+func derefSeed(p *uint64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 func keys(m map[string]bool) []string {

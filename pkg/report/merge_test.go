@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -177,5 +178,41 @@ func TestRunMergeRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(tab.String(), "| x | 1 | 1,714 |") { // 6000 rows / 3.5 s
 		t.Errorf("table of the merged file:\n%s", tab.String())
+	}
+}
+
+// Shards of one generated dataset merge into the whole dataset; a fact that
+// differs between shards says so instead of showing one shard's.
+func TestMergeEnvironment(t *testing.T) {
+	seed := uint64(1)
+	env := func(shard string, rows int64, host string) *load.Environment {
+		return &load.Environment{
+			Server:  load.Server{Version: "InfluxDB 1.6.7"},
+			Machine: envinfo.Machine{CPUModel: host, Cores: 2},
+			Tsload:  "tsload (devel) go1.26",
+			Dataset: envinfo.Dataset{Source: "generate_data", UseCase: "cpu-only", Scale: 100, Seed: &seed, Shard: shard,
+				Rows: rows, Bytes: rows * 100, FileBytes: rows * 10, Format: "ilp", Compression: "gzip level 1"},
+		}
+	}
+	a, b := shard("s0.json", 0, 4, 1000, "db"), shard("s1.json", 1, 4, 1000, "db")
+	a.Environment, b.Environment = env("0/2", 400, "pod-a"), env("1/2", 600, "pod-a")
+	m, err := MergeRuns([]Run{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := m.Environment
+	if e == nil || e.Dataset.Shard != "" || e.Dataset.Rows != 1000 || e.Dataset.Bytes != 100000 || e.Dataset.UseCase != "cpu-only" ||
+		e.Server.Version != "InfluxDB 1.6.7" || e.Machine.CPUModel != "pod-a" {
+		t.Fatalf("merged environment %+v", e)
+	}
+	b.Environment = env("1/2", 600, "pod-b")
+	b.Environment.Dataset.Scale = 200 // not the same dataset
+	m, _ = MergeRuns([]Run{a, b})
+	if e := m.Environment; e.Machine.OS != "differs between shards" || e.Dataset.Source != "input" || e.Dataset.UseCase != "" || e.Dataset.Rows != 1000 {
+		t.Fatalf("merged environment of different shards %+v", e)
+	}
+	b.Environment = nil
+	if m, _ = MergeRuns([]Run{a, b}); m.Environment != nil {
+		t.Error("a shard without environment: the merge claims one")
 	}
 }
