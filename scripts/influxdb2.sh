@@ -141,6 +141,9 @@ start() {
 		exit 1
 	fi
 	mkdir -p "$dir"
+	local cache_flags=()
+	[[ -n ${INFLUX_CACHE_MAX:-} ]] && cache_flags+=(--storage-cache-max-memory-size "$INFLUX_CACHE_MAX")
+	[[ -n ${INFLUX_CACHE_SNAPSHOT:-} ]] && cache_flags+=(--storage-cache-snapshot-memory-size "$INFLUX_CACHE_SNAPSHOT")
 	nohup "$bin" \
 		--bolt-path "$dir/influxd.bolt" \
 		--engine-path "$dir/engine" \
@@ -148,6 +151,7 @@ start() {
 		--http-bind-address "127.0.0.1:$port" \
 		--reporting-disabled \
 		--log-level warn \
+		"${cache_flags[@]}" \
 		>"$dir/influxd.log" 2>&1 </dev/null &
 	echo $! >"$dir/influxd.pid"
 	for ((i = 0; i < wait_s * 4; i++)); do

@@ -18,7 +18,10 @@
 #   --api v2 --org tsload --token tsload-test-token   (INFLUX2_ORG, INFLUX2_TOKEN)
 # Version 2 environment: INFLUX_PORT (default 8087), INFLUX_NAME (default v2),
 # INFLUX2_ORG (tsload), INFLUX2_BUCKET (tsload), INFLUX2_TOKEN (tsload-test-token),
-# INFLUX2_BUILD_LOG (default ~/.cache/tsload/influxd-2.7.12/build.log).
+# INFLUX2_BUILD_LOG (default ~/.cache/tsload/influxd-2.7.12/build.log),
+# INFLUX_CACHE_MAX / INFLUX_CACHE_SNAPSHOT (bytes; a second tiny-cache instance:
+#   INFLUX_NAME=v2tiny INFLUX_PORT=18087 INFLUX_CACHE_MAX=1048576 INFLUX_CACHE_SNAPSHOT=262144 \
+#     scripts/start_influxdb.sh --version 2).
 #
 # Version 1 environment:
 #   TSLOAD_STATE      state root                     (default /tmp/tsload)

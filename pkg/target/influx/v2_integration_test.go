@@ -2,7 +2,11 @@ package influx
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,4 +212,49 @@ func TestV2Prepare(t *testing.T) {
 	if _, err := w.Write(ctx, batch("m,h=a v=1 1\n", 1)); err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), `bucket "no_such_bucket_x" not found (404)`) {
 		t.Fatalf("missing bucket: %v", err)
 	}
+}
+
+// TestV2CacheFull: a second 2.7.12 instance with a 1 MiB cache answers 500
+// "cache-max-memory-size exceeded" under load (nothing of that batch
+// written); the writer marks it retryable and re-sent batches give exact
+// counts.
+func TestV2CacheFull(t *testing.T) {
+	cfg := influx2(t)
+	state := t.TempDir()
+	port := freePort(t)
+	env := append(os.Environ(), "TSLOAD_STATE="+state, "INFLUX_NAME=v2tiny", "INFLUX_PORT="+strconv.Itoa(port),
+		"INFLUX_CACHE_MAX=1048576", "INFLUX_CACHE_SNAPSHOT=262144")
+	script := func(args ...string) {
+		cmd := exec.Command("bash", args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	script(filepath.Join("..", "..", "..", "scripts", "start_influxdb.sh"), "--version", "2")
+	t.Cleanup(func() { script(filepath.Join("..", "..", "..", "scripts", "stop_influxdb.sh"), "--version", "2") })
+	cfg.URLs = []string{fmt.Sprintf("http://127.0.0.1:%d", port)}
+	tg := newV2Target(t, cfg)
+	w, _ := tg.NewWriter(context.Background(), 0)
+	big := genBatches(20000, 20000, 1)[0]
+	var sawFull bool
+	for i := 0; i < 20 && !sawFull; i++ {
+		if _, err := w.Write(context.Background(), big); err != nil {
+			if !load.IsRetryable(err) || !strings.Contains(err.Error(), "server cache full (500 unexpected error writing points to database: engine: cache-max-memory-size exceeded: (") {
+				t.Fatalf("err = %v, want retryable cache-max-memory-size exceeded", err)
+			}
+			sawFull = true
+		}
+	}
+	if !sawFull {
+		t.Fatal("the 1 MiB cache never filled")
+	}
+	tg2 := newV2Target(t, cfg)
+	batches := genBatches(60000, 5000, 2)
+	rows, retries := writeAll(t, tg2, batches, 2, 3*time.Minute)
+	if rows != 60000 {
+		t.Fatalf("acknowledged %d rows, want 60000", rows)
+	}
+	t.Logf("%d re-sends after cache-max-memory-size exceeded", retries)
+	checkCounts(t, tg2, expected(batches))
 }
