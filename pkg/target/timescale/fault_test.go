@@ -13,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
@@ -40,20 +39,6 @@ func faultILP(t *testing.T, m string, rows int) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// proxied starts a fault proxy in front of the server and returns it with
-// the server URL rewritten to go through it.
-func proxied(t *testing.T) (*faultproxy.Proxy, string) {
-	t.Helper()
-	requireServer(t)
-	p := loadtest.Proxy(t, pgURL())
-	u, err := url.Parse(pgURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = p.Addr()
-	return p, u.String()
 }
 
 type faultRun struct {
@@ -104,68 +89,52 @@ func (f faultRun) exact(t *testing.T, table string, rows int64) {
 	}
 }
 
-// TestFaultCutMidBatch cuts the next connections after 8 KiB (in the
-// middle of a COPY), then every open connection, once the load is under
-// way. A COPY cut short never commits: re-sending it cannot duplicate.
-func TestFaultCutMidBatch(t *testing.T) {
+// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
+// with a fault proxy in front of the real PostgreSQL, into hypertables and
+// plain tables. A COPY cut short never commits, so a re-send cannot
+// duplicate it; a batch whose COMMIT answer was lost is resolved, not
+// re-sent blindly (Writer.resolve).
+func TestFaults(t *testing.T) {
+	requireServer(t)
 	for _, mode := range []string{hypertableMode(), "false"} {
-		t.Run("hypertable="+mode, func(t *testing.T) { testFaultCutMidBatch(t, mode) })
+		t.Run("hypertable="+mode, func(t *testing.T) {
+			loadtest.FaultSuite{
+				Loader:   "load_timescale",
+				Upstream: pgURL(),
+				New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+					u, err := url.Parse(pgURL())
+					if err != nil {
+						t.Fatal(err)
+					}
+					u.Host = proxy
+					db := testDBName(t)
+					t.Cleanup(func() { dropDB(t, db) })
+					tg, err := New(Config{URL: u.String(), DBName: db, UseHypertable: mode, RequestTimeout: timeout})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { tg.Close() })
+					return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+				},
+				Rows: func(t *testing.T, tg load.Target, table string) (rows, keys int64) {
+					q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
+					if err := dbConn(t, tg.(*Target).cfg.DBName).QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
+						t.Fatal(err)
+					}
+					return rows, keys
+				},
+				// A string for the double precision column v (refused by the
+				// target before sending; a refusal by the server is
+				// TestFaultPermissionDenied).
+				Refuse:    func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
+				RefuseErr: []string{"record 3457", "conflicts with the column's type float8"},
+				Timeouts: func(tg load.Target) int64 {
+					_, committed := tg.(*Target).LostCommits()
+					return committed
+				},
+			}.Run(t, "fault")
+		})
 	}
-}
-
-func testFaultCutMidBatch(t *testing.T, hypertable string) {
-	p, u := proxied(t)
-	path := faultILP(t, "fault_cut", 40000)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		if !loadtest.AfterBytes(p, 256<<10, stop) {
-			return
-		}
-		p.CutAfter(8<<10, 5)
-		p.CutAll()
-		if loadtest.AfterBytes(p, 1<<20, stop) {
-			p.CutAll()
-		}
-	}()
-	f := runFault(t, Config{URL: u, UseHypertable: hypertable}, path, 1000, 2)
-	f.exact(t, "fault_cut", 40000)
-	if st := p.Stats(); st.Cuts < 5 || f.Res.Retries == 0 {
-		t.Errorf("cuts %d, retries %d", st.Cuts, f.Res.Retries)
-	}
-	aborted, committed := f.tg.LostCommits()
-	t.Logf("proxy %+v, %d re-sends, lost COMMIT answers: %d not committed, %d committed", p.Stats(), f.Res.Retries, aborted, committed)
-}
-
-// TestFaultStall stalls every connection for 3 s, past the 1 s
-// --request-timeout: the writers give up on the stalled batches and retry
-// on new connections once the server is back.
-func TestFaultStall(t *testing.T) {
-	p, u := proxied(t)
-	path := faultILP(t, "fault_stall", 30000)
-	p.SetLatency(time.Millisecond)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		if !loadtest.AfterBytes(p, 256<<10, stop) {
-			return
-		}
-		p.Stall(true)
-		time.Sleep(3 * time.Second)
-		p.Stall(false)
-	}()
-	f := runFault(t, Config{URL: u, RequestTimeout: time.Second}, path, 500, 2)
-	f.exact(t, "fault_stall", 30000)
-	// A batch that timed out before its COMMIT is re-sent; one that timed
-	// out after is resolved: the stalled COMMIT may have landed meanwhile.
-	aborted, committed := f.tg.LostCommits()
-	if f.Res.Retries+committed == 0 {
-		t.Errorf("no batch timed out: retries %d, lost commits resolved %d/%d\n%s", f.Res.Retries, aborted, committed, f.Log)
-	}
-	if f.Res.Retries > 0 && !strings.Contains(f.Log, "--request-timeout 1s") {
-		t.Errorf("no timeout reported:\n%s", f.Log)
-	}
-	t.Logf("%d re-sends, lost COMMIT answers: %d not committed, %d committed", f.Res.Retries, aborted, committed)
 }
 
 // TestFaultTerminateBackends terminates the loader's busy backends five

@@ -1,0 +1,196 @@
+package loadtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// FaultSuite is the fault scenarios every target runs, the whole path
+// (runner.Run, the target, a real server) with internal/faultproxy between
+// the target and the server:
+//
+//   - cut mid-batch: connections cut after a few KiB of a request, then every
+//     open connection, twice;
+//   - stall: every connection stalls for 3 s, past a 1 s request timeout;
+//   - refused: the server is unreachable four times for 300 ms (open
+//     connections cut, new ones refused);
+//   - refusal: the server refuses one batch for good (its line 3457).
+//
+// The first three must end with every row in the database exactly once,
+// verified; the last with an error naming the cause, no retry, and a
+// results file marked failed whose rows are exactly what the database
+// holds (the batches before the refused one).
+type FaultSuite struct {
+	Loader string // "load_questdb", for the results file
+	// Upstream is the server the proxy forwards to (host:port or a URL).
+	Upstream string
+	// New returns the target writing to the server through proxy
+	// (host:port), each batch bounded by requestTimeout, and the lifecycle
+	// options of a fresh table; cleaning up is its business.
+	New func(t *testing.T, proxy string, requestTimeout time.Duration) (load.Target, load.PrepareOptions)
+	// Rows returns what the database holds in table: rows and distinct
+	// (timestamp, host) keys, read directly (not through the target).
+	Rows func(t *testing.T, tg load.Target, table string) (rows, keys int64)
+	// Refuse turns one ILP line into one the server refuses without
+	// retry; RefuseErr are what the run's error must say about it.
+	Refuse    func(line string) string
+	RefuseErr []string
+	// Timeouts returns how many batches the target resolved otherwise than
+	// by a re-send after a request timeout (optional; see the stall).
+	Timeouts func(tg load.Target) int64
+}
+
+// Run runs every scenario as a subtest; table names start with prefix.
+func (s FaultSuite) Run(t *testing.T, prefix string) {
+	t.Run("cut mid-batch", func(t *testing.T) { s.cut(t, prefix+"_cut") })
+	t.Run("stall past the request timeout", func(t *testing.T) { s.stall(t, prefix+"_stall") })
+	t.Run("refused connections", func(t *testing.T) { s.refused(t, prefix+"_refused") })
+	t.Run("non-retryable refusal", func(t *testing.T) { s.refusal(t, prefix+"_refusal") })
+}
+
+// faultLines writes rows of table: ten series (host), a unique timestamp
+// per row; edit, when not nil, may change line i.
+func faultLines(t *testing.T, table string, rows int, edit func(i int, line string) string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < rows; i++ {
+		line := fmt.Sprintf("%s,host=h%d v=%d.5,n=%di %d\n", table, i%10, i, i, int64(1704067200000000000)+int64(i)*1e6)
+		if edit != nil {
+			line = edit(i, line)
+		}
+		b.WriteString(line)
+	}
+	path := filepath.Join(t.TempDir(), table+".ilp")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// faultRun is one load of a scenario.
+type faultRun struct {
+	Run
+	tg    load.Target
+	table string
+}
+
+func (s FaultSuite) load(t *testing.T, p *faultproxy.Proxy, table, path string, timeout time.Duration, batch, workers int) faultRun {
+	t.Helper()
+	tg, prep := s.New(t, p.Addr(), timeout)
+	cfg := FaultConfig(path, batch, workers)
+	cfg.Prepare = prep
+	cfg.Loader, cfg.Target = s.Loader, strings.TrimPrefix(s.Loader, "load_")
+	return faultRun{Run: RunLoad(t, cfg, tg), tg: tg, table: table}
+}
+
+// exact fails the test unless the run verified rows rows and the database
+// holds each once.
+func (s FaultSuite) exact(t *testing.T, f faultRun, rows int64) {
+	t.Helper()
+	f.Exact(t, rows)
+	if n, keys := s.Rows(t, f.tg, f.table); n != rows || keys != rows {
+		t.Fatalf("the database holds %d rows, %d distinct, want %d", n, keys, rows)
+	}
+}
+
+func (s FaultSuite) cut(t *testing.T, table string) {
+	p := Proxy(t, s.Upstream)
+	path := faultLines(t, table, 40000, nil)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		if !AfterBytes(p, 256<<10, stop) {
+			return
+		}
+		p.CutAfter(4<<10, 5)
+		p.CutAll()
+		if AfterBytes(p, 1<<20, stop) {
+			p.CutAll()
+		}
+	}()
+	f := s.load(t, p, table, path, 10*time.Second, 1000, 2)
+	s.exact(t, f, 40000)
+	if st := p.Stats(); st.Cuts < 5 || f.Res.Retries == 0 {
+		t.Errorf("cuts %d, retries %d", st.Cuts, f.Res.Retries)
+	}
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
+}
+
+func (s FaultSuite) stall(t *testing.T, table string) {
+	p := Proxy(t, s.Upstream)
+	path := faultLines(t, table, 30000, nil)
+	p.SetLatency(time.Millisecond)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		if !AfterBytes(p, 256<<10, stop) {
+			return
+		}
+		p.Stall(true)
+		time.Sleep(3 * time.Second)
+		p.Stall(false)
+	}()
+	f := s.load(t, p, table, path, time.Second, 500, 2)
+	s.exact(t, f, 30000)
+	var other int64
+	if s.Timeouts != nil {
+		other = s.Timeouts(f.tg)
+	}
+	if f.Res.Retries+other == 0 {
+		t.Errorf("no batch timed out (retries %d, resolved otherwise %d):\n%s", f.Res.Retries, other, f.Log)
+	}
+	t.Logf("%d re-sends, %d resolved otherwise", f.Res.Retries, other)
+}
+
+func (s FaultSuite) refused(t *testing.T, table string) {
+	p := Proxy(t, s.Upstream)
+	path := faultLines(t, table, 40000, nil)
+	p.SetLatency(time.Millisecond)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i := int64(1); i <= 4; i++ {
+			if !AfterBytes(p, i*300<<10, stop) {
+				return
+			}
+			p.Refuse(true)
+			p.CutAll()
+			time.Sleep(300 * time.Millisecond)
+			p.Refuse(false)
+		}
+	}()
+	f := s.load(t, p, table, path, 10*time.Second, 500, 2)
+	s.exact(t, f, 40000)
+	if st := p.Stats(); st.Refused == 0 || f.Res.Retries == 0 {
+		t.Errorf("refused %d, retries %d", st.Refused, f.Res.Retries)
+	}
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
+}
+
+func (s FaultSuite) refusal(t *testing.T, table string) {
+	p := Proxy(t, s.Upstream)
+	path := faultLines(t, table, 5000, func(i int, line string) string {
+		if i == 3456 {
+			return s.Refuse(line)
+		}
+		return line
+	})
+	f := s.load(t, p, table, path, 10*time.Second, 500, 1)
+	for _, want := range s.RefuseErr {
+		if f.Err == nil || !strings.Contains(f.Err.Error(), want) {
+			t.Fatalf("err = %v, want it to say %q\n%s", f.Err, want, f.Log)
+		}
+	}
+	r := ReadResults(t, f.Results)
+	n, keys := s.Rows(t, f.tg, table)
+	if r.Status != load.StatusFailed || r.Rows != 3000 || n != r.Rows || keys != n || r.Retries != 0 {
+		t.Fatalf("status %s rows %d retries %d; the database holds %d (%d distinct), want 3000", r.Status, r.Rows, r.Retries, n, keys)
+	}
+}
