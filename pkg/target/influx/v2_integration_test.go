@@ -258,3 +258,49 @@ func TestV2CacheFull(t *testing.T) {
 	t.Logf("%d re-sends after cache-max-memory-size exceeded", retries)
 	checkCounts(t, tg2, expected(batches))
 }
+
+// TestV2FaultCutMidBatch: connections to the real 2.7.12 cut mid-request
+// (through a fault proxy) are re-sent; the load ends exact, and the bucket
+// holds exactly the rows acknowledged.
+func TestV2FaultCutMidBatch(t *testing.T) {
+	cfg := influx2(t)
+	p := loadtest.Proxy(t, cfg.URLs[0])
+	path := ilpFile(t, 40000, 23)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		if !loadtest.AfterBytes(p, 64<<10, stop) {
+			return
+		}
+		p.CutAfter(4<<10, 6)
+		p.CutAll()
+		if loadtest.AfterBytes(p, 256<<10, stop) {
+			p.CutAll()
+		}
+	}()
+	pc := cfg
+	pc.URLs = []string{"http://" + p.Addr()}
+	pc.RequestTimeout = 10 * time.Second
+	tg, err := New(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	db := uniqueDB(t)
+	direct, _ := New(cfg)
+	t.Cleanup(func() { direct.Prepare(context.Background(), load.PrepareOptions{DBName: db, DropDB: true}) })
+	rc := loadtest.FaultConfig(path, 1000, 2)
+	rc.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	rc.Loader, rc.Target = "load_influx", "influx"
+	run := loadtest.RunLoad(t, rc, tg)
+	run.Exact(t, 40000)
+	direct.cfg.DBName = db
+	got, err := direct.Count(context.Background(), []string{"cpu", "mem"})
+	if err != nil || got["cpu"]+got["mem"] != 40000 {
+		t.Fatalf("bucket holds %v (%v), want 40000 points", got, err)
+	}
+	if st := p.Stats(); st.Cuts < 6 {
+		t.Errorf("only %d connections cut", st.Cuts)
+	}
+	t.Logf("proxy %+v, %d re-sends", p.Stats(), run.Res.Retries)
+}
