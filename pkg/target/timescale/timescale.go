@@ -437,10 +437,13 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 
 	// The extension is usable when it is installed and preloaded (CREATE
 	// EXTENSION refuses it otherwise), or already created in the database.
+	// The preloaded loader defines timescaledb.disable_load (a bool; an
+	// unloaded module's setting would be a string placeholder): unlike
+	// shared_preload_libraries, any role may see it.
 	var available bool
 	q := `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'timescaledb') OR
 		(EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb') AND
-		 current_setting('shared_preload_libraries') ~ '(^|[\s,])timescaledb($|[\s,])')`
+		 EXISTS (SELECT 1 FROM pg_settings WHERE name = 'timescaledb.disable_load' AND vartype = 'bool'))`
 	if err := admin.QueryRow(ctx, q).Scan(&available); err != nil {
 		return fmt.Errorf("timescale: %s", describe(err, nil))
 	}
