@@ -57,8 +57,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "use-case", Value: "cpu-only", Usage: "cpu-only, devops, iot or weather"},
 			&cli.StringFlag{Name: "format", Value: "ilp", Usage: "ilp, csv or pgcopy"},
-			&cli.Uint64Flag{Name: "seed", Usage: "random seed (required; the same seed gives the same bytes)"},
-			&cli.IntFlag{Name: "scale", Usage: "hosts (cpu-only, devops), trucks (iot) or grid locations (weather) (default 1; weather: the whole grid, 1038240)"},
+			&cli.Uint64Flag{Name: "seed", DefaultText: "none, required", Usage: "random seed (the same seed gives the same bytes)"},
+			&cli.IntFlag{Name: "scale", DefaultText: "1; weather: the whole grid, 1038240", Usage: "hosts (cpu-only, devops), trucks (iot) or grid locations (weather)"},
 			&cli.StringFlag{Name: "timestamp-start", Value: "2016-01-01T00:00:00Z", Usage: "first timestamp (RFC 3339 or YYYY-MM-DD)"},
 			&cli.StringFlag{Name: "timestamp-end", Value: "2016-01-02T00:00:00Z", Usage: "end of the range, exclusive"},
 			&cli.StringFlag{Name: "log-interval", Usage: "time between epochs (default 10s; weather 1h)"},

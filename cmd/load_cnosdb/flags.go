@@ -20,9 +20,9 @@ func cnosdbFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "gzip", Usage: "gzip each request body"},
 		&cli.IntFlag{Name: "gzip-level", Value: 1, Usage: "gzip level 1 (fastest) to 9 (smallest)"},
 		&cli.StringFlag{Name: "db-ttl", Usage: "CREATE DATABASE ... WITH TTL (e.g. 3650d, INF; default: the server's)"},
-		&cli.IntFlag{Name: "db-shards", Usage: "CREATE DATABASE ... WITH SHARD n (default: the server's)"},
+		&cli.IntFlag{Name: "db-shards", DefaultText: "the server's", Usage: "CREATE DATABASE ... WITH SHARD n"},
 		&cli.StringFlag{Name: "db-vnode-duration", Usage: "CREATE DATABASE ... WITH VNODE_DURATION (e.g. 1d; default: the server's)"},
-		&cli.IntFlag{Name: "db-replica", Usage: "CREATE DATABASE ... WITH REPLICA n (default: the server's)"},
+		&cli.IntFlag{Name: "db-replica", DefaultText: "the server's", Usage: "CREATE DATABASE ... WITH REPLICA n"},
 		&cli.BoolFlag{Name: "insecure-skip-verify", Usage: "do not verify the server's TLS certificate (https URLs)"},
 		&cli.DurationFlag{Name: "request-timeout", Value: 60 * time.Second, Usage: "limit on one HTTP request; a timed-out write is retried"},
 	}

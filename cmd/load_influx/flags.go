@@ -21,7 +21,7 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "token", EnvVars: []string{"INFLUX_TOKEN"}, Usage: "API token, sent as Authorization: Token (v2, v3; prefer the INFLUX_TOKEN environment variable; never printed)"},
 		&cli.StringFlag{Name: "org", EnvVars: []string{"INFLUX_ORG"}, Usage: "v2: organization that owns the bucket"},
 		&cli.StringFlag{Name: "bucket", Usage: "v2: bucket to write into (default: --db-name)"},
-		&cli.BoolFlag{Name: "accept-partial", Usage: "v3: write a batch's valid lines when some are refused (default: a refused line refuses the batch)"},
+		&cli.BoolFlag{Name: "accept-partial", DisableDefaultText: true, Usage: "v3: write a batch's valid lines when some are refused (default: a refused line refuses the batch)"},
 		&cli.BoolFlag{Name: "no-sync", Usage: "v3: acknowledge writes before the write-ahead log is persisted"},
 		&cli.StringFlag{Name: "rp", Usage: "v1: retention policy to write into (default: the database's default)"},
 		&cli.StringFlag{Name: "consistency", Usage: "v1: write consistency for clusters: any, one, quorum or all (default: the server's)"},

@@ -55,7 +55,7 @@ func questdbFlags() []cli.Flag {
 		&cli.BoolFlag{Name: flagInsecure, Usage: "do not verify the server's TLS certificate (https, tcps)"},
 		&cli.DurationFlag{Name: flagRequestTimeout, Value: questdb.DefaultRequestTimeout, Usage: "base timeout of one HTTP request (or TCP batch write)"},
 		&cli.Int64Flag{Name: flagMinThroughput, Value: questdb.DefaultMinThroughput, Usage: "bytes/s: the timeout grows by body size / this"},
-		&cli.BoolFlag{Name: flagDedup, Value: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
+		&cli.BoolFlag{Name: flagDedup, Value: true, DisableDefaultText: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
 		&cli.StringFlag{Name: flagUseCase, Usage: "create the tables of this use case up front (cpu-only, devops, iot, weather); otherwise use-case tables are created as the input names them"},
 		&cli.DurationFlag{Name: flagWALTimeout, Value: questdb.DefaultWALTimeout, Usage: "how long verification waits for the WAL to be applied"},
 		&cli.BoolFlag{Name: flagGzip, Usage: "gzip each ILP/HTTP request body (QuestDB 9.1+; off: on loopback it costs more CPU than it saves)"},

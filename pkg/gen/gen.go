@@ -44,7 +44,8 @@
 //
 // # Data
 //
-// The use cases follow DATASETS.md; choices it leaves open:
+// The use cases are those of pkg/usecase (docs/formats.md lists their
+// tables and columns); how their values are drawn:
 //   - cpu and mem percentages are rounded to 2 decimals when written (the
 //     walk keeps full precision); devops integers are the walk truncated.
 //     The cpu table of devops equals cpu-only's for the same seed and scale.

@@ -10,7 +10,7 @@ import (
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// Host tag vocabularies (DATASETS.md, cpu-only).
+// Host tag vocabularies of the cpu-only and devops use cases.
 var (
 	regions = []struct {
 		name string

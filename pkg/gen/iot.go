@@ -8,7 +8,7 @@ import (
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// Truck tag vocabularies and model attributes (DATASETS.md, iot).
+// Truck tag vocabularies and model attributes of the iot use case.
 var (
 	fleets         = bytesOf([]string{"East", "West", "North", "South"})
 	drivers        = bytesOf([]string{"Derek", "Rodney", "Albert", "Andy", "Seth", "Trish"})

@@ -19,6 +19,6 @@
 // what they share in a footer.
 //
 // Each cmd/report subcommand binds its flags to a Config and calls the
-// matching function here (Table, Plot, Bars, HTML, Merge), which returns
-// an error.
+// matching function here (RunTable, RunPlot, RunBars, RunHTML, RunMerge),
+// which returns an error.
 package report

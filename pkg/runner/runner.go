@@ -70,7 +70,7 @@ type Config struct {
 	Loader, Target string
 	Flags          map[string]string // every flag's value, for the results file (secrets redacted here too)
 
-	// Additions to the brief's API (all optional):
+	// Optional settings:
 
 	// Lookup returns the schema of a use-case table (usecase.LookupTable);
 	// needed for single-table pgcopy input, used for CSV. Default:

@@ -398,7 +398,7 @@ func BenchmarkRunNoLoad(b *testing.B) {
 }
 
 // BenchmarkRunNoLoadPGCopy is the --do-load=false pipeline on a cpu pgcopy
-// file (the figure issue 3 compares with TSBS's load_timescaledb).
+// file: the loader's own overhead, the figure to set beside TSBS's load_timescaledb.
 func BenchmarkRunNoLoadPGCopy(b *testing.B) {
 	const n = 500_000
 	cpu := usecase.LookupTable("cpu")

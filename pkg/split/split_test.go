@@ -33,7 +33,7 @@ func cpuCSV(n int, quoteTag bool) []byte {
 	return b.Bytes()
 }
 
-// TestMalformed is the hostile-input table of issue 7: each input and the
+// TestMalformed is the hostile-input table: each input and the
 // exact error (or, for inputs that are valid, the rows they load).
 func TestMalformed(t *testing.T) {
 	cpu := mustTable(t, "cpu")

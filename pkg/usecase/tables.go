@@ -1,6 +1,6 @@
 // Package usecase describes the four data sets that generate_data produces
 // (cpu-only, devops, iot, weather): their tables, columns and column types,
-// as specified in docs/formats.md and the project's DATASETS.md.
+// as docs/formats.md specifies them.
 //
 // Every table starts with the timestamp column "time", followed by its tags
 // (Tag: true) and then its fields, in the order rows carry them in csv and
