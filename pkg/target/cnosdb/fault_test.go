@@ -23,6 +23,41 @@ import (
 // the cause and a results file marked failed whose rows equal what the
 // server holds. Only memory pressure comes from the stand-in.
 
+// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
+// with a fault proxy in front of the real CnosDB: connections cut
+// mid-batch, a stall past the request timeout, refused connections, and a
+// bad line (422 040004) refused for good. Counts are read from the server
+// directly, not through the proxy.
+func TestFaults(t *testing.T) {
+	base := cnosdbtest.RealURL(t)
+	db := cnosdbtest.UniqueDB(t)
+	cnosdbtest.DropAtEnd(t, base, db)
+	loadtest.FaultSuite{
+		Loader:   "load_cnosdb",
+		Upstream: base,
+		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+			tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
+				DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tg.Close() })
+			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+		},
+		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+			rows = cnosdbtest.Count(t, base, db, table)
+			st, body, err := cnosdbtest.SQL(base, "root", "", db, fmt.Sprintf(`SELECT count(*) AS n FROM (SELECT DISTINCT time, host FROM "%s")`, table))
+			if err != nil || st != 200 {
+				t.Fatalf("distinct keys: %d %s %v", st, body, err)
+			}
+			fmt.Sscanf(body, `[{"n":%d}]`, &keys)
+			return rows, keys
+		},
+		Refuse:    func(line string) string { return strings.Replace(line, " v=", " v=oops", 1) },
+		RefuseErr: []string{"422 [040004] Error parsing message"},
+	}.Run(t, "cnos")
+}
+
 // faultFile writes rows of cpu with a unique (host, time) per row.
 func faultFile(t *testing.T, rows int, edit func(i int, line string) string) string {
 	t.Helper()
@@ -95,60 +130,6 @@ func (f faultRun) failed(t *testing.T, want string) load.Results {
 	return r
 }
 
-// TestFaultCutMidBatch cuts the next connections after 2 KiB of request,
-// then every open connection, mid-load.
-func TestFaultCutMidBatch(t *testing.T) {
-	tg := realTarget(t, nil)
-	p, base := proxyTo(t, tg)
-	path := faultFile(t, 30000, nil)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		if !loadtest.AfterBytes(p, 20<<10, stop) {
-			return
-		}
-		p.CutAfter(2<<10, 6)
-		p.CutAll()
-		if loadtest.AfterBytes(p, 100<<10, stop) {
-			p.CutAll()
-		}
-	}()
-	f := runFault(t, tg, base, path, 10*time.Second, 700, 3)
-	f.exact(t, 30000)
-	if st := p.Stats(); st.Cuts < 6 || f.Res.Retries == 0 {
-		t.Errorf("cuts %d retries %d", st.Cuts, f.Res.Retries)
-	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
-}
-
-// TestFaultUnreachable: the network to the server goes away three times
-// (connections cut, new ones refused for 300 ms).
-func TestFaultUnreachable(t *testing.T) {
-	tg := realTarget(t, nil)
-	p, base := proxyTo(t, tg)
-	p.SetLatency(time.Millisecond)
-	path := faultFile(t, 30000, nil)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for i := int64(1); i <= 3; i++ {
-			if !loadtest.AfterBytes(p, i*40<<10, stop) {
-				return
-			}
-			p.Refuse(true)
-			p.CutAll()
-			time.Sleep(300 * time.Millisecond)
-			p.Refuse(false)
-		}
-	}()
-	f := runFault(t, tg, base, path, 10*time.Second, 700, 3)
-	f.exact(t, 30000)
-	if st := p.Stats(); st.Refused == 0 || f.Res.Retries == 0 {
-		t.Errorf("refused %d retries %d", st.Refused, f.Res.Retries)
-	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
-}
-
 // TestFaultKillRestart kills a CnosDB of the test's own with SIGKILL
 // mid-load and starts it again: the load re-sends what was not
 // acknowledged and ends with every row counted once.
@@ -191,31 +172,6 @@ func TestFaultKillRestart(t *testing.T) {
 	t.Logf("%d re-sends across the restart", f.Res.Retries)
 }
 
-// TestFaultStall stalls the connection for 2.5 s, past the 700 ms request
-// timeout; the stalled requests may land afterwards and merge with their
-// re-sends.
-func TestFaultStall(t *testing.T) {
-	tg := realTarget(t, nil)
-	p, base := proxyTo(t, tg)
-	p.SetLatency(time.Millisecond)
-	path := faultFile(t, 20000, nil)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		if !loadtest.AfterBytes(p, 30<<10, stop) {
-			return
-		}
-		p.Stall(true)
-		time.Sleep(2500 * time.Millisecond)
-		p.Stall(false)
-	}()
-	f := runFault(t, tg, base, path, 700*time.Millisecond, 500, 2)
-	f.exact(t, 20000)
-	if f.Res.Retries == 0 || !strings.Contains(f.Log, "deadline exceeded") {
-		t.Errorf("retries %d; no timeout reported:\n%s", f.Res.Retries, f.Log)
-	}
-}
-
 // TestFaultMemoryPressure: bursts of 422 Memory Exhausted Retry Later while
 // the load runs. The stand-in answers them: a real server gives them only
 // under memory pressure that cannot be produced on demand.
@@ -245,23 +201,6 @@ func TestFaultMemoryPressure(t *testing.T) {
 		t.Errorf("retries %d\n%s", f.Res.Retries, f.Log)
 	}
 	t.Logf("%d re-sends", f.Res.Retries)
-}
-
-// TestFaultBadLine: the server refuses a whole batch (422 040004) in the
-// middle of the input; the run stops, counting the batches before it.
-func TestFaultBadLine(t *testing.T) {
-	tg := realTarget(t, nil)
-	path := faultFile(t, 5000, func(i int, line string) string {
-		if i == 2345 {
-			return "cpu,hostname=x usage_user=oops 1\n"
-		}
-		return line
-	})
-	f := runFault(t, tg, "", path, 10*time.Second, 500, 1)
-	r := f.failed(t, "040004")
-	if r.Rows != 2000 || r.Retries != 0 {
-		t.Fatalf("rows %d retries %d, want 2000 and 0", r.Rows, r.Retries)
-	}
 }
 
 // TestFaultRefusedBatchNotCounted: with two workers, a batch the server
