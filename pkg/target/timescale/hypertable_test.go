@@ -33,14 +33,15 @@ func requireTimescale(t *testing.T) {
 	}
 }
 
-// genDays writes cpu-only pgcopy data of scale hosts over days days.
+// genDays writes cpu-only pgcopy data of scale hosts over days days, one
+// reading a minute.
 func genDays(t *testing.T, scale, days int) (string, gen.Stats) {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), "cpu"+gen.Extension(format.PGCopy))
 	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
 	st, err := gen.Generate(context.Background(), gen.Config{
 		UseCase: usecase.CPUOnly, Format: format.PGCopy, Seed: 11, Scale: scale, File: name, Workers: 1,
-		Start: start, End: start.AddDate(0, 0, days), Stderr: io.Discard,
+		Start: start, End: start.AddDate(0, 0, days), Interval: time.Minute, Stderr: io.Discard,
 	})
 	if err != nil {
 		t.Fatal(err)
