@@ -185,8 +185,9 @@ func withoutLines(data []byte, drop map[int64]bool) []byte {
 	return out
 }
 
-// do sends one management request and decodes a 2xx JSON answer into out
-// (when out is not nil); it returns the status.
+// v2Do sends one management request and decodes a 2xx JSON answer into out
+// (when out is not nil). It returns the status; a 404 is not an error here
+// (the caller knows what is missing).
 func (t *Target) v2Do(ctx context.Context, method, path string, query url.Values, in, out any) (int, error) {
 	req := httpwrite.Request{Method: method, Path: path, Query: query.Encode(), NoCompress: true, ContentType: "application/json", Accept: "application/json"}
 	if in != nil {
