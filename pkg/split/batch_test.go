@@ -204,12 +204,22 @@ func TestParts(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		tuples = append(tuples, rowFor(cpu, fmt.Sprint("host_", i%13)))
 	}
+	// 13 series, so that all falling in one part (the hash seed is random)
+	// is practically impossible.
+	csv13 := cpuCSV(0, false)
+	for i := 0; i < 200; i++ {
+		csv13 = fmt.Appendf(csv13, "2016-01-01T00:00:%02dZ,host_%d,eu,eu-1a,1,Ubuntu,x86,LON,1,0,test,1.5,2,3,4,5,6,7,8,9,\n", i%60, i%13)
+	}
+	var ilp13 []byte
+	for i := 0; i < 200; i++ {
+		ilp13 = fmt.Appendf(ilp13, "cpu,hostname=host_%d,region=eu usage_user=%d.5 %d\n", i%13, i, i)
+	}
 	inputs := []struct {
 		name string
 		data []byte
 	}{
-		{"d.ilp", ilpLines(200)},
-		{"cpu.csv", cpuCSV(200, false)},
+		{"d.ilp", ilp13},
+		{"cpu.csv", csv13},
 		{"cpu.bin", pgFile(tuples...)},
 	}
 	for _, in := range inputs {
