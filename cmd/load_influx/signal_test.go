@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,20 +23,7 @@ import (
 // influxURL is the InfluxDB of scripts/start_influxdb.sh (skip when it is
 // unreachable and CI is unset).
 func influxURL(t *testing.T) string {
-	t.Helper()
-	url := os.Getenv("TSLOAD_INFLUX_URL")
-	if url == "" {
-		url = "http://127.0.0.1:8086"
-	}
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(url + "/ping")
-	if err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("InfluxDB at %s unreachable: %v", url, err),
-			fmt.Sprintf("InfluxDB at %s unreachable under CI: %v", url, err))
-	}
-	resp.Body.Close()
-	return url
+	return loadtest.HTTPServer(t, "InfluxDB", "TSLOAD_INFLUX_URL", "http://127.0.0.1:8086", "scripts/start_influxdb.sh")
 }
 
 // TestSignal interrupts a real load (slowed by 15 ms per forwarded chunk

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,28 +22,16 @@ func spec() loadcli.Spec {
 	return loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: questdbFlags(), New: newTarget}
 }
 
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
 // questdbServer returns the HTTP and PG-wire URLs of the QuestDB of
 // scripts/start_questdb.sh (skipping the test when it is unreachable and CI
 // is unset).
 func questdbServer(t *testing.T) (httpURL, pg string) {
 	t.Helper()
-	httpURL = envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000")
-	pg = envOr("TSLOAD_QUESTDB_PG", "postgres://admin:quest@127.0.0.1:8812/qdb")
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(httpURL + "/ping")
-	if err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("QuestDB unreachable: %v (run scripts/start_questdb.sh)", err),
-			fmt.Sprintf("QuestDB unreachable under CI: %v", err))
+	httpURL = loadtest.HTTPServer(t, "QuestDB", "TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000", "scripts/start_questdb.sh")
+	pg = os.Getenv("TSLOAD_QUESTDB_PG")
+	if pg == "" {
+		pg = "postgres://admin:quest@127.0.0.1:8812/qdb"
 	}
-	resp.Body.Close()
 	return httpURL, pg
 }
 

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
@@ -19,14 +14,7 @@ import (
 // --drop-db: appending is a normal use, and the second run verifies what it
 // added (rows before + acknowledged = rows after).
 func TestAppendVerifies(t *testing.T) {
-	base := postgresURL(t)
-	db := fmt.Sprintf("tsload_append_%d", time.Now().UnixNano()%1e9)
-	defer func() {
-		if conn, err := pgx.Connect(context.Background(), base); err == nil {
-			conn.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
-			conn.Close(context.Background())
-		}
-	}()
+	base, db := freshDB(t, "tsload_append")
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("app_m,host=a v=1 1000000000\napp_m,host=b v=2 2000000000\napp_n,host=a w=3i 3000000000\n"), 0o644)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,14 +12,7 @@ import (
 // TestRefusedInputDropsNothing: a csv file with --method copy-binary (which
 // cannot carry csv) and --drop-db leaves the database as it was.
 func TestRefusedInputDropsNothing(t *testing.T) {
-	base := postgresURL(t)
-	db := fmt.Sprintf("tsload_refused_%d", time.Now().UnixNano()%1e9)
-	admin, err := pgx.Connect(context.Background(), base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(context.Background())
-	defer admin.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
+	base, db := freshDB(t, "tsload_refused")
 	loadtest.RefusedInput{
 		Spec:    spec(),
 		Args:    []string{"--postgres", base, "--db-name", db},

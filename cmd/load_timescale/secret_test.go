@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
 )
@@ -21,19 +17,11 @@ import (
 // file. (The test server trusts local connections, so any password is
 // accepted.)
 func TestSecrets(t *testing.T) {
-	base := postgresURL(t)
+	base, db := freshDB(t, "tsload_secret")
 	const secret = "Zq8-s3cr3t-pw"
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("secret_m,host=a v=1 1000000000\nsecret_m,host=b v=2 2000000000\n"), 0o644)
-	db := fmt.Sprintf("tsload_secret_%d", time.Now().UnixNano()%1e9)
-	defer func() {
-		conn, err := pgx.Connect(context.Background(), base)
-		if err == nil {
-			conn.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
-			conn.Close(context.Background())
-		}
-	}()
 	u, _ := url.Parse(base)
 	dsn := fmt.Sprintf("host=%s port=%s user=%s password=%s", u.Hostname(), u.Port(), u.User.Username(), secret)
 	u.User = url.UserPassword(u.User.Username(), secret)

@@ -29,22 +29,20 @@ func spec() loadcli.Spec {
 
 // postgresURL is the server of scripts/start_postgres.sh (skip when it is
 // unreachable and CI is unset).
-func postgresURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("TSLOAD_POSTGRES")
-	if u == "" {
-		u = "postgres://postgres@127.0.0.1:5432/postgres"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, u)
-	if err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("PostgreSQL unreachable: %v (run scripts/start_postgres.sh)", err),
-			fmt.Sprintf("PostgreSQL at %s unreachable under CI: %v", u, err))
-	}
-	conn.Close(ctx)
-	return u
+func postgresURL(t *testing.T) string { return loadtest.PostgresURL(t) }
+
+// freshDB returns the server's URL and the name of a database no other run
+// uses (prefix_N), dropped when the test ends.
+func freshDB(t *testing.T, prefix string) (base, db string) {
+	base = postgresURL(t)
+	db = fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano()%1e9)
+	t.Cleanup(func() {
+		if conn, err := pgx.Connect(context.Background(), base); err == nil {
+			conn.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
+			conn.Close(context.Background())
+		}
+	})
+	return base, db
 }
 
 // TestSignal interrupts a real load (slowed by 10 ms per forwarded chunk

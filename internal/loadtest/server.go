@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -21,15 +22,48 @@ func SkipOrFail(t testing.TB, skip, fail string) {
 	t.Fatal(fail)
 }
 
+// PostgresURL is TSLOAD_POSTGRES (default the local server of
+// scripts/start_postgres.sh), checked by a connection; it skips the test
+// when the server is unreachable, unless CI is set.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	PGConnect(t)
+	return pgURL()
+}
+
+func pgURL() string {
+	if u := os.Getenv("TSLOAD_POSTGRES"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres"
+}
+
+// HTTPServer is the base URL in env (default def) of the server named name
+// that script starts, once its GET /ping answers; it skips the test when
+// the server is unreachable, unless CI is set.
+func HTTPServer(t testing.TB, name, env, def, script string) string {
+	t.Helper()
+	u := os.Getenv(env)
+	if u == "" {
+		u = def
+	}
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(u + "/ping")
+	if err != nil {
+		SkipOrFail(t,
+			fmt.Sprintf("%s at %s unreachable: %v (run %s)", name, u, err, script),
+			fmt.Sprintf("%s at %s unreachable under CI: %v (run %s)", name, u, err, script))
+	}
+	resp.Body.Close()
+	return u
+}
+
 // PGConnect connects to TSLOAD_POSTGRES (default the local server of
 // scripts/start_postgres.sh) and closes the connection when the test ends;
 // it skips the test when the server is unreachable, unless CI is set.
 func PGConnect(t testing.TB) *pgx.Conn {
 	t.Helper()
-	url := os.Getenv("TSLOAD_POSTGRES")
-	if url == "" {
-		url = "postgres://postgres@127.0.0.1:5432/postgres"
-	}
+	url := pgURL()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, url)
