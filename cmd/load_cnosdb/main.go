@@ -14,14 +14,17 @@ import (
 	"github.com/tsload/tsload/pkg/target/cnosdb"
 )
 
-func main() {
-	loadcli.Main(loadcli.Spec{
+func main() { loadcli.Main(spec()) }
+
+// spec is the command line of the loader (its tests run it too).
+func spec() loadcli.Spec {
+	return loadcli.Spec{
 		Name:   "load_cnosdb",
 		Usage:  "load line-protocol files into CnosDB 2.x",
 		Target: "cnosdb",
 		Flags:  cnosdbFlags(),
 		New:    newTarget,
-	})
+	}
 }
 
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {

@@ -19,10 +19,6 @@ import (
 // (CNOSDB_URL for another); they skip when it is down and fail when CI is
 // set.
 
-func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_cnosdb", Target: "cnosdb", Flags: cnosdbFlags(), New: newTarget}
-}
-
 func TestMain_Load(t *testing.T) {
 	base := cnosdbtest.RealURL(t)
 	db := cnosdbtest.UniqueDB(t)

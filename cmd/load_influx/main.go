@@ -15,14 +15,17 @@ import (
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
-func main() {
-	loadcli.Main(loadcli.Spec{
+func main() { loadcli.Main(spec()) }
+
+// spec is the command line of the loader (its tests run it too).
+func spec() loadcli.Spec {
+	return loadcli.Spec{
 		Name:   "load_influx",
 		Usage:  "load line-protocol files into InfluxDB 1.x, 2.x or 3.x",
 		Target: "influx",
 		Flags:  flags(),
 		New:    newTarget,
-	})
+	}
 }
 
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {

@@ -14,10 +14,6 @@ import (
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
-func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_influx", Target: "influx", Flags: flags(), New: newTarget}
-}
-
 func TestMain_BadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--precision", "ns"},

@@ -7,12 +7,15 @@ package main
 
 import "github.com/tsload/tsload/pkg/loadcli"
 
-func main() {
-	loadcli.Main(loadcli.Spec{
+func main() { loadcli.Main(spec()) }
+
+// spec is the command line of the loader (its tests run it too).
+func spec() loadcli.Spec {
+	return loadcli.Spec{
 		Name:   "load_questdb",
 		Usage:  "load ILP files into QuestDB over HTTP or TCP",
 		Target: "questdb",
 		Flags:  questdbFlags(),
 		New:    newTarget,
-	})
+	}
 }

@@ -18,10 +18,6 @@ import (
 	"github.com/tsload/tsload/pkg/loadcli"
 )
 
-func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_questdb", Target: "questdb", Flags: questdbFlags(), New: newTarget}
-}
-
 // questdbServer returns the HTTP and PG-wire URLs of the QuestDB of
 // scripts/start_questdb.sh (skipping the test when it is unreachable and CI
 // is unset).

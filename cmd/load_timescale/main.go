@@ -13,14 +13,17 @@ import (
 	"github.com/tsload/tsload/pkg/target/timescale"
 )
 
-func main() {
-	loadcli.Main(loadcli.Spec{
+func main() { loadcli.Main(spec()) }
+
+// spec is the command line of the loader (its tests run it too).
+func spec() loadcli.Spec {
+	return loadcli.Spec{
 		Name:   "load_timescale",
 		Usage:  "load pgcopy, csv or ILP files into PostgreSQL / TimescaleDB",
 		Target: "timescale",
 		Flags:  timescaleFlags(),
 		New:    newTarget,
-	})
+	}
 }
 
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {

@@ -20,12 +20,7 @@ import (
 	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/loadcli"
 )
-
-func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_timescale", Target: "timescale", Flags: timescaleFlags(), New: newTarget}
-}
 
 // postgresURL is the server of scripts/start_postgres.sh (skip when it is
 // unreachable and CI is unset).
