@@ -5,6 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/cnosdb"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
@@ -49,4 +51,15 @@ func configFromCLI(c *cli.Context) (cnosdb.Config, error) {
 		cfg.DBName = c.String("db-name")
 	}
 	return cfg, cfg.Validate()
+}
+
+// newTarget builds the target from the flags; it does not connect.
+func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+	cc, err := configFromCLI(c)
+	if err != nil {
+		return nil, err
+	}
+	cc.DBName = cfg.Prepare.DBName
+	cc.Warn = cfg.Stderr
+	return cnosdb.New(cc)
 }

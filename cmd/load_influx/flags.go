@@ -5,6 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
@@ -56,4 +58,14 @@ func configFromCLI(c *cli.Context) (influx.Config, error) {
 		cfg.DBName = c.String("db-name")
 	}
 	return cfg, cfg.Validate()
+}
+
+// newTarget builds the target from the flags; it does not connect.
+func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+	ic, err := configFromCLI(c)
+	if err != nil {
+		return nil, err
+	}
+	ic.DBName = cfg.Prepare.DBName
+	return influx.New(ic)
 }

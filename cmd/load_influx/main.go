@@ -6,33 +6,11 @@
 // guarantees.
 package main
 
-import (
-	"github.com/urfave/cli/v2"
-
-	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/loadcli"
-	"github.com/tsload/tsload/pkg/runner"
-	"github.com/tsload/tsload/pkg/target/influx"
-)
+import "github.com/tsload/tsload/pkg/loadcli"
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{
-		Name:   "load_influx",
-		Usage:  "load line-protocol files into InfluxDB 1.x, 2.x or 3.x",
-		Target: "influx",
-		Flags:  flags(),
-		New:    newTarget,
-	}
-}
-
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
-	ic, err := configFromCLI(c)
-	if err != nil {
-		return nil, err
-	}
-	ic.DBName = cfg.Prepare.DBName
-	return influx.New(ic)
+	return loadcli.Spec{Name: "load_influx", Usage: "load line-protocol files into InfluxDB 1.x, 2.x or 3.x", Target: "influx", Flags: flags(), New: newTarget}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/timescale"
 )
 
@@ -58,4 +60,11 @@ func configFromCLI(c *cli.Context) timescale.Config {
 		CreateIndexes:  c.String("create-indexes"),
 		RequestTimeout: c.Duration("request-timeout"),
 	}
+}
+
+// newTarget builds the target from the flags; it does not connect.
+func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+	tc := configFromCLI(c)
+	tc.DBName = cfg.Prepare.DBName
+	return timescale.New(tc)
 }
