@@ -26,7 +26,7 @@ func PrepareDatabase(ctx context.Context, opts load.PrepareOptions, name *string
 	}
 	db := *name
 	if db == "" {
-		return errors.New("no database name (--db-name)")
+		return errors.New("no database name")
 	}
 	if opts.DropDB {
 		if err := d.Drop(ctx, db); err != nil {
@@ -38,11 +38,11 @@ func PrepareDatabase(ctx context.Context, opts load.PrepareOptions, name *string
 		return err
 	}
 	if found && opts.AbortOnExist {
-		return fmt.Errorf("database %q already exists on %s and --do-abort-on-exist is set", db, where)
+		return fmt.Errorf("database %q already exists on %s (asked to abort if it exists)", db, where)
 	}
 	if !found {
 		if !opts.CreateDB {
-			return fmt.Errorf("database %q does not exist on %s (and --do-create-db=false)", db, where)
+			return fmt.Errorf("database %q does not exist on %s (and creating it was not asked for)", db, where)
 		}
 		if err := d.Create(ctx, db); err != nil {
 			return fmt.Errorf("create database: %w", err)

@@ -90,10 +90,10 @@ func SplitURLs(list string) []string {
 // NewClient checks the options and builds the Client.
 func NewClient(o Options) (*Client, error) {
 	if len(o.URLs) == 0 {
-		return nil, errors.New("no URL given (--urls)")
+		return nil, errors.New("no URL given")
 	}
 	if o.Gzip && o.GzipLevel != 0 && !ValidGzipLevel(o.GzipLevel) {
-		return nil, fmt.Errorf("invalid --gzip-level %d (want 1-9)", o.GzipLevel)
+		return nil, fmt.Errorf("invalid gzip level %d (want 1-9)", o.GzipLevel)
 	}
 	c := &Client{opts: o, limit: o.ErrorBodyLimit}
 	if c.limit <= 0 {
@@ -102,16 +102,16 @@ func NewClient(o Options) (*Client, error) {
 	for _, s := range o.URLs {
 		u, err := url.Parse(s)
 		if err != nil {
-			return nil, fmt.Errorf("invalid URL %q in --urls: %v", redact.URL(s), errors.Unwrap(err))
+			return nil, fmt.Errorf("invalid URL %q: %v", redact.URL(s), errors.Unwrap(err))
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("invalid URL %q in --urls: scheme must be http or https", redact.URL(s))
+			return nil, fmt.Errorf("invalid URL %q: scheme must be http or https", redact.URL(s))
 		}
 		if u.Host == "" {
-			return nil, fmt.Errorf("invalid URL %q in --urls: no host", redact.URL(s))
+			return nil, fmt.Errorf("invalid URL %q: no host", redact.URL(s))
 		}
 		if u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("invalid URL %q in --urls: no query or fragment allowed", redact.URL(s))
+			return nil, fmt.Errorf("invalid URL %q: no query or fragment allowed", redact.URL(s))
 		}
 		u.Path = strings.TrimRight(u.Path, "/")
 		if u.User != nil && o.User == "" && o.Password == "" {

@@ -128,7 +128,7 @@ func TestNewClientErrors(t *testing.T) {
 		{Options{URLs: []string{"http://"}}, "no host"},
 		{Options{URLs: []string{"http://h:1?db=x"}}, "no query"},
 		{Options{URLs: []string{"http://u:secret@h:1 x"}}, "invalid URL"},
-		{Options{URLs: []string{"http://h:1"}, Gzip: true, GzipLevel: 10}, "gzip-level"},
+		{Options{URLs: []string{"http://h:1"}, Gzip: true, GzipLevel: 10}, "invalid gzip level 10"},
 	}
 	for _, tc := range tests {
 		_, err := NewClient(tc.opts)

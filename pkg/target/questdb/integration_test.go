@@ -401,7 +401,7 @@ func TestIntegrationPrepareOptions(t *testing.T) {
 		opts  load.PrepareOptions
 		want  string
 	}{
-		{false, load.PrepareOptions{CreateDB: true, AbortOnExist: true}, "already exists (--do-abort-on-exist)"},
+		{false, load.PrepareOptions{CreateDB: true, AbortOnExist: true}, "already exists (asked to abort if it exists)"},
 		{true, load.PrepareOptions{CreateDB: true}, "exists without DEDUP"},
 		{true, load.PrepareOptions{CreateDB: true, DropDB: true}, ""},
 	} {

@@ -29,7 +29,7 @@ type pgQuerier struct{ conn *pgx.Conn }
 func newPGQuerier(ctx context.Context, dsn string) (*pgQuerier, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("questdb: --pg: %w", err)
+		return nil, fmt.Errorf("questdb: PG-wire URL: %w", err)
 	}
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	conn, err := pgx.ConnectConfig(ctx, cfg)

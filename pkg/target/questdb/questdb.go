@@ -183,7 +183,7 @@ func New(cfg Config) (*Target, error) {
 	if cfg.UseCase != "" {
 		tables, err := usecase.Tables(cfg.UseCase)
 		if err != nil {
-			return nil, fmt.Errorf("questdb: --use-case: %w", err)
+			return nil, fmt.Errorf("questdb: use case: %w", err)
 		}
 		for _, tb := range tables {
 			t.known[tb.Name] = tb
@@ -313,7 +313,7 @@ func (t *Target) ensureLocked(ctx context.Context, name string) error {
 		return err
 	}
 	if exists && opts.AbortOnExist {
-		return fmt.Errorf("questdb: table %q already exists (--do-abort-on-exist)", name)
+		return fmt.Errorf("questdb: table %q already exists (asked to abort if it exists)", name)
 	}
 	if !exists {
 		if !opts.CreateDB {
@@ -330,10 +330,10 @@ func (t *Target) ensureLocked(ctx context.Context, name string) error {
 		}
 	}
 	if !info.wal {
-		return fmt.Errorf("questdb: table %q exists and is not a WAL table: ILP/HTTP refuses to write it (drop it or use --drop-db)", name)
+		return fmt.Errorf("questdb: table %q exists and is not a WAL table: ILP/HTTP refuses to write it (drop it first)", name)
 	}
 	if t.cfg.Dedup && !info.dedup {
-		return fmt.Errorf("questdb: table %q exists without DEDUP: a re-sent request could duplicate rows (use --drop-db to recreate it, or --dedup=false)", name)
+		return fmt.Errorf("questdb: table %q exists without DEDUP: a re-sent request could duplicate rows (drop it first to recreate it with DEDUP, or load without DEDUP)", name)
 	}
 	t.dedup[name] = info.dedup
 	return nil
