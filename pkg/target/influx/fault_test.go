@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
@@ -22,13 +21,6 @@ import (
 // results file marked failed whose rows equal what the database holds.
 // Back-pressure (cache-max-memory-size exceeded) is TestRunnerCacheFull and
 // a server restart (kill -9) TestRunnerServerRestart.
-
-// proxied starts a fault proxy in front of the InfluxDB at base.
-func proxied(t *testing.T, base string) (*faultproxy.Proxy, string) {
-	t.Helper()
-	p := loadtest.Proxy(t, base)
-	return p, "http://" + p.Addr()
-}
 
 // faultRun loads path through url into a fresh database with a results
 // file. The target stays open (for counting) until the test ends.
@@ -73,17 +65,6 @@ func (f faultRun) dbRows(t *testing.T) int64 {
 	return got["cpu"] + got["mem"]
 }
 
-// exact checks a run that must have survived: no error, every row
-// acknowledged, verified, and the database holding exactly those rows (a
-// re-sent point overwrites itself: no duplicates).
-func (f faultRun) exact(t *testing.T, rows int64) {
-	t.Helper()
-	f.Exact(t, rows)
-	if n := f.dbRows(t); n != rows {
-		t.Fatalf("database holds %d points, want %d", n, rows)
-	}
-}
-
 // failed checks a run that must have failed loudly: the error names want,
 // the results file says failed, and its rows are what the database holds.
 func (f faultRun) failed(t *testing.T, want string) load.Results {
@@ -101,61 +82,41 @@ func (f faultRun) failed(t *testing.T, want string) load.Results {
 	return r
 }
 
-// TestFaultCutMidBatch cuts every open connection once the load is under
-// way, then the next 6 connections after 4 KiB of request (mid-body), then
-// every open connection again.
-func TestFaultCutMidBatch(t *testing.T) {
+// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
+// with a fault proxy in front of the real InfluxDB: connections cut
+// mid-batch, a stall past the request timeout (a timed-out request that
+// still lands is overwritten by its re-send: a point cannot be stored
+// twice, so distinct keys are the point count), refused connections, and a
+// line of the wrong field type, which InfluxDB drops while writing the rest
+// of its batch (a partial write): the run goes on and fails at the end.
+func TestFaults(t *testing.T) {
 	base := influxURL(t)
-	p, purl := proxied(t, base)
-	path := ilpFile(t, 40000, 21)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		if !loadtest.AfterBytes(p, 64<<10, stop) {
-			return
-		}
-		p.CutAfter(4<<10, 6)
-		p.CutAll()
-		if loadtest.AfterBytes(p, 256<<10, stop) {
-			p.CutAll()
-		}
-	}()
-	tg := newFaultTarget(t, purl, 10*time.Second)
-	f := runFault(t, tg, nil, path, 1000, 2, nil)
-	f.exact(t, 40000)
-	if st := p.Stats(); st.Cuts < 6 {
-		t.Errorf("only %d connections cut", st.Cuts)
-	}
-	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
-}
-
-// TestFaultStall stalls the server for 3 s, past the 800 ms request
-// timeout: the timed-out requests are re-sent (the stalled ones may still
-// reach the server afterwards: a point written twice overwrites itself).
-func TestFaultStall(t *testing.T) {
-	base := influxURL(t)
-	p, purl := proxied(t, base)
-	path := ilpFile(t, 30000, 22)
-	stop := make(chan struct{})
-	defer close(stop)
-	p.SetLatency(2 * time.Millisecond) // a load of a few seconds
-	go func() {
-		if !loadtest.AfterBytes(p, 100<<10, stop) {
-			return
-		}
-		p.Stall(true)
-		time.Sleep(3 * time.Second)
-		p.Stall(false)
-	}()
-	tg := newFaultTarget(t, purl, 800*time.Millisecond)
-	f := runFault(t, tg, nil, path, 500, 2, nil)
-	f.exact(t, 30000)
-	if f.Res.Retries == 0 {
-		t.Error("no request timed out: the stall came after the load")
-	}
-	if !strings.Contains(f.Log, "Timeout") && !strings.Contains(f.Log, "timeout") {
-		t.Errorf("no timeout reported:\n%s", f.Log)
-	}
+	db := uniqueDB(t)
+	loadtest.FaultSuite{
+		Loader:   "load_influx",
+		Upstream: base,
+		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+			tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "n", RequestTimeout: timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				tg.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db))
+				tg.Close()
+			})
+			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+		},
+		Rows: func(t *testing.T, tg load.Target, table string) (rows, keys int64) {
+			got, err := tg.Count(context.Background(), []string{table})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got[table], got[table]
+		},
+		Refuse:      func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
+		RefuseErr:   []string{"field type conflict", "rows rejected by the server"},
+		RefusedRows: 4999,
+	}.Run(t, "fault")
 }
 
 // TestFaultRefusedRows: batches in the middle of the file conflict with
