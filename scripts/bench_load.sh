@@ -115,6 +115,8 @@ curl_ceiling() {
 case "$target" in
 timescale)
   pg=${TSLOAD_POSTGRES_HOST:-127.0.0.1}
+  # Database names of this run only: other runs on the same server must not drop them.
+  db=tsload_bench_$$
   psqlq() { psql -X -q -A -t -v ON_ERROR_STOP=1 -h "$pg" -U postgres "$@"; }
   gen pgcopy "$data/$ds.pgcopy"
   gen csv "$data/$ds.csv"
@@ -135,18 +137,18 @@ timescale)
   # empty table, one stream (the whole file) or two concurrent ones (the two halves).
   server_ceiling() {
     local kind=$1 streams=$2 start end
-    empty_table tsload_ceiling "$kind"
+    empty_table ${db}_ceiling "$kind"
     start=$(now)
     if [ "$streams" = 1 ]; then
-      psqlq -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.pgcopy' (FORMAT binary)" >/dev/null
+      psqlq -d ${db}_ceiling -c "COPY cpu FROM '$data/$ds.pgcopy' (FORMAT binary)" >/dev/null
     else
-      psqlq -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.half0.pgcopy' (FORMAT binary)" >/dev/null &
-      psqlq -d tsload_ceiling -c "COPY cpu FROM '$data/$ds.half1.pgcopy' (FORMAT binary)" >/dev/null
+      psqlq -d ${db}_ceiling -c "COPY cpu FROM '$data/$ds.half0.pgcopy' (FORMAT binary)" >/dev/null &
+      psqlq -d ${db}_ceiling -c "COPY cpu FROM '$data/$ds.half1.pgcopy' (FORMAT binary)" >/dev/null
       wait
     fi
     end=$(now)
     local n
-    n=$(psqlq -d tsload_ceiling -c 'SELECT count(*) FROM cpu')
+    n=$(psqlq -d ${db}_ceiling -c 'SELECT count(*) FROM cpu')
     [ "$n" = "$rows" ] || { echo "ceiling: $n rows in the table, want $rows" >&2; echo 0; return; }
     rate "$rows" "$start" "$end"
   }
@@ -165,15 +167,15 @@ timescale)
     for bs in "${batch_sizes[@]}"; do
       for w in "${workers_list[@]}"; do
         ceiling=${ceil[$kind$w]}
-        load "copy-binary, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-binary --use-hypertable "$kind"
-        load "copy-csv, $label" "$data/$ds.csv" "$bs" "$w" --db-name tsload_bench --drop-db --method copy-csv --use-hypertable "$kind"
-        load "insert-multi, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name tsload_bench --drop-db --method insert-multi --use-hypertable "$kind"
+        load "copy-binary, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name "$db" --drop-db --method copy-binary --use-hypertable "$kind"
+        load "copy-csv, $label" "$data/$ds.csv" "$bs" "$w" --db-name "$db" --drop-db --method copy-csv --use-hypertable "$kind"
+        load "insert-multi, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name "$db" --drop-db --method insert-multi --use-hypertable "$kind"
       done
     done
   done
   # One row per statement is slow: a capped run shows its rate.
   ceiling=${ceil[true${workers_list[-1]}]}
-  load "insert (first 100000 rows), hypertable" "$data/$ds.pgcopy" 1000 "${workers_list[-1]}" --db-name tsload_bench --drop-db --method insert --limit 100000
+  load "insert (first 100000 rows), hypertable" "$data/$ds.pgcopy" 1000 "${workers_list[-1]}" --db-name "$db" --drop-db --method insert --limit 100000
 
   # Peers, when their binaries are in TSLOAD_PEERS_BIN or on PATH (never part of the project).
   peer() {
@@ -184,13 +186,13 @@ timescale)
     for bs in "${batch_sizes[@]}"; do
       for w in "${workers_list[@]}"; do
         ceiling=${ceil[true$w]}
-        empty_table tsload_peer true
+        empty_table ${db}_peer true
         log=$out/timescaledb-parallel-copy_b${bs}_w${w}.log
         start=$(now)
-        if "$tpc" --connection "host=$pg user=postgres sslmode=disable dbname=tsload_peer" --table cpu \
+        if "$tpc" --connection "host=$pg user=postgres sslmode=disable dbname=${db}_peer" --table cpu \
             --file "$data/$ds.csv" --skip-header --copy-options CSV --workers "$w" --batch-size "$bs" >"$log" 2>&1; then
           end=$(now)
-          n=$(psqlq -d tsload_peer -c 'SELECT count(*) FROM cpu')
+          n=$(psqlq -d ${db}_peer -c 'SELECT count(*) FROM cpu')
           st=ok; [ "$n" = "$rows" ] || st="failed: $n rows in the table, want $rows"
           pending+=("timescaledb-parallel-copy (csv), hypertable|$bs|$w|$(rate "$rows" "$start" "$end")|$st|$ceiling")
         else
@@ -211,8 +213,8 @@ timescale)
       for w in "${workers_list[@]}"; do
         ceiling=${ceil[true$w]}
         log=$out/tsbs_load_timescaledb_b${bs}_w${w}.log
-        psqlq -d postgres -c 'DROP DATABASE IF EXISTS tsload_tsbs WITH (FORCE)' >/dev/null
-        if "$tsbs_load" --file "$tsbs_file" --db-name tsload_tsbs --host "$pg" --user postgres --postgres "sslmode=disable" \
+        psqlq -d postgres -c "DROP DATABASE IF EXISTS ${db}_tsbs WITH (FORCE)" >/dev/null
+        if "$tsbs_load" --file "$tsbs_file" --db-name ${db}_tsbs --host "$pg" --user postgres --postgres "sslmode=disable" \
             --workers "$w" --batch-size "$bs" --reporting-period 0s >"$log" 2>&1 &&
             r=$(grep -oE 'mean rate [0-9.]+ rows/sec' "$log" | tail -n 1 | grep -oE '[0-9.]+') && [ -n "$r" ]; then
           pending+=("tsbs_load_timescaledb (its own format), hypertable|$bs|$w|${r%.*}|ok|$ceiling")
@@ -224,6 +226,9 @@ timescale)
   else
     echo "bench_load.sh: no tsbs_load_timescaledb/tsbs_generate_data in TSLOAD_PEERS_BIN or PATH; peer row left out" >&2
   fi
+  for d in "$db" "${db}_ceiling" "${db}_peer" "${db}_tsbs"; do
+    psqlq -d postgres -c "DROP DATABASE IF EXISTS $d WITH (FORCE)" >/dev/null 2>&1 || true
+  done
   dry_run "$data/$ds.pgcopy"
   ;;
 influx)
