@@ -573,15 +573,33 @@ func zstdFrameSize(b []byte) (size int, content int64, err error) {
 	return pos, content, nil
 }
 
+// zstdPool keeps DecodeAll decoders (with their history buffers) between
+// inputs.
+var zstdPool sync.Pool
+
+type pooledZstd struct {
+	d      *zstd.Decoder
+	maxOut int
+}
+
+func getZstd(maxOut int) *pooledZstd {
+	if p, ok := zstdPool.Get().(*pooledZstd); ok && p.maxOut == maxOut {
+		return p
+	}
+	// The options are valid: NewReader(nil) cannot fail.
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(maxOut)))
+	return &pooledZstd{d: d, maxOut: maxOut}
+}
+
 var errJobTooBig = errors.New("decoded job larger than the parallel limit")
 
 // decodeLoop decodes jobs until the producer ends.
 func (d *pdec) decodeLoop() {
 	var zr *gzip.Reader
-	var zd *zstd.Decoder
+	var zd *pooledZstd
 	defer func() {
 		if zd != nil {
-			zd.Close()
+			zstdPool.Put(zd)
 		}
 	}()
 	var br bytes.Reader
@@ -596,9 +614,9 @@ func (d *pdec) decodeLoop() {
 		switch d.codec {
 		case codecZstd:
 			if zd == nil {
-				zd, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(d.maxOut)))
+				zd = getZstd(d.maxOut)
 			}
-			j.out, j.err = zd.DecodeAll(j.in, getBuf(d.free, max(j.hint, 4*len(j.in))))
+			j.out, j.err = zd.d.DecodeAll(j.in, getBuf(d.free, max(j.hint, 4*len(j.in))))
 			if errors.Is(j.err, zstd.ErrDecoderSizeExceeded) {
 				j.err = errJobTooBig
 			}

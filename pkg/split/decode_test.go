@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,10 +37,11 @@ func noParallel(t testing.TB) {
 // gzSized writes each chunk as a gzip member that declares its size, as
 // generate_data does.
 func gzSized(chunks ...[]byte) []byte {
-	var out bytes.Buffer
+	var out, m bytes.Buffer
+	w := gzip.NewWriter(&m) // reused: a new writer per member is costly
 	for _, c := range chunks {
-		var m bytes.Buffer
-		w := gzip.NewWriter(&m)
+		m.Reset()
+		w.Reset(&m)
 		w.Header.Extra = format.GzipSizeExtra(0)
 		w.Write(c)
 		w.Close()
@@ -52,14 +54,26 @@ func gzSized(chunks ...[]byte) []byte {
 // zstdFrames writes each chunk as an independent frame (content size and
 // checksum declared), as generate_data does.
 func zstdFrames(chunks ...[]byte) []byte {
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-	defer enc.Close()
+	enc := zstdEncoder()
 	var out []byte
 	for _, c := range chunks {
 		out = enc.EncodeAll(c, out)
 	}
 	return out
 }
+
+// zstdEncoder is one encoder for every test (EncodeAll may be called
+// concurrently; a new encoder per call is costly).
+var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	return enc
+})
+
+// zstdDecoder is the reference decoder of the fuzzer.
+var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	return d
+})
 
 // zstdStream writes one frame without a content size (a streaming writer).
 func zstdStream(b []byte) []byte {
@@ -275,12 +289,7 @@ func FuzzZstdFrames(f *testing.F) {
 		if !bytes.HasPrefix(z, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
 			return // not zstd any more: read as it is
 		}
-		var want []byte
-		zr, err := zstd.NewReader(bytes.NewReader(z), zstd.WithDecoderConcurrency(1))
-		if err == nil {
-			want, err = io.ReadAll(zr)
-			zr.Close()
-		}
+		want, err := zstdDecoder().DecodeAll(z, nil)
 		got, _, gerr := decodeAll(t, z)
 		if (err == nil) != (gerr == nil) {
 			t.Fatalf("sequential err %v, parallel err %v", err, gerr)

@@ -49,8 +49,9 @@ func splitAll(source string, data []byte, cfg Config) ([]load.Batch, []int, *Spl
 
 func gz(b ...[]byte) []byte {
 	var out bytes.Buffer
+	w := gzip.NewWriter(&out) // reused: a new writer per member is costly
 	for _, m := range b {
-		w := gzip.NewWriter(&out)
+		w.Reset(&out)
 		w.Write(m)
 		w.Close()
 	}
