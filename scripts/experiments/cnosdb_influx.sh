@@ -46,7 +46,7 @@ settings=(1000x30 3000x30 3000x10 5000x8 20000x8)
 declare -A pub_cnosdb=([1000x30]='102,090' [3000x30]='137,468' [3000x10]='211,846' [5000x8]='176,883' [20000x8]='174,758')
 declare -A pub_influx=([1000x30]='93,782' [3000x30]='106,207' [3000x10]='158,378' [5000x8]='162,338' [20000x8]='160,626')
 hw="8-CPU container on a Xeon Gold 5218"
-db=tsload_exp
+db=tsload_exp_$EXP_RUN
 
 influx_url=${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}
 if [[ -z ${TSLOAD_INFLUX_URL:-} ]]; then

@@ -26,7 +26,7 @@
 # test). Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL,
 # for another server). Output: the table on stdout and in DIR/table.md (DIR default
 # $TSLOAD_STATE/experiments/commit_modes-<size>), bars_rows.png/.svg (the first size; bars
-# named by database cm_<mode>_<rows>) and bars_rows_<rows>.png/.svg, plots/, results/, logs/.
+# named by database cm_<mode>_<rows>_r<pid>) and bars_rows_<rows>.png/.svg, plots/, results/, logs/.
 # Exit 0 once the table is written (3 with --strict if a step failed), 1 on a setup error.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -66,11 +66,11 @@ exp_log "generating $data"
 	exp_die "generate_data failed: $(tail -n 1 "$EXP_OUT/logs/generate.log")"
 
 # mode KEY NAME PUBLISHED URL ROWS [load_timescale flags...]: one load into database
-# cm_KEY_ROWS (short: the charts label their bars with it).
+# cm_KEY_ROWS_r<pid> (short: the charts label their bars with it).
 mode() {
 	local key=$1 name=$2 pub=$3 url=$4 rows=$5
 	shift 5
-	local db=cm_${key}_$rows
+	local db=cm_${key}_${rows}_$EXP_RUN
 	exp_load "$name, $(exp_fmt "$rows") rows" "$pub" load_timescale --postgres "$url" --db-name "$db" --drop-db \
 		--file "$data" --limit "$rows" --batch-size "$batch" --workers 1 "$@"
 	q "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || exp_log "could not drop database $db"

@@ -79,6 +79,9 @@ exp_init() {
 	fi
 	EXP_FAILED=0
 	EXP_STARTED=$(date +%s)
+	# Names of databases and tables carry this, so two runs on one shared server (the CI test
+	# beside a user's run) never drop each other's data.
+	EXP_RUN=r$$
 	trap 'echo "$EXP_NAME: interrupted; rows so far in $EXP_OUT/rows.tsv" >&2; exit 130' INT TERM
 }
 

@@ -21,7 +21,7 @@
 # Sizes: full = 4000 hosts x 2500 epochs (10,000,000 rows, as the original); --quick = 4000 x 250
 # (1,000,000); --tiny = 100 x 20 (2,000; the CI test). N = --workers (default: the cores).
 # Starts QuestDB with scripts/start_questdb.sh (TSLOAD_QUESTDB_HTTP, default
-# http://127.0.0.1:9000, for another server) and loads the table exp_cpu (dropped first).
+# http://127.0.0.1:9000, for another server) and loads the table exp_cpu_r<pid> (dropped first and afterwards).
 # Output: the Markdown table on stdout and in DIR/table.md (DIR default
 # $TSLOAD_STATE/experiments/questdb_serialize-<size>), bars_rows.png/.svg (rows/s by transport
 # and workers), plots/ (each run's rate over time), results/, logs/. Exit 0 once the table is
@@ -39,7 +39,7 @@ tiny) scale=100 end=2016-01-01T00:03:20Z ;;
 esac
 n=$EXP_WORKERS
 http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
-table=exp_cpu
+table=exp_cpu_$EXP_RUN
 
 if [[ -z ${TSLOAD_QUESTDB_HTTP:-} ]]; then
 	exp_start questdb || exp_die "QuestDB did not start; nothing to measure"

@@ -36,7 +36,7 @@
 # another local server; the ceiling needs the server to read a file on this machine). Output:
 # the table on stdout and in DIR/table.md (DIR default
 # $TSLOAD_STATE/experiments/timescale_ladder-<size>), bars_rows.png/.svg (plain table; bars
-# named by database lp_<step>) and bars_rows_hypertable.png/.svg (lh_<step>), plots/,
+# named by database lp_<step>_r<pid>) and bars_rows_hypertable.png/.svg (lh_<step>_r<pid>), plots/,
 # results/, logs/. Exit 0 once the table is written (3 with --strict if a step failed), 1 on a setup error.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -96,11 +96,11 @@ tt_label() { if [[ $1 == plain ]]; then echo "plain table"; else echo hypertable
 ht_pub() { if [[ $1 == plain ]]; then echo "$2"; else echo "$3"; fi; }
 
 # step KEY NAME TABLE PUBLISHED [load_timescale flags...]: one load into database
-# l<p|h>_KEY (short: the charts label their bars with it).
+# l<p|h>_KEY_r<pid> (short: the charts label their bars with it).
 step() {
 	local key=$1 name=$2 tt=$3 pub=$4
 	shift 4
-	local db=l${tt:0:1}_$key
+	local db=l${tt:0:1}_${key}_$EXP_RUN
 	exp_load "$name, $(tt_label "$tt")" "$pub" load_timescale --postgres "$pg_url" --db-name "$db" --drop-db \
 		--use-hypertable "$(ht_flag "$tt")" "$@"
 	drop_db "$db"
@@ -119,8 +119,8 @@ for tt in "${tables[@]}"; do
 	# The ceiling: the server reads the CSV file itself, no client. The file goes where the
 	# server's OS user can read it.
 	name="server's COPY weather FROM file (ceiling), $(tt_label "$tt")"
-	db=l${tt:0:1}_server_copy
-	shared=$EXP_STATE/experiments/.server-copy
+	db=l${tt:0:1}_server_copy_$EXP_RUN
+	shared=$EXP_STATE/experiments/.server-copy-$EXP_RUN
 	mkdir -p "$shared"
 	chmod 755 "$EXP_STATE/experiments" "$shared" 2>/dev/null || true
 	cp "$data/weather.csv" "$shared/weather.csv" && chmod 644 "$shared/weather.csv"
@@ -148,13 +148,13 @@ for tt in "${tables[@]}"; do
 	else
 		exp_fail_row "$name" "$pub" "could not create the table: $(tail -n 1 "$EXP_OUT/logs/server_copy_$tt.log")"
 	fi
-	rm -f "$shared/weather.csv"
+	rm -rf "$shared"
 	drop_db "$db"
 
 	# The peer the study recommends for CSV files, when it is installed (never in CI).
 	if [[ -n $tpc ]]; then
 		name="timescaledb-parallel-copy (peer) from the CSV file, $(exp_n_workers "$EXP_WORKERS"), $(tt_label "$tt")"
-		db=l${tt:0:1}_tpc
+		db=l${tt:0:1}_tpc_$EXP_RUN
 		pub="the study's recommendation for CSV files (chart only, no single figure)"
 		if "$EXP_BIN/load_timescale" --postgres "$pg_url" --db-name "$db" --drop-db --use-hypertable "$(ht_flag "$tt")" \
 			--file "$data/weather.csv" --limit 1 --verify=false --reporting-period 1h >"$EXP_OUT/logs/tpc_$tt.log" 2>&1 &&
