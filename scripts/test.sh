@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README: "Run the tests"). Installs and starts the real servers the
 # integration tests talk to (PostgreSQL, InfluxDB, QuestDB, CnosDB; all on 127.0.0.1), then runs vet, the
-# whole test suite, and every native fuzzer for a bounded time.
+# whole test suite, every command of README.md (internal/readmetest), and every native fuzzer for a
+# bounded time.
 #
 #   scripts/test.sh                 # everything
 #   TSLOAD_FUZZTIME=0 scripts/test.sh   # skip the fuzzing pass
@@ -33,6 +34,11 @@ go vet ./...
 
 echo "== go test"
 go test -count=1 -timeout 20m ./...
+
+# Every shell command of README.md, in order, at a small size, against the servers started
+# above; alone, because the commands load into the databases the README names.
+echo "== README examples"
+TSLOAD_README_TEST=1 go test -count=1 -timeout 15m -run '^TestREADME$' ./internal/readmetest
 
 if [ "$fuzztime" != "0" ]; then
   echo "== fuzzing each target for $fuzztime"
