@@ -160,7 +160,12 @@ func TestExperimentsTiny(t *testing.T) {
 			before := serverPIDs()
 			err := run()
 			if after := serverPIDs(); err != nil && after != before {
-				t.Logf("a server was restarted during the run (%s -> %s): running %s again\n%s", before, after, s.script, stdout.String())
+				t.Logf("a server was restarted during the run (%s -> %s): running %s again once it answers\n%s", before, after, s.script, stdout.String())
+				for _, p := range s.ports {
+					for deadline := time.Now().Add(2 * time.Minute); !reachable(p) && time.Now().Before(deadline); {
+						time.Sleep(time.Second)
+					}
+				}
 				err = run()
 			}
 			if err != nil {
