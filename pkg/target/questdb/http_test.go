@@ -195,7 +195,7 @@ func TestNewConfigErrors(t *testing.T) {
 		{Config{Transport: HTTP}, "needs an HTTP URL"},
 		{Config{Transport: TCP, TCPAddr: "nohost"}, "ILP/TCP address"},
 		{Config{Transport: TCP, TCPAddr: "h:9009"}, "for queries"},
-		{Config{URL: "http://x:1", UseCase: "nope"}, "--use-case"},
+		{Config{URL: "http://x:1", UseCase: "nope"}, `unknown use case "nope"`},
 	} {
 		if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("New(%+v) = %v, want %q", tt.cfg, err, tt.want)
