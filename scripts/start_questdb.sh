@@ -38,11 +38,20 @@ log() { echo "start_questdb: $*" >&2; }
 
 ping_ok() { curl -fsS --max-time 2 "http://$HTTP/ping" >/dev/null 2>&1; }
 
+# running_pid prints the pid of this root's server: the pid file's, or else
+# (a pid file lost to an interrupted start or stop) the QuestDB JVM whose
+# command line names this root, which it writes back to the pid file.
 running_pid() {
-	[[ -f "$PIDFILE" ]] || return 1
-	local pid
-	pid="$(cat "$PIDFILE")"
-	[[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+	local pid=""
+	[[ -f "$PIDFILE" ]] && pid="$(cat "$PIDFILE")"
+	if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+		echo "$pid"
+		return 0
+	fi
+	pid="$(pgrep -f -- "io.questdb.ServerMain -d $ROOT\$" | head -n1 || true)"
+	[[ -n "$pid" ]] || return 1
+	echo "$pid" >"$PIDFILE"
+	echo "$pid"
 }
 
 wait_ready() {
@@ -71,6 +80,13 @@ install_pkg() {
 }
 
 command -v curl >/dev/null || install_pkg curl curl
+
+# One start or stop at a time per root: tests that restart the server run
+# beside scripts that start it, and two JVMs racing for the port would leave
+# the pid file naming the one that lost.
+mkdir -p "$ROOT"
+exec 8>"$ROOT/.lock"
+flock 8
 
 # Already up (this script's server or another on the same port)?
 if pid="$(running_pid)"; then
@@ -127,6 +143,6 @@ log "starting QuestDB $VERSION (Java $java_major, -Xmx$XMX) with root $ROOT"
 setsid nohup "$JAVA" -Xmx"$XMX" -Xms256m \
 	--add-exports java.base/jdk.internal.math=io.questdb \
 	-p "$JAR" -m io.questdb/io.questdb.ServerMain -d "$ROOT" \
-	>>"$LOG" 2>&1 </dev/null &
+	>>"$LOG" 2>&1 </dev/null 8>&- &
 echo $! >"$PIDFILE"
 wait_ready "$(cat "$PIDFILE")"

@@ -11,6 +11,19 @@ PIDFILE="$ROOT/questdb.pid"
 
 log() { echo "stop_questdb: $*" >&2; }
 
+# Serialised with start_questdb.sh on the same root (see there).
+if [[ -d "$ROOT" ]]; then
+	exec 8>"$ROOT/.lock"
+	flock 8
+fi
+
+# A pid file that names no live process (lost to an interrupted start or
+# stop) is replaced by the QuestDB JVM whose command line names this root.
+if [[ -d "$ROOT" ]] && ! { [[ -f "$PIDFILE" ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }; then
+	found="$(pgrep -f -- "io.questdb.ServerMain -d $ROOT\$" | head -n1 || true)"
+	[[ -n "$found" ]] && echo "$found" >"$PIDFILE"
+fi
+
 if [[ -f "$PIDFILE" ]]; then
 	pid="$(cat "$PIDFILE")"
 	if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
