@@ -103,7 +103,12 @@ measure() {
     local r
     r=$(python3 -c 'import sys; r,s=map(float,sys.argv[1:]); print(int(r/s) if s>0 else 0)' "$rows" "$secs")
     rate_of["$input|$name"]=$r
-    table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "$size" "$secs") | $(( rss / 1024 )) |")
+    # /usr/bin/time counts hundredths: a tiny input can take "0.00" s.
+    if [[ $r == 0 ]]; then
+      table+=("| $input | $name | (under 0.01 s) | | $(( rss / 1024 )) |")
+    else
+      table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "$size" "$secs") | $(( rss / 1024 )) |")
+    fi
   else
     table+=("| $input | $name | failed: $(tail -1 "$log" | cut -c1-80) | | |")
   fi
