@@ -145,19 +145,7 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 	if len(t.Cells) == 0 {
 		return nil, fmt.Errorf("no runs to plot")
 	}
-	var xs, groups []string
-	xi, gi := map[string]int{}, map[string]int{}
-	for _, c := range t.Cells {
-		x, g := c.Key[0], strings.Join(c.Key[1:], ", ")
-		if _, ok := xi[x]; !ok {
-			xi[x] = len(xs)
-			xs = append(xs, x)
-		}
-		if _, ok := gi[g]; !ok {
-			gi[g] = len(groups)
-			groups = append(groups, g)
-		}
-	}
+	xs, xi, groups, gi := barAxes(t)
 	top := 0.0 // the highest whisker
 	values := make([]plotter.Values, len(groups))
 	spreads := make([][]Spread, len(groups))
@@ -352,3 +340,22 @@ func uniqueBase(dir, path, suffix string, used map[string]bool) string {
 }
 
 func mkdir(dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// barAxes orders a bar chart's x values (the cells' first group key) and
+// bar groups (the remaining keys) as they first appear, with each one's
+// index; BarsPlot and BarsSVG lay their bars out by it.
+func barAxes(t *Table) (xs []string, xi map[string]int, groups []string, gi map[string]int) {
+	xi, gi = map[string]int{}, map[string]int{}
+	for _, c := range t.Cells {
+		x, g := c.Key[0], strings.Join(c.Key[1:], ", ")
+		if _, ok := xi[x]; !ok {
+			xi[x] = len(xs)
+			xs = append(xs, x)
+		}
+		if _, ok := gi[g]; !ok {
+			gi[g] = len(groups)
+			groups = append(groups, g)
+		}
+	}
+	return xs, xi, groups, gi
+}

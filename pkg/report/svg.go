@@ -236,19 +236,7 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 	if len(t.Cells) == 0 {
 		return "", fmt.Errorf("no runs to plot")
 	}
-	var xs, groups []string
-	xi, gi := map[string]int{}, map[string]int{}
-	for _, c := range t.Cells {
-		x, g := c.Key[0], strings.Join(c.Key[1:], ", ")
-		if _, ok := xi[x]; !ok {
-			xi[x] = len(xs)
-			xs = append(xs, x)
-		}
-		if _, ok := gi[g]; !ok {
-			gi[g] = len(groups)
-			groups = append(groups, g)
-		}
-	}
+	xs, xi, groups, gi := barAxes(t)
 	type bar struct {
 		cell *Cell
 		s    Spread
