@@ -591,6 +591,11 @@ func getZstd(maxOut int) *pooledZstd {
 	return &pooledZstd{d: d, maxOut: maxOut}
 }
 
+// zstdMaxWindow is the largest zstd window accepted (zstd --long=26 writes
+// 64 MiB windows; the zstd tool itself refuses more than 128 MiB without
+// --memory).
+const zstdMaxWindow = 64 << 20
+
 var errJobTooBig = errors.New("decoded job larger than the parallel limit")
 
 // decodeLoop decodes jobs until the producer ends.
@@ -617,7 +622,9 @@ func (d *pdec) decodeLoop() {
 				zd = getZstd(d.maxOut)
 			}
 			j.out, j.err = zd.d.DecodeAll(j.in, getBuf(d.free, max(j.hint, 4*len(j.in))))
-			if errors.Is(j.err, zstd.ErrDecoderSizeExceeded) {
+			if errors.Is(j.err, zstd.ErrDecoderSizeExceeded) || errors.Is(j.err, zstd.ErrWindowSizeExceeded) {
+				// A frame whose window is larger than a parallel job may hold
+				// is the sequential decoder's to accept or refuse.
 				j.err = errJobTooBig
 			}
 		default:
@@ -691,7 +698,7 @@ func newSeqDecoder(c codec, source string, r io.Reader, base int64) *seqDecoder 
 	s.buf = bufio.NewReaderSize(s.cr, 256<<10)
 	var err error
 	if c == codecZstd {
-		s.zd, err = zstd.NewReader(s.buf, zstd.WithDecoderMaxMemory(1<<36), zstd.WithDecoderMaxWindow(64<<20))
+		s.zd, err = zstd.NewReader(s.buf, zstd.WithDecoderMaxMemory(1<<36), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 	} else {
 		s.gz, err = gzip.NewReader(s.buf)
 	}

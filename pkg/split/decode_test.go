@@ -71,7 +71,7 @@ var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
 
 // zstdDecoder is the reference decoder of the fuzzer.
 var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
-	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 	return d
 })
 
