@@ -38,6 +38,7 @@ func TestCLI(t *testing.T) {
 	httpURL, pg := questdbServer(t)
 	dir := t.TempDir()
 	table := fmt.Sprintf("cli_%d", time.Now().UnixNano()%1e9)
+	loadtest.DropQuestDBTables(t, httpURL, table)
 	file := filepath.Join(dir, "in.ilp")
 	var b strings.Builder
 	const rows = 2000
@@ -107,6 +108,7 @@ func TestGzipBodies(t *testing.T) {
 	httpURL, pg := questdbServer(t)
 	dir := t.TempDir()
 	table := fmt.Sprintf("gzbody_%d", time.Now().UnixNano()%1e9)
+	loadtest.DropQuestDBTables(t, httpURL, table)
 	var b strings.Builder
 	const rows = 3000
 	for i := range rows {

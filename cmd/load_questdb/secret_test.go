@@ -23,6 +23,7 @@ func TestSecrets(t *testing.T) {
 	const secret = "Zq8-s3cr3t-pw"
 	const token = "Tk9-s3cr3t-token"
 	table := fmt.Sprintf("secret_%d", time.Now().UnixNano()%1e9)
+	loadtest.DropQuestDBTables(t, httpURL, table)
 	dir := t.TempDir()
 	var tables []string
 	defer func() {

@@ -74,7 +74,7 @@ func TestEndToEnd(t *testing.T) {
 		rows int64
 	}
 	inputs := map[string]input{}
-	prefix := uniqueName("e2e") + "_"
+	prefix := uniqueName(t, "e2e") + "_"
 	for _, uc := range []string{"cpu-only", "devops", "iot"} {
 		f, n := genILP(t, dir, uc, 8, 2*time.Hour, prefix)
 		inputs[uc] = input{f, n}
@@ -137,7 +137,7 @@ func TestEndToEnd(t *testing.T) {
 func TestEndToEndBadLine(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
-	prefix := uniqueName("bad") + "_"
+	prefix := uniqueName(t, "bad") + "_"
 	good, _ := genILP(t, dir, "cpu-only", 10, 2*time.Hour, prefix)
 	raw, err := os.ReadFile(good)
 	if err != nil {
@@ -185,7 +185,7 @@ func TestEndToEndBadLine(t *testing.T) {
 func TestTCPVerifyEndsWhenRowsArrive(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
-	prefix := uniqueName("tcpwait") + "_"
+	prefix := uniqueName(t, "tcpwait") + "_"
 	file, rows := genILP(t, dir, "cpu-only", 8, 2*time.Hour, prefix)
 	tg, err := New(Config{Transport: TCP, URL: s.http, TCPAddr: s.tcp, PG: s.pg, WALTimeout: time.Minute, Settle: time.Hour, Lookup: prefixedLookup(prefix)})
 	if err != nil {

@@ -53,5 +53,5 @@ func TestFaults(t *testing.T) {
 		// A string where the table has a DOUBLE: 400, the request rolled back.
 		Refuse:    func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
 		RefuseErr: []string{"line 3457", "400"},
-	}.Run(t, uniqueName("fault"))
+	}.Run(t, uniqueName(t, "fault"))
 }

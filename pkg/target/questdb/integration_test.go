@@ -101,9 +101,12 @@ func ping(base string, timeout time.Duration) error {
 	return nil
 }
 
-// uniqueName returns a table name no other test run uses.
-func uniqueName(prefix string) string {
-	return fmt.Sprintf("%s_%d_%04d", prefix, time.Now().UnixNano()/1e6%1e9, rand.Intn(10000))
+// uniqueName returns a table name no other test run uses; the tables whose
+// names start with it are dropped when the test ends.
+func uniqueName(t *testing.T, prefix string) string {
+	name := fmt.Sprintf("%s_%d_%04d", prefix, time.Now().UnixNano()/1e6%1e9, rand.Intn(10000))
+	loadtest.DropQuestDBTables(t, envOr("TSLOAD_QUESTDB_HTTP", "http://127.0.0.1:9000"), name)
+	return name
 }
 
 func testTable(name string) *schema.Table {
@@ -224,7 +227,7 @@ func TestIntegrationExactCounts(t *testing.T) {
 		{TCP, false, 5000, 1},
 	} {
 		t.Run(fmt.Sprintf("%s/pg=%v/batch=%d/workers=%d", tc.transport, tc.pg, tc.size, tc.workers), func(t *testing.T) {
-			name := uniqueName("it_" + tc.transport)
+			name := uniqueName(t, "it_" + tc.transport)
 			tg := newTarget(t, s, tc.transport, tc.pg, testTable(name))
 			const total = 10000
 			acked, _ := loadRows(t, tg, name, total, tc.size, tc.workers, nil)
@@ -248,7 +251,7 @@ func TestIntegrationExactCounts(t *testing.T) {
 
 func TestIntegrationBadLineHTTP(t *testing.T) {
 	s := server(t)
-	name := uniqueName("it_bad")
+	name := uniqueName(t, "it_bad")
 	tg := newTarget(t, s, HTTP, true, testTable(name))
 	ctx := context.Background()
 	w, err := tg.NewWriter(ctx, 0)
@@ -288,7 +291,7 @@ func TestIntegrationBadLineHTTP(t *testing.T) {
 
 func TestIntegrationBadLineTCP(t *testing.T) {
 	s := server(t)
-	name := uniqueName("it_badtcp")
+	name := uniqueName(t, "it_badtcp")
 	tg := newTarget(t, s, TCP, false, testTable(name))
 	ctx := context.Background()
 	w, err := tg.NewWriter(ctx, 0)
@@ -336,7 +339,7 @@ func TestIntegrationKillRestartHTTP(t *testing.T) {
 		t.Skip("-short: no server restart")
 	}
 	var restartServer func()
-	name := uniqueName("it_kill")
+	name := uniqueName(t, "it_kill")
 	tg := newTarget(t, s, HTTP, false, testTable(name))
 	scripts := scriptsDir(t)
 	var restartErr error
@@ -394,7 +397,7 @@ func TestIntegrationKillRestartHTTP(t *testing.T) {
 func TestIntegrationPrepareOptions(t *testing.T) {
 	s := server(t)
 	ctx := context.Background()
-	tb := testTable(uniqueName("it_prep"))
+	tb := testTable(uniqueName(t, "it_prep"))
 	plain := newTargetOpts(t, s, false, load.PrepareOptions{CreateDB: true}, tb) // no DEDUP
 	for _, tc := range []struct {
 		dedup bool
