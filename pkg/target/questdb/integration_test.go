@@ -227,7 +227,7 @@ func TestIntegrationExactCounts(t *testing.T) {
 		{TCP, false, 5000, 1},
 	} {
 		t.Run(fmt.Sprintf("%s/pg=%v/batch=%d/workers=%d", tc.transport, tc.pg, tc.size, tc.workers), func(t *testing.T) {
-			name := uniqueName(t, "it_" + tc.transport)
+			name := uniqueName(t, "it_"+tc.transport)
 			tg := newTarget(t, s, tc.transport, tc.pg, testTable(name))
 			const total = 10000
 			acked, _ := loadRows(t, tg, name, total, tc.size, tc.workers, nil)
