@@ -19,7 +19,9 @@ func (s *Splitter) stepILPDeferred() error {
 	if s.bulkDeferred() > 0 {
 		return nil
 	}
-	line, n, err := s.readLine()
+	// The line keeps its CR, as bulkDeferred's do, for the checker to drop:
+	// a last line without '\n' is then checked as if it had one.
+	line, n, err := s.readRawLine()
 	if err != nil {
 		return err
 	}
@@ -29,7 +31,7 @@ func (s *Splitter) stepILPDeferred() error {
 	sl := s.slotFor(-1, 0)
 	if !ilpRecord(line) {
 		if sl.b.Rows > 0 {
-			sl.b.Data = appendRaw(sl.b.Data, line, n)
+			sl.b.Data = append(append(sl.b.Data, line...), '\n')
 			if len(sl.b.Data) >= s.cfg.MaxBatchBytes && !sl.ready {
 				sl.ready = true
 				s.ready = append(s.ready, sl)
@@ -40,26 +42,16 @@ func (s *Splitter) stepILPDeferred() error {
 	s.record++
 	s.reserve(sl, len(line)+1)
 	sl.begin(s.record, lineNo, off)
-	sl.b.Data = appendRaw(sl.b.Data, line, n)
+	sl.b.Data = append(append(sl.b.Data, line...), '\n')
 	sl.b.Rows++
 	sl.b.Unchecked = true
 	s.added(sl)
 	return nil
 }
 
-// appendRaw appends a line that took n input bytes with its line end: the
-// CR of a CRLF is kept, so that the checker's byte offsets stay exact (it
-// drops the CR).
-func appendRaw(b, line []byte, n int) []byte {
-	b = append(b, line...)
-	if n == len(line)+2 {
-		b = append(b, '\r')
-	}
-	return append(b, '\n')
-}
-
-// ilpRecord reports whether a line (without its '\n') is a record, valid
-// or not, rather than a blank or comment line: scanILP's rule.
+// ilpRecord reports whether a line (without its '\n', with the CR of a
+// CRLF) is a record, valid or not, rather than a blank or comment line:
+// scanILP's rule.
 func ilpRecord(line []byte) bool {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]

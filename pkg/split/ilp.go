@@ -33,28 +33,35 @@ func (s *Splitter) initILP() error {
 }
 
 // readLine returns the next line without its line ending ("\n" or "\r\n"),
-// valid until the next read, and the number of bytes consumed.
+// valid until the next read, and the number of bytes consumed. A last line
+// without '\n' loses a final CR too.
 func (s *Splitter) readLine() (line []byte, n int, err error) {
+	line, n, err = s.readRawLine()
+	if err == nil && len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	return line, n, err
+}
+
+// readRawLine returns the next line without its '\n' (a CR before it is
+// kept), valid until the next read, and the number of bytes consumed.
+func (s *Splitter) readRawLine() (line []byte, n int, err error) {
 	line, err = s.in.br.ReadSlice('\n')
 	n = len(line)
 	switch {
 	case err == nil:
-		line = line[:len(line)-1]
+		return line[:len(line)-1], n, nil
 	case err == io.EOF:
 		if n == 0 {
 			return nil, 0, io.EOF
 		}
-		err = nil // a last line without '\n'
+		return line, n, nil // a last line without '\n'
 	case errors.Is(err, bufio.ErrBufferFull):
 		return nil, n, &MalformedError{Source: s.in.Source, Record: s.record + 1, Line: s.line + 1, Offset: s.offset,
 			Reason: fmt.Sprintf("line longer than the %d-byte limit", s.cfg.MaxRecordBytes)}
 	default:
 		return nil, n, err
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
-	return line, n, nil
 }
 
 // ilpBulk enables bulkILP (tests compare with it off).
