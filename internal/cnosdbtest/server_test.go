@@ -28,9 +28,11 @@ func do(t *testing.T, base, path, auth, body string, mod func(*http.Request)) (i
 	if mod != nil {
 		mod(req)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// A new connection each time: a kept-alive one that the server closes
+	// while idle fails a POST with EOF (the client does not retry a POST).
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s %q: %v", path, body, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -120,7 +122,9 @@ var conformance = []step{
 	{"nothing of it was written", "/api/v1/sql?db={db}_ttl", "root:", "SELECT count(*) AS n FROM m", nil, 422, "010001", "Table not found"},
 	{"drop the TTL database", "/api/v1/sql", "root:", "DROP DATABASE {db}_ttl", nil, 200, "", ""},
 	{"drop", "/api/v1/sql", "root:", "DROP DATABASE IF EXISTS {db}", nil, 200, "", ""},
-	{"drop again", "/api/v1/sql", "root:", "DROP DATABASE IF EXISTS {db}", nil, 200, "", ""},
+	// (Not "drop again" at once: CnosDB 2.4.2 drops in the background and
+	// sometimes answers 422 030017 to an IF EXISTS drop right after a drop.)
+	{"drop if exists, never created", "/api/v1/sql", "root:", "DROP DATABASE IF EXISTS {db}_never", nil, 200, "", ""},
 	{"drop missing", "/api/v1/sql", "root:", "DROP DATABASE {db}", nil, 422, "030017", `Database not found: \"{db}\"`},
 }
 
