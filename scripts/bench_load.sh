@@ -2,14 +2,15 @@
 # Loader throughput against a local server, with the ceiling measured in the same run.
 #
 #   scripts/bench_load.sh timescale|influx|questdb [--scale N] [--timestamp-end T]
-#                         [--batch-sizes 1000,5000] [--workers 1,2] [--out DIR]
+#                         [--batch-sizes 1000,5000] [--workers 1,2] [--methods M,...] [--out DIR]
 #
 # Generates one cpu-only dataset (seed 1, --scale hosts from 2016-01-01 to --timestamp-end at
 # 10s), then prints a Markdown table of rows/s for each loader configuration and, as the
 # ceiling, the same rows loaded without tsload:
 #   timescale: the server's own COPY cpu FROM '<file>' (FORMAT binary) into an empty hypertable
 #     and an empty plain table, one stream (1 worker) and two concurrent streams (2 workers: the
-#     rows as two halves by series); every method x batch size x workers into both; and the
+#     rows as two halves by series); every method (--methods, default copy-binary,copy-csv,
+#     insert-multi, plus a capped one-row insert run) x batch size x workers into both; and the
 #     peers timescaledb-parallel-copy (on the CSV of the same rows) and tsbs_load_timescaledb
 #     (on its own format from tsbs_generate_data, same scale and time range), taken from
 #     TSLOAD_PEERS_BIN or PATH (a peer that fails is reported with its error);
@@ -17,11 +18,12 @@
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
-# TSLOAD_BENCH_SCALE, TSLOAD_BENCH_END, TSLOAD_BENCH_BATCH_SIZES and TSLOAD_BENCH_WORKERS set
-# the defaults of --scale, --timestamp-end, --batch-sizes and --workers.
+# TSLOAD_BENCH_SCALE, TSLOAD_BENCH_END, TSLOAD_BENCH_BATCH_SIZES, TSLOAD_BENCH_WORKERS and
+# TSLOAD_BENCH_METHODS set the defaults of --scale, --timestamp-end, --batch-sizes, --workers
+# and --methods.
 set -euo pipefail
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
@@ -30,6 +32,7 @@ scale=${TSLOAD_BENCH_SCALE:-1000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
 batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-1000,5000,20000}
 workers_list=${TSLOAD_BENCH_WORKERS:-1,2}
+methods=${TSLOAD_BENCH_METHODS:-copy-binary,copy-csv,insert-multi}
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
     --timestamp-end) ts_end=$2; shift 2 ;;
     --batch-sizes) batch_sizes=$2; shift 2 ;;
     --workers) workers_list=$2; shift 2 ;;
+    --methods) methods=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) usage ;;
     *) echo "bench_load.sh: unknown argument $1" >&2; exit 2 ;;
@@ -54,6 +58,7 @@ bin=$root/bin
 
 IFS=, read -r -a batch_sizes <<<"$batch_sizes"
 IFS=, read -r -a workers_list <<<"$workers_list"
+IFS=, read -r -a methods <<<"$methods"
 
 now() { date +%s.%N; }
 # rate ROWS START END -> rows/s
@@ -167,15 +172,18 @@ timescale)
     for bs in "${batch_sizes[@]}"; do
       for w in "${workers_list[@]}"; do
         ceiling=${ceil[$kind$w]}
-        load "copy-binary, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name "$db" --drop-db --method copy-binary --use-hypertable "$kind"
-        load "copy-csv, $label" "$data/$ds.csv" "$bs" "$w" --db-name "$db" --drop-db --method copy-csv --use-hypertable "$kind"
-        load "insert-multi, $label" "$data/$ds.pgcopy" "$bs" "$w" --db-name "$db" --drop-db --method insert-multi --use-hypertable "$kind"
+        for m in "${methods[@]}"; do
+          f=$data/$ds.pgcopy; [ "$m" = copy-csv ] && f=$data/$ds.csv
+          load "$m, $label" "$f" "$bs" "$w" --db-name "$db" --drop-db --method "$m" --use-hypertable "$kind"
+        done
       done
     done
   done
   # One row per statement is slow: a capped run shows its rate.
-  ceiling=${ceil[true${workers_list[-1]}]}
-  load "insert (first 100000 rows), hypertable" "$data/$ds.pgcopy" 1000 "${workers_list[-1]}" --db-name "$db" --drop-db --method insert --limit 100000
+  if [[ " ${methods[*]} " == *" insert-multi "* ]]; then
+    ceiling=${ceil[true${workers_list[-1]}]}
+    load "insert (first 100000 rows), hypertable" "$data/$ds.pgcopy" 1000 "${workers_list[-1]}" --db-name "$db" --drop-db --method insert --limit 100000
+  fi
 
   # Peers, when their binaries are in TSLOAD_PEERS_BIN or on PATH (never part of the project).
   peer() {

@@ -23,13 +23,14 @@
 # Every command runs --runs times (default 3) and the fastest run counts: on a shared virtual
 # machine the noise only ever slows a run down.
 # Prints a Markdown table: rows/s (rows / wall seconds of the whole command), decompressed
-# MB/s, peak RSS (GNU time; the largest process of a pipe), and the ratios the targets use.
+# MB/s, CPU seconds (user + system), peak RSS (GNU time; the largest process of a pipe), and
+# the ratios the targets use.
 # Files go to --out (default $TSLOAD_STATE/bench_overhead, TSLOAD_STATE defaults to
 # /tmp/tsload), named by their parameters so a later run reuses them. TSLOAD_BENCH_SCALE and
 # TSLOAD_BENCH_END set the defaults of --scale (4000) and --timestamp-end (03:00, 3 hours).
 set -euo pipefail
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 scale=${TSLOAD_BENCH_SCALE:-4000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
@@ -98,31 +99,34 @@ tsbs_gen_file() { # GENERATOR FORMAT FILE
     --timestamp-end "$ts_end" --log-interval 10s --format "$2" >"$3" 2>/dev/null
 }
 
-# measure NAME INPUT MB CMD... -> a row; rate = rows / wall seconds of CMD, the fastest of $runs.
+# measure NAME INPUT MB CMD... -> a row; rate = rows / wall seconds of CMD, the fastest of $runs;
+# CPU = user + system seconds of that run (all processes of a pipe).
 declare -a table=()
-declare -A rate_of=()
+declare -A rate_of=() cpu_of=()
 measure() {
   local name=$1 input=$2 size=$3; shift 3
-  local tf=$out/time.txt log=$out/last.log secs="" rss=0 s m i
+  local tf=$out/time.txt log=$out/last.log secs="" rss=0 cpu="" s m u y i
   for ((i = 0; i < runs; i++)); do
-    if ! /usr/bin/time -f '%e %M' -o "$tf" "$@" >"$log" 2>&1; then
-      table+=("| $input | $name | failed: $(tail -1 "$log" | cut -c1-80) | | |")
+    if ! /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >"$log" 2>&1; then
+      table+=("| $input | $name | failed: $(tail -1 "$log" | cut -c1-80) | | | |")
       return
     fi
-    read -r s m <"$tf"
+    read -r s m u y <"$tf"
     if [ -z "$secs" ] || python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$s" "$secs"; then
       secs=$s
+      cpu=$(python3 -c 'import sys; print(f"{float(sys.argv[1])+float(sys.argv[2]):.2f}")' "$u" "$y")
     fi
     (( m > rss )) && rss=$m
   done
   local r
   r=$(python3 -c 'import sys; r,s=map(float,sys.argv[1:]); print(int(r/s) if s>0 else 0)' "$rows" "$secs")
   rate_of["$input|$name"]=$r
+  cpu_of["$input|$name"]=$cpu
   # /usr/bin/time counts hundredths: a tiny input can take "0.00" s.
   if [[ $r == 0 ]]; then
-    table+=("| $input | $name | (under 0.01 s) | | $(( rss / 1024 )) |")
+    table+=("| $input | $name | (under 0.01 s) | | $cpu | $(( rss / 1024 )) |")
   else
-    table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "$size" "$secs") | $(( rss / 1024 )) |")
+    table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "$size" "$secs") | $cpu | $(( rss / 1024 )) |")
   fi
 }
 loaders=(load_questdb load_influx load_cnosdb load_timescale)
@@ -177,11 +181,11 @@ echo
 echo "cpu-only, scale $scale, 2016-01-01 to $ts_end: $(printf "%'d" "$rows") rows, $workers workers, --do-load=false; $(nproc) cores; fastest of $runs runs"
 echo "files: ${sizes%; }"
 echo
-echo "| input | tool | rows/s | MB/s (decompressed) | peak RSS MB |"
-echo "|---|---|---:|---:|---:|"
+echo "| input | tool | rows/s | MB/s (decompressed) | CPU s | peak RSS MB |"
+echo "|---|---|---:|---:|---:|---:|"
 printf '%s\n' "${table[@]}"
 echo
-echo "- load_questdb uncompressed / tsbs_load_questdb (QuestDB fork): $(ratio "uncompressed|load_questdb" "uncompressed|tsbs_load_questdb (QuestDB fork)")"
+echo "- load_questdb uncompressed / tsbs_load_questdb (QuestDB fork): $(ratio "uncompressed|load_questdb" "uncompressed|tsbs_load_questdb (QuestDB fork)") in rows/s; CPU seconds ${cpu_of["uncompressed|load_questdb"]:-?} against ${cpu_of["uncompressed|tsbs_load_questdb (QuestDB fork)"]:-?} (tsload checks every line, the fork only the first of each batch)"
 echo "- load_questdb on --gzip output / gunzip -c | wc -l: $(ratio "gzip, generate_data --gzip (members)|load_questdb" "gzip, generate_data --gzip (members)|gunzip -c \\| wc -l")"
 echo "- load_questdb on --zstd output / zstd -dc | wc -l: $(ratio "zstd, generate_data --zstd|load_questdb" "zstd, generate_data --zstd|zstd -dc \\| wc -l")"
 for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
