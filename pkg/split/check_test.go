@@ -90,6 +90,14 @@ func recordsOnly(data []byte) []byte {
 
 func sameOutcome(t testing.TB, what string, skip bool, a, b outcome) {
 	t.Helper()
+	if skip && a.err != "" && a.err == b.err {
+		// A fatal error with malformed lines skipped: the two paths cut
+		// batches at different lines (the deferred splitter counts a
+		// malformed line toward a batch's size until the checker skips
+		// it), so different batches were handed out before the error.
+		// The run fails the same way; each counts only what it handed out.
+		return
+	}
 	if a.err != b.err || a.rows != b.rows || a.metrics != b.metrics || a.skiped != b.skiped ||
 		fmt.Sprint(a.tables) != fmt.Sprint(b.tables) {
 		t.Fatalf("%s:\nchecked:  rows %d metrics %d skipped %d tables %v err %q\ndeferred: rows %d metrics %d skipped %d tables %v err %q",
