@@ -105,12 +105,25 @@ func (s FaultSuite) exact(t *testing.T, f faultRun, rows int64) {
 	}
 }
 
-func (s FaultSuite) cut(t *testing.T, table string) {
+// faulted loads rows lines into table with 2 workers through a new proxy
+// (latency per read when not 0) while fault works the proxy beside the
+// load; stop is closed when the load has ended.
+func (s FaultSuite) faulted(t *testing.T, table string, rows int, latency, timeout time.Duration, batch int,
+	fault func(p *faultproxy.Proxy, stop chan struct{})) (faultRun, *faultproxy.Proxy) {
+	t.Helper()
 	p := Proxy(t, s.Upstream)
-	path := faultLines(t, table, 40000, nil)
+	path := faultLines(t, table, rows, nil)
+	if latency > 0 {
+		p.SetLatency(latency)
+	}
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
+	go fault(p, stop)
+	return s.load(t, p, table, path, timeout, batch, 2), p
+}
+
+func (s FaultSuite) cut(t *testing.T, table string) {
+	f, p := s.faulted(t, table, 40000, 0, 10*time.Second, 1000, func(p *faultproxy.Proxy, stop chan struct{}) {
 		if !AfterBytes(p, 256<<10, stop) {
 			return
 		}
@@ -119,8 +132,7 @@ func (s FaultSuite) cut(t *testing.T, table string) {
 		if AfterBytes(p, 1<<20, stop) {
 			p.CutAll()
 		}
-	}()
-	f := s.load(t, p, table, path, 10*time.Second, 1000, 2)
+	})
 	s.exact(t, f, 40000)
 	if st := p.Stats(); st.Cuts < 5 || f.Res.Retries == 0 {
 		t.Errorf("cuts %d, retries %d", st.Cuts, f.Res.Retries)
@@ -129,20 +141,14 @@ func (s FaultSuite) cut(t *testing.T, table string) {
 }
 
 func (s FaultSuite) stall(t *testing.T, table string) {
-	p := Proxy(t, s.Upstream)
-	path := faultLines(t, table, 30000, nil)
-	p.SetLatency(time.Millisecond)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
+	f, _ := s.faulted(t, table, 30000, time.Millisecond, time.Second, 500, func(p *faultproxy.Proxy, stop chan struct{}) {
 		if !AfterBytes(p, 256<<10, stop) {
 			return
 		}
 		p.Stall(true)
 		time.Sleep(3 * time.Second)
 		p.Stall(false)
-	}()
-	f := s.load(t, p, table, path, time.Second, 500, 2)
+	})
 	s.exact(t, f, 30000)
 	var other int64
 	if s.Timeouts != nil {
@@ -155,12 +161,7 @@ func (s FaultSuite) stall(t *testing.T, table string) {
 }
 
 func (s FaultSuite) refused(t *testing.T, table string) {
-	p := Proxy(t, s.Upstream)
-	path := faultLines(t, table, 40000, nil)
-	p.SetLatency(time.Millisecond)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
+	f, p := s.faulted(t, table, 40000, time.Millisecond, 10*time.Second, 500, func(p *faultproxy.Proxy, stop chan struct{}) {
 		for i := int64(1); i <= 4; i++ {
 			if !AfterBytes(p, i*300<<10, stop) {
 				return
@@ -170,8 +171,7 @@ func (s FaultSuite) refused(t *testing.T, table string) {
 			time.Sleep(300 * time.Millisecond)
 			p.Refuse(false)
 		}
-	}()
-	f := s.load(t, p, table, path, 10*time.Second, 500, 2)
+	})
 	s.exact(t, f, 40000)
 	if st := p.Stats(); st.Refused == 0 || f.Res.Retries == 0 {
 		t.Errorf("refused %d, retries %d", st.Refused, f.Res.Retries)
