@@ -56,12 +56,15 @@ mkdir -p "$out"
 bin=$root/bin
 (cd "$root" && go build -o "$bin/" ./cmd/...)
 
-if ! command -v zstd >/dev/null; then
+# zstd (the floor) and GNU time (/usr/bin/time: wall, CPU, peak RSS) from Debian when missing.
+missing=()
+command -v zstd >/dev/null || missing+=(zstd)
+[ -x /usr/bin/time ] || missing+=(time)
+if [ ${#missing[@]} -gt 0 ]; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get -o DPkg::Lock::Timeout=900 install -y zstd >/dev/null ||
-    { $sudo apt-get -o DPkg::Lock::Timeout=900 update >/dev/null && $sudo apt-get -o DPkg::Lock::Timeout=900 install -y zstd >/dev/null; }
+  $sudo apt-get -o DPkg::Lock::Timeout=900 install -y "${missing[@]}" >/dev/null ||
+    { $sudo apt-get -o DPkg::Lock::Timeout=900 update >/dev/null && $sudo apt-get -o DPkg::Lock::Timeout=900 install -y "${missing[@]}" >/dev/null; }
 fi
-[ -x /usr/bin/time ] || { echo "bench_overhead.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2; exit 1; }
 
 # Peers: TSBS from the first directory of TSLOAD_PEERS_BIN, QuestDB's fork from the second.
 tsbs_dir=""; qdb_dir=""
