@@ -25,6 +25,7 @@
 //	--skip-invalid          skip and count malformed records and rows the server rejects
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
+//	--cpu-profile F         a CPU profile of the run, for go tool pprof
 //
 // # Errors and exit status
 //
@@ -42,6 +43,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -82,6 +84,7 @@ const (
 	FlagAbortOnExist    = "do-abort-on-exist"
 	FlagDropDB          = "drop-db"
 	FlagResultsFile     = "results-file"
+	FlagCPUProfile      = "cpu-profile"
 )
 
 // CommonFlags returns the flags shared by every loader.
@@ -104,6 +107,7 @@ func CommonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: FlagAbortOnExist, Usage: "fail if the database (or a table) already exists"},
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
 		&cli.StringFlag{Name: FlagResultsFile, Usage: "write the results as JSON to this file (also on failure)"},
+		&cli.StringFlag{Name: FlagCPUProfile, Usage: "write a CPU profile of the run to this file (go tool pprof)"},
 	}
 }
 
@@ -147,6 +151,13 @@ func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
 						return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)
 					}
 				}
+			}
+			if p := c.String(FlagCPUProfile); p != "" {
+				stop, err := startCPUProfile(p)
+				if err != nil {
+					return err
+				}
+				defer stop()
 			}
 			_, err = runner.Run(c.Context, cfg, t)
 			return err
@@ -209,6 +220,22 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		cfg.Progress = true
 	}
 	return cfg, nil
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", FlagCPUProfile, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--%s: %w", FlagCPUProfile, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // FlagValues returns every flag's value as a string (secrets redacted).
