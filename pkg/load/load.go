@@ -64,6 +64,20 @@ type Batch struct {
 	// not set yet. split.Checker validates and counts it, on a worker,
 	// before it is written.
 	Unchecked bool
+	// Hold, when set, owns the memory Data points into: the input's read
+	// buffer or file mapping rather than a copy (a zero-copy batch). Data
+	// must then not be written or grown (a consumer that changes it copies
+	// it first), and Release must be called once the batch is done with.
+	Hold interface{ Release() }
+}
+
+// Release gives back what b.Hold owns, and forgets Data (which pointed
+// into it). It does nothing for a batch without a Hold.
+func (b *Batch) Release() {
+	if b.Hold != nil {
+		b.Hold.Release()
+		b.Hold, b.Data = nil, nil
+	}
 }
 
 // Where describes a batch's position for error messages:

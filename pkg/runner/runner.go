@@ -487,6 +487,7 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 		}
 		r.curInput.Store(in)
 		err := r.readOne(ctx, sp, free, queues, &seq)
+		sp.Release() // what a batch not handed out (after an error) holds of the input
 		r.skipped.Add(sp.Skipped())
 		if err != nil {
 			if i > 0 {
@@ -562,6 +563,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			return ctx.Err()
 		}
 		if ctx.Err() != nil { // stopped: abandon batches not yet started
+			b.Release()
 			free <- b
 			return ctx.Err()
 		}
@@ -576,6 +578,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 		if err == nil && b.Rows > 0 {
 			err = r.write(ctx, wctx, st, w, b)
 		}
+		b.Release() // a zero-copy batch's memory goes back to the reader
 		free <- b
 		if err != nil {
 			r.failed.Add(1)

@@ -31,6 +31,7 @@ func (s *Splitter) stepILPDeferred() error {
 	sl := s.slotFor(-1, 0)
 	if !ilpRecord(line) {
 		if sl.b.Rows > 0 {
+			s.own(sl)
 			sl.b.Data = append(append(sl.b.Data, line...), '\n')
 			if len(sl.b.Data) >= s.cfg.MaxBatchBytes && !sl.ready {
 				sl.ready = true
@@ -40,6 +41,7 @@ func (s *Splitter) stepILPDeferred() error {
 		return nil
 	}
 	s.record++
+	s.own(sl)
 	s.reserve(sl, len(line)+1)
 	sl.begin(s.record, lineNo, off)
 	sl.b.Data = append(append(sl.b.Data, line...), '\n')
@@ -73,11 +75,13 @@ var plainStart = func() (t [256]bool) {
 }()
 
 // bulkDeferred takes the complete lines already buffered, until a batch
-// fills, copying each run of lines into the batch at once; it returns the
-// number of lines taken.
+// fills, adding each run of lines to the batch at once (take: in place,
+// when they continue it in the same chunk); it returns the number of
+// lines taken.
 func (s *Splitter) bulkDeferred() int {
 	br := s.in.br
 	buf, _ := br.Peek(br.Buffered())
+	c, pos := br.chunkPos()
 	sl := s.slotFor(-1, 0)
 	off, start, taken := 0, 0, 0
 	for !sl.ready {
@@ -96,7 +100,9 @@ func (s *Splitter) bulkDeferred() int {
 			s.record++
 			s.rows++
 			if sl.b.Rows == 0 {
-				s.reserve(sl, i+1)
+				if c == nil || !zeroCopy {
+					s.reserve(sl, i+1)
+				}
 				sl.b.FirstRecord, sl.b.FirstLine, sl.b.Offset = s.record, s.line, s.offset
 			}
 			sl.b.Rows++
@@ -105,7 +111,7 @@ func (s *Splitter) bulkDeferred() int {
 		s.offset += int64(i + 1)
 		off = end
 		taken++
-		if sl.b.Rows > 0 && (sl.b.Rows >= s.cfg.BatchSize || len(sl.b.Data)+off-start >= s.cfg.MaxBatchBytes ||
+		if sl.b.Rows > 0 && (sl.b.Rows >= s.cfg.BatchSize || sl.size()+off-start >= s.cfg.MaxBatchBytes ||
 			(s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) {
 			sl.ready = true
 			s.ready = append(s.ready, sl)
@@ -115,7 +121,7 @@ func (s *Splitter) bulkDeferred() int {
 		}
 	}
 	if off > start {
-		sl.b.Data = append(sl.b.Data, buf[start:off]...)
+		s.take(sl, buf[start:off], c, pos+start)
 	}
 	if off > 0 {
 		br.Discard(off)
@@ -128,6 +134,7 @@ func (s *Splitter) bulkDeferred() int {
 // goroutine.
 type Checker struct {
 	names map[string]string
+	buf   []byte // the copy of a zero-copy batch that loses bytes
 }
 
 // Check validates every line of an Unchecked batch (as the splitter does
@@ -150,17 +157,23 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 	b.Tables = b.Tables[:0]
 	w := 0         // write position: data[:w] is the batch's output
 	shift := false // a line was dropped or shortened: lines move down
+	borrowed := b.Hold != nil
 	for p := 0; p < len(data); {
-		i := bytes.IndexByte(data[p:], '\n')
+		// The common plain line is found and checked in one pass.
+		r, i, fast := nextLineFast(data[p:])
 		if i < 0 {
-			i = len(data) - p // cannot happen: the splitter ends every line
+			if i = bytes.IndexByte(data[p:], '\n'); i < 0 {
+				i = len(data) - p // cannot happen: the splitter ends every line
+			}
 		}
 		raw := data[p : p+i]
 		l := raw
 		if n := len(l); n > 0 && l[n-1] == '\r' {
 			l = l[:n-1]
 		}
-		r := scanILP(l)
+		if !fast {
+			r = scanILP(l)
+		}
 		keep := true
 		switch {
 		case r.reason != "":
@@ -178,6 +191,10 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 		}
 		if !keep || len(l) != len(raw) {
 			shift = true
+			if borrowed { // Data is not the batch's to write: work on a copy
+				c.buf = append(c.buf[:0], data...)
+				data, borrowed = c.buf, false
+			}
 		}
 		if keep {
 			if shift {

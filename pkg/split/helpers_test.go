@@ -40,7 +40,7 @@ func splitAll(source string, data []byte, cfg Config) ([]load.Batch, []int, *Spl
 			return out, parts, sp, err
 		}
 		c := b
-		c.Data = append([]byte(nil), b.Data...)
+		c.Data, c.Hold = append([]byte(nil), b.Data...), nil
 		c.Tables = append([]load.TableRows(nil), b.Tables...)
 		out = append(out, c)
 		parts = append(parts, part)

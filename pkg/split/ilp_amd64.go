@@ -34,6 +34,40 @@ type plainResult struct {
 //go:noescape
 func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) (r plainResult)
 
+// lineAVX2 runs plainBlocksAVX2's checks on the line that starts at b[0]
+// and finds its end in the same pass: n is the index of the first '\n' in
+// b and r describes b[:n]. It reads only whole 64-byte blocks of b: n is
+// -1 (r meaningless) when none of them holds a '\n'. Implemented in
+// ilp_amd64.s.
+//
+//go:noescape
+func lineAVX2(b []byte) (r plainResult, n int)
+
+// nextLineFast finds the line at the start of b (up to its '\n') and
+// checks it with lineAVX2 in one pass: n is the index of the '\n' (-1:
+// not found in b's whole blocks, the caller looks itself) and ok reports
+// that the line is plain (scanILPFast's result is then r).
+func nextLineFast(b []byte) (r ilpLine, n int, ok bool) {
+	if !useAVX2 {
+		return r, -1, false
+	}
+	p, n := lineAVX2(b)
+	if n < 0 {
+		return r, -1, false
+	}
+	line := b[:n]
+	if n == 0 || !plainFirst[line[0]] || p.viol != 0 {
+		return r, n, false
+	}
+	if c := line[n-1]; c == ',' || c == ' ' || c == '=' {
+		return r, n, false
+	}
+	if !plainSections(line, p.parity, p.spaces, p.lastSp) {
+		return r, n, false
+	}
+	return ilpLine{row: true, nameEnd: p.firstSep, keyEnd: p.firstSp, fields: p.eqs - p.eqsBefore}, n, true
+}
+
 // neutralBlock pads a line's tail to a block: 'a' is neither special nor
 // rejected.
 var neutralBlock = func() (b [64]byte) {

@@ -188,3 +188,186 @@ done:
 	MOVQ R13, r_prev+64(FP)
 	MOVQ R15, r_spaces+72(FP)
 	RET
+
+// func lineAVX2(b []byte) (r plainResult, n int)
+//
+// plainBlocksAVX2's checks for the line that starts at b[0], found in the
+// same pass: n is the index of the first '\n' in b, and r describes
+// b[:n] (positions are indexes in b). Only whole 64-byte blocks of b are
+// read: when none of them holds a '\n', n is -1 and r is meaningless.
+TEXT ·lineAVX2(SB), NOSPLIT, $0-104
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), CX
+	XORQ R12, R12 // parity
+	XORQ R13, R13 // prev
+	XORQ R14, R14 // viol
+	XORQ R15, R15 // spaces
+	MOVQ $-1, AX
+	MOVQ AX, r_lastSp+56(FP)
+	MOVQ AX, r_firstSp+64(FP)
+	MOVQ AX, r_firstSep+72(FP)
+	MOVQ AX, n+96(FP)
+	MOVQ $0, r_eqs+80(FP)
+	MOVQ $0, r_eqsBefore+88(FP)
+
+	MOVQ $0x2c, AX
+	MOVQ AX, X1
+	MOVQ $0x20, AX
+	MOVQ AX, X2
+	MOVQ $0x3d, AX
+	MOVQ AX, X3
+	MOVQ $0x5c, AX
+	MOVQ AX, X8
+	MOVQ $0x22, AX
+	MOVQ AX, X9
+	MOVQ $0x0a, AX
+	MOVQ AX, X14
+	VPBROADCASTB X1, Y1   // ','
+	VPBROADCASTB X2, Y2   // ' '
+	VPBROADCASTB X3, Y3   // '='
+	VPBROADCASTB X8, Y8   // '\\'
+	VPBROADCASTB X9, Y9   // '"'
+	VPBROADCASTB X14, Y14 // '\n'
+	VPCMPEQQ     X13, X13, X13
+
+lloop:
+	CMPQ CX, $64
+	JB   ldone
+
+	// low 32 bytes: sep R8, eq R9, bad R10, spaces R11, newlines DI
+	VMOVDQU   (SI), Y0
+	VPCMPEQB  Y0, Y1, Y4
+	VPCMPEQB  Y0, Y2, Y5
+	VPOR      Y4, Y5, Y4
+	VPCMPEQB  Y0, Y3, Y6
+	VPCMPGTB  Y0, Y2, Y7
+	VPCMPEQB  Y0, Y8, Y10
+	VPCMPEQB  Y0, Y9, Y11
+	VPCMPEQB  Y0, Y14, Y15
+	VPOR      Y10, Y11, Y10
+	VPOR      Y10, Y7, Y7
+	VPMOVMSKB Y4, R8
+	VPMOVMSKB Y6, R9
+	VPMOVMSKB Y7, R10
+	VPMOVMSKB Y5, R11
+	VPMOVMSKB Y15, DI
+
+	// high 32 bytes, merged into the upper halves
+	VMOVDQU   32(SI), Y0
+	VPCMPEQB  Y0, Y1, Y4
+	VPCMPEQB  Y0, Y2, Y5
+	VPOR      Y4, Y5, Y4
+	VPCMPEQB  Y0, Y3, Y6
+	VPCMPGTB  Y0, Y2, Y7
+	VPCMPEQB  Y0, Y8, Y10
+	VPCMPEQB  Y0, Y9, Y11
+	VPCMPEQB  Y0, Y14, Y15
+	VPOR      Y10, Y11, Y10
+	VPOR      Y10, Y7, Y7
+	VPMOVMSKB Y4, AX
+	SHLQ      $32, AX
+	ORQ       AX, R8
+	VPMOVMSKB Y6, AX
+	SHLQ      $32, AX
+	ORQ       AX, R9
+	VPMOVMSKB Y7, AX
+	SHLQ      $32, AX
+	ORQ       AX, R10
+	VPMOVMSKB Y5, AX
+	SHLQ      $32, AX
+	ORQ       AX, R11
+	VPMOVMSKB Y15, AX
+	SHLQ      $32, AX
+	ORQ       AX, DI
+
+	// A '\n' in the block ends the line: only the bits below it count.
+	TESTQ  DI, DI
+	JZ     lnonl
+	TZCNTQ DI, AX
+	BZHIQ  AX, R8, R8
+	BZHIQ  AX, R9, R9
+	BZHIQ  AX, R10, R10
+	BZHIQ  AX, R11, R11
+	ADDQ   SI, AX
+	SUBQ   b_base+0(FP), AX
+	MOVQ   AX, n+96(FP)
+
+lnonl:
+	ORQ  R10, R14 // bad bytes
+	MOVQ R8, BX
+	ORQ  R9, BX   // m
+
+	// p = inclusive prefix XOR of m, then the parity before the block
+	VMOVQ      BX, X12
+	VPCLMULQDQ $0x00, X13, X12, X12
+	VMOVQ      X12, DX
+	XORQ       R12, DX
+
+	// viol |= m & ((p ^ sep) | m<<1 | prev)
+	MOVQ DX, AX
+	XORQ R8, AX
+	MOVQ BX, DI
+	SHLQ $1, DI
+	ORQ  DI, AX
+	ORQ  R13, AX
+	ANDQ BX, AX
+	ORQ  AX, R14
+
+	// first separator
+	TESTQ BX, BX
+	JZ    lnosep
+	CMPQ  r_firstSep+72(FP), $-1
+	JNE   lnosep
+	BSFQ  BX, AX
+	ADDQ  SI, AX
+	SUBQ  b_base+0(FP), AX
+	MOVQ  AX, r_firstSep+72(FP)
+
+lnosep:
+	// spaces: count, first (and the '=' before it), last
+	TESTQ R11, R11
+	JZ    lnospace
+	TESTQ R15, R15
+	JNZ   lnotfirst
+	BSFQ  R11, DI
+	MOVQ  DI, AX
+	ADDQ  SI, AX
+	SUBQ  b_base+0(FP), AX
+	MOVQ  AX, r_firstSp+64(FP)
+	BZHIQ DI, R9, AX // the '=' below the first space
+	POPCNTQ AX, AX
+	ADDQ  r_eqs+80(FP), AX
+	MOVQ  AX, r_eqsBefore+88(FP)
+
+lnotfirst:
+	POPCNTQ R11, AX
+	ADDQ    AX, R15
+	BSRQ    R11, AX
+	ADDQ    SI, AX
+	SUBQ    b_base+0(FP), AX
+	MOVQ    AX, r_lastSp+56(FP)
+
+lnospace:
+	POPCNTQ R9, AX
+	ADDQ    AX, r_eqs+80(FP)
+
+	// prev = top bit of m; parity = top bit of p, spread
+	MOVQ BX, R13
+	SHRQ $63, R13
+	MOVQ DX, R12
+	SARQ $63, R12
+
+	CMPQ n+96(FP), $-1
+	JNE  ldone
+	ADDQ $64, SI
+	SUBQ $64, CX
+	JMP  lloop
+
+ldone:
+	VZEROUPPER
+	MOVQ R14, r_viol+24(FP)
+	MOVQ R12, r_parity+32(FP)
+	SHLQ $7, R13
+	MOVQ R13, r_prev+40(FP)
+	MOVQ R15, r_spaces+48(FP)
+	RET

@@ -2,7 +2,10 @@
 
 package split
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // withAVX2 runs f with plainBlocksAVX2 on (when the CPU has it) and off, so
 // that the tests compare both with the careful scanner.
@@ -24,4 +27,31 @@ func BenchmarkScanILPLineSWAR(b *testing.B) {
 	useAVX2 = false
 	defer func() { useAVX2 = saved }()
 	BenchmarkScanILPLine(b)
+}
+
+// lineFastAgrees checks nextLineFast on line, followed by '\n' and bytes
+// that must not count (separators, quotes, backslashes, NUL, more lines):
+// it must find the '\n' and agree with scanILPFast. Cut before the '\n'
+// to whole blocks, it must report no line end.
+func lineFastAgrees(t *testing.T, line []byte) {
+	t.Helper()
+	if !useAVX2 || bytes.IndexByte(line, '\n') >= 0 {
+		return
+	}
+	want, wantOK := scanILPFast(line)
+	for _, junk := range []string{"a", " ,=\\\"\x00\xff\r", "m f=1 2\n"} {
+		buf := append(append([]byte(nil), line...), '\n')
+		for len(buf)%64 != 0 {
+			buf = append(buf, junk[len(buf)%len(junk)])
+		}
+		r, n, ok := nextLineFast(buf)
+		if n != len(line) || ok != wantOK || (ok && r != want) {
+			t.Errorf("%q + %q: nextLineFast %+v, end %d, ok %v; scanILPFast %+v, ok %v", line, junk, r, n, ok, want, wantOK)
+		}
+		if whole := len(line) &^ 63; whole > 0 {
+			if _, n, ok := nextLineFast(buf[:whole]); n != -1 || ok {
+				t.Errorf("%q cut to %d bytes: end %d, ok %v; want -1", line, whole, n, ok)
+			}
+		}
+	}
 }

@@ -107,6 +107,7 @@ func testScanILPFastPath(t *testing.T) {
 		if r := scanILP(line); r != want {
 			t.Errorf("%q: scanILP %+v, careful %+v", c.line, r, want)
 		}
+		lineFastAgrees(t, line)
 	}
 }
 
@@ -131,13 +132,14 @@ func testScanILPFastPathShifted(t *testing.T) {
 				if want.reason == "" && !ok && !bytes.Contains(line, []byte(",,")) {
 					t.Errorf("%q: valid plain line declined by the fast path", line)
 				}
+				lineFastAgrees(t, line)
 			}
 		}
 	}
 }
 
 // FuzzILPFastPath: on any line the fast path takes, it finds what the
-// careful scanner finds.
+// careful scanner finds; the one-pass line finder (nextLineFast) agrees.
 func FuzzILPFastPath(f *testing.F) {
 	for _, c := range fastPathCases {
 		f.Add([]byte(c.line))
@@ -154,6 +156,7 @@ func FuzzILPFastPath(f *testing.F) {
 			if got := scanILP(line); got != want {
 				t.Fatalf("%q (AVX2 %v): scanILP %+v, careful %+v", line, avx2, got, want)
 			}
+			lineFastAgrees(t, line)
 		})
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -62,7 +63,7 @@ func Open(path string, stdin io.Reader, bufSize int) (*Input, error) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	in, err := NewInput(path, f, size, bufSize)
+	in, err := newInput(path, f, size, bufSize, f)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -75,6 +76,13 @@ func Open(path string, stdin io.Reader, bufSize int) (*Input, error) {
 // compressed size when known (for progress), else -1. bufSize <= 0 selects
 // DefaultMaxRecordBytes.
 func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, error) {
+	return newInput(source, r, size, bufSize, nil)
+}
+
+// newInput is NewInput; f, when not nil, is r itself, a regular file of
+// size bytes: uncompressed, it is memory-mapped rather than read (see
+// mapFile).
+func newInput(source string, r io.Reader, size int64, bufSize int, f *os.File) (*Input, error) {
 	if bufSize <= 0 {
 		bufSize = DefaultMaxRecordBytes
 	}
@@ -101,6 +109,18 @@ func NewInput(source string, r io.Reader, size int64, bufSize int) (*Input, erro
 	// overlapping the splitting; a regular file's chunks are filled whole
 	// (its reads never wait for data), a stream's are handed over per read.
 	in.ra = newReadAhead(dec, size >= 0)
+	if f != nil && !in.Gzip && !in.Zstd && size > 0 {
+		// The file's bytes are read where they lie in the page cache, with
+		// no read(2) copy; batches of whole lines then point into the
+		// mapping (zero-copy) until their Release. Bytes appended after
+		// Open are read past the mapping's end. Without a mapping (the
+		// call failed, or the system has none) the file is read.
+		if m, err := mapFile(f, size); err == nil {
+			in.ra.mm = m
+			in.ra.src = &countingReader{r: io.NewSectionReader(f, size, math.MaxInt64-size)}
+			in.ra.mapped = &in.raw.n
+		}
+	}
 	in.br = &raReader{ra: in.ra, size: max(bufSize, 16)} // bufio.Reader's minimum
 	// An Input dropped without Close (its reader abandoned part-way) must
 	// not keep the goroutine, blocked on a full ring, forever.
@@ -139,10 +159,37 @@ func (in *Input) Close() error {
 		err := in.closer.Close()
 		if in.ra != nil {
 			in.ra.wait()
+			if in.ra.mm != nil {
+				in.releaseMapping()
+			}
 		}
 		return err
 	}
 	return nil
+}
+
+// releaseMapping gives back, at Close, the mapped windows that no batch
+// holds (those the reader has in view or that wait in the ring) and the
+// Input's hold on the mapping: it is unmapped once the last batch
+// pointing into it is released.
+func (in *Input) releaseMapping() {
+	b := in.br
+	for _, c := range []*raChunk{b.vc, b.pend} {
+		if c != nil {
+			c.Release()
+		}
+	}
+	b.vc, b.pend, b.view, b.r = nil, nil, nil, 0
+	for {
+		select {
+		case c := <-in.ra.full:
+			c.Release()
+			continue
+		default:
+		}
+		break
+	}
+	in.ra.mm.release()
 }
 
 // Detect returns the format of the input from its first bytes (without
@@ -233,7 +280,17 @@ type raReader struct {
 	scratch []byte
 }
 
-func (b *raReader) release(c *raChunk) { b.ra.free <- c } // never blocks
+func (b *raReader) release(c *raChunk) { c.Release() }
+
+// chunkPos returns the chunk the unread bytes of the view are in and the
+// index of the first one in its buf, or nil when they are in the scratch
+// buffer: bulkDeferred's batches point into the chunk (zero-copy).
+func (b *raReader) chunkPos() (*raChunk, int) {
+	if b.vc == nil {
+		return nil, 0
+	}
+	return b.vc, len(b.vc.buf[:b.vc.n]) - len(b.view) + b.r
+}
 
 // next makes pend a chunk with data, or returns the source's error.
 func (b *raReader) next() error {
@@ -254,7 +311,7 @@ func (b *raReader) next() error {
 		})
 		select {
 		case c := <-b.ra.full:
-			b.pend, b.po = c, raHead
+			b.pend, b.po = c, c.head
 			if c.err != nil {
 				b.srcErr = c.err
 			}
@@ -275,7 +332,9 @@ func (b *raReader) fill(need int) error {
 		p := b.pend
 		if len(tail) <= b.po {
 			start := b.po - len(tail)
-			copy(p.buf[start:b.po], tail)
+			if !p.mapped { // a mapped chunk's head already holds them
+				copy(p.buf[start:b.po], tail)
+			}
 			if b.vc != nil {
 				b.release(b.vc)
 			}
@@ -378,19 +437,52 @@ func (b *raReader) Read(p []byte) (int, error) {
 // first ones smaller, growing while the source fills them), so the memory
 // held ahead of the splitter is bounded by raChunks*raMaxChunk.
 const (
-	raChunks   = 4
+	raChunks   = 6
 	raMinChunk = 64 << 10
 	raMaxChunk = 1 << 20
 	raHead     = 64 << 10
 )
 
-// raChunk holds data in buf[raHead:n]; the raHead bytes in front of it let
+// A mapped file is handed out in windows of raMapWindow bytes, with up to
+// raMapHead bytes before each as its head (both multiples of the page
+// size); they are variables for the tests.
+var (
+	raMapWindow = 8 << 20
+	raMapHead   = 1 << 20
+)
+
+// raChunk holds data in buf[head:n]; the head bytes in front of it let
 // the reader prepend the unread end of the previous chunk (a partial line)
-// and go on without copying the chunk.
+// and go on without copying the chunk. A mapped chunk is a window of the
+// file's mapping (read-only) whose head holds the file's bytes before it.
+//
+// refs counts the chunk's holders: the reader while its bytes are in view,
+// and every zero-copy batch pointing into it (load.Batch.Hold); the last
+// Release gives it back to the ring.
 type raChunk struct {
-	buf []byte
-	n   int
-	err error // after the data
+	buf    []byte
+	n      int
+	err    error // after the data
+	head   int
+	mapped bool
+	ra     *readAhead
+	refs   atomic.Int32
+	// touched is prefault's result for a mapped window.
+	touched byte
+}
+
+// Release drops one hold on c (load.Batch.Hold); the last one returns c to
+// the ring (a mapped window's pages are dropped from the process first).
+func (c *raChunk) Release() {
+	if c.refs.Add(-1) != 0 {
+		return
+	}
+	if c.mapped {
+		c.ra.mm.drop(c.buf[c.head:c.n])
+		c.buf, c.mapped = nil, false
+		c.ra.mm.release()
+	}
+	c.ra.free <- c // never blocks: the ring holds every chunk
 }
 
 // readAhead is an io.Reader whose source is read by a goroutine of its own
@@ -399,6 +491,12 @@ type raChunk struct {
 type readAhead struct {
 	src  io.Reader
 	fill bool // read each chunk full (the source does not block: a regular file)
+
+	// mm, when set, is the file's mapping: the loop hands out its windows
+	// before it reads src (the file from the mapping's end on); mapped
+	// counts the bytes handed out (Input.CompressedRead).
+	mm     *mapping
+	mapped *atomic.Int64
 
 	full chan *raChunk // filled, in order
 	free chan *raChunk // to fill
@@ -420,7 +518,7 @@ func newReadAhead(src io.Reader, fill bool) *readAhead {
 		done: make(chan struct{}),
 	}
 	for i := 0; i < raChunks; i++ {
-		r.free <- &raChunk{}
+		r.free <- &raChunk{ra: r}
 	}
 	return r
 }
@@ -429,6 +527,9 @@ func newReadAhead(src io.Reader, fill bool) *readAhead {
 // or stop.
 func (r *readAhead) loop() {
 	defer close(r.done)
+	if r.mm != nil && !r.mapLoop() {
+		return
+	}
 	size := raMinChunk
 	for {
 		var c *raChunk
@@ -446,7 +547,8 @@ func (r *readAhead) loop() {
 			c.buf = make([]byte, raHead+size)
 		}
 		c.buf = c.buf[:cap(c.buf)]
-		c.n, c.err = raHead, nil
+		c.n, c.err, c.head = raHead, nil, raHead
+		c.refs.Store(1)
 		for empty := 0; c.n < len(c.buf) && c.err == nil; {
 			n, err := r.src.Read(c.buf[c.n:])
 			c.n, c.err = c.n+n, err
@@ -472,6 +574,36 @@ func (r *readAhead) loop() {
 			return
 		}
 	}
+}
+
+// mapLoop hands out the windows of the mapping, raMapWindow bytes each
+// (with up to raMapHead bytes before them as head), touching their pages
+// first so that the faults are taken here rather than by the splitter; it
+// reports false when stopped.
+func (r *readAhead) mapLoop() bool {
+	data := r.mm.data
+	for off := 0; off < len(data); off += raMapWindow {
+		var c *raChunk
+		select {
+		case c = <-r.free:
+		case <-r.quit:
+			return false
+		}
+		head := min(off, raMapHead)
+		end := min(off+raMapWindow, len(data))
+		c.buf, c.n, c.err, c.head, c.mapped = data[off-head:end:end], end-off+head, nil, head, true
+		c.refs.Store(1)
+		r.mm.hold()
+		c.touched = prefault(c.buf[head:])
+		r.mapped.Add(int64(end - off))
+		select {
+		case r.full <- c:
+		case <-r.quit:
+			c.Release()
+			return false
+		}
+	}
+	return true
 }
 
 // stop makes the goroutine return at its next step (after its current read).

@@ -183,7 +183,50 @@ type slot struct {
 	table int // index in Splitter.tables (-1 for ILP)
 	part  int
 	ready bool
+	// zc, when set, holds the batch's bytes so far, zc.buf[zs:ze], in the
+	// input's read buffer (zero-copy, see take); b.Data is empty then.
+	zc     *raChunk
+	zs, ze int
 }
+
+// size is the number of bytes of the slot's batch.
+func (sl *slot) size() int { return len(sl.b.Data) + sl.ze - sl.zs }
+
+// take adds the complete lines p, found at index at of chunk c's buf (c
+// nil: in the scratch buffer), to sl's batch: without a copy when the
+// batch is empty or its bytes so far end where p starts in the same chunk
+// (the batch then holds c until its Release), else copied.
+func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
+	switch {
+	case sl.zc != nil && sl.zc == c && sl.ze == at:
+		sl.ze += len(p)
+		return
+	case sl.zc == nil && len(sl.b.Data) == 0 && c != nil && zeroCopy:
+		c.refs.Add(1)
+		sl.zc, sl.zs, sl.ze = c, at, at+len(p)
+		return
+	}
+	s.own(sl)
+	sl.b.Data = append(sl.b.Data, p...)
+}
+
+// own copies the bytes of sl's batch that are in a chunk into the batch's
+// own buffer, so that more can be appended.
+func (s *Splitter) own(sl *slot) {
+	if sl.zc == nil {
+		return
+	}
+	if cap(sl.b.Data) == 0 && len(s.spare) > 0 {
+		sl.b.Data = s.spare[len(s.spare)-1]
+		s.spare = s.spare[:len(s.spare)-1]
+	}
+	sl.b.Data = append(sl.b.Data[:0], sl.zc.buf[sl.zs:sl.ze]...)
+	sl.zc.Release()
+	sl.zc, sl.zs, sl.ze = nil, 0, 0
+}
+
+// zeroCopy enables take's batches without a copy (tests compare with it off).
+var zeroCopy = true
 
 // Splitter cuts one Input into batches.
 type Splitter struct {
@@ -203,6 +246,10 @@ type Splitter struct {
 	skipped int64
 
 	step func() error // reads one record (or directive) into a slot
+
+	// spare holds batch buffers handed back while their slot had one:
+	// own and emit reuse them (zero-copy batches come back without one).
+	spare [][]byte
 
 	ilp    ilpState
 	csv    csvState
@@ -301,6 +348,7 @@ func (s *Splitter) checkPending(err error) error {
 	if !s.ilp.deferred || len(s.slots) == 0 || s.slots[0] == nil || s.slots[0].b.Rows == 0 {
 		return err
 	}
+	s.own(s.slots[0])
 	b := &s.slots[0].b
 	b.Format = format.ILP
 	var c Checker
@@ -312,11 +360,28 @@ func (s *Splitter) checkPending(err error) error {
 	return err
 }
 
-// emit moves slot sl's batch into b and resets sl with b's old buffers.
+// emit moves slot sl's batch into b and resets sl with b's old buffers
+// (a zero-copy batch leaves the slot its own buffer and gets its bytes in
+// the chunk, with the chunk as b.Hold). A b still holding a chunk (a
+// caller that did not Release it) is released first.
 func (s *Splitter) emit(sl *slot, b *load.Batch) {
+	b.Release()
 	p := &sl.b
 	data, tables := b.Data[:0], b.Tables[:0]
+	if sl.zc != nil {
+		if cap(data) > 0 && len(s.spare) < 4 {
+			s.spare = append(s.spare, data)
+		}
+		data = p.Data[:0]
+		p.Data = sl.zc.buf[sl.zs:sl.ze:sl.ze]
+		p.Hold = sl.zc
+		sl.zc, sl.zs, sl.ze = nil, 0, 0
+	} else if cap(data) == 0 && len(s.spare) > 0 {
+		data = s.spare[len(s.spare)-1]
+		s.spare = s.spare[:len(s.spare)-1]
+	}
 	*b = *p
+	p.Hold = nil
 	b.Format = s.format
 	if sl.table >= 0 {
 		tables = append(tables, load.TableRows{Name: s.tables[sl.table].Name, Rows: int64(p.Rows)})
@@ -474,6 +539,20 @@ func tagColumns(t *schema.Table) []bool {
 		m[i] = c.Tag
 	}
 	return m
+}
+
+// Release gives back what the batches not handed out yet hold of the
+// input (a pending batch pointing into its read buffer or mapping), when
+// the splitter is abandoned before io.EOF: after a failed batch, or an
+// error. The splitter must not be used afterwards.
+func (s *Splitter) Release() {
+	for _, sl := range s.slots {
+		if sl != nil && sl.zc != nil {
+			sl.zc.Release()
+			sl.zc, sl.zs, sl.ze = nil, 0, 0
+		}
+	}
+	s.done, s.flush, s.ready = true, len(s.slots), nil
 }
 
 // SetLimit makes the splitter stop after n more rows (n <= 0: none).

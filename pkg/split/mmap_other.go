@@ -1,0 +1,15 @@
+//go:build !unix
+
+package split
+
+import (
+	"errors"
+	"os"
+)
+
+// mapping is not available: files are read.
+type mapping struct{ data []byte }
+
+func mapFile(*os.File, int64) (*mapping, error) { return nil, errors.New("no memory mapping") }
+func (m *mapping) drop([]byte)                  {}
+func (m *mapping) close()                       {}

@@ -1,0 +1,63 @@
+//go:build unix
+
+package split
+
+import (
+	"os"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// mapping is a read-only private memory mapping of a whole regular file.
+// live counts its holders: the Input (until Close) and every window in
+// use (a chunk with holds); the last release unmaps it, so that a batch
+// still pointing into it after the Input's Close stays readable.
+type mapping struct {
+	data []byte
+	live atomic.Int64
+}
+
+// mapFile maps the first size bytes of f.
+func mapFile(f *os.File, size int64) (*mapping, error) {
+	if int64(int(size)) != size {
+		return nil, unix.EFBIG
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, err
+	}
+	m := &mapping{data: data}
+	m.live.Store(1)
+	return m, nil
+}
+
+// drop tells the kernel that the pages of b (a window of the mapping) are
+// not needed any more, so that the process's memory stays bounded by the
+// windows in use; the bytes stay readable (refetched from the page cache),
+// so a late reader sees the file's bytes, never a fault.
+func (m *mapping) drop(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	// Only whole pages inside b: a page shared with the next window keeps
+	// its pages until that window's drop.
+	page := os.Getpagesize()
+	lo := (addr(b) + page - 1) &^ (page - 1)
+	hi := (addr(b) + len(b)) &^ (page - 1)
+	if hi <= lo {
+		return
+	}
+	base := addr(m.data)
+	_ = unix.Madvise(m.data[lo-base:hi-base], unix.MADV_DONTNEED)
+}
+
+// hold adds a holder (a window handed out).
+func (m *mapping) hold() { m.live.Add(1) }
+
+// release drops a holder; the last one unmaps the file.
+func (m *mapping) release() {
+	if m.live.Add(-1) == 0 {
+		_ = unix.Munmap(m.data)
+	}
+}

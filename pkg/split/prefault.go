@@ -1,0 +1,17 @@
+package split
+
+import "unsafe"
+
+// addr is the address of b's first byte.
+func addr(b []byte) int { return int(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) }
+
+// prefault reads one byte of every 4 KiB page of b, so that a mapped
+// window's page faults are taken by the goroutine that calls it; the
+// result is kept (raChunk.touched) so that the reads are not optimised away.
+func prefault(b []byte) byte {
+	var x byte
+	for i := 0; i < len(b); i += 4096 {
+		x += b[i]
+	}
+	return x
+}
