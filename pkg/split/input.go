@@ -435,11 +435,13 @@ func (b *raReader) Read(p []byte) (int, error) {
 
 // Read-ahead ring: raChunks chunks of up to raMaxChunk bytes each (the
 // first ones smaller, growing while the source fills them), so the memory
-// held ahead of the splitter is bounded by raChunks*raMaxChunk.
+// held ahead of the splitter is bounded by raChunks*raMaxChunk. A chunk
+// holds a few batches of the default size, so that most batches of a
+// decompressed input lie in one chunk and go out without a copy.
 const (
 	raChunks   = 6
 	raMinChunk = 64 << 10
-	raMaxChunk = 1 << 20
+	raMaxChunk = 4 << 20
 	raHead     = 64 << 10
 )
 
