@@ -45,7 +45,7 @@ import (
 //
 // The limits are variables so that tests can make them small.
 var pdLimits = limits{
-	minJob: 512 << 10, // compressed bytes a job gathers (whole units)
+	minJob: 128 << 10, // compressed bytes a job gathers (whole units)
 	maxJob: 8 << 20,   // largest unit (compressed) decoded in parallel
 	maxOut: 32 << 20,  // largest job (decoded) held in memory
 	read:   1 << 20,   // read size of the compressed input
