@@ -21,7 +21,8 @@
 #   one core: load_questdb again with GOMAXPROCS=1 on each input, so the table shows how the
 #     reader scales from one core to all of them.
 # Every command runs --runs times (default 3) and the fastest run counts: on a shared virtual
-# machine the noise only ever slows a run down.
+# machine the noise only ever slows a run down. The runs go in rounds (every command once, then
+# again), so that a slow spell of the machine falls on every command alike.
 # Prints a Markdown table: rows/s (rows / wall seconds of the whole command), decompressed
 # MB/s, CPU seconds (user + system), peak RSS (GNU time; the largest process of a pipe), and
 # the ratios the targets use.
@@ -102,35 +103,52 @@ tsbs_gen_file() { # GENERATOR FORMAT FILE
     --timestamp-end "$ts_end" --log-interval 10s --format "$2" >"$3" 2>/dev/null
 }
 
-# measure NAME INPUT MB CMD... -> a row; rate = rows / wall seconds of CMD, the fastest of $runs;
-# CPU = user + system seconds of that run (all processes of a pipe).
-declare -a table=()
+# add NAME INPUT MB CMD... queues a command; run_all then runs every queued command once per
+# round, $runs rounds, so that each command's runs are spread over the whole benchmark (a slow
+# spell of the machine then hits every command alike, not all runs of one); rate = rows / wall
+# seconds of the command's fastest run; CPU = user + system seconds of that run (all processes
+# of a pipe); peak RSS = the largest of any run.
+declare -a c_name=() c_input=() c_size=() c_cmd=() table=()
 declare -A rate_of=() cpu_of=()
-measure() {
-  local name=$1 input=$2 size=$3; shift 3
-  local tf=$out/time.txt log=$out/last.log secs="" rss=0 cpu="" s m u y i
-  for ((i = 0; i < runs; i++)); do
-    if ! /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >"$log" 2>&1; then
-      table+=("| $input | $name | failed: $(tail -1 "$log" | cut -c1-80) | | | |")
-      return
-    fi
-    read -r s m u y <"$tf"
-    if [ -z "$secs" ] || python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$s" "$secs"; then
-      secs=$s
-      cpu=$(python3 -c 'import sys; print(f"{float(sys.argv[1])+float(sys.argv[2]):.2f}")' "$u" "$y")
-    fi
-    (( m > rss )) && rss=$m
+add() {
+  c_name+=("$1"); c_input+=("$2"); c_size+=("$3"); shift 3
+  c_cmd+=("$(printf '%q ' "$@")")
+}
+run_all() {
+  local tf=$out/time.txt log=$out/last.log round i s m u y
+  local -A best=() cpu=() rss=() failed=()
+  for ((round = 0; round < runs; round++)); do
+    for i in "${!c_cmd[@]}"; do
+      [ -z "${failed[$i]:-}" ] || continue
+      if ! eval "/usr/bin/time -f '%e %M %U %S' -o \"\$tf\" ${c_cmd[$i]}" >"$log" 2>&1; then
+        failed[$i]=$(tail -1 "$log" | cut -c1-80)
+        continue
+      fi
+      read -r s m u y <"$tf"
+      if [ -z "${best[$i]:-}" ] || python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$s" "${best[$i]}"; then
+        best[$i]=$s
+        cpu[$i]=$(python3 -c 'import sys; print(f"{float(sys.argv[1])+float(sys.argv[2]):.2f}")' "$u" "$y")
+      fi
+      (( m > ${rss[$i]:-0} )) && rss[$i]=$m
+    done
   done
-  local r
-  r=$(python3 -c 'import sys; r,s=map(float,sys.argv[1:]); print(int(r/s) if s>0 else 0)' "$rows" "$secs")
-  rate_of["$input|$name"]=$r
-  cpu_of["$input|$name"]=$cpu
-  # /usr/bin/time counts hundredths: a tiny input can take "0.00" s.
-  if [[ $r == 0 ]]; then
-    table+=("| $input | $name | (under 0.01 s) | | $cpu | $(( rss / 1024 )) |")
-  else
-    table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "$size" "$secs") | $cpu | $(( rss / 1024 )) |")
-  fi
+  local r name input
+  for i in "${!c_cmd[@]}"; do
+    name=${c_name[$i]} input=${c_input[$i]}
+    if [ -n "${failed[$i]:-}" ]; then
+      table+=("| $input | $name | failed: ${failed[$i]} | | | |")
+      continue
+    fi
+    r=$(python3 -c 'import sys; r,s=map(float,sys.argv[1:]); print(int(r/s) if s>0 else 0)' "$rows" "${best[$i]}")
+    rate_of["$input|$name"]=$r
+    cpu_of["$input|$name"]=${cpu[$i]}
+    # /usr/bin/time counts hundredths: a tiny input can take "0.00" s.
+    if [[ $r == 0 ]]; then
+      table+=("| $input | $name | (under 0.01 s) | | ${cpu[$i]} | $(( ${rss[$i]} / 1024 )) |")
+    else
+      table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "${c_size[$i]}" "${best[$i]}") | ${cpu[$i]} | $(( ${rss[$i]} / 1024 )) |")
+    fi
+  done
 }
 loaders=(load_questdb load_influx load_cnosdb load_timescale)
 for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
@@ -143,36 +161,37 @@ for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one 
   for l in "${loaders[@]}"; do
     file=$ilp$sfx; size=$mb
     if [ "$l" = load_timescale ]; then file=$csv$sfx; size=$csv_mb; fi
-    measure "$l" "$kind" "$size" "$bin/$l" --file "$file" --do-load=false --workers "$workers" \
+    add "$l" "$kind" "$size" "$bin/$l" --file "$file" --do-load=false --workers "$workers" \
       --batch-size 5000 --reporting-period 1h
   done
-  measure "load_questdb, GOMAXPROCS=1" "$kind" "$mb" env GOMAXPROCS=1 "$bin/load_questdb" --file "$ilp$sfx" \
+  add "load_questdb, GOMAXPROCS=1" "$kind" "$mb" env GOMAXPROCS=1 "$bin/load_questdb" --file "$ilp$sfx" \
     --do-load=false --workers "$workers" --batch-size 5000 --reporting-period 1h
   case "$sfx" in
-    .gz|.1.gz) measure "gunzip -c \\| wc -l" "$kind" "$mb" bash -o pipefail -c "gunzip -c '$ilp$sfx' | wc -l" ;;
-    .zst) measure "zstd -dc \\| wc -l" "$kind" "$mb" bash -o pipefail -c "zstd -dc '$ilp$sfx' | wc -l" ;;
+    .gz|.1.gz) add "gunzip -c \\| wc -l" "$kind" "$mb" bash -o pipefail -c "gunzip -c '$ilp$sfx' | wc -l" ;;
+    .zst) add "zstd -dc \\| wc -l" "$kind" "$mb" bash -o pipefail -c "zstd -dc '$ilp$sfx' | wc -l" ;;
     "")
       if tsbs_gen_file "$qdb_gen" questdb "$out/$ds.tsbs-questdb"; then
         p=$(peer "${qdb_dir:-$tsbs_dir}" tsbs_load_questdb)
-        [ -z "$p" ] || measure "tsbs_load_questdb (QuestDB fork)" "$kind" \
+        [ -z "$p" ] || add "tsbs_load_questdb (QuestDB fork)" "$kind" \
           "$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$out/$ds.tsbs-questdb")" \
           "$p" --file "$out/$ds.tsbs-questdb" --do-load=false --workers "$workers" --batch-size 5000
       fi
       if tsbs_gen_file "$tsbs_gen" influx "$out/$ds.tsbs-influx"; then
         p=$(peer "$tsbs_dir" tsbs_load_influx)
-        [ -z "$p" ] || measure "tsbs_load_influx (TSBS)" "$kind" \
+        [ -z "$p" ] || add "tsbs_load_influx (TSBS)" "$kind" \
           "$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$out/$ds.tsbs-influx")" \
           "$p" --file "$out/$ds.tsbs-influx" --do-load=false --workers "$workers" --batch-size 5000
       fi
       if tsbs_gen_file "$tsbs_gen" timescaledb "$out/$ds.tsbs-timescaledb"; then
         p=$(peer "$tsbs_dir" tsbs_load_timescaledb)
-        [ -z "$p" ] || measure "tsbs_load_timescaledb (TSBS)" "$kind" \
+        [ -z "$p" ] || add "tsbs_load_timescaledb (TSBS)" "$kind" \
           "$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$out/$ds.tsbs-timescaledb")" \
           "$p" --file "$out/$ds.tsbs-timescaledb" --do-load=false --workers "$workers" --batch-size 5000
       fi
       ;;
   esac
 done
+run_all
 
 sizes=""
 for f in "$ilp" "$ilp.gz" "$ilp.1.gz" "$ilp.zst"; do
@@ -181,7 +200,7 @@ done
 ratio() { python3 -c 'import sys; a,b=map(float,sys.argv[1:]); print(f"{a/b:.2f}x" if b>0 else "-")' "${rate_of[$1]:-0}" "${rate_of[$2]:-0}"; }
 
 echo
-echo "cpu-only, scale $scale, 2016-01-01 to $ts_end: $(printf "%'d" "$rows") rows, $workers workers, --do-load=false; $(nproc) cores; fastest of $runs runs"
+echo "cpu-only, scale $scale, 2016-01-01 to $ts_end: $(printf "%'d" "$rows") rows, $workers workers, --do-load=false; $(nproc) cores; fastest of $runs runs, in rounds"
 echo "files: ${sizes%; }"
 echo
 echo "| input | tool | rows/s | MB/s (decompressed) | CPU s | peak RSS MB |"
