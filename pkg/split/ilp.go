@@ -28,6 +28,9 @@ func (s *Splitter) initILP() error {
 	if s.cfg.DeferChecks && s.cfg.Parts == 1 && !(s.cfg.SkipInvalid && s.cfg.Limit > 0) {
 		s.step = s.stepILPDeferred
 		s.ilp.deferred = true
+		if pscanOn {
+			s.startPscan()
+		}
 	}
 	return nil
 }
@@ -63,6 +66,9 @@ func (s *Splitter) readRawLine() (line []byte, n int, err error) {
 		return nil, n, err
 	}
 }
+
+// pscanOn enables the parallel scan of mapped files (tests compare with it off).
+var pscanOn = true
 
 // ilpBulk enables bulkILP (tests compare with it off).
 var ilpBulk = true

@@ -39,10 +39,12 @@ type Input struct {
 	// Zstd reports whether the input is zstd-compressed.
 	Zstd bool
 
-	raw    *countingReader // bytes read from the file or stream
-	pd     *pdec           // the decompressor (compressed input only)
-	br     *raReader       // decompressed bytes, bufio.Reader-like, limit Config.MaxRecordBytes
-	ra     *readAhead      // under br: reads (and decompresses) in its own goroutine
+	raw    *countingReader  // bytes read from the file or stream
+	pscan  *pscan           // the parallel scan of a mapped file, while it runs
+	tail   func() io.Reader // a mapped file from the mapping's end on
+	pd     *pdec            // the decompressor (compressed input only)
+	br     *raReader        // decompressed bytes, bufio.Reader-like, limit Config.MaxRecordBytes
+	ra     *readAhead       // under br: reads (and decompresses) in its own goroutine
 	closer io.Closer
 }
 
@@ -117,7 +119,8 @@ func newInput(source string, r io.Reader, size int64, bufSize int, f *os.File) (
 		// call failed, or the system has none) the file is read.
 		if m, err := mapFile(f, size); err == nil {
 			in.ra.mm = m
-			in.ra.src = &countingReader{r: io.NewSectionReader(f, size, math.MaxInt64-size)}
+			in.tail = func() io.Reader { return io.NewSectionReader(f, size, math.MaxInt64-size) }
+			in.ra.src = &countingReader{r: in.tail()}
 			in.ra.mapped = &in.raw.n
 		}
 	}
@@ -155,6 +158,10 @@ func (in *Input) CompressedRead() int64 { return in.raw.n.Load() }
 // read blocked on a stream ends the goroutine when it returns.
 func (in *Input) Close() error {
 	in.stop()
+	if in.pscan != nil {
+		in.pscan.close()
+		in.pscan = nil
+	}
 	if in.closer != nil {
 		err := in.closer.Close()
 		if in.ra != nil {
@@ -166,6 +173,40 @@ func (in *Input) Close() error {
 		return err
 	}
 	return nil
+}
+
+// stopReadAhead stops the read-ahead of a mapped file and gives back the
+// windows it handed out (the parallel scan reads the mapping itself).
+func (in *Input) stopReadAhead() {
+	in.ra.stop()
+	in.ra.wait()
+	b := in.br
+	for _, c := range []*raChunk{b.vc, b.pend} {
+		if c != nil {
+			c.Release()
+		}
+	}
+	b.vc, b.pend, b.view, b.r, b.srcErr = nil, nil, nil, 0, nil
+	for {
+		select {
+		case c := <-in.ra.full:
+			c.Release()
+			continue
+		default:
+		}
+		break
+	}
+}
+
+// restartAt reads a mapped file on from offset off, with a new read-ahead
+// (after the parallel scan).
+func (in *Input) restartAt(off int) {
+	mm, mapped := in.ra.mm, in.ra.mapped
+	in.ra = newReadAhead(&countingReader{r: in.tail()}, true)
+	in.ra.mm, in.ra.mapped, in.ra.from = mm, mapped, off
+	ra := in.ra
+	in.br = &raReader{ra: ra, size: in.br.size}
+	runtime.SetFinalizer(in.br, func(*raReader) { ra.stop() })
 }
 
 // releaseMapping gives back, at Close, the mapped windows that no batch
@@ -499,6 +540,7 @@ type readAhead struct {
 	// counts the bytes handed out (Input.CompressedRead).
 	mm     *mapping
 	mapped *atomic.Int64
+	from   int // the first mapped byte to hand out
 
 	full chan *raChunk // filled, in order
 	free chan *raChunk // to fill
@@ -584,7 +626,7 @@ func (r *readAhead) loop() {
 // reports false when stopped.
 func (r *readAhead) mapLoop() bool {
 	data := r.mm.data
-	for off := 0; off < len(data); off += raMapWindow {
+	for off := r.from; off < len(data); off += raMapWindow {
 		var c *raChunk
 		select {
 		case c = <-r.free:

@@ -126,7 +126,9 @@ type Config struct {
 	// (validation, metric and per-table counts) to the batch's consumer,
 	// which calls a split.Checker on it (load.Batch.Unchecked): the
 	// splitter then only finds line ends and tells rows from comment and
-	// blank lines, so several consumers check in parallel. Ignored (the
+	// blank lines, so several consumers check in parallel. A memory-mapped
+	// file's plain lines are checked by the splitter's own parallel scan
+	// instead (pscan.go): those batches come checked. Ignored (the
 	// splitter checks) with Parts > 1 (routing reads each line's series
 	// key) and with SkipInvalid and a Limit (the limit counts valid rows).
 	DeferChecks bool
@@ -254,6 +256,7 @@ type Splitter struct {
 	ilp    ilpState
 	csv    csvState
 	pgcopy pgcopyState
+	ps     pscanState
 }
 
 // New reads the input's header (detecting the format when cfg.Format is
@@ -376,6 +379,11 @@ func (s *Splitter) emit(sl *slot, b *load.Batch) {
 		p.Data = sl.zc.buf[sl.zs:sl.ze:sl.ze]
 		p.Hold = sl.zc
 		sl.zc, sl.zs, sl.ze = nil, 0, 0
+	} else if p.Hold != nil { // cut from the scanned segments (pscan)
+		if cap(data) > 0 && len(s.spare) < 4 {
+			s.spare = append(s.spare, data)
+		}
+		data = nil
 	} else if cap(data) == 0 && len(s.spare) > 0 {
 		data = s.spare[len(s.spare)-1]
 		s.spare = s.spare[:len(s.spare)-1]
@@ -546,6 +554,7 @@ func tagColumns(t *schema.Table) []bool {
 // the splitter is abandoned before io.EOF: after a failed batch, or an
 // error. The splitter must not be used afterwards.
 func (s *Splitter) Release() {
+	s.releasePscan()
 	for _, sl := range s.slots {
 		if sl != nil && sl.zc != nil {
 			sl.zc.Release()
