@@ -100,7 +100,9 @@ type Config struct {
 	WALTimeout time.Duration
 	// Settle bounds Await's wait (ILP/TCP) for rows that have not arrived:
 	// it gives up once nothing has changed for this long (0 means the
-	// default, 3s). Rows that arrive end the wait at once.
+	// default, 10s: the server commits TCP rows on a timer of its own,
+	// later when it is busy; 3s was once too short in a CI run under load).
+	// Rows that arrive end the wait at once.
 	Settle time.Duration
 	// Log receives notes (tables left to auto-creation); nil discards.
 	Log io.Writer
@@ -165,7 +167,7 @@ func New(cfg Config) (*Target, error) {
 		cfg.WALTimeout = DefaultWALTimeout
 	}
 	if cfg.Settle <= 0 {
-		cfg.Settle = 3 * time.Second
+		cfg.Settle = 10 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
