@@ -100,7 +100,7 @@ func (s *Splitter) bulkDeferred() int {
 			s.record++
 			s.rows++
 			if sl.b.Rows == 0 {
-				if c == nil || !zeroCopy {
+				if c == nil { // copied: room for a batch at once
 					s.reserve(sl, i+1)
 				}
 				sl.b.FirstRecord, sl.b.FirstLine, sl.b.Offset = s.record, s.line, s.offset

@@ -28,9 +28,7 @@ func (s *Splitter) initILP() error {
 	if s.cfg.DeferChecks && s.cfg.Parts == 1 && !(s.cfg.SkipInvalid && s.cfg.Limit > 0) {
 		s.step = s.stepILPDeferred
 		s.ilp.deferred = true
-		if pscanOn {
-			s.startPscan()
-		}
+		s.startPscan()
 	}
 	return nil
 }
@@ -66,9 +64,6 @@ func (s *Splitter) readRawLine() (line []byte, n int, err error) {
 		return nil, n, err
 	}
 }
-
-// pscanOn enables the parallel scan of mapped files (tests compare with it off).
-var pscanOn = true
 
 // ilpBulk enables bulkILP (tests compare with it off).
 var ilpBulk = true
@@ -198,15 +193,21 @@ func countTable(names map[string]string, b *load.Batch, raw []byte) {
 			names[string(raw)] = name
 		}
 	}
+	addRows(b, name, 1)
+}
+
+// addRows adds n rows of table name to b.Tables.
+func addRows(b *load.Batch, name string, n int64) {
+	t := b.Tables
 	for i := range t {
 		if t[i].Name == name {
-			t[i].Rows++
+			t[i].Rows += n
 			// Keep the most recent name last so runs of one measurement hit first.
 			t[i], t[len(t)-1] = t[len(t)-1], t[i]
 			return
 		}
 	}
-	b.Tables = append(t, load.TableRows{Name: name, Rows: 1})
+	b.Tables = append(t, load.TableRows{Name: name, Rows: n})
 }
 
 func unescapeILP(raw []byte) string {

@@ -2,6 +2,46 @@
 
 #include "textflag.h"
 
+// The kernels' shared steps. CONSTANTS and BROADCAST put ',' ' ' '=' '\\'
+// '"' in every byte of Y1 Y2 Y3 Y8 Y9 (all legacy-SSE moves first: an SSE
+// instruction after a 256-bit one, with the upper halves dirty, costs a
+// state transition, hundreds of nanoseconds here). CLASSIFY(off) compares
+// the 32 bytes at off(SI), left in Y0: Y4 ',' or ' ', Y5 ' ', Y6 '=', Y7
+// a control character, non-ASCII, '\\' or '"'. LOWMASKS takes their masks
+// into R8 (separators), R9 ('='), R10 (bad), R11 (spaces); HIGHMASKS
+// merges them into the upper halves (AX is scratch).
+#define CONSTANTS \
+	MOVQ $0x2c, AX; MOVQ AX, X1; \
+	MOVQ $0x20, AX; MOVQ AX, X2; \
+	MOVQ $0x3d, AX; MOVQ AX, X3; \
+	MOVQ $0x5c, AX; MOVQ AX, X8; \
+	MOVQ $0x22, AX; MOVQ AX, X9
+
+#define BROADCAST \
+	VPBROADCASTB X1, Y1; VPBROADCASTB X2, Y2; VPBROADCASTB X3, Y3; \
+	VPBROADCASTB X8, Y8; VPBROADCASTB X9, Y9
+
+#define CLASSIFY(off) \
+	VMOVDQU  off(SI), Y0; \
+	VPCMPEQB Y0, Y1, Y4; \
+	VPCMPEQB Y0, Y2, Y5; \
+	VPOR     Y4, Y5, Y4; \
+	VPCMPEQB Y0, Y3, Y6; \
+	VPCMPGTB Y0, Y2, Y7; \
+	VPCMPEQB Y0, Y8, Y10; \
+	VPCMPEQB Y0, Y9, Y11; \
+	VPOR     Y10, Y11, Y10; \
+	VPOR     Y10, Y7, Y7
+
+#define LOWMASKS \
+	VPMOVMSKB Y4, R8; VPMOVMSKB Y6, R9; VPMOVMSKB Y7, R10; VPMOVMSKB Y5, R11
+
+#define HIGHMASKS \
+	VPMOVMSKB Y4, AX; SHLQ $32, AX; ORQ AX, R8; \
+	VPMOVMSKB Y6, AX; SHLQ $32, AX; ORQ AX, R9; \
+	VPMOVMSKB Y7, AX; SHLQ $32, AX; ORQ AX, R10; \
+	VPMOVMSKB Y5, AX; SHLQ $32, AX; ORQ AX, R11
+
 // func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) (r plainResult)
 //
 // Per 64 bytes (two 32-byte loads): masks, one bit per byte, of ',' or ' '
@@ -35,24 +75,8 @@ TEXT ·plainBlocksAVX2(SB), NOSPLIT, $0-120
 	MOVQ $0, r_eqs+104(FP)
 	MOVQ $0, r_eqsBefore+112(FP)
 
-	// All legacy-SSE moves before the first 256-bit instruction: an SSE
-	// instruction after one (with the upper halves dirty) costs a state
-	// transition, hundreds of nanoseconds here.
-	MOVQ $0x2c, AX
-	MOVQ AX, X1
-	MOVQ $0x20, AX
-	MOVQ AX, X2
-	MOVQ $0x3d, AX
-	MOVQ AX, X3
-	MOVQ $0x5c, AX
-	MOVQ AX, X8
-	MOVQ $0x22, AX
-	MOVQ AX, X9
-	VPBROADCASTB X1, Y1 // ','
-	VPBROADCASTB X2, Y2 // ' '
-	VPBROADCASTB X3, Y3 // '='
-	VPBROADCASTB X8, Y8 // '\\'
-	VPBROADCASTB X9, Y9 // '"'
+	CONSTANTS
+	BROADCAST
 	VPCMPEQQ     X13, X13, X13 // all ones, for the prefix XOR
 
 loop:
@@ -60,44 +84,12 @@ loop:
 	JB   done
 
 	// low 32 bytes: sep R8, eq R9, bad R10, spaces R11
-	VMOVDQU   (SI), Y0
-	VPCMPEQB  Y0, Y1, Y4
-	VPCMPEQB  Y0, Y2, Y5
-	VPOR      Y4, Y5, Y4
-	VPCMPEQB  Y0, Y3, Y6
-	VPCMPGTB  Y0, Y2, Y7
-	VPCMPEQB  Y0, Y8, Y10
-	VPCMPEQB  Y0, Y9, Y11
-	VPOR      Y10, Y11, Y10
-	VPOR      Y10, Y7, Y7
-	VPMOVMSKB Y4, R8
-	VPMOVMSKB Y6, R9
-	VPMOVMSKB Y7, R10
-	VPMOVMSKB Y5, R11
+	CLASSIFY(0)
+	LOWMASKS
 
 	// high 32 bytes, merged into the upper halves
-	VMOVDQU   32(SI), Y0
-	VPCMPEQB  Y0, Y1, Y4
-	VPCMPEQB  Y0, Y2, Y5
-	VPOR      Y4, Y5, Y4
-	VPCMPEQB  Y0, Y3, Y6
-	VPCMPGTB  Y0, Y2, Y7
-	VPCMPEQB  Y0, Y8, Y10
-	VPCMPEQB  Y0, Y9, Y11
-	VPOR      Y10, Y11, Y10
-	VPOR      Y10, Y7, Y7
-	VPMOVMSKB Y4, AX
-	SHLQ      $32, AX
-	ORQ       AX, R8
-	VPMOVMSKB Y6, AX
-	SHLQ      $32, AX
-	ORQ       AX, R9
-	VPMOVMSKB Y7, AX
-	SHLQ      $32, AX
-	ORQ       AX, R10
-	VPMOVMSKB Y5, AX
-	SHLQ      $32, AX
-	ORQ       AX, R11
+	CLASSIFY(32)
+	HIGHMASKS
 
 	MOVQ  skip+40(FP), AX
 	SHRXQ AX, R8, R8
@@ -210,23 +202,10 @@ TEXT ·lineAVX2(SB), NOSPLIT, $0-104
 	MOVQ $0, r_eqs+80(FP)
 	MOVQ $0, r_eqsBefore+88(FP)
 
-	MOVQ $0x2c, AX
-	MOVQ AX, X1
-	MOVQ $0x20, AX
-	MOVQ AX, X2
-	MOVQ $0x3d, AX
-	MOVQ AX, X3
-	MOVQ $0x5c, AX
-	MOVQ AX, X8
-	MOVQ $0x22, AX
-	MOVQ AX, X9
+	CONSTANTS
 	MOVQ $0x0a, AX
 	MOVQ AX, X14
-	VPBROADCASTB X1, Y1   // ','
-	VPBROADCASTB X2, Y2   // ' '
-	VPBROADCASTB X3, Y3   // '='
-	VPBROADCASTB X8, Y8   // '\\'
-	VPBROADCASTB X9, Y9   // '"'
+	BROADCAST
 	VPBROADCASTB X14, Y14 // '\n'
 	VPCMPEQQ     X13, X13, X13
 
@@ -235,47 +214,15 @@ lloop:
 	JB   ldone
 
 	// low 32 bytes: sep R8, eq R9, bad R10, spaces R11, newlines DI
-	VMOVDQU   (SI), Y0
-	VPCMPEQB  Y0, Y1, Y4
-	VPCMPEQB  Y0, Y2, Y5
-	VPOR      Y4, Y5, Y4
-	VPCMPEQB  Y0, Y3, Y6
-	VPCMPGTB  Y0, Y2, Y7
-	VPCMPEQB  Y0, Y8, Y10
-	VPCMPEQB  Y0, Y9, Y11
+	CLASSIFY(0)
 	VPCMPEQB  Y0, Y14, Y15
-	VPOR      Y10, Y11, Y10
-	VPOR      Y10, Y7, Y7
-	VPMOVMSKB Y4, R8
-	VPMOVMSKB Y6, R9
-	VPMOVMSKB Y7, R10
-	VPMOVMSKB Y5, R11
+	LOWMASKS
 	VPMOVMSKB Y15, DI
 
 	// high 32 bytes, merged into the upper halves
-	VMOVDQU   32(SI), Y0
-	VPCMPEQB  Y0, Y1, Y4
-	VPCMPEQB  Y0, Y2, Y5
-	VPOR      Y4, Y5, Y4
-	VPCMPEQB  Y0, Y3, Y6
-	VPCMPGTB  Y0, Y2, Y7
-	VPCMPEQB  Y0, Y8, Y10
-	VPCMPEQB  Y0, Y9, Y11
+	CLASSIFY(32)
 	VPCMPEQB  Y0, Y14, Y15
-	VPOR      Y10, Y11, Y10
-	VPOR      Y10, Y7, Y7
-	VPMOVMSKB Y4, AX
-	SHLQ      $32, AX
-	ORQ       AX, R8
-	VPMOVMSKB Y6, AX
-	SHLQ      $32, AX
-	ORQ       AX, R9
-	VPMOVMSKB Y7, AX
-	SHLQ      $32, AX
-	ORQ       AX, R10
-	VPMOVMSKB Y5, AX
-	SHLQ      $32, AX
-	ORQ       AX, R11
+	HIGHMASKS
 	VPMOVMSKB Y15, AX
 	SHLQ      $32, AX
 	ORQ       AX, DI

@@ -180,13 +180,19 @@ func (in *Input) Close() error {
 func (in *Input) stopReadAhead() {
 	in.ra.stop()
 	in.ra.wait()
+	in.dropWindows()
+}
+
+// dropWindows gives back the windows the reader has in view or that wait
+// in the ring (the read-ahead has stopped): the reader holds no bytes after.
+func (in *Input) dropWindows() {
 	b := in.br
 	for _, c := range []*raChunk{b.vc, b.pend} {
 		if c != nil {
 			c.Release()
 		}
 	}
-	b.vc, b.pend, b.view, b.r, b.srcErr = nil, nil, nil, 0, nil
+	b.vc, b.pend, b.view, b.r = nil, nil, nil, 0
 	for {
 		select {
 		case c := <-in.ra.full:
@@ -194,7 +200,7 @@ func (in *Input) stopReadAhead() {
 			continue
 		default:
 		}
-		break
+		return
 	}
 }
 
@@ -214,22 +220,7 @@ func (in *Input) restartAt(off int) {
 // Input's hold on the mapping: it is unmapped once the last batch
 // pointing into it is released.
 func (in *Input) releaseMapping() {
-	b := in.br
-	for _, c := range []*raChunk{b.vc, b.pend} {
-		if c != nil {
-			c.Release()
-		}
-	}
-	b.vc, b.pend, b.view, b.r = nil, nil, nil, 0
-	for {
-		select {
-		case c := <-in.ra.full:
-			c.Release()
-			continue
-		default:
-		}
-		break
-	}
+	in.dropWindows()
 	in.ra.mm.release()
 }
 

@@ -42,9 +42,8 @@ func (m *mapping) drop(b []byte) {
 	}
 	// Only whole pages inside b: a page shared with the next window keeps
 	// its pages until that window's drop.
-	page := os.Getpagesize()
-	lo := (addr(b) + page - 1) &^ (page - 1)
-	hi := (addr(b) + len(b)) &^ (page - 1)
+	lo := (addr(b) + pageSize - 1) &^ (pageSize - 1)
+	hi := (addr(b) + len(b)) &^ (pageSize - 1)
 	if hi <= lo {
 		return
 	}

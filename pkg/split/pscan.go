@@ -303,36 +303,29 @@ func (s *Splitter) stepPscan() error {
 		ps.row = to
 		end = g.start + int(g.ends[to-1])
 	}
+	if rows > 0 {
+		b.Rows = rows
+		b.FirstRecord, b.FirstLine, b.Offset = s.record+1, s.line+1, int64(start)
+		s.record += int64(rows)
+		s.line += int64(rows)
+		s.rows += int64(rows)
+		s.offset = int64(end)
+	}
 	if stopped {
 		// The rows taken so far start the read-ahead path's batch, which
 		// goes on as if there had been no parallel scan: the same
 		// batches, comments inside them kept. They are copied and
 		// checked again (Unchecked), once.
 		if rows > 0 {
-			if cap(b.Data) == 0 && len(s.spare) > 0 {
-				b.Data = s.spare[len(s.spare)-1]
-				s.spare = s.spare[:len(s.spare)-1]
-			}
-			b.Data = append(b.Data[:0], s.in.ra.mm.data[start:end]...)
-			b.Rows, b.Metrics, b.Tables, b.Unchecked = rows, 0, b.Tables[:0], true
-			b.FirstRecord, b.FirstLine, b.Offset = s.record+1, s.line+1, int64(start)
-			s.record += int64(rows)
-			s.line += int64(rows)
-			s.rows += int64(rows)
-			s.offset = int64(end)
+			b.Data = append(s.takeSpare(b.Data)[:0], s.in.ra.mm.data[start:end]...)
+			b.Metrics, b.Tables, b.Unchecked = 0, b.Tables[:0], true
 		}
 		hold.Release()
 		return s.pscanDone()
 	}
 	b.Data = s.in.ra.mm.data[start:end:end]
 	b.Hold = hold
-	b.Rows, b.Metrics = rows, metrics
-	b.FirstRecord, b.FirstLine, b.Offset = s.record+1, s.line+1, int64(start)
-	b.Unchecked = false
-	s.record += int64(rows)
-	s.line += int64(rows)
-	s.rows += int64(rows)
-	s.offset = int64(end)
+	b.Metrics, b.Unchecked = metrics, false
 	s.in.ra.mapped.Store(int64(end))
 	sl.ready = true
 	s.ready = append(s.ready, sl)
@@ -353,24 +346,13 @@ func countRuns(b *load.Batch, runs []nameRun, from, to int) {
 	for _, run := range runs {
 		hi := int(run.end)
 		if n := min(hi, to) - max(lo, from); n > 0 {
-			addTable(b, run.name, n)
+			addRows(b, run.name, int64(n))
 		}
 		lo = hi
 		if lo >= to {
 			break
 		}
 	}
-}
-
-// addTable adds n rows of table name to b.Tables.
-func addTable(b *load.Batch, name string, n int) {
-	for i := range b.Tables {
-		if b.Tables[i].Name == name {
-			b.Tables[i].Rows += int64(n)
-			return
-		}
-	}
-	b.Tables = append(b.Tables, load.TableRows{Name: name, Rows: int64(n)})
 }
 
 // releasePscan stops the parallel scan, if running, and drops the
@@ -385,21 +367,15 @@ func (s *Splitter) releasePscan() {
 		ps.cur = nil
 	}
 	ps.sc.close()
+	ps.sc = nil
 	s.in.pscan = nil
 }
 
 // pscanDone ends the parallel scan where the segments stop being plain
 // (or at the mapping's end): the read-ahead path reads on from there.
 func (s *Splitter) pscanDone() error {
-	ps := &s.ps
-	if ps.cur != nil {
-		ps.cur.Release()
-		ps.cur = nil
-	}
-	off := int(s.offset)
-	ps.sc.close()
-	s.in.pscan = nil
-	s.in.restartAt(off)
+	s.releasePscan()
+	s.in.restartAt(int(s.offset))
 	s.step = s.stepILPDeferred
 	return nil
 }

@@ -203,7 +203,7 @@ func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
 	case sl.zc != nil && sl.zc == c && sl.ze == at:
 		sl.ze += len(p)
 		return
-	case sl.zc == nil && len(sl.b.Data) == 0 && c != nil && zeroCopy:
+	case sl.zc == nil && len(sl.b.Data) == 0 && c != nil:
 		c.refs.Add(1)
 		sl.zc, sl.zs, sl.ze = c, at, at+len(p)
 		return
@@ -212,23 +212,32 @@ func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
 	sl.b.Data = append(sl.b.Data, p...)
 }
 
+// keepSpare keeps a batch buffer handed back while its slot had one.
+func (s *Splitter) keepSpare(buf []byte) {
+	if cap(buf) > 0 && len(s.spare) < 4 {
+		s.spare = append(s.spare, buf[:0])
+	}
+}
+
+// takeSpare returns buf, or a kept buffer when buf has no room at all.
+func (s *Splitter) takeSpare(buf []byte) []byte {
+	if cap(buf) == 0 && len(s.spare) > 0 {
+		buf = s.spare[len(s.spare)-1]
+		s.spare = s.spare[:len(s.spare)-1]
+	}
+	return buf
+}
+
 // own copies the bytes of sl's batch that are in a chunk into the batch's
 // own buffer, so that more can be appended.
 func (s *Splitter) own(sl *slot) {
 	if sl.zc == nil {
 		return
 	}
-	if cap(sl.b.Data) == 0 && len(s.spare) > 0 {
-		sl.b.Data = s.spare[len(s.spare)-1]
-		s.spare = s.spare[:len(s.spare)-1]
-	}
-	sl.b.Data = append(sl.b.Data[:0], sl.zc.buf[sl.zs:sl.ze]...)
+	sl.b.Data = append(s.takeSpare(sl.b.Data)[:0], sl.zc.buf[sl.zs:sl.ze]...)
 	sl.zc.Release()
 	sl.zc, sl.zs, sl.ze = nil, 0, 0
 }
-
-// zeroCopy enables take's batches without a copy (tests compare with it off).
-var zeroCopy = true
 
 // Splitter cuts one Input into batches.
 type Splitter struct {
@@ -372,21 +381,16 @@ func (s *Splitter) emit(sl *slot, b *load.Batch) {
 	p := &sl.b
 	data, tables := b.Data[:0], b.Tables[:0]
 	if sl.zc != nil {
-		if cap(data) > 0 && len(s.spare) < 4 {
-			s.spare = append(s.spare, data)
-		}
+		s.keepSpare(data)
 		data = p.Data[:0]
 		p.Data = sl.zc.buf[sl.zs:sl.ze:sl.ze]
 		p.Hold = sl.zc
 		sl.zc, sl.zs, sl.ze = nil, 0, 0
 	} else if p.Hold != nil { // cut from the scanned segments (pscan)
-		if cap(data) > 0 && len(s.spare) < 4 {
-			s.spare = append(s.spare, data)
-		}
+		s.keepSpare(data)
 		data = nil
-	} else if cap(data) == 0 && len(s.spare) > 0 {
-		data = s.spare[len(s.spare)-1]
-		s.spare = s.spare[:len(s.spare)-1]
+	} else {
+		data = s.takeSpare(data)
 	}
 	*b = *p
 	p.Hold = nil
