@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -493,24 +494,66 @@ var errMore = errors.New("more input needed")
 
 // zstdFrameSize walks the frame (or skippable frame) at b[0] and returns
 // its size and its declared decoded size (-1: not declared). errMore: b
-// ends inside the frame.
+// ends inside the frame. A frame whose window is over zstdMaxWindow is a
+// *ZstdWindowError.
 func zstdFrameSize(b []byte) (size int, content int64, err error) {
-	if len(b) < 8 {
-		if len(b) >= 4 && binary.LittleEndian.Uint32(b)&^0xf != zstdSkipMagic && binary.LittleEndian.Uint32(b) != zstdMagic {
-			return 0, 0, errZstdMagic
+	pos, content, err := zstdHeader(b)
+	if err != nil || content == zstdSkippable {
+		return pos, 0, err
+	}
+	for {
+		if len(b) < pos+3 {
+			return 0, 0, errMore
 		}
+		n, last, err := zstdBlock(b[pos:])
+		if err != nil {
+			return 0, 0, err
+		}
+		pos += n
+		if pos > len(b) {
+			return 0, 0, errMore
+		}
+		if last {
+			break
+		}
+	}
+	if b[4]&4 != 0 { // content checksum
+		pos += 4
+		if pos > len(b) {
+			return 0, 0, errMore
+		}
+	}
+	return pos, content, nil
+}
+
+// zstdSkippable is zstdHeader's content for a skippable frame, whose
+// returned size is the whole frame.
+const zstdSkippable = -2
+
+// zstdHeader reads the frame header at b[0] (RFC 8878 3.1.1.1) and returns
+// its length and the declared content size (-1: not declared). A skippable
+// frame returns its whole size and zstdSkippable. errMore: b ends inside
+// the header.
+func zstdHeader(b []byte) (n int, content int64, err error) {
+	if len(b) < 4 {
 		return 0, 0, errMore
 	}
 	magic := binary.LittleEndian.Uint32(b)
 	if magic&^0xf == zstdSkipMagic {
-		n := 8 + int(binary.LittleEndian.Uint32(b[4:]))
-		if n > len(b) {
+		if len(b) < 8 {
 			return 0, 0, errMore
 		}
-		return n, 0, nil
+		n := 8 + int(binary.LittleEndian.Uint32(b[4:]))
+		if n > len(b) {
+			return n, zstdSkippable, errMore
+		}
+		return n, zstdSkippable, nil
 	}
 	if magic != zstdMagic {
 		return 0, 0, errZstdMagic
+	}
+	if len(b) < 5 {
+		return 0, 0, errMore
 	}
 	fhd := b[4]
 	if fhd&8 != 0 {
@@ -542,35 +585,134 @@ func zstdFrameSize(b []byte) (size int, content int64, err error) {
 			content = int64(v)
 		}
 	}
-	pos += fcsSize
-	for {
-		if len(b) < pos+3 {
-			return 0, 0, errMore
+	// The window a decoder must keep: the descriptor's, or for a single
+	// segment the whole content (as libzstd reckons it).
+	var window uint64
+	switch {
+	case single && content < 0:
+		window = math.MaxUint64
+	case single:
+		window = uint64(content)
+	default:
+		exp, mant := uint64(b[5]>>3), uint64(b[5]&7)
+		base := uint64(1) << (10 + exp)
+		window = base + base/8*mant
+	}
+	if window > zstdMaxWindow {
+		return 0, 0, &ZstdWindowError{Window: window, Limit: zstdMaxWindow}
+	}
+	return pos + fcsSize, content, nil
+}
+
+// zstdBlock reads the block header at b[0] (3 bytes) and returns the
+// block's whole size and whether it is the frame's last.
+func zstdBlock(b []byte) (n int, last bool, err error) {
+	h := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+	switch (h >> 1) & 3 {
+	case 0, 2: // raw, compressed
+		return 3 + h>>3, h&1 != 0, nil
+	case 1: // RLE: one byte
+		return 4, h&1 != 0, nil
+	}
+	return 0, false, errZstdReserved
+}
+
+// ZstdWindowError is a zstd frame whose window (the history a decoder must
+// keep) is over the limit that `zstd -d` applies by default.
+type ZstdWindowError struct {
+	Window, Limit uint64 // bytes
+}
+
+func (e *ZstdWindowError) Error() string {
+	return fmt.Sprintf("zstd frame window of %s is over the %s limit (the default of zstd -d; zstd --long=27 writes 128 MiB)", mib(e.Window), mib(e.Limit))
+}
+
+func mib(n uint64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// zstdWalker passes a zstd stream through while it walks the frames'
+// headers, so that a frame over the window limit is refused at its own
+// offset before the decoder allocates its window. Bytes it cannot frame
+// are passed on for the decoder to refuse.
+type zstdWalker struct {
+	r    io.Reader
+	off  int64 // offset of the next byte read, from the walker's start
+	skip int64 // bytes of a block or skippable frame still to pass
+	hdr  []byte
+	// state: walking frame headers (0), block headers (1), done (2).
+	state int
+	check bool  // the frame in hand has a content checksum
+	err   error // a frame over the window limit
+	errAt int64 // where err's frame starts (the bytes before it are passed)
+}
+
+func (w *zstdWalker) Read(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.r.Read(p)
+	for i := 0; i < n && w.state < 2 && w.err == nil; {
+		if w.skip > 0 {
+			k := min(w.skip, int64(n-i))
+			i += int(k)
+			w.skip -= k
+			continue
 		}
-		h := int(b[pos]) | int(b[pos+1])<<8 | int(b[pos+2])<<16
-		pos += 3
-		switch (h >> 1) & 3 {
-		case 0, 2: // raw, compressed
-			pos += h >> 3
-		case 1: // RLE: one byte
-			pos++
+		w.hdr = append(w.hdr, p[i])
+		i++
+		w.walk(w.off + int64(i))
+	}
+	w.off += int64(n)
+	if w.err != nil && w.off > w.errAt {
+		n -= int(w.off - w.errAt)
+		w.off = w.errAt
+		err = nil
+	}
+	return n, err
+}
+
+// walk looks at the header bytes gathered so far (end: the offset just
+// after them).
+func (w *zstdWalker) walk(end int64) {
+	switch w.state {
+	case 0:
+		n, content, err := zstdHeader(w.hdr)
+		switch {
+		case err == errMore && content == zstdSkippable:
+			w.skip, w.hdr = int64(n-len(w.hdr)), w.hdr[:0]
+		case err == errMore:
+		case err != nil:
+			var we *ZstdWindowError
+			if errors.As(err, &we) {
+				w.err, w.errAt = err, end-int64(len(w.hdr))
+			}
+			w.state = 2
+		case content == zstdSkippable:
+			w.hdr = w.hdr[:0]
 		default:
-			return 0, 0, errZstdReserved
+			w.check, w.state, w.hdr = w.hdr[4]&4 != 0, 1, w.hdr[:0]
 		}
-		if pos > len(b) {
-			return 0, 0, errMore
+	case 1:
+		if len(w.hdr) < 3 {
+			return
 		}
-		if h&1 != 0 {
-			break
+		n, last, err := zstdBlock(w.hdr)
+		if err != nil {
+			w.state = 2
+			return
+		}
+		w.skip, w.hdr = int64(n-3), w.hdr[:0]
+		if last {
+			w.state = 0
+			if w.check {
+				w.skip += 4
+			}
 		}
 	}
-	if fhd&4 != 0 { // content checksum
-		pos += 4
-		if pos > len(b) {
-			return 0, 0, errMore
-		}
-	}
-	return pos, content, nil
 }
 
 // zstdPool keeps DecodeAll decoders (with their history buffers) between
@@ -591,10 +733,10 @@ func getZstd(maxOut int) *pooledZstd {
 	return &pooledZstd{d: d, maxOut: maxOut}
 }
 
-// zstdMaxWindow is the largest zstd window accepted (zstd --long=26 writes
-// 64 MiB windows; the zstd tool itself refuses more than 128 MiB without
-// --memory).
-const zstdMaxWindow = 64 << 20
+// zstdMaxWindow is the largest zstd window accepted: what `zstd -d`
+// accepts without --memory (128 MiB, written by zstd --long=27). Such a
+// frame costs the sequential decoder up to its window in memory.
+const zstdMaxWindow = 128 << 20
 
 var errJobTooBig = errors.New("decoded job larger than the parallel limit")
 
@@ -690,6 +832,7 @@ type seqDecoder struct {
 	buf    *bufio.Reader
 	gz     *gzip.Reader
 	zd     *zstd.Decoder
+	walk   *zstdWalker
 	err    error
 }
 
@@ -698,6 +841,8 @@ func newSeqDecoder(c codec, source string, r io.Reader, base int64) *seqDecoder 
 	s.buf = bufio.NewReaderSize(s.cr, 256<<10)
 	var err error
 	if c == codecZstd {
+		s.walk = &zstdWalker{r: s.cr}
+		s.buf.Reset(s.walk)
 		s.zd, err = zstd.NewReader(s.buf, zstd.WithDecoderMaxMemory(1<<36), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 	} else {
 		s.gz, err = gzip.NewReader(s.buf)
@@ -733,6 +878,11 @@ func (s *seqDecoder) wrap(err error) error {
 	var ce *CompressionError
 	if errors.As(err, &ce) {
 		return err
+	}
+	if s.walk != nil && s.walk.err != nil {
+		// The decoder stopped where the walker ended the stream: the
+		// reason is the walker's.
+		return &CompressionError{Source: s.source, Codec: "zstd", Offset: s.base + s.walk.errAt, Reason: s.walk.err.Error(), Err: s.walk.err}
 	}
 	off := s.base + s.cr.n.Load() - int64(s.buf.Buffered())
 	if s.codec == codecZstd {

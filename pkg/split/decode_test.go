@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -324,5 +325,110 @@ func TestGeneratedDecodesInParallel(t *testing.T) {
 		if in.pd.parallel < 2 || in.pd.seq != nil {
 			t.Fatalf("%s: %d parallel jobs, sequential %v", c, in.pd.parallel, in.pd.seq != nil)
 		}
+	}
+}
+
+// zstdWindow returns a copy of a streamed frame (zstdStream: no single
+// segment, so byte 5 is the window descriptor) that declares the window
+// 1<<log; the blocks need less, so the frame stays valid.
+func zstdWindow(t *testing.T, frame []byte, log int) []byte {
+	t.Helper()
+	if frame[4]&0x20 != 0 {
+		t.Fatalf("single-segment frame: no window descriptor")
+	}
+	out := append([]byte(nil), frame...)
+	out[5] = byte(log-10) << 3
+	return out
+}
+
+// TestZstdLongWindow: a frame with the 128 MiB window of zstd --long=27
+// (what zstd -d accepts by default) is read, in parallel and sequentially,
+// alone and after other frames.
+func TestZstdLongWindow(t *testing.T) {
+	lines := ilpLines(20000)
+	long := zstdWindow(t, zstdStream(lines), 27)
+	for _, tc := range []struct {
+		name       string
+		data, want []byte
+	}{
+		{"alone", long, lines},
+		{"after frames", append(zstdFrames(chunks(lines, 10000)...), long...), append(append([]byte(nil), lines...), lines...)},
+	} {
+		for _, par := range []bool{true, false} {
+			t.Run(fmt.Sprint(tc.name, " parallel=", par), func(t *testing.T) {
+				if !par {
+					noParallel(t)
+				}
+				out, _, err := decodeAll(t, tc.data)
+				if err != nil || !bytes.Equal(out, tc.want) {
+					t.Fatalf("%d bytes (want %d), %v", len(out), len(tc.want), err)
+				}
+			})
+		}
+	}
+}
+
+// TestZstdWindowOverLimit: a frame over the 128 MiB window limit is refused
+// with the limit and its window, at the frame's offset, wherever it is.
+func TestZstdWindowOverLimit(t *testing.T) {
+	lines := ilpLines(20000)
+	stream := zstdStream(lines)
+	big := zstdWindow(t, stream, 28)
+	sized := zstdFrames(chunks(lines, 10000)...)
+	// A frame that declares its content size and a window over the limit
+	// (the parallel decoder's cut walks it).
+	var buf bytes.Buffer
+	w, _ := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20), zstd.WithSingleSegment(false))
+	w.ResetContentSize(&buf, int64(len(lines)))
+	w.Write(lines)
+	w.Close()
+	bigSized := zstdWindow(t, buf.Bytes(), 29)
+	const reason = "zstd frame window of %d MiB is over the 128 MiB limit (the default of zstd -d; zstd --long=27 writes 128 MiB) (compressed byte offset %d)"
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"streamed, first", big, fmt.Sprintf(reason, 256, 0)},
+		{"streamed, after frames", append(append([]byte(nil), sized...), big...), fmt.Sprintf(reason, 256, len(sized))},
+		{"streamed, after a streamed frame", append(append([]byte(nil), stream...), big...), fmt.Sprintf(reason, 256, len(stream))},
+		{"sized, first", bigSized, fmt.Sprintf(reason, 512, 0)},
+		{"sized, after frames", append(append([]byte(nil), sized...), bigSized...), fmt.Sprintf(reason, 512, len(sized))},
+	} {
+		for _, par := range []bool{true, false} {
+			t.Run(fmt.Sprint(tc.name, " parallel=", par), func(t *testing.T) {
+				if !par {
+					noParallel(t)
+				}
+				_, _, err := decodeAll(t, tc.data)
+				var ce *CompressionError
+				var we *ZstdWindowError
+				if !errors.As(err, &ce) || !errors.As(err, &we) || !strings.HasSuffix(err.Error(), tc.want) {
+					t.Fatalf("err %v\nwant ...%s", err, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// TestZstdCLILong: the zstd tool's own --long=27 output (streamed, so the
+// window is not shrunk to the input) is read.
+func TestZstdCLILong(t *testing.T) {
+	if _, err := exec.LookPath("zstd"); err != nil {
+		t.Skip("no zstd tool")
+	}
+	lines := ilpLines(20000)
+	cmd := exec.Command("zstd", "-q", "--long=27", "-c")
+	cmd.Stdin = bytes.NewReader(lines)
+	z, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z[4]&0x20 != 0 || z[5] != 17<<3 {
+		t.Fatalf("zstd wrote window descriptor %#x, not 128 MiB", z[5])
+	}
+	out, _, err := decodeAll(t, z)
+	if err != nil || !bytes.Equal(out, lines) {
+		t.Fatalf("%d bytes (want %d), %v", len(out), len(lines), err)
 	}
 }
