@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -70,8 +71,8 @@ func (s *Splitter) initPGCopy() error {
 		if len(hdr) < 19 {
 			return s.pgErr(0, int64(len(hdr)), "truncated pgcopy header")
 		}
-		if flags := binary.BigEndian.Uint32(hdr[11:15]); flags != 0 {
-			return s.pgErr(0, 11, "unsupported pgcopy flags %#x (OIDs are not supported)", flags)
+		if err := pgcopy.CheckFlags(binary.BigEndian.Uint32(hdr[11:15])); err != nil {
+			return s.pgErr(0, 11, "%s", err)
 		}
 		ext := int64(binary.BigEndian.Uint32(hdr[15:19]))
 		s.consume(19)

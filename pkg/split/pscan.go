@@ -87,6 +87,7 @@ type pscan struct {
 	mm        *mapping
 	data      []byte
 	maxRecord int
+	from      int // the first byte scanned
 	order     chan *pseg
 	work      chan *pseg
 	quit      chan struct{}
@@ -94,10 +95,11 @@ type pscan struct {
 	wg        sync.WaitGroup
 }
 
-func newPscan(mm *mapping, maxRecord int) *pscan {
+// newPscan scans mm from offset from (past a byte-order mark).
+func newPscan(mm *mapping, maxRecord, from int) *pscan {
 	w := runtime.GOMAXPROCS(0)
 	sc := &pscan{
-		mm: mm, data: mm.data, maxRecord: maxRecord,
+		mm: mm, data: mm.data, maxRecord: maxRecord, from: from,
 		order: make(chan *pseg, 2*w),
 		work:  make(chan *pseg, 2*w),
 		quit:  make(chan struct{}),
@@ -144,7 +146,7 @@ func (sc *pscan) produce() {
 	defer sc.wg.Done()
 	defer close(sc.work)
 	defer close(sc.order)
-	for start := 0; start < len(sc.data); {
+	for start := sc.from; start < len(sc.data); {
 		// A segment ends at the first line start a segment's size on
 		// (the whole of a longer line is in it): each byte is looked at
 		// by at most one search.
@@ -231,11 +233,11 @@ type pscanState struct {
 // byte, when the splitter's deferred ILP path may use it.
 func (s *Splitter) startPscan() {
 	in := s.in
-	if !s.ilp.deferred || in.ra == nil || in.ra.mm == nil || s.offset != 0 || in.br.r != 0 {
+	if !s.ilp.deferred || in.ra == nil || in.ra.mm == nil || s.offset != int64(s.bom) {
 		return
 	}
 	in.stopReadAhead()
-	s.ps.sc = newPscan(in.ra.mm, s.cfg.MaxRecordBytes)
+	s.ps.sc = newPscan(in.ra.mm, s.cfg.MaxRecordBytes, s.bom)
 	in.pscan = s.ps.sc
 	s.step = s.stepPscan
 }

@@ -75,6 +75,7 @@
 package split
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -255,6 +256,7 @@ type Splitter struct {
 	line    int64 // lines consumed
 	offset  int64 // decompressed bytes consumed
 	skipped int64
+	bom     int // length of the byte-order mark skipped at the start
 
 	step func() error // reads one record (or directive) into a slot
 
@@ -273,6 +275,9 @@ type Splitter struct {
 func New(in *Input, cfg Config) (*Splitter, error) {
 	cfg.defaults()
 	s := &Splitter{in: in, cfg: cfg, format: cfg.Format}
+	if err := s.skipBOM(); err != nil {
+		return nil, err
+	}
 	detected, err := in.Detect()
 	if err != nil {
 		return nil, err
@@ -296,6 +301,28 @@ func New(in *Input, cfg Config) (*Splitter, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// utf8BOM is the UTF-8 byte-order mark some editors and exporters write
+// at the start of a text file.
+const utf8BOM = "\xef\xbb\xbf"
+
+// skipBOM drops a UTF-8 byte-order mark at the start of a text input (it
+// is no part of the first record: left in, it would become part of an ILP
+// measurement's or the CSV header's first name); the byte offsets count
+// it. Before a pgcopy signature it is an error: a binary format has none,
+// and the file was likely converted as text.
+func (s *Splitter) skipBOM() error {
+	head, _ := s.in.br.Peek(len(utf8BOM) + len(tslcopyMagic))
+	if !bytes.HasPrefix(head, []byte(utf8BOM)) {
+		return nil
+	}
+	if s.format == format.PGCopy || DetectBytes(head[len(utf8BOM):]) == format.PGCopy {
+		return &MalformedError{Source: s.in.Source, Reason: "UTF-8 byte-order mark before the pgcopy signature (a binary file has none: was it converted as text?)"}
+	}
+	s.in.br.Discard(len(utf8BOM))
+	s.offset, s.bom = int64(len(utf8BOM)), len(utf8BOM)
+	return nil
 }
 
 // Format is the input's format.

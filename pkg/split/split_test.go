@@ -2,6 +2,7 @@ package split
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -31,6 +32,12 @@ func cpuCSV(n int, quoteTag bool) []byte {
 		fmt.Fprintf(&b, "2016-01-01T00:00:%02dZ,%s,eu,eu-1a,1,Ubuntu,x86,LON,1,0,test,1.5,2,3,4,5,6,7,8,9,\n", i%60, host)
 	}
 	return b.Bytes()
+}
+
+// pgFlags sets the flags field of a single-table pgcopy file.
+func pgFlags(file []byte, flags uint32) []byte {
+	binary.BigEndian.PutUint32(file[11:], flags)
+	return file
 }
 
 // TestMalformed is the hostile-input table: each input and the
@@ -65,6 +72,9 @@ func TestMalformed(t *testing.T) {
 		{"CSV field count mismatch", "cpu.csv", append(cpuCSV(1, false), []byte("2016-01-01T00:00:00Z,h,1\n")...), Config{}, "cpu.csv: record 2 (line 3, byte offset 302): 3 fields, table cpu has 21 columns", 0},
 		{"CSV quote inside a field", "cpu.csv", append(cpuCSV(1, false), []byte("2016-01-01T00:00:00Z,h\"x,eu,eu-1a,1,Ubuntu,x86,LON,1,0,test,1,2,3,4,5,6,7,8,9,10\n")...), Config{}, "cpu.csv: record 2 (line 3, byte offset 302): quote inside an unquoted field", 0},
 		{"pgcopy bad signature", "cpu.bin", append([]byte("PGCOPY\n\377\r\n\x01"), make([]byte, 8)...), Config{}, "cpu.bin: byte offset 0: bad pgcopy signature (want PGCOPY\\n\\377\\r\\n\\0)", 0},
+		{"pgcopy flag bit 3 (backwards-compatible: ignored, as PostgreSQL does)", "cpu.bin", pgFlags(pgFile(rowFor(cpu, "h")), 1<<3), Config{}, "", 1},
+		{"pgcopy flag bit 16 (OIDs)", "cpu.bin", pgFlags(pgFile(rowFor(cpu, "h")), 1<<16), Config{}, "cpu.bin: byte offset 11: pgcopy flags 0x10000: bit 16 (OIDs in the tuples) is not supported", 0},
+		{"pgcopy flag bit 17 (critical)", "cpu.bin", pgFlags(pgFile(rowFor(cpu, "h")), 1<<17|1<<3), Config{}, "cpu.bin: byte offset 11: pgcopy flags 0x20008: unknown critical flag bits 0x20000 (bits 17-31)", 0},
 		{"pgcopy garbage with --format", "cpu.bin", []byte("hello world\n"), Config{Format: format.PGCopy}, "cpu.bin: byte offset 0: bad pgcopy signature", 0},
 		{"pgcopy field count mismatch", "cpu.bin", pgFile(rowFor(cpu, "h"), pgTuple([]byte("a"), nil, []byte("b"))), Config{}, fmt.Sprintf("cpu.bin: record 2 (byte offset %d): 3 fields, table cpu has 21 columns", 19+len(rowFor(cpu, "h"))), 0},
 		{"pgcopy length past the end", "cpu.bin", cat(pgHeader(), rowFor(cpu, "h"), []byte{0, 21, 0, 0, 0, 100, 1, 2}), Config{}, fmt.Sprintf("cpu.bin: record 2 (byte offset %d): field length 100 (field 1) past the end of the input", 19+len(rowFor(cpu, "h"))), 0},
