@@ -24,6 +24,8 @@
 //     error: "empty input (no data)".
 //   - Lines and records longer than Config.MaxRecordBytes (4 MiB) are
 //     errors; memory stays bounded by that buffer and the batches.
+//   - A UTF-8 byte-order mark at the start of an ILP or CSV input is
+//     dropped (offsets count it); before a pgcopy signature it is an error.
 //   - ILP: CRLF line ends are accepted (batches carry LF); comment ('#') and
 //     blank lines are not rows. Refused: no measurement, a tag without
 //     key=value, no field, a field without key=value, an unterminated string
@@ -48,8 +50,8 @@
 //     Multi-table streams: "#tsload-csv v1", "#table" lines, "#data"
 //     switches; a record before the first #data, an undeclared table, a
 //     #table after data or an unknown directive are errors.
-//   - pgcopy: the signature, zero flags and the header extension are
-//     checked. A tsload table chunk in the extension declares the table
+//   - pgcopy: the signature, the flags (pgcopy.CheckFlags) and the header
+//     extension are checked. A tsload table chunk in the extension declares the table
 //     (name, columns, types, tags): Config.Table or the file name then
 //     only renames it, and a known table of that name with another column
 //     count is an error; without the chunk (plain PostgreSQL COPY output)
