@@ -18,6 +18,7 @@ type pgcopyState struct {
 	metric [][]bool
 	tag    [][]bool
 	ended  bool
+	fields [][]byte // the tuple in hand (pgcopy.Tuple)
 }
 
 // view returns every buffered byte at the read position, reading more
@@ -429,61 +430,50 @@ func (s *Splitter) pgTuple(t int) error {
 	if err != nil {
 		return err
 	}
-	if len(b) < 2 {
-		if p.multi {
-			return s.pgErr(record, off, "frame ends past the end of the input")
+	var pos int
+	for {
+		p.fields, pos, err = pgcopy.Tuple(p.fields[:0], b, s.cfg.MaxRecordBytes)
+		short, ok := err.(*pgcopy.ShortError)
+		if !ok {
+			break
 		}
-		return s.pgErr(0, off, "missing pgcopy trailer (truncated file?)")
+		// The view ends inside the tuple: make it longer, or the input
+		// ends there.
+		if b, err = s.view(short.Need); err != nil {
+			return err
+		}
+		if len(b) < short.Need {
+			switch {
+			case short.Field > 0:
+				return s.pgErr(record, off, "%s", short)
+			case p.multi:
+				return s.pgErr(record, off, "frame ends past the end of the input")
+			}
+			return s.pgErr(0, off, "missing pgcopy trailer (truncated file?)")
+		}
 	}
-	fc := int(int16(binary.BigEndian.Uint16(b)))
-	if fc == -1 && !p.multi {
+	switch {
+	case err == io.EOF && !p.multi:
 		s.consume(2)
 		return s.pgEnd()
+	case err == io.EOF:
+		return s.pgErr(record, off, "invalid field count -1")
+	case err != nil:
+		return s.pgErr(record, off, "%s", err)
 	}
 	metric, tag := p.metric[t], p.tag[t]
-	if fc < 0 {
-		return s.pgErr(record, off, "invalid field count %d", fc)
-	}
+	fc := len(p.fields)
 	hashTags := s.cfg.Parts > 1
 	h := seriesStart(t)
-	pos := 2
 	metrics := 0
-	for f := 0; f < fc; f++ {
-		if len(b) < pos+4 {
-			if b, err = s.view(pos + 4); err != nil {
-				return err
-			}
-			if len(b) < pos+4 {
-				return s.pgErr(record, off, "tuple past the end of the input (field %d of %d)", f+1, fc)
-			}
+	for f, v := range p.fields[:min(fc, len(metric))] {
+		switch {
+		case v == nil:
+		case metric[f]:
+			metrics++
+		case hashTags && tag[f]:
+			h = mixHash(h, v)
 		}
-		n := int(int32(binary.BigEndian.Uint32(b[pos:])))
-		pos += 4
-		if n == -1 {
-			continue
-		}
-		if n < 0 {
-			return s.pgErr(record, off, "invalid field length %d (field %d)", n, f+1)
-		}
-		if n > s.cfg.MaxRecordBytes {
-			return s.pgErr(record, off, "field length %d (field %d) past the end of the input or the %d-byte limit", n, f+1, s.cfg.MaxRecordBytes)
-		}
-		if len(b) < pos+n {
-			if b, err = s.view(pos + n); err != nil {
-				return err
-			}
-			if len(b) < pos+n {
-				return s.pgErr(record, off, "field length %d (field %d) past the end of the input", n, f+1)
-			}
-		}
-		if f < len(metric) {
-			if metric[f] {
-				metrics++
-			} else if hashTags && tag[f] {
-				h = mixHash(h, b[pos:pos+n])
-			}
-		}
-		pos += n
 	}
 	if p.multi {
 		if int64(pos) > p.remain {

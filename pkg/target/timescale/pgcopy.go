@@ -125,31 +125,26 @@ func nextTuple(data []byte, off int, cols []schema.Column, fields [][]byte) (int
 	if len(data)-off < 2 {
 		return off, fmt.Errorf("batch byte offset %d: truncated tuple header", off)
 	}
-	n := int(int16(binary.BigEndian.Uint16(data[off:])))
-	if n != len(cols) {
+	if n := int(int16(binary.BigEndian.Uint16(data[off:]))); n != len(cols) {
 		return off, fmt.Errorf("batch byte offset %d: tuple has %d fields, table has %d columns", off, n, len(cols))
 	}
-	p := off + 2
-	for i := range cols {
-		if len(data)-p < 4 {
-			return off, fmt.Errorf("batch byte offset %d: truncated field %d (%s) length", p, i+1, cols[i].Name)
+	got, size, err := pgcopy.Tuple(fields[:0], data[off:], 0)
+	if short, ok := err.(*pgcopy.ShortError); ok {
+		f := short.Field - 1
+		if short.Len < 0 {
+			return off, fmt.Errorf("batch byte offset %d: truncated field %d (%s) length", off+short.Need-4, f+1, cols[f].Name)
 		}
-		l := int(int32(binary.BigEndian.Uint32(data[p:])))
-		p += 4
-		if l == -1 {
-			fields[i] = nil
-			continue
-		}
-		if l < 0 || l > len(data)-p {
-			return off, fmt.Errorf("batch byte offset %d: field %d (%s) length %d exceeds the data", p-4, i+1, cols[i].Name, l)
-		}
-		if fl := fixedLen(cols[i].Type); fl != 0 && l != fl {
-			return off, fmt.Errorf("batch byte offset %d: field %d (%s) of type %s has length %d, want %d", p-4, i+1, cols[i].Name, typeSQL(cols[i].Type), l, fl)
-		}
-		fields[i] = data[p : p+l : p+l]
-		p += l
+		return off, fmt.Errorf("batch byte offset %d: field %d (%s) length %d exceeds the data", off+short.Need-short.Len-4, f+1, cols[f].Name, short.Len)
 	}
-	return p, nil
+	if err != nil {
+		return off, fmt.Errorf("batch byte offset %d: %v", off, err)
+	}
+	for i, v := range got {
+		if fl := fixedLen(cols[i].Type); v != nil && fl != 0 && len(v) != fl {
+			return off, fmt.Errorf("batch tuple at byte offset %d: field %d (%s) of type %s has length %d, want %d", off, i+1, cols[i].Name, typeSQL(cols[i].Type), len(v), fl)
+		}
+	}
+	return off + size, nil
 }
 
 // appendTuple appends a COPY binary tuple of the given fields (nil = NULL).
