@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -21,7 +21,7 @@ type csvState struct {
 	metric  [][]bool
 	tag     [][]bool
 	scratch []byte // a record that spans lines
-	sc      csvScan
+	sc      csvformat.Scanner
 }
 
 // readRaw returns the next line including its '\n' (none on a last line
@@ -158,7 +158,7 @@ func sameColumns(a, b *schema.Table, withTypes bool) bool {
 // file's name. Its types are the known table's when the columns match, else
 // inferred from the first record.
 func (s *Splitter) csvSingleTable(header []byte) error {
-	cols := splitCSVSimple(header)
+	cols := csvformat.Values(header)
 	if s.cfg.Table == "" {
 		if t, _ := s.tableByColumns(cols); t != nil {
 			s.tables = []*schema.Table{t}
@@ -189,7 +189,7 @@ func (s *Splitter) csvSingleTable(header []byte) error {
 	if i := bytes.IndexByte(peek, '\n'); i >= 0 {
 		peek = peek[:i+1]
 	}
-	vals := splitCSVSimple(trimEOL(peek))
+	vals := csvformat.Values(peek)
 	for i := range t.Columns {
 		v := ""
 		if i < len(vals) {
@@ -217,138 +217,6 @@ func inferType(v string, first bool) schema.Type {
 		return schema.Float8
 	}
 	return schema.Text
-}
-
-// splitCSVSimple splits one CSV line into unquoted values (for the header
-// and type inference only; not on the hot path).
-func splitCSVSimple(line []byte) []string {
-	var out []string
-	var cur []byte
-	inQ := false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case inQ && c == '"' && i+1 < len(line) && line[i+1] == '"':
-			cur = append(cur, '"')
-			i++
-		case c == '"':
-			inQ = !inQ
-		case c == ',' && !inQ:
-			out = append(out, string(cur))
-			cur = cur[:0]
-		default:
-			cur = append(cur, c)
-		}
-	}
-	return append(out, string(cur))
-}
-
-// csvScan is the state of scanning one CSV record, possibly across lines.
-type csvScan struct {
-	pos        int // next byte to scan
-	field      int // current field index
-	fieldStart int
-	inQuote    bool
-	quoted     bool // current field started with a quote
-	afterQuote bool // just after a closing quote
-	high       byte
-	metrics    int
-	hash       uint64
-	end        int // index of the record's '\n' (or of "\r\n")
-	reason     string
-}
-
-func (sc *csvScan) reset(h uint64) {
-	*sc = csvScan{hash: h}
-}
-
-// scan continues scanning rec; it returns true at the end of the record.
-func (sc *csvScan) scan(rec []byte, metric, tag []bool, hashTags bool) bool {
-	i := sc.pos
-	for i < len(rec) {
-		if sc.inQuote {
-			j := bytes.IndexByte(rec[i:], '"')
-			if j < 0 {
-				sc.check(rec[i:])
-				sc.pos = len(rec)
-				return false
-			}
-			sc.check(rec[i : i+j])
-			i += j + 1
-			sc.inQuote, sc.afterQuote = false, true
-			continue
-		}
-		c := rec[i]
-		switch c {
-		case ',':
-			sc.endField(rec, i, metric, tag, hashTags)
-			i++
-			sc.fieldStart = i
-			continue
-		case '\n':
-			end := i
-			if end > sc.fieldStart && rec[end-1] == '\r' && (!sc.quoted || sc.afterQuote) {
-				end--
-			}
-			sc.endField(rec, end, metric, tag, hashTags)
-			sc.end = end
-			sc.pos = i + 1
-			return true
-		case '"':
-			switch {
-			case sc.afterQuote:
-				sc.inQuote, sc.afterQuote = true, false
-			case i == sc.fieldStart && !sc.quoted:
-				sc.inQuote, sc.quoted = true, true
-			default:
-				sc.fail("quote inside an unquoted field")
-			}
-		case '\r':
-			if i+1 < len(rec) && rec[i+1] == '\n' {
-				break
-			}
-			sc.fail("carriage return in an unquoted field")
-		case 0:
-			sc.fail("NUL byte")
-		default:
-			if sc.afterQuote {
-				sc.fail("character after a closing quote")
-			}
-			sc.high |= c
-		}
-		i++
-	}
-	sc.pos = i
-	return false
-}
-
-func (sc *csvScan) check(b []byte) {
-	for _, c := range b {
-		if c == 0 {
-			sc.fail("NUL byte")
-		}
-		sc.high |= c
-	}
-}
-
-func (sc *csvScan) fail(reason string) {
-	if sc.reason == "" {
-		sc.reason = reason
-	}
-}
-
-func (sc *csvScan) endField(rec []byte, end int, metric, tag []bool, hashTags bool) {
-	f := sc.field
-	if f < len(metric) {
-		if metric[f] && (end > sc.fieldStart || sc.quoted) {
-			sc.metrics++
-		}
-		if hashTags && tag[f] {
-			sc.hash = mixHash(sc.hash, rec[sc.fieldStart:end])
-		}
-	}
-	sc.field++
-	sc.quoted, sc.afterQuote = false, false
 }
 
 func (s *Splitter) stepCSV() error {
@@ -385,20 +253,19 @@ func (s *Splitter) stepCSV() error {
 func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 	c := &s.csv
 	t := c.cur
-	hashTags := s.cfg.Parts > 1
 	sc := &c.sc
-	sc.reset(seriesStart(t))
-	metric, tag := c.metric[t], c.tag[t]
+	sc.Reset()
+	metric := c.metric[t]
 	rec := line
 	lines := int64(1)
 	virtual := false // a '\n' added after a last line without one
-	if !sc.scan(rec, metric, tag, hashTags) {
+	if !sc.Scan(rec) {
 		c.scratch = append(c.scratch[:0], line...)
 		for {
 			if len(c.scratch) > 0 && c.scratch[len(c.scratch)-1] != '\n' { // input ended
 				c.scratch = append(c.scratch, '\n')
 				virtual = true
-				if sc.scan(c.scratch, metric, tag, hashTags) {
+				if sc.Scan(c.scratch) {
 					break
 				}
 				s.line += lines
@@ -409,7 +276,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 			if err == io.EOF {
 				c.scratch = append(c.scratch, '\n')
 				virtual = true
-				if sc.scan(c.scratch, metric, tag, hashTags) {
+				if sc.Scan(c.scratch) {
 					break
 				}
 				s.line += lines
@@ -425,7 +292,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 					Reason: fmt.Sprintf("record longer than the %d-byte limit", s.cfg.MaxRecordBytes)}
 			}
 			c.scratch = append(c.scratch, more...)
-			if sc.scan(c.scratch, metric, tag, hashTags) {
+			if sc.Scan(c.scratch) {
 				break
 			}
 		}
@@ -437,20 +304,33 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 	}
 	s.line += lines
 	s.offset += int64(consumed)
-	if sc.reason == "" && sc.field != len(metric) {
-		sc.reason = fmt.Sprintf("%d fields, table %s has %d columns", sc.field, s.tables[t].Name, len(metric))
+	reason := sc.Reason
+	if reason == "" && len(sc.Fields) != len(metric) {
+		reason = fmt.Sprintf("%d fields, table %s has %d columns", len(sc.Fields), s.tables[t].Name, len(metric))
 	}
-	if sc.reason == "" && sc.high&0x80 != 0 && !utf8.Valid(rec[:sc.end]) {
-		sc.reason = "invalid UTF-8"
+	if reason == "" && !sc.ValidUTF8(rec) {
+		reason = "invalid UTF-8"
 	}
-	if sc.reason != "" {
-		return s.malformed(s.record, lineNo, off, true, "%s", sc.reason)
+	if reason != "" {
+		return s.malformed(s.record, lineNo, off, true, "%s", reason)
 	}
-	sl := s.slotFor(t, s.part(sc.hash))
+	tag := c.tag[t]
+	hashTags := s.cfg.Parts > 1
+	h := seriesStart(t)
+	metrics := 0
+	for f, fd := range sc.Fields {
+		if metric[f] && !fd.Empty() {
+			metrics++
+		}
+		if hashTags && tag[f] {
+			h = mixHash(h, rec[fd.Start:fd.End])
+		}
+	}
+	sl := s.slotFor(t, s.part(h))
 	sl.begin(s.record, lineNo, off)
-	sl.b.Data = append(append(sl.b.Data, rec[:sc.end]...), '\n')
+	sl.b.Data = append(append(sl.b.Data, rec[:sc.End]...), '\n')
 	sl.b.Rows++
-	sl.b.Metrics += sc.metrics
+	sl.b.Metrics += metrics
 	s.added(sl)
 	return nil
 }

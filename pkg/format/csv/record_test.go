@@ -23,8 +23,8 @@ func TestParseRecord(t *testing.T) {
 		{"too many", "a,b,c,d\n", 3, nil, "more than 3 fields"},
 		{"no newline", "a,b", 2, nil, "does not end in a newline"},
 		{"unterminated", `"abc,d` + "\n", 2, nil, "unterminated quoted field"},
-		{"bare quote", `ab"c,d` + "\n", 2, nil, "bare quote"},
-		{"junk after quote", `"ab"c,d` + "\n", 2, nil, "after a quoted field"},
+		{"bare quote", `ab"c,d` + "\n", 2, nil, "quote inside an unquoted field"},
+		{"junk after quote", `"ab"c,d` + "\n", 2, nil, "character after a closing quote"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
