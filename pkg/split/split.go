@@ -1,4 +1,8 @@
-// Package split opens load inputs (files or stdin, gzip and zstd detected
+// Package split owns reading load inputs and cutting them into batches; the
+// CSV and pgcopy grammars it cuts with are pkg/format/csv's and
+// pkg/format/pgcopy's (ILP's scanning kernels are still here).
+//
+// It opens load inputs (files or stdin, gzip and zstd detected
 // from the content, decoded in parallel where the members or frames can be
 // found) and cuts them into load.Batches of whole records without decoding
 // values: ILP lines, CSV records (quoted newlines respected) and PostgreSQL

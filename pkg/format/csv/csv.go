@@ -1,7 +1,8 @@
-// Package csv encodes rows as RFC 4180 CSV that PostgreSQL's
-// COPY ... (FORMAT csv, HEADER true) accepts unchanged, and as the tsload
-// multi-table CSV stream (#tsload-csv v1, #table and #data directives);
-// docs/formats.md describes both byte by byte.
+// Package csv owns the CSV grammar: it encodes rows as RFC 4180 CSV that
+// PostgreSQL's COPY ... (FORMAT csv, HEADER true) accepts unchanged, and as
+// the tsload multi-table CSV stream (#tsload-csv v1, #table and #data
+// directives), and reads records with the one Scanner the splitter and the
+// targets share; docs/formats.md describes both formats byte by byte.
 //
 // Timestamps are RFC 3339 in UTC ("2016-01-01T00:00:10Z", fractional seconds
 // only when non-zero, at most 6 digits); NULL is an empty unquoted field;

@@ -1,4 +1,8 @@
-// Package pgcopy encodes rows in PostgreSQL's binary COPY format (loadable
+// Package pgcopy owns the COPY binary grammar: the header's flags
+// (CheckFlags) and the one tuple walk (Tuple) that the splitter and the
+// TimescaleDB target share, and the encoder below.
+//
+// It encodes rows in PostgreSQL's binary COPY format (loadable
 // with COPY ... FROM STDIN (FORMAT binary)) and in the tsload multi-table
 // TSLCOPY stream that frames COPY tuples per table; docs/formats.md
 // describes both byte by byte. A single-table stream declares its table
