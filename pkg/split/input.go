@@ -500,7 +500,7 @@ type raChunk struct {
 	head   int
 	mapped bool
 	ra     *readAhead
-	refs   atomic.Int32
+	refs   refs
 	// touched is prefault's result for a mapped window.
 	touched byte
 }
@@ -508,7 +508,7 @@ type raChunk struct {
 // Release drops one hold on c (load.Batch.Hold); the last one returns c to
 // the ring (a mapped window's pages are dropped from the process first).
 func (c *raChunk) Release() {
-	if c.refs.Add(-1) != 0 {
+	if !c.refs.release() {
 		return
 	}
 	if c.mapped {
@@ -583,7 +583,7 @@ func (r *readAhead) loop() {
 		}
 		c.buf = c.buf[:cap(c.buf)]
 		c.n, c.err, c.head = raHead, nil, raHead
-		c.refs.Store(1)
+		c.refs.start()
 		for empty := 0; c.n < len(c.buf) && c.err == nil; {
 			n, err := r.src.Read(c.buf[c.n:])
 			c.n, c.err = c.n+n, err
@@ -627,7 +627,7 @@ func (r *readAhead) mapLoop() bool {
 		head := min(off, raMapHead)
 		end := min(off+raMapWindow, len(data))
 		c.buf, c.n, c.err, c.head, c.mapped = data[off-head:end:end], end-off+head, nil, head, true
-		c.refs.Store(1)
+		c.refs.start()
 		r.mm.hold()
 		c.touched = prefault(c.buf[head:])
 		r.mapped.Add(int64(end - off))

@@ -4,7 +4,6 @@ package split
 
 import (
 	"os"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,7 +14,7 @@ import (
 // still pointing into it after the Input's Close stays readable.
 type mapping struct {
 	data []byte
-	live atomic.Int64
+	live refs
 }
 
 // mapFile maps the first size bytes of f.
@@ -28,7 +27,7 @@ func mapFile(f *os.File, size int64) (*mapping, error) {
 		return nil, err
 	}
 	m := &mapping{data: data}
-	m.live.Store(1)
+	m.live.start()
 	return m, nil
 }
 
@@ -52,11 +51,11 @@ func (m *mapping) drop(b []byte) {
 }
 
 // hold adds a holder (a window handed out).
-func (m *mapping) hold() { m.live.Add(1) }
+func (m *mapping) hold() { m.live.hold() }
 
 // release drops a holder; the last one unmaps the file.
 func (m *mapping) release() {
-	if m.live.Add(-1) == 0 {
+	if m.live.release() {
 		_ = unix.Munmap(m.data)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/tsload/tsload/pkg/load"
 )
@@ -44,7 +43,7 @@ type pseg struct {
 	done   chan struct{}
 
 	sc   *pscan
-	refs atomic.Int32 // the splitter's (until it moves on) and its batches'
+	refs refs // the splitter's (until it moves on) and its batches'
 }
 
 // nameRun is a run of rows of one measurement, up to row end (exclusive).
@@ -55,7 +54,7 @@ type nameRun struct {
 
 // Release drops a hold on g; the last one drops its pages from the process.
 func (g *pseg) Release() {
-	if g.refs.Add(-1) != 0 {
+	if !g.refs.release() {
 		return
 	}
 	// From the page g starts in to the one it ends in (that one is the
@@ -152,7 +151,7 @@ func (sc *pscan) produce() {
 		// by at most one search.
 		end := sc.lineStart(start + pscanSegment)
 		g := &pseg{start: start, end: end, done: make(chan struct{}), sc: sc}
-		g.refs.Store(1)
+		g.refs.start()
 		sc.mm.hold()
 		select {
 		case sc.order <- g:
@@ -293,7 +292,7 @@ func (s *Splitter) stepPscan() error {
 				break
 			}
 		}
-		g.refs.Add(1)
+		g.refs.hold()
 		hold.segs = append(hold.segs, g)
 		before := int32(0)
 		if from > 0 {

@@ -211,7 +211,7 @@ func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
 		sl.ze += len(p)
 		return
 	case sl.zc == nil && len(sl.b.Data) == 0 && c != nil:
-		c.refs.Add(1)
+		c.refs.hold()
 		sl.zc, sl.zs, sl.ze = c, at, at+len(p)
 		return
 	}
