@@ -55,3 +55,55 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// allowed lists, for the bottom layers, every module package or library a
+// package may import (cockroach's TestDepWhitelist does the same): pkg/load
+// is the vocabulary every loader shares, the format packages are grammars
+// and encoders the generator and the loaders share. The standard library is
+// always allowed; anything else is a decision, made by editing this list.
+var allowed = map[string][]string{
+	"pkg/load":       {"pkg/envinfo", "pkg/format", "pkg/schema"},
+	"pkg/format":     {"pkg/schema"},
+	"pkg/format/csv": {"pkg/format", "pkg/schema"},
+	"pkg/format/ilp": {"pkg/format", "pkg/schema",
+		"github.com/influxdata/line-protocol/v2/lineprotocol"}, // the encoder we match byte for byte
+	"pkg/format/pgcopy": {"pkg/format", "pkg/schema"},
+}
+
+func TestImportAllowlist(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"pkg/load", module+"pkg/format/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		list, ok := allowed[pkg]
+		if !ok {
+			t.Errorf("%s has no allowlist: add it to allowed", pkg)
+			continue
+		}
+		seen[pkg] = true
+		for _, imp := range fields[1:] {
+			if !strings.Contains(strings.Split(imp, "/")[0], ".") {
+				continue // the standard library
+			}
+			ok := false
+			for _, a := range list {
+				ok = ok || imp == a || imp == module+a
+			}
+			if !ok {
+				t.Errorf("%s imports %s, which is not on its allowlist", pkg, imp)
+			}
+		}
+	}
+	for pkg := range allowed {
+		if !seen[pkg] {
+			t.Errorf("allowlist for %s, which go list did not show", pkg)
+		}
+	}
+}
