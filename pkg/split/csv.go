@@ -254,8 +254,10 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 	c := &s.csv
 	t := c.cur
 	sc := &c.sc
-	sc.Reset()
 	metric := c.metric[t]
+	hashTags := s.cfg.Parts > 1
+	sc.Spans, sc.Count = hashTags, metric
+	sc.Reset()
 	rec := line
 	lines := int64(1)
 	virtual := false // a '\n' added after a last line without one
@@ -305,8 +307,8 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 	s.line += lines
 	s.offset += int64(consumed)
 	reason := sc.Reason
-	if reason == "" && len(sc.Fields) != len(metric) {
-		reason = fmt.Sprintf("%d fields, table %s has %d columns", len(sc.Fields), s.tables[t].Name, len(metric))
+	if reason == "" && sc.N != len(metric) {
+		reason = fmt.Sprintf("%d fields, table %s has %d columns", sc.N, s.tables[t].Name, len(metric))
 	}
 	if reason == "" && !sc.ValidUTF8(rec) {
 		reason = "invalid UTF-8"
@@ -314,18 +316,16 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 	if reason != "" {
 		return s.malformed(s.record, lineNo, off, true, "%s", reason)
 	}
-	tag := c.tag[t]
-	hashTags := s.cfg.Parts > 1
 	h := seriesStart(t)
-	metrics := 0
-	for f, fd := range sc.Fields {
-		if metric[f] && !fd.Empty() {
-			metrics++
-		}
-		if hashTags && tag[f] {
-			h = mixHash(h, rec[fd.Start:fd.End])
+	if hashTags {
+		tag := c.tag[t]
+		for f, fd := range sc.Fields {
+			if tag[f] {
+				h = mixHash(h, rec[fd.Start:fd.End])
+			}
 		}
 	}
+	metrics := sc.Counted
 	sl := s.slotFor(t, s.part(h))
 	sl.begin(s.record, lineNo, off)
 	sl.b.Data = append(append(sl.b.Data, rec[:sc.End]...), '\n')

@@ -13,7 +13,7 @@ import (
 // It returns the offset after the record and the number of '\n' consumed.
 // Errors give the byte offset within data.
 func ParseRecord(data []byte, off int, fields [][]byte, scratch *[]byte) (next, lines int, err error) {
-	var sc Scanner
+	sc := Scanner{Spans: true}
 	rec := data[off:]
 	if !sc.Scan(rec) {
 		if sc.Open() {

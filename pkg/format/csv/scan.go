@@ -17,8 +17,18 @@ import (
 // (the same start, so offsets hold). Refusals do not stop the scan, so that
 // the record's end is still found: Reason holds the first.
 type Scanner struct {
-	// Fields are the record's fields so far, as offsets in the record.
+	// Spans makes Scan record every field in Fields (as offsets in the
+	// record); without it only N and Counted are kept (the splitter's
+	// common path, which needs no more).
+	Spans bool
+	// Fields are the record's fields so far, with Spans.
 	Fields []Field
+	// N is the number of fields so far.
+	N int
+	// Count, when set, makes Counted the number of fields i with Count[i]
+	// that are not empty (Field.Empty): the splitter's metrics.
+	Count   []bool
+	Counted int
 	// End is the index of the record's '\n', or of the '\r' of its "\r\n"
 	// when that is not inside quotes (the record is rec[:End]); set when
 	// Scan reports true.
@@ -40,7 +50,7 @@ type Scanner struct {
 // Field is one field of a record: rec[Start:End] is its raw text (with its
 // quotes when Quoted; Escaped: it holds doubled quotes).
 type Field struct {
-	Start, End      int
+	Start, End      int32 // records are far shorter than 2 GiB (the splitter's limit)
 	Quoted, Escaped bool
 }
 
@@ -48,9 +58,9 @@ type Field struct {
 // empty string, not empty).
 func (f Field) Empty() bool { return f.End == f.Start && !f.Quoted }
 
-// Reset starts a new record, keeping the Fields buffer.
+// Reset starts a new record, keeping Spans, Count and the Fields buffer.
 func (sc *Scanner) Reset() {
-	*sc = Scanner{Fields: sc.Fields[:0]}
+	*sc = Scanner{Spans: sc.Spans, Count: sc.Count, Fields: sc.Fields[:0]}
 }
 
 // Open reports whether the bytes so far end inside a quoted field.
@@ -138,7 +148,13 @@ func (sc *Scanner) fail(reason string) {
 }
 
 func (sc *Scanner) endField(end int) {
-	sc.Fields = append(sc.Fields, Field{Start: sc.fieldStart, End: end, Quoted: sc.quoted, Escaped: sc.escaped})
+	if f := sc.N; f < len(sc.Count) && sc.Count[f] && (end > sc.fieldStart || sc.quoted) {
+		sc.Counted++
+	}
+	if sc.Spans {
+		sc.Fields = append(sc.Fields, Field{Start: int32(sc.fieldStart), End: int32(end), Quoted: sc.quoted, Escaped: sc.escaped})
+	}
+	sc.N++
 	sc.quoted, sc.afterQuote, sc.escaped = false, false, false
 }
 
@@ -151,7 +167,7 @@ func Values(line []byte) []string {
 	if len(rec) == 0 || rec[len(rec)-1] != '\n' {
 		rec = append(line[:len(line):len(line)], '\n')
 	}
-	var sc Scanner
+	sc := Scanner{Spans: true}
 	sc.Scan(rec)
 	out := make([]string, 0, len(sc.Fields))
 	for _, f := range sc.Fields {

@@ -17,7 +17,7 @@ func scanAll(data []byte) ([][]string, string) {
 		data = append(data[:len(data):len(data)], '\n')
 	}
 	var out [][]string
-	var sc Scanner
+	sc := Scanner{Spans: true}
 	for len(data) > 0 {
 		if data[0] == '\n' || len(data) > 1 && data[0] == '\r' && data[1] == '\n' {
 			data = data[bytes.IndexByte(data, '\n')+1:]
