@@ -35,3 +35,22 @@ func (r *refs) release() bool {
 	}
 	return n == 0
 }
+
+// span is bytes borrowed from a read-ahead chunk, c.buf[start:end], with
+// one hold on c (refs): taken when the span starts (Splitter.take), given
+// back by release, or passed on to a batch as its load.Batch.Hold (emit).
+type span struct {
+	c          *raChunk
+	start, end int
+}
+
+// bytes are the span's bytes (capacity capped: an append copies).
+func (z *span) bytes() []byte { return z.c.buf[z.start:z.end:z.end] }
+
+// release gives the hold back, if there is one.
+func (z *span) release() {
+	if z.c != nil {
+		z.c.Release()
+		*z = span{}
+	}
+}

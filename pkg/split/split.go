@@ -192,14 +192,13 @@ type slot struct {
 	table int // index in Splitter.tables (-1 for ILP)
 	part  int
 	ready bool
-	// zc, when set, holds the batch's bytes so far, zc.buf[zs:ze], in the
-	// input's read buffer (zero-copy, see take); b.Data is empty then.
-	zc     *raChunk
-	zs, ze int
+	// z, when set, holds the batch's bytes so far in the input's read
+	// buffer (zero-copy, see take); b.Data is empty then.
+	z span
 }
 
 // size is the number of bytes of the slot's batch.
-func (sl *slot) size() int { return len(sl.b.Data) + sl.ze - sl.zs }
+func (sl *slot) size() int { return len(sl.b.Data) + sl.z.end - sl.z.start }
 
 // take adds the complete lines p, found at index at of chunk c's buf (c
 // nil: in the scratch buffer), to sl's batch: without a copy when the
@@ -207,12 +206,12 @@ func (sl *slot) size() int { return len(sl.b.Data) + sl.ze - sl.zs }
 // (the batch then holds c until its Release), else copied.
 func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
 	switch {
-	case sl.zc != nil && sl.zc == c && sl.ze == at:
-		sl.ze += len(p)
+	case sl.z.c != nil && sl.z.c == c && sl.z.end == at:
+		sl.z.end += len(p)
 		return
-	case sl.zc == nil && len(sl.b.Data) == 0 && c != nil:
+	case sl.z.c == nil && len(sl.b.Data) == 0 && c != nil:
 		c.refs.hold()
-		sl.zc, sl.zs, sl.ze = c, at, at+len(p)
+		sl.z = span{c: c, start: at, end: at + len(p)}
 		return
 	}
 	s.own(sl)
@@ -238,12 +237,11 @@ func (s *Splitter) takeSpare(buf []byte) []byte {
 // own copies the bytes of sl's batch that are in a chunk into the batch's
 // own buffer, so that more can be appended.
 func (s *Splitter) own(sl *slot) {
-	if sl.zc == nil {
+	if sl.z.c == nil {
 		return
 	}
-	sl.b.Data = append(s.takeSpare(sl.b.Data)[:0], sl.zc.buf[sl.zs:sl.ze]...)
-	sl.zc.Release()
-	sl.zc, sl.zs, sl.ze = nil, 0, 0
+	sl.b.Data = append(s.takeSpare(sl.b.Data)[:0], sl.z.bytes()...)
+	sl.z.release()
 }
 
 // Splitter cuts one Input into batches.
@@ -413,12 +411,11 @@ func (s *Splitter) emit(sl *slot, b *load.Batch) {
 	b.Release()
 	p := &sl.b
 	data, tables := b.Data[:0], b.Tables[:0]
-	if sl.zc != nil {
+	if sl.z.c != nil {
 		s.keepSpare(data)
 		data = p.Data[:0]
-		p.Data = sl.zc.buf[sl.zs:sl.ze:sl.ze]
-		p.Hold = sl.zc
-		sl.zc, sl.zs, sl.ze = nil, 0, 0
+		p.Data, p.Hold = sl.z.bytes(), sl.z.c // the slot's hold is the batch's now
+		sl.z = span{}
 	} else if p.Hold != nil { // cut from the scanned segments (pscan)
 		s.keepSpare(data)
 		data = nil
@@ -593,9 +590,8 @@ func tagColumns(t *schema.Table) []bool {
 func (s *Splitter) Release() {
 	s.releasePscan()
 	for _, sl := range s.slots {
-		if sl != nil && sl.zc != nil {
-			sl.zc.Release()
-			sl.zc, sl.zs, sl.ze = nil, 0, 0
+		if sl != nil {
+			sl.z.release()
 		}
 	}
 	s.done, s.flush, s.ready = true, len(s.slots), nil
