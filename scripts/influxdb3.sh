@@ -27,6 +27,8 @@
 #                         recovery listener takes INFLUX_PORT+1
 #   INFLUX_WAIT           seconds to wait for the server  (default 60)
 #   INFLUX3_MAX_REQUEST   --max-http-request-size in bytes (default: the server's 10485760)
+#   INFLUX3_ARGS          more arguments of influxdb3 serve, split at spaces (e.g.
+#                         "--wal-snapshot-size 1" to persist Parquet files at once)
 #   INFLUX3_FRESH=1       wipe the instance's data (and token) before starting
 set -euo pipefail
 
@@ -184,6 +186,8 @@ start() {
 		--http-bind "127.0.0.1:$port" --admin-token-recovery-http-bind "127.0.0.1:$((port + 1))"
 		--disable-telemetry-upload)
 	[[ -n ${INFLUX3_MAX_REQUEST:-} ]] && args+=(--max-http-request-size "$INFLUX3_MAX_REQUEST")
+	# shellcheck disable=SC2206 # split at spaces on purpose
+	[[ -n ${INFLUX3_ARGS:-} ]] && args+=($INFLUX3_ARGS)
 	LOG_FILTER=${LOG_FILTER:-warn} nohup "$bin" "${args[@]}" >"$log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$pidfile"

@@ -1,9 +1,15 @@
-// Package influx3test is an in-process stand-in for an InfluxDB 3 Core
-// server, built from InfluxDB 3's documented HTTP API (and, for the exact
-// status codes and message texts, its server source), so that load_influx's
-// v3 support can be tested where no InfluxDB 3 can be installed. It is not
-// InfluxDB 3: it keeps each table's columns and row keys (series and time),
-// not values, and understands only the SQL the loader sends.
+// Package influx3test has two things for load_influx's v3 tests: the real
+// InfluxDB 3 Core of scripts/start_influxdb.sh --version 3 (real.go:
+// RealServer, private instances for kill -9 and server settings), and an
+// in-process stand-in for what the real server cannot be made to do on
+// demand (429 overloaded, 500 wal buffer full, the immutable tag set of the
+// 3.0 pre-releases, showing the requests it received). The stand-in was
+// built from InfluxDB 3's documented HTTP API and corrected against 3.6.0:
+// TestConformance runs one session against both with the same expected
+// answers, so it cannot drift. It is not InfluxDB 3: it keeps each table's
+// columns and row keys (series and time), not values, writes are visible at
+// once (no WAL flush wait, no no_sync lag, no Parquet files, no query file
+// limit), and it understands only the SQL the loader sends.
 //
 // Emulated behaviour:
 //   - GET/POST /ping: 200 with X-Influxdb-Version and X-Influxdb-Build
@@ -27,8 +33,8 @@
 //     exceed limit of N databases", "data": null}), tables (all databases),
 //     columns per table (time and tags included).
 //   - Content-Encoding gzip is decompressed; a body over the request limit
-//     (DefaultMaxRequestBytes, compressed or decompressed) is 413 "max
-//     request size (N bytes) exceeded".
+//     (DefaultMaxRequestBytes, compressed or decompressed) is 500 (not 413,
+//     as in 3.6.0) "max request size (N bytes) exceeded".
 //   - /write and /api/v2/write write too (accept_partial=false, as on the
 //     server); Requests records each write's endpoint, query and headers.
 //   - /api/v3/configure/database: GET ?format=json lists
@@ -36,7 +42,9 @@
 //     exists), DELETE ?db=name deletes (404 when missing).
 //   - POST /api/v3/query_sql {"db", "q", "format": "json"} (or GET with the
 //     same query parameters) answers SELECT COUNT(*) [AS n] FROM t with the
-//     distinct (series, time) keys of t: [{"n": N}].
+//     distinct (series, time) keys of t: [{"n": N}]; a missing table is 500
+//     "query error: ... table 'public.iox.t' not found", a missing database
+//     404.
 //   - SetImmutableTags emulates the 3.0 pre-releases (December 2024 to March
 //     2025) that refused a tag not in a table's first write: "Detected a new
 //     tag 'k' in write. The tag set is immutable on first write to the
@@ -66,8 +74,8 @@ import (
 
 // Defaults of InfluxDB 3 Core.
 const (
-	Version                = "3.10.0"
-	DefaultMaxDatabases    = 100
+	Version                = "3.6.0"
+	DefaultMaxDatabases    = 5
 	DefaultMaxTables       = 4000
 	DefaultMaxColumns      = 500
 	DefaultMaxRequestBytes = 10 << 20
@@ -84,7 +92,7 @@ const (
 	kindBoolean   = "iox::column_type::field::boolean"
 	internalDB    = "_internal"
 	partialMsg    = "partial write of line protocol occurred"
-	parseErrorMsg = "line protocol parsing error"
+	parseErrorMsg = "parsing failed for write_lp endpoint"
 )
 
 // Server is a running stand-in; Close it when done.
@@ -240,7 +248,7 @@ func jsonError(w http.ResponseWriter, status int, msg string, data any) {
 	w.WriteHeader(status)
 	body, _ := json.Marshal(struct {
 		Error string `json:"error"`
-		Data  any    `json:"data"`
+		Data  any    `json:"data,omitempty"`
 	}{msg, data})
 	w.Write(body)
 }
@@ -275,7 +283,7 @@ func (s *Server) writeLP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	if r.URL.RawQuery == "" || !q.Has("db") {
-		text(w, http.StatusBadRequest, "missing query parameter 'db'")
+		text(w, http.StatusBadRequest, "serde error: missing field `db`")
 		return
 	}
 	acceptPartial := true
@@ -283,7 +291,7 @@ func (s *Server) writeLP(w http.ResponseWriter, r *http.Request) {
 		if v := q.Get(name); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
-				text(w, http.StatusBadRequest, fmt.Sprintf("serde error: invalid value for %s: %q", name, v))
+				text(w, http.StatusBadRequest, "serde error: provided string was not `true` or `false`")
 				return
 			}
 			if name == "accept_partial" {
@@ -322,11 +330,11 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 	}
 	mult, ok := precisions[precision]
 	if !ok {
-		text(w, http.StatusBadRequest, "serde error: unrecognized precision unit: "+precision)
+		text(w, http.StatusBadRequest, "serde error: unknown variant `"+precision+"`, expected one of `auto`, `s`, `second`, `millisecond`, `ms`, `microsecond`, `u`, `us`, `n`, `nanosecond`, `ns`")
 		return
 	}
 	if strings.ContainsAny(db, "/\\\"' ") || db == "" {
-		jsonError(w, http.StatusBadRequest, "invalid character in database name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
+		jsonError(w, http.StatusBadRequest, "invalid character in database or rp name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
 		return
 	}
 	body, status, msg := s.readBody(r)
@@ -348,7 +356,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 		return
 	}
 	if !utf8.Valid(body) {
-		text(w, http.StatusBadRequest, "body content is not valid utf8: invalid utf-8 sequence")
+		text(w, http.StatusInternalServerError, "body content is not valid utf8: invalid utf-8 sequence")
 		return
 	}
 	d := s.dbs[db]
@@ -396,7 +404,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 		rows = append(rows, row{tbl, key})
 	}
 	if dataLine == 0 {
-		text(w, http.StatusBadRequest, "write buffer error: incoming write was empty")
+		text(w, http.StatusBadRequest, "incoming write was empty")
 		return
 	}
 	// Commit the schema and the rows of the valid lines.
@@ -445,7 +453,7 @@ func (s *Server) readBody(r *http.Request) ([]byte, int, string) {
 		return nil, http.StatusInternalServerError, "client disconnected"
 	}
 	if len(raw) > limit {
-		return nil, http.StatusRequestEntityTooLarge, tooLarge
+		return nil, http.StatusInternalServerError, tooLarge
 	}
 	switch enc := r.Header.Get("Content-Encoding"); enc {
 	case "", "identity":
@@ -453,14 +461,14 @@ func (s *Server) readBody(r *http.Request) ([]byte, int, string) {
 	case "gzip":
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
-			return nil, http.StatusBadRequest, "error decoding gzip stream: " + err.Error()
+			return nil, http.StatusInternalServerError, "error decoding gzip stream: " + err.Error()
 		}
 		out, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
 		if err != nil {
-			return nil, http.StatusBadRequest, "error decoding gzip stream: " + err.Error()
+			return nil, http.StatusInternalServerError, "error decoding gzip stream: " + err.Error()
 		}
 		if len(out) > limit {
-			return nil, http.StatusRequestEntityTooLarge, tooLarge
+			return nil, http.StatusInternalServerError, tooLarge
 		}
 		return out, 0, ""
 	default:
@@ -618,7 +626,7 @@ func (s *Server) database(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if req.DB == "" || strings.ContainsAny(req.DB, "/\\\"' ") {
-			jsonError(w, http.StatusBadRequest, "invalid character in database name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
+			jsonError(w, http.StatusBadRequest, "invalid character in database or rp name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
 			return
 		}
 		if s.dbs[req.DB] != nil {
@@ -708,7 +716,7 @@ func (s *Server) querySQL(w http.ResponseWriter, r *http.Request) {
 	case d == nil:
 		jsonError(w, http.StatusNotFound, "query error: database not found: "+req.DB, nil)
 	case !found:
-		text(w, http.StatusBadRequest, fmt.Sprintf("Error during planning: table 'public.iox.%s' not found", tbl))
+		text(w, http.StatusInternalServerError, fmt.Sprintf("query error: error while planning query: Error during planning: table 'public.iox.%s' not found", tbl))
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		body, _ := json.Marshal([]map[string]int{{alias: n}})
