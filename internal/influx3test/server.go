@@ -8,7 +8,7 @@
 // TestConformance runs one session against both with the same expected
 // answers, so it cannot drift. It is not InfluxDB 3: it keeps each table's
 // columns and row keys (series and time), not values, writes are visible at
-// once (no WAL flush wait, no no_sync lag, no Parquet files, no query file
+// once unless SetNoSyncLag (no WAL flush wait, no Parquet files, no query file
 // limit), and it understands only the SQL the loader sends.
 //
 // Emulated behaviour:
@@ -50,7 +50,8 @@
 //     tag 'k' in write. The tag set is immutable on first write to the
 //     table." Current releases add the tag.
 //   - On demand: Overloaded (429 "this service is overloaded, please try
-//     again later"), WALFull (500 "... wal buffer full ...").
+//     again later"), WALFull (500 "... wal buffer full ..."), SetNoSyncLag
+//     (no_sync rows countable only a while after their answer).
 package influx3test
 
 import (
@@ -105,7 +106,7 @@ type Server struct {
 	maxBytes                         int
 	overloaded, walFull              int
 	immutableTags                    bool
-	delay                            time.Duration
+	delay, noSyncLag                 time.Duration
 	dbs                              map[string]*database
 	requests                         []Request
 	writes, refusedWrites, linesSeen int
@@ -116,8 +117,8 @@ type database struct {
 }
 
 type table struct {
-	columns map[string]string // name -> kind
-	keys    map[string]struct{}
+	columns map[string]string    // name -> kind
+	keys    map[string]time.Time // row key -> when it becomes countable
 }
 
 // New starts a stand-in server.
@@ -168,6 +169,22 @@ func (s *Server) Overloaded(n int) { s.mu.Lock(); s.overloaded = n; s.mu.Unlock(
 // WALFull makes the next n writes answer 500 wal buffer full.
 func (s *Server) WALFull(n int) { s.mu.Lock(); s.walFull = n; s.mu.Unlock() }
 
+// SetNoSyncLag makes the rows of a no_sync write countable only lag after
+// their answer (3.6.0 does this by a varying amount under load; it cannot
+// be set there).
+func (s *Server) SetNoSyncLag(lag time.Duration) { s.mu.Lock(); s.noSyncLag = lag; s.mu.Unlock() }
+
+// visible counts the keys countable at now.
+func (t *table) visible(now time.Time) int64 {
+	var n int64
+	for _, at := range t.keys {
+		if !at.After(now) {
+			n++
+		}
+	}
+	return n
+}
+
 // SetDelay delays every write answer.
 func (s *Server) SetDelay(d time.Duration) { s.mu.Lock(); s.delay = d; s.mu.Unlock() }
 
@@ -189,7 +206,7 @@ func (s *Server) Rows(db, tbl string) int64 {
 	defer s.mu.Unlock()
 	if d := s.dbs[db]; d != nil {
 		if t := d.tables[tbl]; t != nil {
-			return int64(len(t.keys))
+			return t.visible(time.Now())
 		}
 	}
 	return 0
@@ -299,7 +316,7 @@ func (s *Server) writeLP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.write(w, r, q.Get("db"), q.Get("precision"), acceptPartial)
+	s.write(w, r, q.Get("db"), q.Get("precision"), acceptPartial, q.Get("no_sync") == "true")
 }
 
 // writeLegacy is /write and /api/v2/write: the database is db (1.x) or
@@ -314,11 +331,15 @@ func (s *Server) writeLegacy(w http.ResponseWriter, r *http.Request) {
 		text(w, http.StatusBadRequest, "missing query parameter 'db'")
 		return
 	}
-	s.write(w, r, db, q.Get("precision"), false)
+	s.write(w, r, db, q.Get("precision"), false, false)
 }
 
-func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision string, acceptPartial bool) {
+func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision string, acceptPartial, noSync bool) {
 	s.mu.Lock()
+	visibleAt := time.Now()
+	if noSync {
+		visibleAt = visibleAt.Add(s.noSyncLag)
+	}
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery, ContentEncoding: r.Header.Get("Content-Encoding"), Authorization: r.Header.Get("Authorization")})
 	delay := s.delay
 	s.mu.Unlock()
@@ -412,13 +433,16 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 	for name, cols := range schema {
 		t := d.tables[name]
 		if t == nil {
-			t = &table{keys: map[string]struct{}{}}
+			t = &table{keys: map[string]time.Time{}}
 			d.tables[name] = t
 		}
 		t.columns = cols
 	}
 	for _, rw := range rows {
-		d.tables[rw.table].keys[rw.key] = struct{}{}
+		keys := d.tables[rw.table].keys
+		if at, ok := keys[rw.key]; !ok || at.After(visibleAt) {
+			keys[rw.key] = visibleAt
+		}
 	}
 	if len(errs) == 0 {
 		w.WriteHeader(http.StatusNoContent)
@@ -708,7 +732,7 @@ func (s *Server) querySQL(w http.ResponseWriter, r *http.Request) {
 	var found bool
 	if d != nil {
 		if t := d.tables[tbl]; t != nil {
-			n, found = len(t.keys), true
+			n, found = int(t.visible(time.Now())), true
 		}
 	}
 	s.mu.Unlock()
