@@ -20,7 +20,7 @@
 #     TSLOAD_INFLUX3_URL, default http://127.0.0.1:8181, and INFLUX3_TOKEN or the start script's
 #     admin-token file): 2.x over the same matrix; 3.x, whose durable writes each wait for its
 #     1 s WAL flush, at its own batch size and workers (TSLOAD_BENCH_V3_BATCH, default 20000;
-#     TSLOAD_BENCH_V3_WORKERS, default 16: its best durable rate in a sweep on 2 cores), durable
+#     TSLOAD_BENCH_V3_WORKERS, default 2: its best durable rate in a sweep on 2 shared cores), durable
 #     and with --no-sync, each beside a curl ceiling of the same requests.
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
@@ -276,7 +276,7 @@ influx)
   token3=${INFLUX3_TOKEN:-$(cat "$state/influx/v3/admin-token" 2>/dev/null || true)}
   if [ "$(curl -s --max-time 3 -H "Authorization: Bearer $token3" "$url3/health")" = OK ]; then
     export INFLUX_TOKEN=$token3
-    bs=${TSLOAD_BENCH_V3_BATCH:-20000} w=${TSLOAD_BENCH_V3_WORKERS:-16}
+    bs=${TSLOAD_BENCH_V3_BATCH:-20000} w=${TSLOAD_BENCH_V3_WORKERS:-2}
     v3db() { curl -s -o /dev/null -X "$1" -H "Authorization: Bearer $token3" "$url3/api/v3/configure/database?db=tsload_ceiling" \
       ${2:+-H 'Content-Type: application/json' -d '{"db":"tsload_ceiling"}'}; }
     curl_extra=(-H "Authorization: Bearer $token3")

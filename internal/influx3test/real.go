@@ -15,9 +15,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // DefaultURL is where scripts/start_influxdb.sh --version 3 runs the local
@@ -54,7 +55,7 @@ func RealServer(t testing.TB) Real {
 		}
 	}
 	if err := Health(r.URL, r.Token); err != nil {
-		skipOrFail(t,
+		loadtest.SkipOrFail(t,
 			fmt.Sprintf("InfluxDB 3 at %s unusable: %v (start it with scripts/start_influxdb.sh --version 3)", r.URL, err),
 			fmt.Sprintf("InfluxDB 3 at %s unusable under CI: %v (scripts/start_influxdb.sh --version 3 starts it)", r.URL, err))
 	}
@@ -200,7 +201,7 @@ type InstanceOptions struct {
 // test, or fails it when CI is set.
 func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := loadtest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	script := filepath.Join(root, "scripts", "influxdb3.sh")
 	if err := in.run(script, "start"); err != nil {
 		if strings.Contains(err.Error(), "no InfluxDB 3 server binary") {
-			skipOrFail(t, err.Error(), "under CI: "+err.Error())
+			loadtest.SkipOrFail(t, err.Error(), "under CI: "+err.Error())
 		}
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 // Start starts the instance again (its data and token kept). It may be
 // called from any goroutine: it reports failure as an error.
 func (in *Instance) Start() error {
-	root, err := repoRoot()
+	root, err := loadtest.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -258,57 +259,7 @@ func (in *Instance) run(path, verb string) error {
 
 // Kill stops the server with SIGKILL (no clean shutdown) and waits until
 // the process is gone. It may be called from any goroutine.
-func (in *Instance) Kill() error {
-	raw, err := os.ReadFile(filepath.Join(in.dir, "influxdb3.pid"))
-	if err != nil {
-		return err
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		return err
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		return err
-	}
-	for i := 0; i < 400; i++ {
-		if !alive(pid) {
-			return nil
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	return fmt.Errorf("pid %d still alive 10 s after SIGKILL", pid)
-}
-
-// alive reports whether pid runs (a zombie does not).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
-}
-
-// repoRoot is the directory holding go.mod, above the working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+func (in *Instance) Kill() error { return loadtest.KillPIDFile(filepath.Join(in.dir, "influxdb3.pid")) }
 
 // freePorts finds a port p with p+1 free too (the admin-token recovery
 // listener), below Linux's ephemeral range so that no outgoing connection
@@ -330,13 +281,4 @@ func freePorts() (int, error) {
 		}
 	}
 	return 0, errors.New("no two free ports in a row")
-}
-
-// skipOrFail skips t, unless CI is set (every server must be up there).
-func skipOrFail(t testing.TB, skip, fail string) {
-	t.Helper()
-	if os.Getenv("CI") == "" {
-		t.Skip(skip)
-	}
-	t.Fatal(fail)
 }
