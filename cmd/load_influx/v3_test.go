@@ -15,7 +15,8 @@ import (
 // scripts/start_influxdb.sh --version 3 (auth on) as the README shows it:
 // the token from INFLUX_TOKEN or --token, the API detected or named, with
 // and without --no-sync, 2016 data; exact counts, and neither the token
-// nor a wrong one appears in stderr, the error or the results file.
+// nor a wrong one appears in stderr, the error or the results file, also
+// when the load fails (a wrong token, no server).
 func TestV3CLI(t *testing.T) {
 	r := influx3test.RealServer(t)
 	const wrong = "Wr0ng-v3-t0ken"
@@ -37,6 +38,7 @@ func TestV3CLI(t *testing.T) {
 		{"flag, no-sync", "", []string{"--drop-db", "--api", "v3", "--token", r.Token, "--no-sync"}, ""},
 		{"env wrong, detected", wrong, nil, "a server that wants a token for it is InfluxDB 3"},
 		{"flag wrong", "", []string{"--api", "v3", "--token", wrong}, "authentication failed (401): InfluxDB 3 needs a token"},
+		{"env, no server", r.Token, []string{"--urls", "http://127.0.0.1:1", "--api", "v3", "--retry-timeout", "1s"}, "connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("INFLUX_TOKEN", tc.env)
