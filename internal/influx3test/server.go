@@ -106,7 +106,7 @@ type Server struct {
 	maxBytes                         int
 	overloaded, walFull              int
 	immutableTags                    bool
-	delay, noSyncLag                 time.Duration
+	noSyncLag                        time.Duration
 	dbs                              map[string]*database
 	requests                         []Request
 	writes, refusedWrites, linesSeen int
@@ -141,27 +141,8 @@ func New() *Server {
 // SetToken requires this token on every request ("" turns auth off).
 func (s *Server) SetToken(t string) { s.mu.Lock(); s.token = t; s.mu.Unlock() }
 
-// SetLimits sets the database, table (all databases) and columns-per-table
-// limits; 0 keeps a limit as it is.
-func (s *Server) SetLimits(dbs, tables, columns int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if dbs > 0 {
-		s.maxDBs = dbs
-	}
-	if tables > 0 {
-		s.maxTables = tables
-	}
-	if columns > 0 {
-		s.maxColumns = columns
-	}
-}
-
 // SetImmutableTags makes a table's tag set fixed by its first write.
 func (s *Server) SetImmutableTags(on bool) { s.mu.Lock(); s.immutableTags = on; s.mu.Unlock() }
-
-// SetMaxRequestBytes sets the request body limit.
-func (s *Server) SetMaxRequestBytes(n int) { s.mu.Lock(); s.maxBytes = n; s.mu.Unlock() }
 
 // Overloaded makes the next n writes answer 429.
 func (s *Server) Overloaded(n int) { s.mu.Lock(); s.overloaded = n; s.mu.Unlock() }
@@ -184,9 +165,6 @@ func (t *table) visible(now time.Time) int64 {
 	}
 	return n
 }
-
-// SetDelay delays every write answer.
-func (s *Server) SetDelay(d time.Duration) { s.mu.Lock(); s.delay = d; s.mu.Unlock() }
 
 // Request is one write request as the stand-in received it.
 type Request struct {
@@ -341,11 +319,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 		visibleAt = visibleAt.Add(s.noSyncLag)
 	}
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery, ContentEncoding: r.Header.Get("Content-Encoding"), Authorization: r.Header.Get("Authorization")})
-	delay := s.delay
 	s.mu.Unlock()
-	if delay > 0 {
-		time.Sleep(delay)
-	}
 	if precision == "" {
 		precision = "auto"
 	}

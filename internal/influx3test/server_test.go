@@ -180,35 +180,6 @@ func TestStandInKnobs(t *testing.T) {
 	}
 }
 
-func TestLimits(t *testing.T) {
-	s := New()
-	defer s.Close()
-	s.SetLimits(1, 2, 4) // time + tag h + 2 fields
-	if st, _ := do(t, s.URL, "POST", "/api/v3/write_lp?db=a", "t1,h=a x=1,y=2 1\n"); st != 204 {
-		t.Fatalf("first write: %d", st)
-	}
-	st, body := do(t, s.URL, "POST", "/api/v3/write_lp?db=a", "t1,h=a z=1 2\nt1,h=b x=1 2\n")
-	if st != 422 || !strings.Contains(body, "Update to schema would exceed number of columns per table limit of 4 columns") {
-		t.Fatalf("columns: %d %s", st, body)
-	}
-	if s.Rows("a", "t1") != 2 {
-		t.Fatalf("the valid line of a partial write was not kept")
-	}
-	st, body = do(t, s.URL, "POST", "/api/v3/write_lp?db=a", "t2,h=a x=1 1\nt3,h=a x=1 1\n")
-	if st != 422 || !strings.Contains(body, "exceed number of tables limit: attempted to create table but already have 2 table(s) (limit: 2)") {
-		t.Fatalf("tables: %d %s", st, body)
-	}
-	st, body = do(t, s.URL, "POST", "/api/v3/write_lp?db=b", "t1,h=a x=1 1\n")
-	if st != 422 || body != `{"error":"Adding a new database would exceed limit of 1 databases"}` {
-		t.Fatalf("databases: %d %s", st, body)
-	}
-	s.SetMaxRequestBytes(10)
-	st, body = do(t, s.URL, "POST", "/api/v3/write_lp?db=a", "t1,h=a x=1 1\n")
-	if st != 500 || body != "max request size (10 bytes) exceeded" {
-		t.Fatalf("size: %d %s", st, body)
-	}
-}
-
 func TestGzipAuthPingDatabasesQuery(t *testing.T) {
 	s := New()
 	defer s.Close()
