@@ -15,6 +15,13 @@
 #     (on its own format from tsbs_generate_data, same scale and time range), taken from
 #     TSLOAD_PEERS_BIN or PATH (a peer that fails is reported with its error);
 #   influx, questdb: the same batches posted by curl with xargs -P <workers> (no gzip).
+#   influx also loads InfluxDB 2 and 3 when they answer (scripts/start_influxdb.sh --version 2
+#     and 3; TSLOAD_INFLUX2_URL, default http://127.0.0.1:8087, org tsload and INFLUX2_TOKEN;
+#     TSLOAD_INFLUX3_URL, default http://127.0.0.1:8181, and INFLUX3_TOKEN or the start script's
+#     admin-token file): 2.x over the same matrix; 3.x, whose durable writes each wait for its
+#     1 s WAL flush, at its own batch size and workers (TSLOAD_BENCH_V3_BATCH, default 20000;
+#     TSLOAD_BENCH_V3_WORKERS, default 2: its best durable rate in a sweep on 2 shared cores), durable
+#     and with --no-sync, each beside a curl ceiling of the same requests.
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
@@ -23,7 +30,7 @@
 # and --methods.
 set -euo pipefail
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
@@ -100,6 +107,8 @@ dry_run() { # FILE -> --do-load=false rate row
   pending+=("--do-load=false (read+split only)|5000|2|$(field "$res" rows_per_sec)|$(field "$res" status)|0")
 }
 
+# curl_extra: more curl arguments for every ceiling request (a token header).
+curl_extra=()
 # curl_ceiling URL FILE BATCH WORKERS -> rows/s posting pre-split batches with curl
 # (no "Expect: 100-continue": QuestDB does not answer it and curl would wait 1s per request)
 curl_ceiling() {
@@ -110,7 +119,7 @@ curl_ceiling() {
   rows=$(wc -l <"$file")
   start=$(now)
   bad=$(find "$dir" -name 'b.*' -print0 | xargs -0 -P "$w" -I{} \
-    curl -s -o /dev/null -H 'Expect:' -w '%{http_code}\n' --data-binary @{} "$url" | grep -cvE '^20[04]$' || true)
+    curl -s -o /dev/null -H 'Expect:' "${curl_extra[@]+"${curl_extra[@]}"}" -w '%{http_code}\n' --data-binary @{} "$url" | grep -cvE '^20[04]$' || true)
   end=$(now)
   rm -rf "$dir"
   if [ "$bad" != 0 ]; then echo "curl ceiling: $bad requests failed" >&2; echo 0; return; fi
@@ -252,6 +261,42 @@ influx)
       load "load_influx (gzip)" "$data/$ds.ilp" "$bs" "$w" --db-name tsload_bench --drop-db
     done
   done
+  url2=${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087}
+  if curl -fs -o /dev/null --max-time 3 "$url2/ping"; then
+    export INFLUX_TOKEN=${INFLUX2_TOKEN:-tsload-test-token}
+    ceiling=0 # no 2.x ceiling measured: its rows show no share
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        load "2.x: load_influx --api v2 (gzip)" "$data/$ds.ilp" "$bs" "$w" --urls "$url2" --api v2 --org tsload --db-name tsload_bench --drop-db
+      done
+    done
+  else
+    echo "bench_load.sh: no InfluxDB 2 at $url2; its rows left out" >&2
+  fi
+  url3=${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181}
+  token3=${INFLUX3_TOKEN:-$(cat "$state/influx/v3/admin-token" 2>/dev/null || true)}
+  if [ "$(curl -s --max-time 3 -H "Authorization: Bearer $token3" "$url3/health")" = OK ]; then
+    export INFLUX_TOKEN=$token3
+    bs=${TSLOAD_BENCH_V3_BATCH:-20000} w=${TSLOAD_BENCH_V3_WORKERS:-2}
+    v3db() { curl -s -o /dev/null -X "$1" -H "Authorization: Bearer $token3" "$url3/api/v3/configure/database?db=tsload_ceiling" \
+      ${2:+-H 'Content-Type: application/json' -d '{"db":"tsload_ceiling"}'}; }
+    curl_extra=(-H "Authorization: Bearer $token3")
+    for sync in durable no_sync; do
+      v3db DELETE; v3db POST create
+      ceiling=$(curl_ceiling "$url3/api/v3/write_lp?db=tsload_ceiling&precision=nanosecond&no_sync=$([ $sync = no_sync ] && echo true || echo false)" "$data/$ds.ilp" "$bs" "$w")
+      pending+=("3.x ceiling: curl -P $w, no gzip, $sync|$bs|$w|$ceiling|ok|$ceiling")
+      if [ $sync = durable ]; then
+        load "3.x: load_influx --api v3 (gzip)" "$data/$ds.ilp" "$bs" "$w" --urls "$url3" --api v3 --db-name tsload_bench --drop-db
+      else
+        load "3.x: load_influx --api v3 --no-sync (gzip)" "$data/$ds.ilp" "$bs" "$w" --urls "$url3" --api v3 --no-sync --db-name tsload_bench --drop-db
+      fi
+    done
+    v3db DELETE
+    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $token3" "$url3/api/v3/configure/database?db=tsload_bench"
+    curl_extra=()
+  else
+    echo "bench_load.sh: no InfluxDB 3 at $url3 (or no token); its rows left out" >&2
+  fi
   dry_run "$data/$ds.ilp"
   ;;
 questdb)

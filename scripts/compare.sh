@@ -3,7 +3,7 @@
 # server is up, with the same batch size and workers; one table side by side
 # with each database's verified row count.
 #
-#   scripts/compare.sh --out DIR [--targets questdb,influx,timescale,cnosdb]
+#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb]
 #       [--use-case cpu-only] [--seed 123] [--scale 100]
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
@@ -18,6 +18,15 @@
 # A database takes part when its loader binary exists and its server answers:
 #   timescale  $TSLOAD_POSTGRES (default postgres://postgres@127.0.0.1:5432/postgres)
 #   influx     $TSLOAD_INFLUX_URL (default http://127.0.0.1:8086), GET /ping
+#   influx2    InfluxDB 2 with load_influx --api v2: $TSLOAD_INFLUX2_URL (default
+#              http://127.0.0.1:8087), org $INFLUX2_ORG (tsload), token $INFLUX2_TOKEN
+#              (tsload-test-token: scripts/start_influxdb.sh --version 2)
+#   influx3    InfluxDB 3 with load_influx --api v3: $TSLOAD_INFLUX3_URL (default
+#              http://127.0.0.1:8181), token $INFLUX3_TOKEN or the admin token that
+#              scripts/start_influxdb.sh --version 3 keeps ($TSLOAD_STATE/influx/v3/admin-token),
+#              GET /health with it. The results files of influx2/influx3 say target
+#              "influx2"/"influx3" (load_influx writes "influx" for every version), so
+#              the table has a row per version. Tokens go by INFLUX_TOKEN, never argv.
 #   questdb    $TSLOAD_QUESTDB_HTTP (default http://127.0.0.1:9000), GET /ping
 #   cnosdb     $CNOSDB_URL (default http://127.0.0.1:8902), GET /api/v1/ping; with
 #              CNOSDB_URL unset and no server up, scripts/start_cnosdb.sh starts the
@@ -43,7 +52,7 @@ die() {
 	exit 1
 }
 
-out="" targets="timescale,influx,questdb,cnosdb" file=""
+out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare
 extra=()
@@ -121,6 +130,11 @@ server_up() {
 		fi
 		;;
 	influx) http_up "${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}" /ping ;;
+	influx2) http_up "${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087}" /ping ;;
+	influx3)
+		command -v curl >/dev/null || return 1
+		[[ $(curl -s --max-time 3 -H "Authorization: Bearer $(influx3_token)" "${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181}/health") == OK ]]
+		;;
 	questdb) http_up "${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}" /ping ;;
 	cnosdb)
 		http_up "${CNOSDB_URL:-http://127.0.0.1:8902}" /api/v1/ping && return 0
@@ -135,16 +149,42 @@ target_flags() {
 	case "$1" in
 	timescale) [[ -n ${TSLOAD_POSTGRES:-} ]] && echo "--postgres $TSLOAD_POSTGRES" ;;
 	cnosdb) [[ -n ${CNOSDB_URL:-} ]] && echo "--urls $CNOSDB_URL" ;;
+	influx2) echo "--urls ${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087} --api v2 --org ${INFLUX2_ORG:-tsload}" ;;
+	influx3) echo "--urls ${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181} --api v3" ;;
 	esac
 	local var="TSLOAD_COMPARE_FLAGS_${1^^}"
 	echo "${!var:-}"
 }
 
+# influx3_token: INFLUX3_TOKEN, else the token file of scripts/start_influxdb.sh --version 3.
+influx3_token() {
+	if [[ -n ${INFLUX3_TOKEN:-} ]]; then
+		echo "$INFLUX3_TOKEN"
+	else
+		cat "${TSLOAD_STATE:-/tmp/tsload}/influx/v3/admin-token" 2>/dev/null || true
+	fi
+}
+# loader_of TARGET: the loader binary's name (every InfluxDB version is load_influx).
+loader_of() {
+	case "$1" in
+	influx2 | influx3) echo load_influx ;;
+	*) echo "load_$1" ;;
+	esac
+}
+# token_env TARGET: the INFLUX_TOKEN=... assignment the loader runs with.
+token_env() {
+	case "$1" in
+	influx2) echo "INFLUX_TOKEN=${INFLUX2_TOKEN:-tsload-test-token}" ;;
+	influx3) echo "INFLUX_TOKEN=$(influx3_token)" ;;
+	*) echo "TSLOAD_COMPARE=1" ;;
+	esac
+}
+
 IFS=, read -r -a wanted <<<"$targets"
 up=()
 for t in "${wanted[@]}"; do
-	if ! find_bin "load_$t" >/dev/null; then
-		echo "compare: $t: no load_$t binary; skipped" >&2
+	if ! find_bin "$(loader_of "$t")" >/dev/null; then
+		echo "compare: $t: no $(loader_of "$t") binary; skipped" >&2
 	elif ! server_up "$t"; then
 		echo "compare: $t: server not reachable; skipped" >&2
 	else
@@ -183,13 +223,17 @@ for ((r = 1; r <= repeat; r++)); do
 		args=(--file "$file" --batch-size "$batch" --workers "$workers" --db-name "$db_name"
 			--drop-db --do-create-db=true --verify=true --reporting-period 1s --results-file "$res"
 			"${tflags[@]+"${tflags[@]}"}" "${extra[@]+"${extra[@]}"}")
-		loader=$(find_bin "load_$t")
+		loader=$(find_bin "$(loader_of "$t")")
 		echo "compare: $name: $loader ${args[*]}" >&2
 		start=$(now)
 		status=0
-		"$loader" "${args[@]}" 2>"$log" || status=$?
+		env "$(token_env "$t")" "$loader" "${args[@]}" 2>"$log" || status=$?
 		end=$(now)
 		runs=$((runs + 1))
+		if [[ $t == influx2 || $t == influx3 ]] && [[ -s $res ]]; then
+			# One row per InfluxDB version in the table: the target says which.
+			python3 -c 'import json,sys; p,t=sys.argv[1:]; r=json.load(open(p)); r["target"]=t; json.dump(r,open(p,"w"),indent=2)' "$res" "$t"
+		fi
 		[[ $status -eq 0 && -s $res ]] && continue
 		failed=$((failed + 1))
 		if [[ -s $res ]] && ! grep -q '"status": *"ok"' "$res"; then
@@ -197,9 +241,9 @@ for ((r = 1; r <= repeat; r++)); do
 			continue
 		fi
 		[[ -s $res ]] && mv "$res" "$out/logs/$name.claimed-ok.json"
-		reason="load_$t exited with status $status: $(tail -n 3 "$log")"
+		reason="$(loader_of "$t") exited with status $status: $(tail -n 3 "$log")"
 		cat >"$res" <<EOF
-{"loader": "load_$t", "target": "$t", "status": "failed", "error": $(json_string "$reason"),
+{"loader": "$(loader_of "$t")", "target": "$t", "status": "failed", "error": $(json_string "$reason"),
  "flags": {"db-name": $(json_string "$db_name")}, "inputs": [$(json_string "$file")],
  "start": "$start", "end": "$end", "batch_size": $batch, "workers": $workers}
 EOF

@@ -3,6 +3,8 @@
 #
 #   scripts/start_influxdb.sh               # 1.x: Debian's influxdb package, port 8086
 #   scripts/start_influxdb.sh --version 2   # 2.7.12 built from its Go module, port 8087
+#   scripts/start_influxdb.sh --version 3   # 3 Core 3.6.0 from ../shared/vendor, port 8181
+#                                           # (scripts/influxdb3.sh has its environment)
 #
 # Idempotent: if the instance named INFLUX_NAME already answers /ping, nothing
 # is done.
@@ -44,15 +46,16 @@ set -euo pipefail
 version=1
 while [[ $# -gt 0 ]]; do
 	case $1 in
-	--version) version=${2:?--version needs 1 or 2}; shift 2 ;;
+	--version) version=${2:?--version needs 1, 2 or 3}; shift 2 ;;
 	--version=*) version=${1#--version=}; shift ;;
-	*) echo "usage: $0 [--version 1|2]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--version 1|2|3]" >&2; exit 2 ;;
 	esac
 done
 case $version in
 1) ;;
 2) exec bash "$(dirname "$0")/influxdb2.sh" start ;;
-*) echo "unknown InfluxDB version $version (1 or 2)" >&2; exit 2 ;;
+3) exec bash "$(dirname "$0")/influxdb3.sh" start ;;
+*) echo "unknown InfluxDB version $version (1, 2 or 3)" >&2; exit 2 ;;
 esac
 
 state=${TSLOAD_STATE:-/tmp/tsload}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/influx"
@@ -59,49 +58,6 @@ func TestSecrets(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestTokenSecrets passes an API token by environment variable and by flag
-// to an InfluxDB 3 (the in-process stand-in, which checks it), on loads that
-// succeed and loads that fail (a wrong token, no server): neither token
-// appears in stderr, the error or the results file.
-func TestTokenSecrets(t *testing.T) {
-	const token, wrong = "Tk9-s3cr3t-t0ken", "Wr0ng-s3cr3t-t0ken"
-	s := influx3test.New()
-	defer s.Close()
-	s.SetToken(token)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	os.WriteFile(in, []byte("cpu,host=a v=1 1\ncpu,host=b v=2 2\n"), 0o644)
-	for _, tc := range []struct {
-		name    string
-		env     string
-		args    []string
-		wantErr string
-	}{
-		{"env ok", token, []string{"--urls", s.URL}, ""},
-		{"flag ok", "", []string{"--urls", s.URL, "--token", token, "--api", "v3"}, ""},
-		{"flag wrong", "", []string{"--urls", s.URL, "--token", wrong, "--api", "v3"}, "authentication failed (401)"},
-		{"env wrong, detecting", wrong, []string{"--urls", s.URL}, "wants a token"},
-		{"env bad port", token, []string{"--urls", "http://127.0.0.1:1", "--api", "v3", "--retry-timeout", "1s"}, "connection refused"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.env != "" {
-				t.Setenv("INFLUX_TOKEN", tc.env)
-			}
-			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{"load_influx", "--file", in, "--db-name", "tok", "--results-file", results}, tc.args...)
-			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
-			r.NoSecret(t, "the token", token)
-			r.NoSecret(t, "the wrong token", wrong)
-			if !strings.Contains(string(r.Results), `"token": "REDACTED"`) {
-				t.Errorf("results file does not show the token as REDACTED:\n%s", r.Results)
-			}
-		})
-	}
-	if s.Rows("tok", "cpu") != 2 {
-		t.Fatalf("the stand-in holds %d rows, want 2", s.Rows("tok", "cpu"))
 	}
 }
 

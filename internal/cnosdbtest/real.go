@@ -14,9 +14,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // DefaultURL is where scripts/start_cnosdb.sh runs the local server.
@@ -127,7 +128,7 @@ type InstanceOptions struct {
 // or fails it when CI is set.
 func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := loadtest.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 // Start starts the instance again (its data kept). It may be called from
 // any goroutine: it reports failure as an error.
 func (in *Instance) Start() error {
-	root, err := repoRoot()
+	root, err := loadtest.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -212,41 +213,7 @@ func (in *Instance) script(path string, start bool) {
 
 // Kill stops the server with SIGKILL (no clean shutdown) and waits until
 // the process is gone. It may be called from any goroutine.
-func (in *Instance) Kill() error {
-	raw, err := os.ReadFile(filepath.Join(in.dir, "cnosdb.pid"))
-	if err != nil {
-		return err
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		return err
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		return err
-	}
-	for i := 0; i < 400; i++ {
-		if !alive(pid) {
-			return nil
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	return fmt.Errorf("pid %d still alive 10 s after SIGKILL", pid)
-}
-
-// alive reports whether pid runs (a zombie, dead but not yet reaped by
-// whoever inherited it, does not).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true // no /proc: trust the signal
-	}
-	// The state follows the command name in parentheses.
-	i := strings.LastIndexByte(string(stat), ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
-}
+func (in *Instance) Kill() error { return loadtest.KillPIDFile(filepath.Join(in.dir, "cnosdb.pid")) }
 
 // vendorDir is ../shared/vendor beside the repository, or beside the main
 // checkout when root is a git worktree (as scripts/start_cnosdb.sh finds it).
@@ -260,24 +227,6 @@ func vendorDir(root string) string {
 		return dir
 	}
 	return filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "..", "shared", "vendor")
-}
-
-// repoRoot is the directory holding go.mod, above the working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // freePorts finds an HTTP port p with p-1 to p+4 free too: an instance

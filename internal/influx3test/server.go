@@ -1,9 +1,15 @@
-// Package influx3test is an in-process stand-in for an InfluxDB 3 Core
-// server, built from InfluxDB 3's documented HTTP API (and, for the exact
-// status codes and message texts, its server source), so that load_influx's
-// v3 support can be tested where no InfluxDB 3 can be installed. It is not
-// InfluxDB 3: it keeps each table's columns and row keys (series and time),
-// not values, and understands only the SQL the loader sends.
+// Package influx3test has two things for load_influx's v3 tests: the real
+// InfluxDB 3 Core of scripts/start_influxdb.sh --version 3 (real.go:
+// RealServer, private instances for kill -9 and server settings), and an
+// in-process stand-in for what the real server cannot be made to do on
+// demand (429 overloaded, 500 wal buffer full, the immutable tag set of the
+// 3.0 pre-releases, showing the requests it received). The stand-in was
+// built from InfluxDB 3's documented HTTP API and corrected against 3.6.0:
+// TestConformance runs one session against both with the same expected
+// answers, so it cannot drift. It is not InfluxDB 3: it keeps each table's
+// columns and row keys (series and time), not values, writes are visible at
+// once unless SetNoSyncLag (no WAL flush wait, no Parquet files, no query file
+// limit), and it understands only the SQL the loader sends.
 //
 // Emulated behaviour:
 //   - GET/POST /ping: 200 with X-Influxdb-Version and X-Influxdb-Build
@@ -27,8 +33,8 @@
 //     exceed limit of N databases", "data": null}), tables (all databases),
 //     columns per table (time and tags included).
 //   - Content-Encoding gzip is decompressed; a body over the request limit
-//     (DefaultMaxRequestBytes, compressed or decompressed) is 413 "max
-//     request size (N bytes) exceeded".
+//     (DefaultMaxRequestBytes, compressed or decompressed) is 500 (not 413,
+//     as in 3.6.0) "max request size (N bytes) exceeded".
 //   - /write and /api/v2/write write too (accept_partial=false, as on the
 //     server); Requests records each write's endpoint, query and headers.
 //   - /api/v3/configure/database: GET ?format=json lists
@@ -36,13 +42,16 @@
 //     exists), DELETE ?db=name deletes (404 when missing).
 //   - POST /api/v3/query_sql {"db", "q", "format": "json"} (or GET with the
 //     same query parameters) answers SELECT COUNT(*) [AS n] FROM t with the
-//     distinct (series, time) keys of t: [{"n": N}].
+//     distinct (series, time) keys of t: [{"n": N}]; a missing table is 500
+//     "query error: ... table 'public.iox.t' not found", a missing database
+//     404.
 //   - SetImmutableTags emulates the 3.0 pre-releases (December 2024 to March
 //     2025) that refused a tag not in a table's first write: "Detected a new
 //     tag 'k' in write. The tag set is immutable on first write to the
 //     table." Current releases add the tag.
 //   - On demand: Overloaded (429 "this service is overloaded, please try
-//     again later"), WALFull (500 "... wal buffer full ...").
+//     again later"), WALFull (500 "... wal buffer full ..."), SetNoSyncLag
+//     (no_sync rows countable only a while after their answer).
 package influx3test
 
 import (
@@ -66,8 +75,8 @@ import (
 
 // Defaults of InfluxDB 3 Core.
 const (
-	Version                = "3.10.0"
-	DefaultMaxDatabases    = 100
+	Version                = "3.6.0"
+	DefaultMaxDatabases    = 5
 	DefaultMaxTables       = 4000
 	DefaultMaxColumns      = 500
 	DefaultMaxRequestBytes = 10 << 20
@@ -84,7 +93,7 @@ const (
 	kindBoolean   = "iox::column_type::field::boolean"
 	internalDB    = "_internal"
 	partialMsg    = "partial write of line protocol occurred"
-	parseErrorMsg = "line protocol parsing error"
+	parseErrorMsg = "parsing failed for write_lp endpoint"
 )
 
 // Server is a running stand-in; Close it when done.
@@ -97,7 +106,7 @@ type Server struct {
 	maxBytes                         int
 	overloaded, walFull              int
 	immutableTags                    bool
-	delay                            time.Duration
+	noSyncLag                        time.Duration
 	dbs                              map[string]*database
 	requests                         []Request
 	writes, refusedWrites, linesSeen int
@@ -108,8 +117,8 @@ type database struct {
 }
 
 type table struct {
-	columns map[string]string // name -> kind
-	keys    map[string]struct{}
+	columns map[string]string    // name -> kind
+	keys    map[string]time.Time // row key -> when it becomes countable
 }
 
 // New starts a stand-in server.
@@ -132,27 +141,8 @@ func New() *Server {
 // SetToken requires this token on every request ("" turns auth off).
 func (s *Server) SetToken(t string) { s.mu.Lock(); s.token = t; s.mu.Unlock() }
 
-// SetLimits sets the database, table (all databases) and columns-per-table
-// limits; 0 keeps a limit as it is.
-func (s *Server) SetLimits(dbs, tables, columns int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if dbs > 0 {
-		s.maxDBs = dbs
-	}
-	if tables > 0 {
-		s.maxTables = tables
-	}
-	if columns > 0 {
-		s.maxColumns = columns
-	}
-}
-
 // SetImmutableTags makes a table's tag set fixed by its first write.
 func (s *Server) SetImmutableTags(on bool) { s.mu.Lock(); s.immutableTags = on; s.mu.Unlock() }
-
-// SetMaxRequestBytes sets the request body limit.
-func (s *Server) SetMaxRequestBytes(n int) { s.mu.Lock(); s.maxBytes = n; s.mu.Unlock() }
 
 // Overloaded makes the next n writes answer 429.
 func (s *Server) Overloaded(n int) { s.mu.Lock(); s.overloaded = n; s.mu.Unlock() }
@@ -160,8 +150,21 @@ func (s *Server) Overloaded(n int) { s.mu.Lock(); s.overloaded = n; s.mu.Unlock(
 // WALFull makes the next n writes answer 500 wal buffer full.
 func (s *Server) WALFull(n int) { s.mu.Lock(); s.walFull = n; s.mu.Unlock() }
 
-// SetDelay delays every write answer.
-func (s *Server) SetDelay(d time.Duration) { s.mu.Lock(); s.delay = d; s.mu.Unlock() }
+// SetNoSyncLag makes the rows of a no_sync write countable only lag after
+// their answer (3.6.0 does this by a varying amount under load; it cannot
+// be set there).
+func (s *Server) SetNoSyncLag(lag time.Duration) { s.mu.Lock(); s.noSyncLag = lag; s.mu.Unlock() }
+
+// visible counts the keys countable at now.
+func (t *table) visible(now time.Time) int64 {
+	var n int64
+	for _, at := range t.keys {
+		if !at.After(now) {
+			n++
+		}
+	}
+	return n
+}
 
 // Request is one write request as the stand-in received it.
 type Request struct {
@@ -181,7 +184,7 @@ func (s *Server) Rows(db, tbl string) int64 {
 	defer s.mu.Unlock()
 	if d := s.dbs[db]; d != nil {
 		if t := d.tables[tbl]; t != nil {
-			return int64(len(t.keys))
+			return t.visible(time.Now())
 		}
 	}
 	return 0
@@ -240,7 +243,7 @@ func jsonError(w http.ResponseWriter, status int, msg string, data any) {
 	w.WriteHeader(status)
 	body, _ := json.Marshal(struct {
 		Error string `json:"error"`
-		Data  any    `json:"data"`
+		Data  any    `json:"data,omitempty"`
 	}{msg, data})
 	w.Write(body)
 }
@@ -275,7 +278,7 @@ func (s *Server) writeLP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	if r.URL.RawQuery == "" || !q.Has("db") {
-		text(w, http.StatusBadRequest, "missing query parameter 'db'")
+		text(w, http.StatusBadRequest, "serde error: missing field `db`")
 		return
 	}
 	acceptPartial := true
@@ -283,7 +286,7 @@ func (s *Server) writeLP(w http.ResponseWriter, r *http.Request) {
 		if v := q.Get(name); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
-				text(w, http.StatusBadRequest, fmt.Sprintf("serde error: invalid value for %s: %q", name, v))
+				text(w, http.StatusBadRequest, "serde error: provided string was not `true` or `false`")
 				return
 			}
 			if name == "accept_partial" {
@@ -291,7 +294,7 @@ func (s *Server) writeLP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.write(w, r, q.Get("db"), q.Get("precision"), acceptPartial)
+	s.write(w, r, q.Get("db"), q.Get("precision"), acceptPartial, q.Get("no_sync") == "true")
 }
 
 // writeLegacy is /write and /api/v2/write: the database is db (1.x) or
@@ -306,27 +309,27 @@ func (s *Server) writeLegacy(w http.ResponseWriter, r *http.Request) {
 		text(w, http.StatusBadRequest, "missing query parameter 'db'")
 		return
 	}
-	s.write(w, r, db, q.Get("precision"), false)
+	s.write(w, r, db, q.Get("precision"), false, false)
 }
 
-func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision string, acceptPartial bool) {
+func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision string, acceptPartial, noSync bool) {
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery, ContentEncoding: r.Header.Get("Content-Encoding"), Authorization: r.Header.Get("Authorization")})
-	delay := s.delay
-	s.mu.Unlock()
-	if delay > 0 {
-		time.Sleep(delay)
+	visibleAt := time.Now()
+	if noSync {
+		visibleAt = visibleAt.Add(s.noSyncLag)
 	}
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery, ContentEncoding: r.Header.Get("Content-Encoding"), Authorization: r.Header.Get("Authorization")})
+	s.mu.Unlock()
 	if precision == "" {
 		precision = "auto"
 	}
 	mult, ok := precisions[precision]
 	if !ok {
-		text(w, http.StatusBadRequest, "serde error: unrecognized precision unit: "+precision)
+		text(w, http.StatusBadRequest, "serde error: unknown variant `"+precision+"`, expected one of `auto`, `s`, `second`, `millisecond`, `ms`, `microsecond`, `u`, `us`, `n`, `nanosecond`, `ns`")
 		return
 	}
 	if strings.ContainsAny(db, "/\\\"' ") || db == "" {
-		jsonError(w, http.StatusBadRequest, "invalid character in database name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
+		jsonError(w, http.StatusBadRequest, "invalid character in database or rp name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
 		return
 	}
 	body, status, msg := s.readBody(r)
@@ -348,7 +351,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 		return
 	}
 	if !utf8.Valid(body) {
-		text(w, http.StatusBadRequest, "body content is not valid utf8: invalid utf-8 sequence")
+		text(w, http.StatusInternalServerError, "body content is not valid utf8: invalid utf-8 sequence")
 		return
 	}
 	d := s.dbs[db]
@@ -396,7 +399,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 		rows = append(rows, row{tbl, key})
 	}
 	if dataLine == 0 {
-		text(w, http.StatusBadRequest, "write buffer error: incoming write was empty")
+		text(w, http.StatusBadRequest, "incoming write was empty")
 		return
 	}
 	// Commit the schema and the rows of the valid lines.
@@ -404,13 +407,16 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, db, precision str
 	for name, cols := range schema {
 		t := d.tables[name]
 		if t == nil {
-			t = &table{keys: map[string]struct{}{}}
+			t = &table{keys: map[string]time.Time{}}
 			d.tables[name] = t
 		}
 		t.columns = cols
 	}
 	for _, rw := range rows {
-		d.tables[rw.table].keys[rw.key] = struct{}{}
+		keys := d.tables[rw.table].keys
+		if at, ok := keys[rw.key]; !ok || at.After(visibleAt) {
+			keys[rw.key] = visibleAt
+		}
 	}
 	if len(errs) == 0 {
 		w.WriteHeader(http.StatusNoContent)
@@ -445,7 +451,7 @@ func (s *Server) readBody(r *http.Request) ([]byte, int, string) {
 		return nil, http.StatusInternalServerError, "client disconnected"
 	}
 	if len(raw) > limit {
-		return nil, http.StatusRequestEntityTooLarge, tooLarge
+		return nil, http.StatusInternalServerError, tooLarge
 	}
 	switch enc := r.Header.Get("Content-Encoding"); enc {
 	case "", "identity":
@@ -453,14 +459,14 @@ func (s *Server) readBody(r *http.Request) ([]byte, int, string) {
 	case "gzip":
 		zr, err := gzip.NewReader(bytes.NewReader(raw))
 		if err != nil {
-			return nil, http.StatusBadRequest, "error decoding gzip stream: " + err.Error()
+			return nil, http.StatusInternalServerError, "error decoding gzip stream: " + err.Error()
 		}
 		out, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
 		if err != nil {
-			return nil, http.StatusBadRequest, "error decoding gzip stream: " + err.Error()
+			return nil, http.StatusInternalServerError, "error decoding gzip stream: " + err.Error()
 		}
 		if len(out) > limit {
-			return nil, http.StatusRequestEntityTooLarge, tooLarge
+			return nil, http.StatusInternalServerError, tooLarge
 		}
 		return out, 0, ""
 	default:
@@ -618,7 +624,7 @@ func (s *Server) database(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if req.DB == "" || strings.ContainsAny(req.DB, "/\\\"' ") {
-			jsonError(w, http.StatusBadRequest, "invalid character in database name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
+			jsonError(w, http.StatusBadRequest, "invalid character in database or rp name: must be ASCII, containing only letters, numbers, underscores, or hyphens", nil)
 			return
 		}
 		if s.dbs[req.DB] != nil {
@@ -700,7 +706,7 @@ func (s *Server) querySQL(w http.ResponseWriter, r *http.Request) {
 	var found bool
 	if d != nil {
 		if t := d.tables[tbl]; t != nil {
-			n, found = len(t.keys), true
+			n, found = int(t.visible(time.Now())), true
 		}
 	}
 	s.mu.Unlock()
@@ -708,7 +714,7 @@ func (s *Server) querySQL(w http.ResponseWriter, r *http.Request) {
 	case d == nil:
 		jsonError(w, http.StatusNotFound, "query error: database not found: "+req.DB, nil)
 	case !found:
-		text(w, http.StatusBadRequest, fmt.Sprintf("Error during planning: table 'public.iox.%s' not found", tbl))
+		text(w, http.StatusInternalServerError, fmt.Sprintf("query error: error while planning query: Error during planning: table 'public.iox.%s' not found", tbl))
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		body, _ := json.Marshal([]map[string]int{{alias: n}})

@@ -11,7 +11,8 @@ import (
 )
 
 // A target asks the server which API it speaks, prepares the database and
-// writes line protocol; here an InfluxDB 3 stand-in that wants a token.
+// writes line protocol; here an InfluxDB 3 stand-in that wants a token (an
+// Example runs everywhere, with no server, and its output is checked).
 // With --accept-partial the valid lines of a batch are written and the
 // refused ones reported by input line.
 func Example_v3() {

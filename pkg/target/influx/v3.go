@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,8 @@ import (
 //	422 {"error": "Adding a new database would  fatal: a limit of the server, not retried
 //	     exceed limit of N databases"}
 //	401, 403 (empty body)                       fatal (token)
-//	413 "max request size (N bytes) exceeded"   fatal: lower --batch-size
+//	413 or 500 "max request size (N bytes)     fatal, nothing written: the limit holds for the
+//	     exceeded"                              body as sent and decompressed; 3.6.0 answers 500
 //	429 "this service is overloaded, ..."       retryable (after Retry-After when given); also 503
 //	500 "... wal buffer full ..."               retryable
 //	500 other                                   fatal
@@ -126,15 +128,36 @@ func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw
 	case 401, 403:
 		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): InfluxDB 3 needs a token that may write to database %q (--token or INFLUX_TOKEN)", res.Status, msg, w.db)
 	case 413:
-		return load.Ack{}, fmt.Errorf("influx: request body too large (413 %s): lower --batch-size (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", msg, b.Rows, len(b.Data))
+		return load.Ack{}, v3TooLarge(b, res.Status, msg)
 	case 429, 503:
 		return load.Ack{}, busy(res, []byte(msg))
 	case 500:
+		if strings.Contains(msg, "max request size") {
+			// 3.6.0 answers 500, not 413, to a body over its limit.
+			return load.Ack{}, v3TooLarge(b, res.Status, msg)
+		}
 		if strings.Contains(msg, "wal buffer full") {
 			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server write-ahead log full (500 %s)", msg))
 		}
 	}
 	return load.Ack{}, fmt.Errorf("influx: server answered %d: %s", res.Status, httpwrite.Snippet([]byte(msg), 500))
+}
+
+var v3MaxSize = regexp.MustCompile(`max request size \((\d+) bytes\)`)
+
+// v3TooLarge is the error of a batch over the server's request size limit:
+// the server wrote nothing of it, and sending it again would be refused
+// again, so the load stops with the limit and a batch size under it.
+func v3TooLarge(b *load.Batch, status int, msg string) error {
+	hint := "lower --batch-size"
+	if m := v3MaxSize.FindStringSubmatch(msg); m != nil && b.Rows > 0 && len(b.Data) > 0 {
+		if limit, err := strconv.ParseInt(m[1], 10, 64); err == nil && limit > 0 {
+			// The limit applies to the decompressed body too: size by it.
+			rows := int64(float64(limit) / float64(len(b.Data)) * float64(b.Rows) * 0.9)
+			hint = fmt.Sprintf("the server takes at most %d bytes per request, decompressed; lower --batch-size to %d rows or fewer", limit, max(rows, 1))
+		}
+	}
+	return fmt.Errorf("influx: request body too large, nothing of the batch written (%d %s): %s (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", status, msg, hint, b.Rows, len(b.Data))
 }
 
 // v3Partial reads the refused lines of an accept_partial write: the others
@@ -270,26 +293,103 @@ func (apiV3) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) e
 // sqlIdent quotes a SQL identifier.
 func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
+// count counts m's rows with SELECT COUNT(*). A server holding m in more
+// Parquet files than its query file limit (--query-file-limit, 432 by
+// default: 72 hours of 10-minute files) refuses a query over all of them,
+// so such a table, e.g. 2016 data spread over weeks once persisted, is
+// counted in time ranges: the rows outside the persisted files' range,
+// then that range halved until each part is under the limit.
 func (apiV3) count(ctx context.Context, t *Target, m string) (int64, error) {
-	q := "SELECT COUNT(*) AS n FROM " + sqlIdent(m)
-	res, err := t.v3Do(ctx, http.MethodPost, "/api/v3/query_sql", nil, map[string]string{"db": t.cfg.DBName, "q": q, "format": "json"})
+	n, tooMany, err := v3CountWhere(ctx, t, m, "")
+	if !tooMany {
+		return n, err
+	}
+	q := "SELECT MIN(min_time) AS lo, MAX(max_time) AS hi FROM system.parquet_files WHERE table_name = '" + strings.ReplaceAll(m, "'", "''") + "'"
+	var rows []struct{ Lo, Hi *int64 }
+	if err := t.v3SQL(ctx, q, &rows); err != nil {
+		return 0, fmt.Errorf("%w (asked because counting %s exceeds the server's query file limit)", err, m)
+	}
+	if len(rows) != 1 || rows[0].Lo == nil || rows[0].Hi == nil {
+		return 0, fmt.Errorf("%s: no Parquet files of %s, yet too many to count at once", q, m)
+	}
+	lo, hi := *rows[0].Lo, *rows[0].Hi
+	// (Two queries: the planner does not prune files for an OR.)
+	var outside int64
+	for _, where := range []string{fmt.Sprintf("time < to_timestamp_nanos(%d)", lo), fmt.Sprintf("time > to_timestamp_nanos(%d)", hi)} {
+		n, tooMany, err := v3CountWhere(ctx, t, m, where)
+		if err == nil && tooMany {
+			err = fmt.Errorf("counting %s where %s: the server still refuses the query for its file limit", m, where)
+		}
+		if err != nil {
+			return 0, err
+		}
+		outside += n
+	}
+	inside, err := v3CountRange(ctx, t, m, lo, hi)
+	return outside + inside, err
+}
+
+// v3CountRange counts m's rows with lo <= time <= hi, halving the range
+// while the server refuses it for its file limit.
+func v3CountRange(ctx context.Context, t *Target, m string, lo, hi int64) (int64, error) {
+	n, tooMany, err := v3CountWhere(ctx, t, m, fmt.Sprintf("time >= to_timestamp_nanos(%d) AND time <= to_timestamp_nanos(%d)", lo, hi))
+	if !tooMany || err != nil {
+		return n, err
+	}
+	if hi <= lo {
+		return 0, fmt.Errorf("counting %s: the server refuses even one instant's files for its query file limit", m)
+	}
+	mid := lo + (hi-lo)/2
+	a, err := v3CountRange(ctx, t, m, lo, mid)
 	if err != nil {
 		return 0, err
+	}
+	b, err := v3CountRange(ctx, t, m, mid+1, hi)
+	return a + b, err
+}
+
+// v3CountWhere runs SELECT COUNT(*) on m (with the condition when not
+// empty); tooMany reports the server's refusal for its query file limit.
+func v3CountWhere(ctx context.Context, t *Target, m, where string) (n int64, tooMany bool, err error) {
+	q := "SELECT COUNT(*) AS n FROM " + sqlIdent(m)
+	if where != "" {
+		q += " WHERE " + where
+	}
+	res, err := t.v3Do(ctx, http.MethodPost, "/api/v3/query_sql", nil, map[string]string{"db": t.cfg.DBName, "q": q, "format": "json"})
+	if err != nil {
+		return 0, false, err
 	}
 	text := v3Text(res)
 	switch {
 	case res.Status == 404:
-		return 0, nil // no such database: nothing was written
+		return 0, false, nil // no such database: nothing was written
+	case res.Status != 200 && strings.Contains(text, "exceed file limit"):
+		return 0, true, nil
 	case res.Status != 200 && strings.Contains(text, "not found"):
-		return 0, nil // no such table
+		return 0, false, nil // no such table
 	case res.Status != 200:
-		return 0, fmt.Errorf("%s: %s answered %d: %s", q, t.query.BaseURL(), res.Status, text)
+		return 0, false, fmt.Errorf("%s: %s answered %d: %s", q, t.query.BaseURL(), res.Status, text)
 	}
 	var rows []struct {
 		N *int64 `json:"n"`
 	}
 	if err := json.Unmarshal(res.Body, &rows); err != nil || len(rows) != 1 || rows[0].N == nil {
-		return 0, fmt.Errorf("%s: unexpected answer %s", q, httpwrite.Snippet(res.Body, 200))
+		return 0, false, fmt.Errorf("%s: unexpected answer %s", q, httpwrite.Snippet(res.Body, 200))
 	}
-	return *rows[0].N, nil
+	return *rows[0].N, false, nil
+}
+
+// v3SQL runs q in the target's database and decodes the JSON rows into out.
+func (t *Target) v3SQL(ctx context.Context, q string, out any) error {
+	res, err := t.v3Do(ctx, http.MethodPost, "/api/v3/query_sql", nil, map[string]string{"db": t.cfg.DBName, "q": q, "format": "json"})
+	if err != nil {
+		return err
+	}
+	if res.Status != 200 {
+		return fmt.Errorf("%s: %s answered %d: %s", q, t.query.BaseURL(), res.Status, v3Text(res))
+	}
+	if err := json.Unmarshal(res.Body, out); err != nil {
+		return fmt.Errorf("%s: unexpected answer %s", q, httpwrite.Snippet(res.Body, 200))
+	}
+	return nil
 }
