@@ -68,8 +68,8 @@ func TestListeningPIDFixed(t *testing.T) {
 		pid  int
 		err  string
 	}{
-		{5432, 100, ""},  // held by 100 and its child 101: the root
-		{8086, 200, ""},  // IPv6
+		{5432, 100, ""}, // held by 100 and its child 101: the root
+		{8086, 200, ""}, // IPv6
 		{8080, 0, "no readable /proc/<pid>/fd holds it"},
 		{54321, 0, "no local process listens"}, // 0xD431 is only a peer's port
 		{9999, 0, "no local process listens"},
