@@ -37,6 +37,15 @@ const TicksPerSecond = 100
 type FS struct {
 	// Root is the mount point ("" means /proc).
 	Root string
+	// PageSize is the unit of statm (0: this machine's page size).
+	PageSize int64
+}
+
+func (fs FS) pageSize() int64 {
+	if fs.PageSize > 0 {
+		return fs.PageSize
+	}
+	return int64(os.Getpagesize())
 }
 
 func (fs FS) path(elem ...string) string {
@@ -56,9 +65,10 @@ type Proc struct {
 	// children.
 	User, System time.Duration
 	// RSS is the resident memory that belongs to this process alone
-	// (anonymous and file-backed pages); Shmem is its resident shared
-	// memory (counted once per tree: see Usage.RSS).
-	RSS, Shmem int64
+	// (anonymous pages); Shared is its resident file-backed and shared
+	// memory pages, which other processes may map too (counted once per
+	// tree: see Usage.RSS).
+	RSS, Shared int64
 	// ReadBytes and WriteBytes are bytes the process (and its reaped
 	// children) caused to be fetched from or sent to storage; IO is false
 	// when /proc/<pid>/io could not be read (another user's process).
@@ -91,18 +101,19 @@ func (fs FS) process(pid int, r *reader) (Proc, error) {
 	return p, fs.rest(&p, r)
 }
 
-// rest reads status and io for p, whose stat was read.
+// rest reads statm and io for p, whose stat was read. (statm, not
+// status: the kernel makes it several times faster.)
 func (fs FS) rest(p *Proc, r *reader) error {
 	dir := strconv.Itoa(p.PID)
-	status, err := r.read(fs.path(dir, "status"))
+	statm, err := r.read(fs.path(dir, "statm"))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("pid %d: %w", p.PID, ErrNoProcess)
 		}
 		return err
 	}
-	if err := parseStatus(status, p); err != nil {
-		return fmt.Errorf("%s: %w", fs.path(dir, "status"), err)
+	if err := parseStatm(statm, fs.pageSize(), p); err != nil {
+		return fmt.Errorf("%s: %w", fs.path(dir, "statm"), err)
 	}
 	if iob, err := r.read(fs.path(dir, "io")); err == nil {
 		if err := parseIO(iob, p); err != nil {
@@ -183,35 +194,23 @@ func ticks(n uint64) time.Duration {
 	return time.Duration(n) * (time.Second / TicksPerSecond)
 }
 
-// parseStatus reads RssAnon, RssFile and RssShmem (kB) from a status file.
-func parseStatus(b []byte, p *Proc) error {
-	var anon, file, shmem int64
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		var dst *int64
-		switch {
-		case bytes.HasPrefix(line, []byte("RssAnon:")):
-			dst = &anon
-		case bytes.HasPrefix(line, []byte("RssFile:")):
-			dst = &file
-		case bytes.HasPrefix(line, []byte("RssShmem:")):
-			dst = &shmem
-		default:
-			continue
-		}
-		v, err := kB(line)
-		if err != nil {
-			return err
-		}
-		*dst = v
+// parseStatm reads resident and shared (pages) from a statm line: "size
+// resident shared text lib data dt".
+func parseStatm(b []byte, pageSize int64, p *Proc) error {
+	f := bytes.Fields(b)
+	if len(f) < 3 {
+		return fmt.Errorf("%d fields, want 7", len(f))
 	}
-	// Kernel threads and zombies have no memory lines: they hold nothing.
-	p.RSS, p.Shmem = anon+file, shmem
+	res, err := strconv.ParseInt(string(f[1]), 10, 64)
+	if err != nil {
+		return fmt.Errorf("resident: %w", err)
+	}
+	shared, err := strconv.ParseInt(string(f[2]), 10, 64)
+	if err != nil {
+		return fmt.Errorf("shared: %w", err)
+	}
+	shared = min(shared, res)
+	p.RSS, p.Shared = (res-shared)*pageSize, shared*pageSize
 	return nil
 }
 

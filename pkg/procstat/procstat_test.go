@@ -14,7 +14,7 @@ import (
 // 102 listening on 5432 (both 100 and 101 hold the socket, as forked
 // children do), influxd (200) on 8086 over IPv6, and the caller (self ->
 // 300).
-var fixed = FS{Root: "testdata/proc"}
+var fixed = FS{Root: "testdata/proc", PageSize: 4096}
 
 func TestTreeFixed(t *testing.T) {
 	u, err := fixed.Tree(100)
@@ -25,8 +25,8 @@ func TestTreeFixed(t *testing.T) {
 		Root: 100, Procs: 3,
 		// utime+cutime: 150+1000, 300, 10 ticks; stime+cstime: 50+500, 100, 20.
 		User: 14600 * time.Millisecond, System: 6700 * time.Millisecond,
-		// Own pages 15000+3000+1000 kB, shared memory once (the largest, 128000 kB).
-		RSS: (19000 + 128000) * 1024,
+		// Own pages 7000+1000+500, shared ones once (the most, 33000).
+		RSS: (8500 + 33000) * 4096,
 		// 102 has no io file: the sums leave it out and say so.
 		ReadBytes: 4096 + 1024, WriteBytes: 8192 + 1048576, IO: false,
 	}
@@ -41,7 +41,7 @@ func TestTreeFixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Procs != 1 || u.CPU() != 10*time.Second || u.RSS != 100000*1024 || !u.IO {
+	if u.Procs != 1 || u.CPU() != 10*time.Second || u.RSS != 25000*4096 || !u.IO {
 		t.Errorf("Tree(200) = %+v", u)
 	}
 }
@@ -51,7 +51,7 @@ func TestProcessFixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Comm != "post (master))" || p.PPID != 1 || p.RSS != 15000*1024 || p.Shmem != 128000*1024 || !p.IO {
+	if p.Comm != "post (master))" || p.PPID != 1 || p.RSS != 7000*4096 || p.Shared != 33000*4096 || !p.IO {
 		t.Errorf("Process(100) = %+v", p)
 	}
 	if _, err := fixed.Process(999); !errors.Is(err, ErrNoProcess) {
@@ -101,8 +101,13 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("parseStat(%q): no error", s)
 		}
 	}
-	if err := parseStatus([]byte("RssAnon:\t12 MB\n"), &p); err == nil {
-		t.Error("parseStatus: a unit other than kB accepted")
+	for _, s := range []string{"1 2", "1 x 2 3", "1 2 y 4"} {
+		if err := parseStatm([]byte(s), 4096, &p); err == nil {
+			t.Errorf("parseStatm(%q): no error", s)
+		}
+	}
+	if _, err := kB([]byte("VmHWM:\t12 MB")); err == nil {
+		t.Error("kB: a unit other than kB accepted")
 	}
 	if err := parseIO([]byte("rchar: 1\n"), &p); err == nil {
 		t.Error("parseIO: missing read_bytes accepted")
@@ -177,7 +182,8 @@ func FuzzParseStat(f *testing.F) {
 		if parseStat(b, &p) == nil && (p.User < 0 || p.System < 0) {
 			t.Errorf("negative times from %q", b)
 		}
-		parseStatus(b, &p)
+		parseStatm(b, 4096, &p)
+		kB(b)
 		parseIO(b, &p)
 		listeners(b, 5432, map[string]bool{})
 	})

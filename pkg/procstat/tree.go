@@ -17,10 +17,11 @@ type Usage struct {
 	// User and System are CPU times summed over the tree (reaped
 	// children included).
 	User, System time.Duration
-	// RSS is the tree's resident memory now: every process's own pages
-	// (anonymous and file-backed) summed, and shared memory counted once,
-	// as the largest any process maps (PostgreSQL's shared buffers are
-	// resident in every backend that touched them).
+	// RSS is the tree's resident memory now: every process's own
+	// (anonymous) pages summed, and shared pages (file-backed and shared
+	// memory) counted once, as the most any one process has resident:
+	// PostgreSQL's shared buffers and libraries are resident in every
+	// backend that touched them.
 	RSS int64
 	// ReadBytes and WriteBytes are storage I/O summed over the tree; IO is
 	// false when some process's io file was unreadable, and the sums then
@@ -88,11 +89,11 @@ func (fs FS) tree(pid int, r *reader) (Usage, error) {
 			u.IO = false
 		}
 	}
-	var shmem int64
+	var shared int64
 	for _, p := range members {
-		shmem = max(shmem, p.Shmem)
+		shared = max(shared, p.Shared)
 	}
-	u.RSS += shmem
+	u.RSS += shared
 	return u, nil
 }
 
