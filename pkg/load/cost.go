@@ -1,6 +1,9 @@
 package load
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Size is how much storage a database uses for some tables, and how that
 // was measured.
@@ -9,6 +12,9 @@ type Size struct {
 	// Method names the database's own accounting that was read, e.g.
 	// "hypertable_size()" or "SHOW STATS shard diskBytes (database x)".
 	Method string
+	// Refresh is how often the server recomputes the figure (0: on every
+	// query); a size counts as settled only once unchanged for longer.
+	Refresh time.Duration
 }
 
 // Footprinter is an optional interface of a Target: the bytes on disk of

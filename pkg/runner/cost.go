@@ -68,6 +68,7 @@ type costState struct {
 	stopped   chan struct{}
 	afterLoad *load.Footprint
 	afterErr  error
+	refresh   time.Duration // the footprint's load.Size.Refresh
 }
 
 // startCost starts measuring at the first batch: finds the server's
@@ -260,7 +261,7 @@ func (r *run) footprintAfterLoad(ctx context.Context, tot totals, loadErr error)
 	tables := sortedKeys(tot.tables)
 	sz, err := r.footprint(ctx, tables)
 	fp := &load.Footprint{Tables: tables, Method: sz.Method, AfterLoadBytes: sz.Bytes, SettledBytes: sz.Bytes}
-	r.cost.afterLoad, r.cost.afterErr = fp, err
+	r.cost.afterLoad, r.cost.afterErr, r.cost.refresh = fp, err, sz.Refresh
 }
 
 // finishCost waits for the footprint to settle and fills Results.Cost.
@@ -350,8 +351,11 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 	if d := r.cfg.Cost.FootprintSettle; d > 0 {
 		t0 := time.Now()
 		every := min(max(d/10, 200*time.Millisecond), 2*time.Second)
-		prev, same := fp.AfterLoadBytes, 0
-		for time.Since(t0) < d && same < 2 && ctx.Err() == nil {
+		// Settled: unchanged over two polls, and over longer than the
+		// server takes to recompute the figure.
+		quiet := max(2*every, r.cost.refresh+every)
+		prev, since := fp.AfterLoadBytes, time.Now()
+		for time.Since(t0) < d && time.Since(since) < quiet && ctx.Err() == nil {
 			select {
 			case <-time.After(every):
 			case <-ctx.Done():
@@ -361,14 +365,11 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 				fp.Note = joinNote(fp.Note, "a size query while settling failed: "+err.Error())
 				break
 			}
-			if sz.Bytes == prev {
-				same++
-			} else {
-				same = 0
+			if sz.Bytes != prev {
+				prev, since = sz.Bytes, time.Now()
 			}
-			prev = sz.Bytes
 		}
-		fp.SettledBytes, fp.Settled = prev, same >= 2
+		fp.SettledBytes, fp.Settled = prev, time.Since(since) >= quiet
 		fp.SettleSeconds = time.Since(t0).Seconds()
 	}
 	if d := r.cfg.Cost.ServerDataDir; d != "" && !errors.Is(err, errNoFootprint) {
