@@ -27,6 +27,15 @@ type Footprinter interface {
 	Footprint(ctx context.Context, tables []string) (Size, error)
 }
 
+// Flusher is an optional interface of a Footprinter whose accounting
+// counts only what the server has written to its files: FlushStorage asks
+// the server to write what it holds in memory (and to publish the size),
+// and says what it asked. The runner calls it once, before waiting for the
+// footprint to settle, and only when asked to wait.
+type Flusher interface {
+	FlushStorage(ctx context.Context, tables []string) (string, error)
+}
+
 // ServerAddresser is an optional interface of a Target: the host:port of
 // the server it writes to, so the runner can find the server's process
 // when it runs on this machine (and say "remote server" when it does not).
@@ -59,6 +68,9 @@ type Footprint struct {
 	SettledBytes  int64   `json:"settled_bytes"`
 	SettleSeconds float64 `json:"settle_seconds"`
 	Settled       bool    `json:"settled"`
+	// Flush is what the server was asked to do before settling
+	// (load.Flusher), e.g. "COMPACT VNODE 12 13".
+	Flush string `json:"flush,omitempty"`
 	// Rows and Metrics are what the tables hold (counted by verification
 	// when it ran, else the rows this run loaded); the ratios below use
 	// SettledBytes.

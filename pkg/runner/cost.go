@@ -350,6 +350,15 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 	}
 	if d := r.cfg.Cost.FootprintSettle; d > 0 {
 		t0 := time.Now()
+		if f, ok := r.target.(load.Flusher); ok {
+			fctx, cancel := context.WithTimeout(ctx, min(d, footprintTimeout))
+			what, err := f.FlushStorage(fctx, fp.Tables)
+			cancel()
+			fp.Flush = what
+			if err != nil {
+				fp.Note = joinNote(fp.Note, "flushing failed: "+err.Error())
+			}
+		}
 		every := min(max(d/10, 200*time.Millisecond), 2*time.Second)
 		// Settled: unchanged over two polls, and over longer than the
 		// server takes to recompute the figure.
