@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -268,4 +269,50 @@ func (t *Table) hasFootprint() bool {
 		}
 	}
 	return false
+}
+
+// WriteCostMarkdown writes the compact cost table (`report table --format
+// cost`): per cell the median rows/s, and what the load cost: bytes on
+// disk, bytes per row, server CPU seconds per million rows, the server's
+// peak RSS and the loader's own CPU. Reasons for what was not measured
+// follow the table.
+func (t *Table) WriteCostMarkdown(w io.Writer) error {
+	var b strings.Builder
+	head := make([]string, 0, len(t.Keys)+6)
+	for _, k := range t.Keys {
+		head = append(head, GroupKeys[k])
+	}
+	head = append(head, "rows/s")
+	head = append(head, costColumns...)
+	writeMDRow(&b, head)
+	sep := make([]string, len(head))
+	for i := range sep {
+		sep[i] = "---"
+		if i >= len(t.Keys) {
+			sep[i] = "---:"
+		}
+	}
+	writeMDRow(&b, sep)
+	var failures []string
+	for i := range t.Cells {
+		c := &t.Cells[i]
+		rate := c.Status
+		if c.OK() {
+			rate = thousands(c.RowsPerSec.Median)
+		}
+		writeMDRow(&b, append(append(append([]string(nil), c.Key...), rate), c.costRow()...))
+		failures = append(failures, c.Errors...)
+	}
+	b.WriteString("\n" + costLegend + "\n")
+	for _, n := range t.costNotes() {
+		b.WriteString("- " + mdEscape(n) + "\n")
+	}
+	if len(failures) > 0 {
+		b.WriteString("\nRuns that did not finish ok:\n\n")
+		for _, f := range failures {
+			b.WriteString("- " + mdEscape(f) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
