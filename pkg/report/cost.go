@@ -18,6 +18,9 @@ type CellCost struct {
 	// tables hold; FootprintRuns counts the runs that measured it.
 	Bytes, BytesPerRow Spread
 	FootprintRuns      int
+	// Unsettled counts runs whose size still changed when the settle
+	// wait ended.
+	Unsettled int
 	// ServerCPUPerMRows is server CPU seconds per million rows,
 	// ServerRSSPeak the server's peak RSS; ServerRuns counts the runs
 	// that measured the server.
@@ -65,6 +68,9 @@ func (c *Cell) computeCost() {
 		default:
 			bytes = append(bytes, float64(fp.SettledBytes))
 			perRow = append(perRow, fp.BytesPerRow)
+			if fp.SettleSeconds > 0 && !fp.Settled {
+				c.Cost.Unsettled++
+			}
 		}
 		switch s := r.Cost.Server; {
 		case s == nil:
@@ -113,6 +119,9 @@ func (c *Cell) costRow() []string {
 	if k.FootprintRuns > 0 {
 		row[0] = strconv.FormatFloat(k.Bytes.Median/1e6, 'f', 1, 64)
 		row[1] = strconv.FormatFloat(k.BytesPerRow.Median, 'f', 1, 64)
+		if k.Unsettled > 0 {
+			row[0] += " (still changing)"
+		}
 	}
 	if k.ServerRuns > 0 {
 		row[2] = strconv.FormatFloat(k.ServerCPUPerMRows.Median, 'f', 2, 64)

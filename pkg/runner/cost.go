@@ -42,6 +42,8 @@ var (
 	costSampleEvery = time.Second
 	// footprintTimeout bounds one footprint query.
 	footprintTimeout = 30 * time.Second
+	// flushTimeout bounds the flush before settling (load.Flusher).
+	flushTimeout = 2 * time.Minute
 )
 
 // costState measures one run's costs: a sampler goroutine from the first
@@ -349,9 +351,10 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 		return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method}
 	}
 	if d := r.cfg.Cost.FootprintSettle; d > 0 {
-		t0 := time.Now()
 		if f, ok := r.target.(load.Flusher); ok {
-			fctx, cancel := context.WithTimeout(ctx, min(d, footprintTimeout))
+			// Its own bound: a compaction on a busy server can take longer
+			// than the settle wait that follows it.
+			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
 			what, err := f.FlushStorage(fctx, fp.Tables)
 			cancel()
 			fp.Flush = what
@@ -364,6 +367,7 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 		// server takes to recompute the figure.
 		quiet := max(2*every, r.cost.refresh+every)
 		prev, since := fp.AfterLoadBytes, time.Now()
+		t0 := time.Now() // d bounds the wait after the flush
 		for time.Since(t0) < d && time.Since(since) < quiet && ctx.Err() == nil {
 			select {
 			case <-time.After(every):
@@ -380,6 +384,9 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 		}
 		fp.SettledBytes, fp.Settled = prev, time.Since(since) >= quiet
 		fp.SettleSeconds = time.Since(t0).Seconds()
+		if !fp.Settled {
+			fp.Note = joinNote(fp.Note, fmt.Sprintf("the size still changed after %s: the figures are of the last size read", d))
+		}
 	}
 	if d := r.cfg.Cost.ServerDataDir; d != "" && !errors.Is(err, errNoFootprint) {
 		if n, err := dirSize(d); err == nil {
