@@ -105,8 +105,8 @@ type ServerCost struct {
 	CPUSeconds    float64 `json:"cpu_seconds"` // user + system
 	UserSeconds   float64 `json:"user_seconds"`
 	SystemSeconds float64 `json:"system_seconds"`
-	// RSSPeakBytes and RSSMeanBytes are over the samples (about one a
-	// second and one per reporting period).
+	// RSSPeakBytes and RSSMeanBytes are over the samples (one every 2
+	// seconds and one per reporting period).
 	RSSPeakBytes int64 `json:"rss_peak_bytes"`
 	RSSMeanBytes int64 `json:"rss_mean_bytes"`
 	// ReadBytes and WriteBytes are storage I/O (of the processes whose

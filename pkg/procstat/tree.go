@@ -61,7 +61,7 @@ func (fs FS) tree(pid int, r *reader) (Usage, error) {
 			continue
 		}
 		pids, err := fs.childPIDs(members[i].PID, r)
-		if errors.Is(err, os.ErrNotExist) && i == 0 {
+		if i == 0 && (errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrNoProcess)) {
 			if scan, err = fs.children(r); err != nil {
 				return u, err
 			}
@@ -97,35 +97,26 @@ func (fs FS) tree(pid int, r *reader) (Usage, error) {
 	return u, nil
 }
 
-// childPIDs lists the children of pid from its threads' children files
-// (/proc/<pid>/task/<tid>/children; a child belongs to the thread that
-// forked it).
+// childPIDs lists the children of pid from its main thread's children
+// file (/proc/<pid>/task/<pid>/children). A child belongs to the thread
+// that forked it; servers fork from their main thread (PostgreSQL's
+// postmaster is single-threaded), and reading every thread's file would
+// cost a read per thread of a JVM at every sample.
 func (fs FS) childPIDs(pid int, r *reader) ([]int, error) {
-	dir := fs.path(strconv.Itoa(pid), "task")
-	d, err := os.Open(dir)
+	p := strconv.Itoa(pid)
+	b, err := r.read(fs.path(p, "task", p, "children"))
 	if err != nil {
-		return nil, err
-	}
-	tids, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if _, serr := os.Stat(fs.path(p, "task", p)); serr != nil {
+				return nil, ErrNoProcess // gone, or no task directory (a test tree)
+			}
+		}
 		return nil, err
 	}
 	var out []int
-	for _, tid := range tids {
-		b, err := r.read(dir + "/" + tid + "/children")
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) && len(tids) > 0 {
-				if _, serr := os.Stat(dir + "/" + tid); serr == nil {
-					return nil, err // the kernel has no children files
-				}
-			}
-			continue // the thread ended
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
+	for _, f := range strings.Fields(string(b)) {
+		if c, err := strconv.Atoi(f); err == nil {
+			out = append(out, c)
 		}
 	}
 	return out, nil

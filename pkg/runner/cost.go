@@ -39,7 +39,7 @@ type CostConfig struct {
 var (
 	// costSampleEvery is the sampling interval of the server's RSS (peak
 	// and mean), at most the reporting period.
-	costSampleEvery = time.Second
+	costSampleEvery = 2 * time.Second
 	// footprintTimeout bounds one footprint query.
 	footprintTimeout = 30 * time.Second
 	// flushTimeout bounds the flush before settling (load.Flusher).

@@ -200,36 +200,43 @@ func TestCostServerPID(t *testing.T) {
 }
 
 // BenchmarkCostSample is one sample of a server's tree, as the runner
-// takes it about once a second during a load: the cost per second of
-// loading is ns/op, reported as a fraction of one core ("core%@1Hz").
-// It samples the PostgreSQL server on 5432 when one runs here (a tree of
-// processes), else this process.
+// takes it about once a second during a load: ns/op is then its cost per
+// second of loading, reported as a share of one core ("core%@1Hz"; the
+// loader itself keeps one or more cores busy). It samples the servers of
+// the project's start scripts that run here (PostgreSQL: a tree of
+// processes; QuestDB: one JVM with many threads), and this process.
 func BenchmarkCostSample(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("/proc is Linux's")
 	}
 	var fsys procstat.FS
-	pid, err := fsys.ListeningPID(5432)
-	if err != nil {
-		pid = 0
+	for _, srv := range []struct {
+		name string
+		port int
+	}{{"self", 0}, {"postgres", 5432}, {"questdb", 9000}, {"influxdb", 8086}, {"cnosdb", 8902}} {
+		pid := selfPID()
+		if srv.port > 0 {
+			var err error
+			if pid, err = fsys.ListeningPID(srv.port); err != nil {
+				continue
+			}
+		}
+		b.Run(srv.name, func(b *testing.B) {
+			r := &run{cfg: Config{Cost: CostConfig{ServerPID: pid}, DoLoad: true, ReportingPeriod: time.Hour}}
+			r.startCost()
+			defer r.stopCost()
+			if r.cost.notMeasured != "" {
+				b.Fatal(r.cost.notMeasured)
+			}
+			b.ReportAllocs()
+			t0 := time.Now()
+			for b.Loop() {
+				r.cost.sample(fsys)
+			}
+			b.ReportMetric(float64(time.Since(t0).Nanoseconds())/float64(b.N)/1e9*100, "core%@1Hz")
+			b.ReportMetric(float64(r.cost.procs), "procs")
+		})
 	}
-	r := &run{cfg: Config{Cost: CostConfig{ServerPID: pid}, DoLoad: true}}
-	if pid == 0 {
-		r.cfg.Cost.ServerPID = selfPID()
-	}
-	r.cfg.ReportingPeriod = time.Hour
-	r.startCost()
-	defer r.stopCost()
-	if r.cost.notMeasured != "" {
-		b.Fatal(r.cost.notMeasured)
-	}
-	b.ReportAllocs()
-	t0 := time.Now()
-	for b.Loop() {
-		r.cost.sample(fsys)
-	}
-	b.ReportMetric(float64(time.Since(t0).Nanoseconds())/float64(b.N)/1e9*100, "core%@1Hz")
-	b.ReportMetric(float64(r.cost.procs), "procs")
 }
 
 func selfPID() int { return os.Getpid() }
