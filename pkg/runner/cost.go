@@ -347,10 +347,19 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 	if errors.Is(err, errNoFootprint) {
 		return &load.Footprint{NotMeasured: err.Error()}
 	}
-	if err != nil {
+	_, flusher := r.target.(load.Flusher)
+	d := r.cfg.Cost.FootprintSettle
+	if err != nil && (!flusher || d == 0) {
 		return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method}
 	}
-	if d := r.cfg.Cost.FootprintSettle; d > 0 {
+	// measured: some size was read (after the load, or while settling:
+	// a server that counts flushed files only may have none before the
+	// flush).
+	measured := err == nil
+	if err != nil {
+		fp.Note = "right after the load: " + err.Error()
+	}
+	if d > 0 {
 		if f, ok := r.target.(load.Flusher); ok {
 			// Its own bound: a compaction on a busy server can take longer
 			// than the settle wait that follows it.
@@ -378,9 +387,13 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 				fp.Note = joinNote(fp.Note, "a size query while settling failed: "+err.Error())
 				break
 			}
-			if sz.Bytes != prev {
+			if sz.Bytes != prev || !measured {
 				prev, since = sz.Bytes, time.Now()
 			}
+			measured = true
+		}
+		if !measured {
+			return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method, Flush: fp.Flush, Note: fp.Note}
 		}
 		fp.SettledBytes, fp.Settled = prev, time.Since(since) >= quiet
 		fp.SettleSeconds = time.Since(t0).Seconds()
@@ -388,7 +401,7 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 			fp.Note = joinNote(fp.Note, fmt.Sprintf("the size still changed after %s: the figures are of the last size read", d))
 		}
 	}
-	if d := r.cfg.Cost.ServerDataDir; d != "" && !errors.Is(err, errNoFootprint) {
+	if d := r.cfg.Cost.ServerDataDir; d != "" {
 		if n, err := dirSize(d); err == nil {
 			fp.DataDirBytes = n
 		} else {

@@ -240,3 +240,47 @@ func BenchmarkCostSample(b *testing.B) {
 }
 
 func selfPID() int { return os.Getpid() }
+
+// flushTarget counts flushed files only: no size before FlushStorage.
+type flushTarget struct {
+	*costTarget
+	flushed bool
+}
+
+func (f *flushTarget) Footprint(ctx context.Context, tables []string) (load.Size, error) {
+	if !f.flushed {
+		return load.Size{Method: "fake files"}, errors.New("no rows in files yet")
+	}
+	return load.Size{Bytes: 4200, Method: "fake files"}, nil
+}
+
+func (f *flushTarget) FlushStorage(context.Context, []string) (string, error) {
+	f.flushed = true
+	return "FLUSH", nil
+}
+
+// TestCostFlush: a size the server has only after a flush is measured
+// once the settle wait has flushed it; without the wait it is not
+// measured.
+func TestCostFlush(t *testing.T) {
+	path, _ := ilpInput(t, 1000)
+	ft := &flushTarget{costTarget: &costTarget{fakeTarget: newFake(), addr: "192.0.2.7:1"}}
+	cfg := baseConfig(path)
+	res, err := Run(context.Background(), cfg, ft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp := res.Cost.Footprint; fp.NotMeasured != "the size query failed" || fp.Error != "no rows in files yet" {
+		t.Errorf("without a settle wait: %+v", fp)
+	}
+	cfg.Cost.FootprintSettle = 3 * time.Second
+	ft = &flushTarget{costTarget: &costTarget{fakeTarget: newFake(), addr: "192.0.2.7:1"}}
+	res, err = Run(context.Background(), cfg, ft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp := res.Cost.Footprint; fp.NotMeasured != "" || fp.Flush != "FLUSH" || fp.SettledBytes != 4200 || !fp.Settled || fp.BytesPerRow != 4.2 ||
+		!strings.Contains(fp.Note, "right after the load: no rows in files yet") {
+		t.Errorf("with a settle wait: %+v", fp)
+	}
+}

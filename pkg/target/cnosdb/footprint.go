@@ -31,6 +31,10 @@ func (t *Target) Footprint(ctx context.Context, _ []string) (load.Size, error) {
 	for _, v := range vnodes {
 		sz.Bytes += v.bytes
 	}
+	if sz.Bytes == 0 {
+		// Not a size: the rows are all in the cache and WAL.
+		return sz, fmt.Errorf("cnosdb: database %q has none of its rows in files yet (they are in the cache and WAL until a flush)", db)
+	}
 	return sz, nil
 }
 
