@@ -1,8 +1,6 @@
 package cnosdb
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
+	"github.com/tsload/tsload/pkg/target/promtext"
 )
 
 // Footprint (load.Footprinter) is CnosDB's own account of the database's
@@ -66,63 +65,17 @@ func (t *Target) vnodes(ctx context.Context) ([]vnode, error) {
 // a Prometheus text exposition (CnosDB names the gauge
 // vnode_disk_storage_total), in vnode id order.
 func vnodeStorage(body []byte, tenant, db string) ([]vnode, error) {
+	samples, err := promtext.Samples(body, "vnode_disk_storage_total", "vnode_disk_storage")
+	if err != nil {
+		return nil, fmt.Errorf("cnosdb: /metrics: %w", err)
+	}
 	var out []vnode
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		name, rest, ok := bytes.Cut(line, []byte("{"))
-		if !ok || (string(name) != "vnode_disk_storage_total" && string(name) != "vnode_disk_storage") {
-			continue
+	for _, s := range samples {
+		if s.Labels["database"] == db && s.Labels["tenant"] == tenant {
+			out = append(out, vnode{id: s.Labels["vnode_id"], bytes: int64(s.Value)})
 		}
-		end := bytes.LastIndexByte(rest, '}')
-		if end < 0 {
-			return nil, fmt.Errorf("cnosdb: /metrics: %q has no closing brace", line)
-		}
-		labels, err := parseLabels(string(rest[:end]))
-		if err != nil {
-			return nil, fmt.Errorf("cnosdb: /metrics: %q: %w", line, err)
-		}
-		if labels["database"] != db || labels["tenant"] != tenant {
-			continue
-		}
-		f := strings.Fields(string(rest[end+1:]))
-		if len(f) == 0 {
-			return nil, fmt.Errorf("cnosdb: /metrics: %q has no value", line)
-		}
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			return nil, fmt.Errorf("cnosdb: /metrics: %q: %w", line, err)
-		}
-		out = append(out, vnode{id: labels["vnode_id"], bytes: int64(v)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out, sc.Err()
-}
-
-// parseLabels reads `a="x",b="y"` (values may hold \" and \\).
-func parseLabels(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for len(s) > 0 {
-		eq := strings.IndexByte(s, '=')
-		if eq < 0 || eq+1 >= len(s) || s[eq+1] != '"' {
-			return nil, fmt.Errorf("label %q: want name=\"value\"", s)
-		}
-		name := strings.TrimSpace(s[:eq])
-		var v strings.Builder
-		i := eq + 2
-		for ; i < len(s) && s[i] != '"'; i++ {
-			if s[i] == '\\' && i+1 < len(s) {
-				i++
-			}
-			v.WriteByte(s[i])
-		}
-		if i >= len(s) {
-			return nil, fmt.Errorf("label %s: unterminated value", name)
-		}
-		out[name] = v.String()
-		s = strings.TrimPrefix(s[i+1:], ",")
-	}
 	return out, nil
 }
 

@@ -53,15 +53,6 @@ vnode_cache_size_total{database="db1",node_id="1001",tenant="cnosdb",vnode_id="9
 	if err != nil || len(vs) != 2 || vs[0] != (vnode{"12", 5}) || vs[1] != (vnode{"91", 132187}) {
 		t.Errorf("vnodeStorage = %v, %v", vs, err)
 	}
-	l, err := parseLabels(`a="x\"y",b="",c="1,2"`)
-	if err != nil || l["a"] != `x"y` || l["b"] != "" || l["c"] != "1,2" {
-		t.Errorf("parseLabels = %v, %v", l, err)
-	}
-	for _, bad := range []string{`a=x`, `a="x`, `a`} {
-		if _, err := parseLabels(bad); err == nil {
-			t.Errorf("parseLabels(%q): no error", bad)
-		}
-	}
 }
 
 func TestServerAddr(t *testing.T) {

@@ -1,20 +1,17 @@
 package influx
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
+	"github.com/tsload/tsload/pkg/target/promtext"
 )
 
 // v2MetricInterval is how often InfluxDB 2 refreshes its shards'
@@ -119,46 +116,17 @@ func (t *Target) v2Footprint(ctx context.Context) (load.Size, error) {
 // shardDiskSize sums the storage_shard_disk_size samples of bucket id in
 // a Prometheus text exposition.
 func shardDiskSize(body []byte, id string) (total int64, shards int, err error) {
-	const name = "storage_shard_disk_size{"
-	want := `bucket="` + id + `"`
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if !bytes.HasPrefix(line, []byte(name)) {
-			continue
-		}
-		end := bytes.LastIndexByte(line, '}')
-		if end < 0 {
-			return 0, 0, fmt.Errorf("influx: /metrics: %q has no closing brace", line)
-		}
-		labels := string(line[len(name):end])
-		if !hasLabel(labels, want) {
-			continue
-		}
-		f := strings.Fields(string(line[end+1:]))
-		if len(f) == 0 {
-			return 0, 0, fmt.Errorf("influx: /metrics: %q has no value", line)
-		}
-		v, err := strconv.ParseFloat(f[0], 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("influx: /metrics: %q: %w", line, err)
-		}
-		total += int64(v)
-		shards++
+	samples, err := promtext.Samples(body, "storage_shard_disk_size")
+	if err != nil {
+		return 0, 0, fmt.Errorf("influx: /metrics: %w", err)
 	}
-	return total, shards, sc.Err()
-}
-
-// hasLabel reports whether a label list `a="x",b="y"` holds the pair want
-// (label values here are IDs and paths: no quotes or commas inside).
-func hasLabel(labels, want string) bool {
-	for _, l := range strings.Split(labels, ",") {
-		if l == want {
-			return true
+	for _, s := range samples {
+		if s.Labels["bucket"] == id {
+			total += int64(s.Value)
+			shards++
 		}
 	}
-	return false
+	return total, shards, nil
 }
 
 // ServerAddr (load.ServerAddresser) is the host:port of the first URL.
