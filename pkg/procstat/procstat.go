@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,6 +184,14 @@ func parseStat(b []byte, p *Proc) error {
 	for i := range t {
 		if t[i], err = strconv.ParseUint(string(f[11+i]), 10, 64); err != nil {
 			return fmt.Errorf("field %d: %w", 14+i, err)
+		}
+	}
+	// A Duration holds 2^63 ns, 29 years of CPU in ticks: a larger count
+	// is no stat line of a real process.
+	const maxTicks = uint64(math.MaxInt64/int64(time.Second/TicksPerSecond)) / 2
+	for i, v := range t {
+		if v > maxTicks {
+			return fmt.Errorf("field %d: %d ticks is out of range", 14+i, v)
 		}
 	}
 	p.User = ticks(t[0] + t[2])
