@@ -60,6 +60,8 @@ func (fs FS) path(elem ...string) string {
 // Proc is one process's counters.
 type Proc struct {
 	PID, PPID int
+	// Threads is the number of threads (num_threads).
+	Threads int
 	// Comm is the command name (at most 15 bytes, from stat).
 	Comm string
 	// User and System are the CPU times of the process and of its reaped
@@ -172,14 +174,17 @@ func parseStat(b []byte, p *Proc) error {
 	p.Comm = string(b[open+1 : end])
 	f := bytes.Fields(b[end+1:])
 	// f[0] is field 3 (state); field n is f[n-3].
-	if len(f) < 15 {
-		return fmt.Errorf("%d fields after the command name, want at least 15", len(f))
+	if len(f) < 18 {
+		return fmt.Errorf("%d fields after the command name, want at least 18", len(f))
 	}
 	ppid, err := strconv.Atoi(string(f[1]))
 	if err != nil {
 		return fmt.Errorf("ppid: %w", err)
 	}
 	p.PPID = ppid
+	if p.Threads, err = strconv.Atoi(string(f[17])); err != nil {
+		return fmt.Errorf("num_threads: %w", err)
+	}
 	var t [4]uint64
 	for i := range t {
 		if t[i], err = strconv.ParseUint(string(f[11+i]), 10, 64); err != nil {

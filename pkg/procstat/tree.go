@@ -60,7 +60,7 @@ func (fs FS) tree(pid int, r *reader) (Usage, error) {
 			}
 			continue
 		}
-		pids, err := fs.childPIDs(members[i].PID, r)
+		pids, err := fs.childPIDs(members[i], r)
 		if i == 0 && (errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrNoProcess)) {
 			if scan, err = fs.children(r); err != nil {
 				return u, err
@@ -97,26 +97,46 @@ func (fs FS) tree(pid int, r *reader) (Usage, error) {
 	return u, nil
 }
 
-// childPIDs lists the children of pid from its main thread's children
-// file (/proc/<pid>/task/<pid>/children). A child belongs to the thread
-// that forked it; servers fork from their main thread (PostgreSQL's
-// postmaster is single-threaded), and reading every thread's file would
-// cost a read per thread of a JVM at every sample.
-func (fs FS) childPIDs(pid int, r *reader) ([]int, error) {
-	p := strconv.Itoa(pid)
-	b, err := r.read(fs.path(p, "task", p, "children"))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			if _, serr := os.Stat(fs.path(p, "task", p)); serr != nil {
-				return nil, ErrNoProcess // gone, or no task directory (a test tree)
-			}
+// manyThreads is the thread count above which only the main thread's
+// children file is read: a child belongs to the thread that forked it,
+// and reading every thread's file costs a read per thread at every
+// sample, for a JVM (QuestDB) a hundred; servers that fork do it from
+// their main thread (PostgreSQL's postmaster is single-threaded).
+const manyThreads = 32
+
+// childPIDs lists the children of p from its threads' children files
+// (/proc/<pid>/task/<tid>/children; the main thread's only when p has
+// more than manyThreads threads).
+func (fs FS) childPIDs(p Proc, r *reader) ([]int, error) {
+	pid := strconv.Itoa(p.PID)
+	tids := []string{pid}
+	if p.Threads > 1 && p.Threads <= manyThreads {
+		d, err := os.Open(fs.path(pid, "task"))
+		if err != nil {
+			return nil, ErrNoProcess // gone, or no task directory (a test tree)
 		}
-		return nil, err
+		tids, err = d.Readdirnames(-1)
+		d.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if c, err := strconv.Atoi(f); err == nil {
-			out = append(out, c)
+	for _, tid := range tids {
+		b, err := r.read(fs.path(pid, "task", tid, "children"))
+		if err != nil {
+			if _, serr := os.Stat(fs.path(pid, "task", tid)); serr != nil {
+				if tid == pid {
+					return nil, ErrNoProcess // gone, or no task directory (a test tree)
+				}
+				continue // the thread ended
+			}
+			return nil, err // no children files in this kernel
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
 		}
 	}
 	return out, nil
