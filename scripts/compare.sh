@@ -8,7 +8,7 @@
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
 #       [--batch-size 5000] [--workers 2] [--repeat 1] [--db-name tsload_compare]
-#       [-- extra flags for every loader]
+#       [--footprint-settle 30s] [-- extra flags for every loader]
 #
 # The dataset is InfluxDB line protocol (every loader reads it; load_timescale
 # decodes it and sends COPY), written to DIR/data.ilp.gz unless --file names
@@ -34,9 +34,13 @@
 # Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
 # TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
 #
-# Every run drops and re-creates --db-name and verifies the count. Output in DIR:
-# results/<target>_r<n>.json, logs/<target>_r<n>.log, table.md and table.csv
-# (also printed), bars_rows.png/.svg, plots/<target>_r<n>.rate.png/.svg, and
+# Every run drops and re-creates --db-name and verifies the count, and records
+# what the load cost: the tables' bytes on disk once settled (each loader waits
+# up to --footprint-settle for the size to stop changing), and, for a server on
+# this machine, its CPU seconds, peak RSS and bytes written (from /proc). Output
+# in DIR: results/<target>_r<n>.json, logs/<target>_r<n>.log, table.md and
+# table.csv, cost.md (rows/s, MB on disk, bytes/row, server CPU-s per million
+# rows, server peak RSS, loader CPU: printed with table.md), bars_rows.png/.svg, plots/<target>_r<n>.rate.png/.svg, and
 # report.html: one self-contained page with the table, the charts and the
 # environment of every run (server versions, machine, dataset, flags).
 # Exit status 0 when every run was ok, 3 when some failed (the table says
@@ -54,7 +58,7 @@ die() {
 
 out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
-batch=5000 workers=2 repeat=1 db_name=tsload_compare
+batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
 extra=()
 while [[ $# -gt 0 ]]; do
 	case "$1" in
@@ -71,6 +75,7 @@ while [[ $# -gt 0 ]]; do
 	--workers) workers=${2:?}; shift 2 ;;
 	--repeat) repeat=${2:?}; shift 2 ;;
 	--db-name) db_name=${2:?}; shift 2 ;;
+	--footprint-settle) settle=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "compare: unknown argument $1" >&2; usage ;;
@@ -222,6 +227,7 @@ for ((r = 1; r <= repeat; r++)); do
 		read -r -a tflags <<<"$(target_flags "$t" | tr '\n' ' ')"
 		args=(--file "$file" --batch-size "$batch" --workers "$workers" --db-name "$db_name"
 			--drop-db --do-create-db=true --verify=true --reporting-period 1s --results-file "$res"
+			--footprint-settle "$settle"
 			"${tflags[@]+"${tflags[@]}"}" "${extra[@]+"${extra[@]}"}")
 		loader=$(find_bin "$(loader_of "$t")")
 		echo "compare: $name: $loader ${args[*]}" >&2
@@ -254,9 +260,12 @@ done
 results=("$out"/results/*.json)
 "$report_bin" table --group target,batch_size,workers --format md "${results[@]}" >"$out/table.md"
 "$report_bin" table --group target,batch_size,workers --format csv "${results[@]}" >"$out/table.csv"
+"$report_bin" table --group target,batch_size,workers --format cost "${results[@]}" >"$out/cost.md"
 "$report_bin" bars --out "$out" --group target --metric rows "${results[@]}" >/dev/null
 "$report_bin" plot --out "$out/plots" "${results[@]}" >/dev/null
 "$report_bin" html --out "$out/report.html" --group target,batch_size,workers "${results[@]}" >/dev/null
 cat "$out/table.md"
+echo
+cat "$out/cost.md"
 echo "compare: $runs runs, $failed failed; table, CSV, charts and report.html in $out" >&2
 [[ $failed -eq 0 ]] || exit 3

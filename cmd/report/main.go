@@ -1,7 +1,7 @@
 // Command report reads loader results files (--results-file of every
 // cmd/load_*) and writes tables, plots and merged summaries:
 //
-//	report table [--format md|csv] [--group batch_size,workers] results/*.json
+//	report table [--format md|csv|cost] [--group batch_size,workers] results/*.json
 //	report plot  --out DIR [--metric rows|metrics] results/*.json
 //	report bars  --out DIR [--group batch_size,workers] [--metric rows|metrics] [--name NAME] results/*.json
 //	report html  --out FILE [--group target,batch_size,workers] [--title T] results/*.json
@@ -55,7 +55,7 @@ func newApp(stdout io.Writer) *cli.App {
 				Usage:     "Markdown or CSV table: median and min–max of rows/s and metrics/s per cell, p99 batch latency, verified rows",
 				ArgsUsage: "results.json...",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "format", Value: "md", Usage: "md or csv"},
+					&cli.StringFlag{Name: "format", Value: "md", Usage: "md, csv, or cost (rows/s beside bytes on disk, bytes/row, server CPU-s per million rows, server peak RSS, loader CPU)"},
 					groupFlag("batch_size,workers"),
 				},
 				Action: func(c *cli.Context) error {

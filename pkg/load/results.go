@@ -59,6 +59,10 @@ type Results struct {
 	// (QuestDB): rows/s and MiB/s serialised vs sent.
 	Serialization *Serialization `json:"serialization,omitempty"`
 
+	// Cost is the storage footprint, the server's resources and the
+	// loader's own (see Cost).
+	Cost *Cost `json:"cost,omitempty"`
+
 	// Environment is what the run was measured on (server version,
 	// machine, dataset, build).
 	Environment *Environment `json:"environment,omitempty"`
@@ -83,6 +87,8 @@ type Period struct {
 	RowsPerSec    float64 `json:"rows_per_sec"`
 	MetricsPerSec float64 `json:"metrics_per_sec"`
 	TotalRows     int64   `json:"total_rows"` // cumulative at the period's end
+	// Server is the server's resource use in the period (when measured).
+	Server *PeriodServer `json:"server,omitempty"`
 }
 
 // Verification compares the rows acknowledged per table with the database's count.

@@ -26,6 +26,9 @@
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
 //	--cpu-profile F         a CPU profile of the run, for go tool pprof
+//	--server-pid P          the server's process for its CPU/RSS/IO (default: the local listener on the target's port)
+//	--server-data-dir D     the server's data directory, sized beside the database's own storage figures
+//	--footprint-settle D    wait up to D for the tables' size on disk to stop changing (0: measured once)
 //
 // # Errors and exit status
 //
@@ -89,7 +92,7 @@ const (
 
 // CommonFlags returns the flags shared by every loader.
 func CommonFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringSliceFlag{Name: FlagFile, Aliases: []string{"f"}, Usage: "input file (repeatable; gzip detected from the content); stdin when absent"},
 		&cli.StringFlag{Name: FlagFormat, Usage: "input format: ilp, csv or pgcopy (default: detected from the content)"},
 		&cli.StringFlag{Name: FlagTable, Usage: "table of a single-table csv/pgcopy input (default: the input's own declaration (pgcopy table chunk, or a CSV header matching a use-case table), else the file name, e.g. cpu.csv.gz => cpu)"},
@@ -108,7 +111,7 @@ func CommonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
 		&cli.StringFlag{Name: FlagResultsFile, Usage: "write the results as JSON to this file (also on failure)"},
 		&cli.StringFlag{Name: FlagCPUProfile, Usage: "write a CPU profile of the run to this file (go tool pprof)"},
-	}
+	}, costFlags()...)
 }
 
 // App returns the cli.App of spec; the Action runs the load with stdin and
@@ -215,6 +218,10 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		return cfg, fmt.Errorf("--%s must be positive", FlagReportingPeriod)
 	case cfg.RetryTimeout < 0:
 		return cfg, fmt.Errorf("--%s must not be negative", FlagRetryTimeout)
+	}
+	var err error
+	if cfg.Cost, err = costConfig(c); err != nil {
+		return cfg, err
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		cfg.Progress = true

@@ -117,6 +117,8 @@ type htmlPage struct {
 	KeyHeads, ValueHeads []string
 	ShowServer           bool
 	Cells                []htmlCell
+	CostLegend           string
+	CostNotes            []string
 	Failures             []string
 	Bars                 []template.HTML
 	Rates                []template.HTML
@@ -171,6 +173,11 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		p.KeyHeads = append(p.KeyHeads, GroupKeys[k])
 	}
 	p.ValueHeads = valueColumns
+	if t.hasCost() {
+		p.ValueHeads = append(append([]string(nil), valueColumns...), costColumns...)
+		p.CostLegend = costLegend
+		p.CostNotes = t.costNotes()
+	}
 	servers := map[string]bool{}
 	for i := range t.Cells {
 		c := &t.Cells[i]
@@ -184,7 +191,11 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		}
 		srv := strings.Join(sv, "; ")
 		servers[srv] = true
-		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: c.markdownRow(), OK: c.OK(), Server: srv})
+		values := c.markdownRow()
+		if t.hasCost() {
+			values = append(values, c.costRow()...)
+		}
+		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
 	}
 	p.ShowServer = len(servers) > 1
@@ -199,9 +210,19 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		}
 		p.Bars = append(p.Bars, template.HTML(svg))
 	}
+	if bt.hasFootprint() {
+		svg, err := BarsSVG(bt, MetricBytesPerRow, barCtx)
+		if err != nil {
+			return nil, err
+		}
+		p.Bars = append(p.Bars, template.HTML(svg))
+	}
 	// The rate plots say only what differs from the page's context.
 	for _, r := range runs {
 		p.Rates = append(p.Rates, template.HTML(RateSVG(r, MetricRows, "")))
+		if svg := ServerSVG(r); svg != "" {
+			p.Rates = append(p.Rates, template.HTML(svg)) // beside its rate
+		}
 	}
 
 	for _, name := range diff.Varying {
@@ -294,7 +315,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{end}}</tbody>
 </table>
 </div>
-<p class="context">rows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency; verified rows: what the database counted afterwards.</p>
+<p class="context">rows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency; verified rows: what the database counted afterwards.</p>{{if .CostLegend}}
+<p class="context">{{.CostLegend}}</p>{{if .CostNotes}}
+<ul class="context">{{range .CostNotes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
 {{if .Failures}}<p>Runs that did not finish ok:</p>
 <ul class="failures">{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
@@ -303,7 +326,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{range .Bars}}<figure>{{.}}</figure>
 {{end}}</div>
 
-<h2 id="rates">Insert rate over time</h2>
+<h2 id="rates">Insert rate over time{{if .CostLegend}}, and the server's CPU and memory{{end}}</h2>
 <div class="charts">
 {{range .Rates}}<figure>{{.}}</figure>
 {{end}}</div>

@@ -35,7 +35,16 @@ func ParseMetric(s string) (Metric, error) {
 	return "", fmt.Errorf("unknown metric %q (want rows or metrics)", s)
 }
 
-func (m Metric) label() string { return string(m) + "/s" }
+// MetricBytesPerRow is the footprint per row (bars in the HTML page;
+// not a rate, so no rate plot shows it).
+const MetricBytesPerRow Metric = "bytes_per_row"
+
+func (m Metric) label() string {
+	if m == MetricBytesPerRow {
+		return "bytes on disk per row"
+	}
+	return string(m) + "/s"
+}
 
 // Image sizes.
 const (

@@ -10,7 +10,7 @@ import (
 // TableConfig is `report table`.
 type TableConfig struct {
 	Files  []string
-	Format string   // "md" (default) or "csv"
+	Format string   // "md" (default), "csv" or "cost" (Markdown: rows/s and the cost columns only)
 	Group  []string // GroupKeys; default batch_size, workers
 	Out    io.Writer
 }
@@ -31,8 +31,10 @@ func RunTable(cfg TableConfig) error {
 		return t.WriteMarkdown(cfg.Out)
 	case "csv":
 		return t.WriteCSV(cfg.Out)
+	case "cost":
+		return t.WriteCostMarkdown(cfg.Out)
 	}
-	return fmt.Errorf("unknown table format %q (want md or csv)", cfg.Format)
+	return fmt.Errorf("unknown table format %q (want md, csv or cost)", cfg.Format)
 }
 
 // PlotConfig is `report plot`.

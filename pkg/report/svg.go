@@ -252,6 +252,9 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 		if m == MetricMetrics {
 			s = c.MetricsPerSec
 		}
+		if m == MetricBytesPerRow {
+			s = c.bytesPerRow()
+		}
 		bars[gi[strings.Join(c.Key[1:], ", ")]][xi[c.Key[0]]] = &bar{c, s}
 		if c.OK() {
 			maxV = math.Max(maxV, s.Max)
@@ -334,10 +337,10 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 			}
 			bx := cx + (float64(g)-float64(len(groups))/2)*barW
 			mid := bx + barW/2
-			if !b.cell.OK() {
+			if why := b.cell.noBar(m); why != "" {
 				py := f.top + f.height - 4
 				fmt.Fprintf(&s.b, `<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="#c00000" transform="rotate(-90 %s %s)" class="status">%s</text>`+"\n",
-					num(mid+4), num(py), num(labelSize), num(mid+4), num(py), html.EscapeString(b.cell.Status))
+					num(mid+4), num(py), num(labelSize), num(mid+4), num(py), html.EscapeString(why))
 				continue
 			}
 			top := f.y(b.s.Median)

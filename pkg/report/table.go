@@ -109,6 +109,8 @@ type Cell struct {
 	Verified     Spread
 	VerifiedRuns int
 	VerifyFailed int // runs whose count differed from the rows acknowledged
+	// Cost is what the runs cost (nil when no run recorded costs).
+	Cost *CellCost
 }
 
 // Table is runs grouped into cells, sorted by key (numerically where the
@@ -194,6 +196,7 @@ func (c *Cell) compute() {
 	c.P99ms = spreadOf(p99).Median
 	c.Rows = spreadOf(loaded)
 	c.Verified = spreadOf(verified)
+	c.computeCost()
 }
 
 // OK reports whether every run of the cell succeeded.
@@ -301,6 +304,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		head = append(head, GroupKeys[k])
 	}
 	head = append(head, valueColumns...)
+	if t.hasCost() {
+		head = append(head, costColumns...)
+	}
 	writeMDRow(&b, head)
 	sep := make([]string, len(head))
 	for i := range sep {
@@ -314,10 +320,19 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	for i := range t.Cells {
 		c := &t.Cells[i]
 		row := append(append([]string(nil), c.Key...), c.markdownRow()...)
+		if t.hasCost() {
+			row = append(row, c.costRow()...)
+		}
 		writeMDRow(&b, row)
 		failures = append(failures, c.Errors...)
 	}
 	b.WriteString("\nrows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency.\n")
+	if t.hasCost() {
+		b.WriteString("\n" + costLegend + "\n")
+		for _, n := range t.costNotes() {
+			b.WriteString("- " + mdEscape(n) + "\n")
+		}
+	}
 	if len(failures) > 0 {
 		b.WriteString("\nRuns that did not finish ok:\n\n")
 		for _, f := range failures {
@@ -342,12 +357,19 @@ func writeMDRow(b *strings.Builder, cells []string) {
 func (t *Table) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := append(append([]string(nil), t.Keys...), csvValueColumns...)
+	if t.hasCost() {
+		head = append(head, csvCostColumns...)
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for i := range t.Cells {
 		c := &t.Cells[i]
-		if err := cw.Write(append(append([]string(nil), c.Key...), c.csvRow()...)); err != nil {
+		row := append(append([]string(nil), c.Key...), c.csvRow()...)
+		if t.hasCost() {
+			row = append(row, c.csvCostRow()...)
+		}
+		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}

@@ -205,3 +205,34 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestTableCost: runs with costs add the footprint, server and loader
+// columns; what a run did not measure says so.
+func TestTableCost(t *testing.T) {
+	files := globT(t, "testdata/cost/*.json")
+	for f, name := range map[string]string{"md": "cost.md", "csv": "cost.csv", "cost": "cost_only.md"} {
+		var b bytes.Buffer
+		if err := RunTable(TableConfig{Files: files, Group: []string{"target"}, Format: f, Out: &b}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name, b.Bytes())
+	}
+	runs, err := ReadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := Summarize(runs, []string{"target"})
+	for _, c := range tab.Cells {
+		row := c.costRow()
+		switch c.Key[0] {
+		case "questdb": // 120 MB for 1M rows, 2.5 server CPU-s, 900 MB peak
+			if strings.Join(row, "|") != "120.0|120.0|2.50|900|1.10" {
+				t.Errorf("questdb %v", row)
+			}
+		case "influx":
+			if row[2] != "not measured" || row[3] != "not measured" || row[0] != "38.0" {
+				t.Errorf("influx %v", row)
+			}
+		}
+	}
+}

@@ -88,6 +88,8 @@ type Config struct {
 	// (files only: stdin cannot be read twice), then loads, and reports both
 	// rates in Results.Serialization (see SerializationOf).
 	SerializationPass bool
+	// Cost configures the footprint and server resource measurement.
+	Cost CostConfig
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -204,6 +206,7 @@ type run struct {
 	start       time.Time
 	interrupted bool
 	started     bool
+	cost        costState // what the load costs (cost.go)
 }
 
 // inputFormat is the format of one input.
@@ -730,6 +733,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))
 	}
+	r.footprintAfterLoad(ctx, tot, err)
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
 		err = r.verify(ctx, tot)
 		res.Retries = r.retries.Load()
@@ -750,6 +754,7 @@ func (r *run) finish(ctx context.Context, err error) {
 			res.TargetReport = m
 		}
 	}
+	r.finishCost(ctx)
 	r.err = err
 	WriteSummary(r.cfg.Stderr, res)
 }

@@ -50,6 +50,7 @@ func (h *histogram) summary() load.LatencySummary {
 func (r *run) startReporter() (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
+	r.startCost()
 	go func() {
 		defer close(finished)
 		period := time.NewTicker(r.cfg.ReportingPeriod)
@@ -90,6 +91,7 @@ func (r *run) startReporter() (stop func()) {
 	return func() {
 		close(done)
 		<-finished
+		r.stopCost()
 	}
 }
 
@@ -103,6 +105,7 @@ func (r *run) period(now, last time.Time, lastTot totals) (load.Period, totals) 
 		Metrics:   tot.metrics - lastTot.metrics,
 		Batches:   tot.batches - lastTot.batches,
 		TotalRows: tot.rows,
+		Server:    r.costPeriod(),
 	}
 	if p.Seconds > 0 {
 		p.RowsPerSec = float64(p.Rows) / p.Seconds
@@ -192,6 +195,7 @@ func WriteSummary(w io.Writer, res *load.Results) {
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
 	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
 		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
+	writeCost(w, res.Cost)
 	if v := res.Verify; v != nil && len(v.Actual) == 0 && v.Note != "" {
 		fmt.Fprintf(w, "verify FAILED: %s\n", v.Note)
 	} else if v != nil {

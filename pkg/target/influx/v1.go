@@ -53,9 +53,10 @@ type queryResponse struct {
 		StatementID int    `json:"statement_id"`
 		Error       string `json:"error"`
 		Series      []struct {
-			Name    string          `json:"name"`
-			Columns []string        `json:"columns"`
-			Values  [][]interface{} `json:"values"`
+			Name    string            `json:"name"`
+			Tags    map[string]string `json:"tags"`
+			Columns []string          `json:"columns"`
+			Values  [][]interface{}   `json:"values"`
 		} `json:"series"`
 	} `json:"results"`
 	Error string `json:"error"`

@@ -727,23 +727,7 @@ func (t *Target) Finish(ctx context.Context) error {
 // reports the time and the size before.
 func (t *Target) measure(ctx context.Context, conn *pgx.Conn, names []string) (map[string]float64, error) {
 	rep := map[string]float64{}
-	size := func() (int64, error) {
-		var total int64
-		for _, name := range names {
-			q := "SELECT pg_total_relation_size($1::regclass)"
-			if t.hypertable {
-				q = "SELECT hypertable_size($1::regclass)"
-			}
-			var n *int64
-			if err := conn.QueryRow(ctx, q, schema.QuoteIdent(name)).Scan(&n); err != nil {
-				return 0, fmt.Errorf("timescale: size of %q: %w", name, &writeError{msg: describe(err, nil), err: err})
-			}
-			if n != nil {
-				total += *n
-			}
-		}
-		return total, nil
-	}
+	size := func() (int64, error) { return tableSize(ctx, conn, names, t.hypertable) }
 	if t.cfg.CompressAfter {
 		before, err := size()
 		if err != nil {

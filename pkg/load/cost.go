@@ -1,0 +1,136 @@
+package load
+
+import (
+	"context"
+	"time"
+)
+
+// Size is how much storage a database uses for some tables, and how that
+// was measured.
+type Size struct {
+	Bytes int64
+	// Method names the database's own accounting that was read, e.g.
+	// "hypertable_size()" or "SHOW STATS shard diskBytes (database x)".
+	Method string
+	// Refresh is how often the server recomputes the figure (0: on every
+	// query); a size counts as settled only once unchanged for longer.
+	Refresh time.Duration
+}
+
+// Footprinter is an optional interface of a Target: the bytes on disk of
+// the named tables (for databases that account per database rather than
+// per table, such as InfluxDB, of the database that holds them; Method
+// says so). The runner calls it after the last batch (after Finish) and
+// again while waiting for the size to settle; an error is recorded in
+// Results.Cost and never fails the run.
+type Footprinter interface {
+	Footprint(ctx context.Context, tables []string) (Size, error)
+}
+
+// Flusher is an optional interface of a Footprinter whose accounting
+// counts only what the server has written to its files: FlushStorage asks
+// the server to write what it holds in memory (and to publish the size),
+// and says what it asked. The runner calls it once, before waiting for the
+// footprint to settle, and only when asked to wait.
+type Flusher interface {
+	FlushStorage(ctx context.Context, tables []string) (string, error)
+}
+
+// ServerAddresser is an optional interface of a Target: the host:port of
+// the server it writes to, so the runner can find the server's process
+// when it runs on this machine (and say "remote server" when it does not).
+type ServerAddresser interface {
+	ServerAddr() string
+}
+
+// Cost is what a load cost: storage after it, the server's resources
+// during it, the loader's own.
+type Cost struct {
+	Footprint *Footprint  `json:"footprint,omitempty"`
+	Server    *ServerCost `json:"server,omitempty"`
+	Loader    LoaderCost  `json:"loader"`
+}
+
+// Footprint is the storage the loaded tables take.
+type Footprint struct {
+	// NotMeasured says why no size was measured (then nothing else is set
+	// but Error).
+	NotMeasured string   `json:"not_measured,omitempty"`
+	Error       string   `json:"error,omitempty"` // the database's error, when it gave one
+	Method      string   `json:"method,omitempty"`
+	Tables      []string `json:"tables,omitempty"`
+	// AfterLoadBytes is the size right after the last batch was
+	// acknowledged (and the target's Finish, e.g. compression).
+	AfterLoadBytes int64 `json:"after_load_bytes"`
+	// SettledBytes is the size once it stopped changing, measured until
+	// SettleSeconds had passed (Settled false: still changing then, or not
+	// waited for); equal to AfterLoadBytes when not waited for.
+	SettledBytes  int64   `json:"settled_bytes"`
+	SettleSeconds float64 `json:"settle_seconds"`
+	Settled       bool    `json:"settled"`
+	// Flush is what the server was asked to do before settling
+	// (load.Flusher), e.g. "COMPACT VNODE 12 13".
+	Flush string `json:"flush,omitempty"`
+	// Rows and Metrics are what the tables hold (counted by verification
+	// when it ran, else the rows this run loaded); the ratios below use
+	// SettledBytes.
+	Rows           int64   `json:"rows"`
+	Metrics        int64   `json:"metrics"`
+	BytesPerRow    float64 `json:"bytes_per_row"`
+	BytesPerMetric float64 `json:"bytes_per_metric"`
+	// InputRatio is SettledBytes over the input's decompressed bytes;
+	// CompressedInputRatio over its compressed file size (compressed
+	// input, read whole).
+	InputRatio           float64 `json:"input_ratio"`
+	CompressedInputRatio float64 `json:"compressed_input_ratio,omitempty"`
+	// DataDirBytes is the size of the server's data directory (whole
+	// server) when one was given, beside the database's own accounting.
+	DataDirBytes int64  `json:"data_dir_bytes,omitempty"`
+	Note         string `json:"note,omitempty"`
+}
+
+// ServerCost is what the database server's processes spent from the first
+// batch to the end of the load (Results.Start to End).
+type ServerCost struct {
+	// NotMeasured says why not (e.g. "remote server"); nothing else is set.
+	NotMeasured string `json:"not_measured,omitempty"`
+	PID         int    `json:"pid,omitempty"`
+	Method      string `json:"method,omitempty"` // how the process was found and read
+	Procs       int    `json:"procs,omitempty"`  // most processes in its tree at a sample
+	Samples     int    `json:"samples,omitempty"`
+	// Note says what limits the figures (the process ended during the
+	// load, I/O of some processes unreadable).
+	Note string `json:"note,omitempty"`
+
+	CPUSeconds    float64 `json:"cpu_seconds"` // user + system
+	UserSeconds   float64 `json:"user_seconds"`
+	SystemSeconds float64 `json:"system_seconds"`
+	// RSSPeakBytes and RSSMeanBytes are over the samples (one every 2
+	// seconds and one per reporting period).
+	RSSPeakBytes int64 `json:"rss_peak_bytes"`
+	RSSMeanBytes int64 `json:"rss_mean_bytes"`
+	// ReadBytes and WriteBytes are storage I/O (of the processes whose
+	// /proc/<pid>/io was readable: see Note).
+	ReadBytes  int64 `json:"read_bytes"`
+	WriteBytes int64 `json:"write_bytes"`
+
+	CPUSecondsPerMRows float64 `json:"cpu_seconds_per_million_rows"`
+	WriteBytesPerMRows float64 `json:"write_bytes_per_million_rows"`
+}
+
+// LoaderCost is what the loader process itself spent in the whole run.
+type LoaderCost struct {
+	NotMeasured  string  `json:"not_measured,omitempty"`
+	CPUSeconds   float64 `json:"cpu_seconds"`
+	RSSPeakBytes int64   `json:"rss_peak_bytes"`
+	// CPUSecondsPerMRows is over the rows loaded.
+	CPUSecondsPerMRows float64 `json:"cpu_seconds_per_million_rows,omitempty"`
+}
+
+// PeriodServer is the server's use in one reporting period.
+type PeriodServer struct {
+	CPUSeconds float64 `json:"cpu_seconds"` // spent in the period
+	RSSBytes   int64   `json:"rss_bytes"`   // at the period's end
+	ReadBytes  int64   `json:"read_bytes"`  // in the period
+	WriteBytes int64   `json:"write_bytes"` // in the period
+}

@@ -1,0 +1,524 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/procstat"
+)
+
+// CostConfig says how a run measures what the load cost: the storage it
+// took (load.Footprinter) and the server's resources (/proc, when the
+// server runs on this machine).
+type CostConfig struct {
+	// ServerPID is the server's process; 0: the process listening on the
+	// target's port (load.ServerAddresser) when the server is local.
+	ServerPID int
+	// ServerDataDir is the server's data directory: its size is recorded
+	// beside the database's own accounting, and replaces it when the
+	// target has none.
+	ServerDataDir string
+	// FootprintSettle bounds the wait, after the load (and verification),
+	// for the footprint to stop changing; 0 measures it once, right after
+	// the last batch.
+	FootprintSettle time.Duration
+	// Proc is the proc file system read (the zero FS reads /proc).
+	Proc procstat.FS
+}
+
+// Bounds of the cost measurement (variables so tests can shorten them).
+var (
+	// costSampleEvery is the sampling interval of the server's RSS (peak
+	// and mean), at most the reporting period.
+	costSampleEvery = 2 * time.Second
+	// footprintTimeout bounds one footprint query.
+	footprintTimeout = 30 * time.Second
+	// flushTimeout bounds the flush before settling (load.Flusher).
+	flushTimeout = 2 * time.Minute
+)
+
+// costState measures one run's costs: a sampler goroutine from the first
+// batch to the end of the load, the period hook, the footprint after it.
+type costState struct {
+	mu          sync.Mutex
+	started     bool
+	pid         int
+	method      string
+	notMeasured string
+	note        string
+	first, last procstat.Usage // at the start and the latest sample
+	prev        procstat.Usage // at the last period's end
+	rssSum      float64
+	samples     int
+	rssPeak     int64
+	procs       int
+	ioMissing   bool
+	dead        bool // the process ended: figures up to its last sample
+
+	selfCPU0  time.Duration
+	selfErr   error
+	stop      chan struct{}
+	stopped   chan struct{}
+	afterLoad *load.Footprint
+	afterErr  error
+	refresh   time.Duration // the footprint's load.Size.Refresh
+}
+
+// startCost starts measuring at the first batch: finds the server's
+// process and samples it until stopCost.
+func (r *run) startCost() {
+	c := &r.cost
+	fsys := r.cfg.Cost.Proc
+	c.selfCPU0, _, c.selfErr = fsys.Self()
+	c.started = true
+	if !r.cfg.DoLoad {
+		c.notMeasured = "nothing loaded"
+		return
+	}
+	c.pid, c.method, c.notMeasured = r.findServer()
+	if c.notMeasured != "" {
+		return
+	}
+	u, err := fsys.Tree(c.pid)
+	if err != nil {
+		c.notMeasured = fmt.Sprintf("pid %d: %v", c.pid, err)
+		return
+	}
+	c.first, c.last, c.prev = u, u, u
+	c.add(u)
+	c.stop, c.stopped = make(chan struct{}), make(chan struct{})
+	every := min(costSampleEvery, r.cfg.ReportingPeriod)
+	go func() {
+		defer close(c.stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-t.C:
+				c.sample(fsys)
+			}
+		}
+	}()
+}
+
+// stopCost takes the last sample, at the end of the load.
+func (r *run) stopCost() {
+	c := &r.cost
+	if c.stop == nil {
+		return
+	}
+	close(c.stop)
+	<-c.stopped
+	c.stop = nil
+	c.sample(r.cfg.Cost.Proc)
+}
+
+// sample reads the server's tree once.
+func (c *costState) sample(fsys procstat.FS) procstat.Usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return c.last
+	}
+	u, err := fsys.Tree(c.pid)
+	if err != nil {
+		c.dead = true
+		c.note = fmt.Sprintf("pid %d could not be read after %d samples (%v): figures up to then", c.pid, c.samples, err)
+		return c.last
+	}
+	c.add(u)
+	return u
+}
+
+// add records sample u; c.mu held (or not yet shared).
+func (c *costState) add(u procstat.Usage) {
+	c.last = u
+	c.samples++
+	c.rssSum += float64(u.RSS)
+	c.rssPeak = max(c.rssPeak, u.RSS)
+	c.procs = max(c.procs, u.Procs)
+	if !u.IO {
+		c.ioMissing = true
+	}
+}
+
+// costPeriod is the server's use in the period ending now (nil when not
+// measured).
+func (r *run) costPeriod() *load.PeriodServer {
+	c := &r.cost
+	if !c.started || c.notMeasured != "" {
+		return nil
+	}
+	u := c.sample(r.cfg.Cost.Proc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := &load.PeriodServer{
+		CPUSeconds: max(0, (u.CPU() - c.prev.CPU()).Seconds()),
+		RSSBytes:   u.RSS,
+		ReadBytes:  max(0, u.ReadBytes-c.prev.ReadBytes),
+		WriteBytes: max(0, u.WriteBytes-c.prev.WriteBytes),
+	}
+	c.prev = u
+	return p
+}
+
+// findServer returns the server's pid and how it was found, or why it
+// is not measured.
+func (r *run) findServer() (pid int, method, notMeasured string) {
+	if p := r.cfg.Cost.ServerPID; p > 0 {
+		return p, fmt.Sprintf("/proc: pid %d (given) and its children", p), ""
+	}
+	sa, ok := r.target.(load.ServerAddresser)
+	if !ok {
+		return 0, "", "the target does not say where its server is"
+	}
+	addr := sa.ServerAddr()
+	host, portStr, err := net.SplitHostPort(addr)
+	port, perr := strconv.Atoi(portStr)
+	if err != nil || perr != nil {
+		return 0, "", fmt.Sprintf("server address %q has no port", addr)
+	}
+	if !localHost(host) {
+		return 0, "", fmt.Sprintf("remote server %s", addr)
+	}
+	pid, err = r.cfg.Cost.Proc.ListeningPID(port)
+	if errors.Is(err, procstat.ErrNotListening) {
+		return 0, "", fmt.Sprintf("remote server: no process on this machine listens on port %d (another network namespace or container?)", port)
+	}
+	if err != nil {
+		return 0, "", err.Error()
+	}
+	return pid, fmt.Sprintf("/proc: pid %d listening on port %d, and its children", pid, port), ""
+}
+
+// localHost reports whether host names this machine: a loopback or
+// unspecified address, localhost, or an address of one of its interfaces.
+func localHost(host string) bool {
+	if host == "" || host == "localhost" {
+		return true
+	}
+	var ips []net.IP
+	if ip := net.ParseIP(host); ip != nil {
+		ips = []net.IP{ip}
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return false
+		}
+		for _, a := range addrs {
+			ips = append(ips, a.IP)
+		}
+	}
+	ifaddrs, _ := net.InterfaceAddrs()
+	for _, ip := range ips {
+		if ip.IsLoopback() || ip.IsUnspecified() {
+			return true
+		}
+		for _, a := range ifaddrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// footprint measures the loaded tables' size: the target's own accounting,
+// else the data directory's size.
+func (r *run) footprint(ctx context.Context, tables []string) (load.Size, error) {
+	if f, ok := r.target.(load.Footprinter); ok {
+		ctx, cancel := context.WithTimeout(ctx, footprintTimeout)
+		defer cancel()
+		return f.Footprint(ctx, tables)
+	}
+	if d := r.cfg.Cost.ServerDataDir; d != "" {
+		n, err := dirSize(d)
+		return load.Size{Bytes: n, Method: "data directory " + d + " (whole server, file sizes)"}, err
+	}
+	return load.Size{}, errNoFootprint
+}
+
+var errNoFootprint = errors.New("the target has no storage accounting and no server data directory was given")
+
+// footprintAfterLoad measures the footprint right after the load (before
+// verification), unless the load failed (the server may be gone: its
+// size would cost a timeout and mean nothing).
+func (r *run) footprintAfterLoad(ctx context.Context, tot totals, loadErr error) {
+	if loadErr != nil || !r.cfg.DoLoad || !r.started || len(tot.tables) == 0 {
+		return
+	}
+	tables := sortedKeys(tot.tables)
+	sz, err := r.footprint(ctx, tables)
+	fp := &load.Footprint{Tables: tables, Method: sz.Method, AfterLoadBytes: sz.Bytes, SettledBytes: sz.Bytes}
+	r.cost.afterLoad, r.cost.afterErr, r.cost.refresh = fp, err, sz.Refresh
+}
+
+// finishCost waits for the footprint to settle and fills Results.Cost.
+func (r *run) finishCost(ctx context.Context) {
+	if !r.cost.started {
+		return
+	}
+	res := r.res
+	cost := &load.Cost{}
+	res.Cost = cost
+	cost.Loader = r.loaderCost()
+	cost.Server = r.serverCost()
+	cost.Footprint = r.settleFootprint(ctx)
+}
+
+func (r *run) loaderCost() load.LoaderCost {
+	c := &r.cost
+	cpu, peak, err := r.cfg.Cost.Proc.Self()
+	if err == nil {
+		err = c.selfErr
+	}
+	if err != nil {
+		return load.LoaderCost{NotMeasured: "no /proc: " + err.Error()}
+	}
+	lc := load.LoaderCost{CPUSeconds: (cpu - c.selfCPU0).Seconds(), RSSPeakBytes: peak}
+	if r.res.Rows > 0 {
+		lc.CPUSecondsPerMRows = lc.CPUSeconds / float64(r.res.Rows) * 1e6
+	}
+	return lc
+}
+
+func (r *run) serverCost() *load.ServerCost {
+	c := &r.cost
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.notMeasured != "" {
+		return &load.ServerCost{NotMeasured: c.notMeasured}
+	}
+	sc := &load.ServerCost{
+		PID: c.pid, Method: c.method, Procs: c.procs, Samples: c.samples, Note: c.note,
+		CPUSeconds:    max(0, (c.last.CPU() - c.first.CPU()).Seconds()),
+		UserSeconds:   max(0, (c.last.User - c.first.User).Seconds()),
+		SystemSeconds: max(0, (c.last.System - c.first.System).Seconds()),
+		RSSPeakBytes:  c.rssPeak,
+		ReadBytes:     max(0, c.last.ReadBytes-c.first.ReadBytes),
+		WriteBytes:    max(0, c.last.WriteBytes-c.first.WriteBytes),
+	}
+	if c.samples > 0 {
+		sc.RSSMeanBytes = int64(c.rssSum / float64(c.samples))
+	}
+	if c.ioMissing {
+		sc.Note = joinNote(sc.Note, "some processes' /proc/<pid>/io was not readable (another user's): their I/O is not counted")
+	}
+	if rows := r.res.Rows; rows > 0 {
+		sc.CPUSecondsPerMRows = sc.CPUSeconds / float64(rows) * 1e6
+		sc.WriteBytesPerMRows = float64(sc.WriteBytes) / float64(rows) * 1e6
+	}
+	return sc
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// settleFootprint waits (bounded by FootprintSettle) until two successive
+// sizes agree, and computes the per-row figures.
+func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
+	fp, err := r.cost.afterLoad, r.cost.afterErr
+	if fp == nil {
+		switch {
+		case !r.cfg.DoLoad:
+			return &load.Footprint{NotMeasured: "nothing loaded"}
+		case r.res.Rows == 0:
+			return &load.Footprint{NotMeasured: "no rows loaded"}
+		}
+		return &load.Footprint{NotMeasured: "the load failed"}
+	}
+	if errors.Is(err, errNoFootprint) {
+		return &load.Footprint{NotMeasured: err.Error()}
+	}
+	_, flusher := r.target.(load.Flusher)
+	d := r.cfg.Cost.FootprintSettle
+	if err != nil && (!flusher || d == 0) {
+		return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method}
+	}
+	// measured: some size was read (after the load, or while settling:
+	// a server that counts flushed files only may have none before the
+	// flush).
+	measured := err == nil
+	if err != nil {
+		fp.Note = "right after the load: " + err.Error()
+	}
+	if d > 0 {
+		if f, ok := r.target.(load.Flusher); ok {
+			// Its own bound: a compaction on a busy server can take longer
+			// than the settle wait that follows it.
+			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
+			what, err := f.FlushStorage(fctx, fp.Tables)
+			cancel()
+			fp.Flush = what
+			if err != nil {
+				fp.Note = joinNote(fp.Note, "flushing failed: "+err.Error())
+			}
+		}
+		every := min(max(d/10, 200*time.Millisecond), 2*time.Second)
+		// Settled: unchanged over two polls, and over longer than the
+		// server takes to recompute the figure.
+		quiet := max(2*every, r.cost.refresh+every)
+		prev, since := fp.AfterLoadBytes, time.Now()
+		t0 := time.Now() // d bounds the wait after the flush
+		for time.Since(t0) < d && time.Since(since) < quiet && ctx.Err() == nil {
+			select {
+			case <-time.After(every):
+			case <-ctx.Done():
+			}
+			sz, err := r.footprint(ctx, fp.Tables)
+			if err != nil {
+				fp.Note = joinNote(fp.Note, "a size query while settling failed: "+err.Error())
+				break
+			}
+			if sz.Bytes != prev || !measured {
+				prev, since = sz.Bytes, time.Now()
+			}
+			measured = true
+		}
+		if !measured {
+			return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method, Flush: fp.Flush, Note: fp.Note}
+		}
+		fp.SettledBytes, fp.Settled = prev, time.Since(since) >= quiet
+		fp.SettleSeconds = time.Since(t0).Seconds()
+		if !fp.Settled {
+			fp.Note = joinNote(fp.Note, fmt.Sprintf("the size still changed after %s: the figures are of the last size read", d))
+		}
+	}
+	if d := r.cfg.Cost.ServerDataDir; d != "" {
+		if n, err := dirSize(d); err == nil {
+			fp.DataDirBytes = n
+		} else {
+			fp.Note = joinNote(fp.Note, "data directory: "+err.Error())
+		}
+	}
+	r.footprintRatios(fp)
+	return fp
+}
+
+// footprintRatios fills the per-row and per-input figures of fp.
+func (r *run) footprintRatios(fp *load.Footprint) {
+	res := r.res
+	fp.Rows, fp.Metrics = res.Rows, res.Metrics
+	if v := res.Verify; v != nil && len(v.Actual) > 0 {
+		var before, actual int64
+		for _, n := range fp.Tables {
+			before += v.Before[n]
+			actual += v.Actual[n]
+		}
+		fp.Rows = actual
+		if before > 0 {
+			fp.Metrics = 0 // unknown for the rows already there
+			fp.Note = joinNote(fp.Note, fmt.Sprintf("the tables held %d rows before this run: the size and bytes per row are of all %d rows", before, actual))
+		}
+	}
+	b := float64(fp.SettledBytes)
+	if fp.Rows > 0 {
+		fp.BytesPerRow = b / float64(fp.Rows)
+	}
+	if fp.Metrics > 0 {
+		fp.BytesPerMetric = b / float64(fp.Metrics)
+	}
+	if res.Bytes > 0 && fp.Rows == res.Rows {
+		fp.InputRatio = b / float64(res.Bytes)
+		compressed := r.totalSize > 0 && r.totalSize < res.Bytes
+		for _, g := range r.inputGzip {
+			compressed = compressed || g
+		}
+		if compressed && r.totalSize > 0 && r.cfg.Limit == 0 {
+			fp.CompressedInputRatio = b / float64(r.totalSize)
+		}
+	}
+}
+
+// dirSize sums the sizes of the regular files under dir.
+func dirSize(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while walking (a compacted file)
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// writeCost prints the cost lines of the summary.
+func writeCost(w io.Writer, c *load.Cost) {
+	if c == nil {
+		return
+	}
+	if fp := c.Footprint; fp != nil {
+		switch {
+		case fp.NotMeasured != "" && fp.Error != "":
+			fmt.Fprintf(w, "footprint: not measured (%s: %s)\n", fp.NotMeasured, fp.Error)
+		case fp.NotMeasured != "":
+			fmt.Fprintf(w, "footprint: not measured (%s)\n", fp.NotMeasured)
+		default:
+			fmt.Fprintf(w, "footprint: %s after the load", mb(fp.AfterLoadBytes))
+			if fp.SettleSeconds > 0 {
+				state := "settled"
+				if !fp.Settled {
+					state = "still changing"
+				}
+				fmt.Fprintf(w, ", %s after %.1fs (%s)", mb(fp.SettledBytes), fp.SettleSeconds, state)
+			}
+			fmt.Fprintf(w, " [%s]: %.1f bytes/row", fp.Method, fp.BytesPerRow)
+			if fp.BytesPerMetric > 0 {
+				fmt.Fprintf(w, ", %.2f bytes/metric", fp.BytesPerMetric)
+			}
+			if fp.InputRatio > 0 {
+				fmt.Fprintf(w, ", %.3fx the input", fp.InputRatio)
+			}
+			if fp.CompressedInputRatio > 0 {
+				fmt.Fprintf(w, " (%.3fx the compressed file)", fp.CompressedInputRatio)
+			}
+			fmt.Fprintln(w)
+			if fp.Note != "" {
+				fmt.Fprintf(w, "footprint note: %s\n", fp.Note)
+			}
+		}
+	}
+	if s := c.Server; s != nil {
+		if s.NotMeasured != "" {
+			fmt.Fprintf(w, "server: not measured (%s)\n", s.NotMeasured)
+		} else {
+			fmt.Fprintf(w, "server: %.2f CPU-s (%.2f per million rows), RSS peak %s mean %s, read %s written %s [%s, %d processes]\n",
+				s.CPUSeconds, s.CPUSecondsPerMRows, mb(s.RSSPeakBytes), mb(s.RSSMeanBytes), mb(s.ReadBytes), mb(s.WriteBytes), s.Method, s.Procs)
+			if s.Note != "" {
+				fmt.Fprintf(w, "server note: %s\n", s.Note)
+			}
+		}
+	}
+	if l := c.Loader; l.NotMeasured != "" {
+		fmt.Fprintf(w, "loader: not measured (%s)\n", l.NotMeasured)
+	} else {
+		fmt.Fprintf(w, "loader: %.2f CPU-s during the load, peak RSS %s\n", l.CPUSeconds, mb(l.RSSPeakBytes))
+	}
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -1,0 +1,76 @@
+package questdb
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// footprintMethod names QuestDB's accounting: table_storage() sums the
+// files of a table's partitions (column files are allocated in append
+// pages, cairo.writer.data.append.page.size, so a small table takes pages
+// it has not filled).
+const footprintMethod = "QuestDB table_storage() diskSize"
+
+// Footprint (load.Footprinter) is the sum of table_storage() diskSize over
+// the named tables. A table it does not list is an error (the size of
+// rows the server holds would be missing).
+func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, error) {
+	sz := load.Size{Method: footprintMethod}
+	q, err := t.withQuerier(ctx)
+	if err != nil {
+		return sz, err
+	}
+	rows, err := q.query(ctx, "SELECT tableName, diskSize FROM table_storage()")
+	if err != nil {
+		return sz, fmt.Errorf("questdb: table_storage(): %w", err)
+	}
+	size := map[string]int64{}
+	for _, r := range rows {
+		if len(r) != 2 {
+			return sz, fmt.Errorf("questdb: table_storage(): unexpected row %v", r)
+		}
+		n, err := strconv.ParseInt(r[1], 10, 64)
+		if err != nil {
+			return sz, fmt.Errorf("questdb: table_storage() diskSize of %q: %w", r[0], err)
+		}
+		size[r[0]] = n
+	}
+	var missing []string
+	for _, n := range tables {
+		b, ok := size[n]
+		if !ok {
+			missing = append(missing, n)
+		}
+		sz.Bytes += b
+	}
+	if len(missing) > 0 {
+		return sz, fmt.Errorf("questdb: table_storage() does not list %s", strings.Join(missing, ", "))
+	}
+	return sz, nil
+}
+
+// ServerAddr (load.ServerAddresser) is the host:port of the HTTP URL, else
+// of the PG-wire URL, else the ILP/TCP address: one server listens on all.
+func (t *Target) ServerAddr() string {
+	for _, raw := range []string{t.cfg.URL, t.cfg.PG} {
+		if raw == "" {
+			continue
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Hostname() == "" {
+			continue
+		}
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443", "postgres": "5432", "postgresql": "5432"}[u.Scheme]
+		}
+		return net.JoinHostPort(u.Hostname(), port)
+	}
+	return t.cfg.TCPAddr
+}
