@@ -93,7 +93,7 @@ func CommonFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: FlagFile, Aliases: []string{"f"}, Usage: "input file (repeatable; gzip detected from the content); stdin when absent"},
 		&cli.StringFlag{Name: FlagFormat, Usage: "input format: ilp, csv or pgcopy (default: detected from the content)"},
 		&cli.StringFlag{Name: FlagTable, Usage: "table of a single-table csv/pgcopy input (default: the input's own declaration (pgcopy table chunk, or a CSV header matching a use-case table), else the file name, e.g. cpu.csv.gz => cpu)"},
-		&cli.IntFlag{Name: FlagBatchSize, Value: 5000, Usage: "rows per batch"},
+		&cli.IntFlag{Name: FlagBatchSize, Value: load.DefaultBatchSize, Usage: "rows per batch"},
 		&cli.IntFlag{Name: FlagWorkers, Value: 2, Usage: "parallel workers (connections)"},
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},

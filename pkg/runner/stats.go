@@ -167,8 +167,8 @@ func count(n int64) string {
 	return b.String()
 }
 
-// WriteSummary prints the end-of-run summary of res.
-func WriteSummary(w io.Writer, res *load.Results) {
+// writeSummary prints the end-of-run summary of res.
+func writeSummary(w io.Writer, res *load.Results) {
 	fmt.Fprintf(w, "loaded %s rows (%s metrics) in %s batches in %.3fs: %s\n",
 		count(res.Rows), count(res.Metrics), count(res.Batches), res.Seconds, res.Status)
 	fmt.Fprintf(w, "mean rate: %s rows/s, %s metrics/s (%s rows read, %.1f MB)\n",
@@ -219,9 +219,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// WriteResults writes res as indented JSON to path (atomically: a
+// writeResults writes res as indented JSON to path (atomically: a
 // temporary file renamed into place).
-func WriteResults(path string, res *load.Results) error {
+func writeResults(path string, res *load.Results) error {
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
