@@ -59,6 +59,6 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		VnodeDuration: c.String(flagVnodeDuration),
 		Replica:       c.Int(flagReplica),
 		DBName:        cfg.Prepare.DBName,
-		Warn:          cfg.Stderr,
+		Log:           cfg.Stderr,
 	})
 }

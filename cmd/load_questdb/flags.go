@@ -76,7 +76,7 @@ func questdbFlags() []cli.Flag {
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 	h := loadcli.HTTP(c)
 	qc := questdb.Config{
-		Username: h.User, Password: h.Password, Token: h.Token, TLSVerify: !h.InsecureSkipVerify,
+		User: h.User, Password: h.Password, Token: h.Token, InsecureSkipVerify: h.InsecureSkipVerify,
 		Gzip: h.Gzip, GzipLevel: h.GzipLevel, RequestTimeout: h.RequestTimeout,
 		Transport:     c.String(flagTransport),
 		URL:           c.String(flagHTTPURL),
@@ -137,8 +137,8 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 		qc.TCPAddr = conf.Addr
 		qc.TCPTLS = conf.TLS()
 	}
-	qc.Username, qc.Password, qc.Token = conf.Username, conf.Password, conf.Token
-	qc.TLSVerify = conf.TLSVerify
+	qc.User, qc.Password, qc.Token = conf.Username, conf.Password, conf.Token
+	qc.InsecureSkipVerify = !conf.TLSVerify
 	if conf.RequestTimeout > 0 {
 		qc.RequestTimeout = conf.RequestTimeout
 	}

@@ -27,6 +27,26 @@
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
 //	--cpu-profile F         a CPU profile of the run, for go tool pprof
 //
+// # Configuration vocabulary
+//
+// The targets' Config types (pkg/target/...) name one idea one way, and the
+// flags follow them:
+//
+//	URLs                --urls                  base URLs, workers round-robin (QuestDB: one URL, --http-url)
+//	User, Password      --user, --password      Basic auth (PostgreSQL: the role and its password)
+//	Token               --token                 token (bearer) auth
+//	InsecureSkipVerify  --insecure-skip-verify  do not check the server's TLS certificate
+//	SSLMode             --sslmode               PostgreSQL only: libpq's six modes do not fit one bool
+//	Gzip, GzipLevel     --gzip, --gzip-level    compress request bodies
+//	RequestTimeout      --request-timeout       bound on one request (or one batch's write)
+//	Precision           --precision             timestamp unit of the input
+//	DBName              --db-name               the database loaded
+//	Log                 (stderr)                the target's notes and warnings; nil discards them
+//
+// A target checks its own rules in its constructor (New or Config.Validate)
+// and says what is wrong in terms of its Config; the command names the flag
+// (SettingError).
+//
 // # Errors and exit status
 //
 // Any failure prints one line "load_x: <error>" on stderr and exits 1 after

@@ -54,8 +54,8 @@ type Config struct {
 	// Database options passed through to CREATE DATABASE ... WITH.
 	TTL, VnodeDuration string // durations as CnosDB writes them: "30d", "1d", "INF"
 	Shards, Replica    int    // 0: server default
-	// Warn receives warnings (the exact_count fallback); nil discards them.
-	Warn io.Writer
+	// Log receives notes (the exact_count fallback); nil discards them.
+	Log io.Writer
 }
 
 // Precisions accepted by CnosDB /api/v1/write (anything else would silently
@@ -254,7 +254,7 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 
 // Count returns SELECT exact_count(*) per table. On a server without
 // exact_count (before 2.4.3) it uses count(*), which there counts each row
-// merged on (series, time) once, and says so once on Warn.
+// merged on (series, time) once, and says so once on Log.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(tables))
 	fn := "exact_count"
@@ -263,8 +263,8 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 		var se *sqlError
 		if err != nil && fn == "exact_count" && errors.As(err, &se) && strings.Contains(strings.ToLower(se.desc), "exact_count") {
 			fn = "count"
-			if t.cfg.Warn != nil {
-				fmt.Fprintf(t.cfg.Warn, "note: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*)\n")
+			if t.cfg.Log != nil {
+				fmt.Fprintf(t.cfg.Log, "note: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*)\n")
 			}
 			n, err = t.count(ctx, fn, name)
 		}

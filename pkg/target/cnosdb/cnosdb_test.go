@@ -362,7 +362,7 @@ func TestPrepare(t *testing.T) {
 // on (series, time) once, and the loader says once which count it used.
 func TestCount(t *testing.T) {
 	var warn bytes.Buffer
-	tg := realTarget(t, func(c *Config) { c.Warn = &warn })
+	tg := realTarget(t, func(c *Config) { c.Log = &warn })
 	ctx := context.Background()
 	w, _ := tg.NewWriter(ctx, 0)
 	for i := 0; i < 3; i++ {
@@ -387,7 +387,7 @@ func TestCountExact(t *testing.T) {
 	s.SetExactCount(true)
 	ctx := context.Background()
 	var warn bytes.Buffer
-	tg := standInTarget(t, s, func(c *Config) { c.Warn = &warn })
+	tg := standInTarget(t, s, func(c *Config) { c.Log = &warn })
 	tg.Prepare(ctx, load.PrepareOptions{DBName: "bench", CreateDB: true})
 	w, _ := tg.NewWriter(ctx, 0)
 	w.Write(ctx, batch("m,h=a v=1 1\nm,h=a v=2 1\nm,h=b v=1 1\n", 1))

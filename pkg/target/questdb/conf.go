@@ -14,7 +14,9 @@ import (
 //	http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;
 //
 // Only the keys that apply to a loader of pre-serialised ILP are accepted;
-// see ParseConf. A zero duration or count means "not set".
+// see ParseConf. A zero duration or count means "not set". Its fields are
+// named after the string's keys (username, tls_verify); Config's follow
+// the other targets (User, InsecureSkipVerify).
 type Conf struct {
 	Schema   string // http, https, tcp or tcps
 	Addr     string // host:port (default port 9000 for http(s), 9009 for tcp(s))

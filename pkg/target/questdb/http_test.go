@@ -134,7 +134,7 @@ func TestHTTPWriter(t *testing.T) {
 	}
 
 	// Basic auth.
-	tb, _ := New(Config{URL: srv.URL, Username: "admin", Password: "quest"})
+	tb, _ := New(Config{URL: srv.URL, User: "admin", Password: "quest"})
 	wb, _ := tb.NewWriter(ctx, 0)
 	status, answer = 204, ""
 	if _, err := wb.Write(ctx, b); err != nil || gotAuth != "Basic YWRtaW46cXVlc3Q=" {

@@ -79,10 +79,10 @@ type Config struct {
 	// TCPAddr is host:port of ILP/TCP; TCPTLS wraps it in TLS.
 	TCPAddr string
 	TCPTLS  bool
-	// TLSVerify checks the server certificate (https, tcps).
-	TLSVerify bool
-	// Username/Password (HTTP basic) or Token (HTTP bearer).
-	Username, Password, Token string
+	// InsecureSkipVerify does not check the server certificate (https, tcps).
+	InsecureSkipVerify bool
+	// User/Password (HTTP basic) or Token (HTTP bearer).
+	User, Password, Token string
 	// Gzip compresses ILP/HTTP request bodies (Content-Encoding: gzip,
 	// accepted from QuestDB 9.1.0) at GzipLevel (1-9, 0: 1).
 	Gzip      bool
@@ -192,7 +192,7 @@ func New(cfg Config) (*Target, error) {
 		}
 	}
 	if cfg.URL != "" {
-		o := httpwrite.Options{URLs: []string{cfg.URL}, InsecureSkipVerify: !cfg.TLSVerify, User: cfg.Username, Password: cfg.Password,
+		o := httpwrite.Options{URLs: []string{cfg.URL}, InsecureSkipVerify: cfg.InsecureSkipVerify, User: cfg.User, Password: cfg.Password,
 			Gzip: cfg.Gzip && cfg.Transport == HTTP, GzipLevel: max(cfg.GzipLevel, 1)}
 		if cfg.Token != "" {
 			o.Authorization = "Bearer " + cfg.Token
