@@ -20,6 +20,11 @@ const (
 	flagReplica       = "db-replica"
 )
 
+// settings maps cnosdb.Config fields to their flags (errors name them).
+var settings = map[string]string{
+	"Tenant": flagTenant, "TTL": flagTTL, "Shards": flagShards, "VnodeDuration": flagVnodeDuration, "Replica": flagReplica,
+}
+
 // httpFlags are load_cnosdb's HTTP flags.
 var httpFlags = loadcli.HTTPFlagSet{
 	URLs:           "http://127.0.0.1:8902",

@@ -22,6 +22,12 @@ const (
 	flagConsistency   = "consistency"
 )
 
+// settings maps influx.Config fields to their flags (errors name them).
+var settings = map[string]string{
+	"API": flagAPI, "Org": flagOrg, "Bucket": flagBucket, "AcceptPartial": flagAcceptPartial,
+	"NoSync": flagNoSync, "RP": flagRP, "Consistency": flagConsistency,
+}
+
 // httpFlags are load_influx's HTTP flags.
 var httpFlags = loadcli.HTTPFlagSet{
 	URLs:           "http://127.0.0.1:8086",

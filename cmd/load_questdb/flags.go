@@ -9,7 +9,6 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
-	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/questdb"
 )
 
@@ -27,6 +26,12 @@ const (
 
 	flagSerializationPass = "serialization-pass"
 )
+
+// settings maps questdb.Config fields to their flags (errors name them).
+var settings = map[string]string{
+	"Transport": flagTransport, "URL": flagHTTPURL, "TCPAddr": flagTCPAddr, "PG": flagPG,
+	"MinThroughput": flagMinThroughput, "Dedup": flagDedup, "UseCase": flagUseCase, "WALTimeout": flagWALTimeout,
+}
 
 // Default addresses (the server of scripts/start_questdb.sh).
 const (
@@ -86,12 +91,6 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		UseCase:       c.String(flagUseCase),
 		WALTimeout:    c.Duration(flagWALTimeout),
 		Log:           cfg.Stderr,
-	}
-	if qc.Gzip && !httpwrite.ValidGzipLevel(qc.GzipLevel) {
-		return nil, fmt.Errorf("invalid --%s %d (want 1-9)", loadcli.FlagGzipLevel, qc.GzipLevel)
-	}
-	if qc.Gzip && qc.Transport == questdb.TCP {
-		return nil, fmt.Errorf("--%s applies to ILP/HTTP only (not --%s tcp)", loadcli.FlagGzip, flagTransport)
 	}
 	if s := c.String(flagConf); s != "" {
 		for _, f := range []string{flagTransport, loadcli.FlagUser, loadcli.FlagPassword, loadcli.FlagToken, loadcli.FlagInsecureSkipVerify, loadcli.FlagRequestTimeout, flagMinThroughput} {

@@ -34,6 +34,16 @@ const (
 	flagRequestTimeout    = loadcli.FlagRequestTimeout
 )
 
+// settings maps timescale.Config fields to their flags (errors name them).
+var settings = map[string]string{
+	"URL": flagPostgres, "Host": flagHost, "Port": flagPort, "User": flagUser, "Password": flagPassword,
+	"SSLMode": flagSSLMode, "Method": flagMethod, "Commit": flagCommit, "UseHypertable": flagUseHypertable,
+	"ChunkTime": flagChunkTime, "Partitions": flagPartitions, "Columnstore": flagColumnstore,
+	"SegmentBy": flagSegmentBy, "OrderBy": flagOrderBy, "CompressAfter": flagCompressAfterLoad,
+	"DirectCompress": flagDirectCompress, "Unlogged": flagUnlogged, "CreateIndexes": flagCreateIndexes,
+	"RequestTimeout": flagRequestTimeout,
+}
+
 // timescaleFlags are load_timescale's own flags (the runner's common flags come from
 // pkg/loadcli).
 func timescaleFlags() []cli.Flag {

@@ -22,6 +22,13 @@ const (
 	FlagRequestTimeout     = "request-timeout"
 )
 
+// HTTPSettingFlags maps the HTTP targets' Config fields to the HTTP flags.
+var HTTPSettingFlags = map[string]string{
+	"URLs": FlagURLs, "Precision": FlagPrecision, "Gzip": FlagGzip, "GzipLevel": FlagGzipLevel,
+	"User": FlagUser, "Password": FlagPassword, "Token": FlagToken,
+	"InsecureSkipVerify": FlagInsecureSkipVerify, "RequestTimeout": FlagRequestTimeout,
+}
+
 // HTTPFlagSet describes one loader's HTTP flags: which of them it has, their
 // defaults, environment variables and any usage text of its own. Flags
 // reads them back as HTTPSettings.

@@ -3,6 +3,9 @@ package loadcli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,5 +72,24 @@ func TestHTTPFlagsLeftOut(t *testing.T) {
 	err := Run(context.Background(), httpSpec(set, &got), []string{"load_test", "--do-load=false", "--token", "x"}, bytes.NewReader(nil), &bytes.Buffer{})
 	if err == nil {
 		t.Fatal("--token accepted by a set without it")
+	}
+}
+
+// TestSettingErrorsNameFlags: a load.SettingError from the target names the
+// flags of Spec.Settings, the common and the HTTP ones (a credential with
+// its environment variables); an unknown field stays as it is, and the
+// error chain is kept.
+func TestSettingErrorsNameFlags(t *testing.T) {
+	s := Spec{Name: "load_test", Target: "test", Settings: map[string]string{"URL": "url"},
+		Flags: append(HTTPFlagSet{PasswordEnv: []string{"TEST_PW"}}.Flags(), &cli.StringFlag{Name: "url"}),
+		New: func(*cli.Context, *runner.Config) (load.Target, error) {
+			return nil, fmt.Errorf("test: %w", load.Settingf("bad {URL}, {BatchSize}, {GzipLevel}, {Password} or {Other}: %w", io.EOF))
+		}}
+	err := Run(context.Background(), s, []string{"load_test"}, strings.NewReader(""), &bytes.Buffer{})
+	if want := "test: bad --url, --batch-size, --gzip-level, --password or TEST_PW or Other: EOF"; err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	if !errors.Is(err, io.EOF) {
+		t.Errorf("the chain is lost: %v", err)
 	}
 }

@@ -83,6 +83,63 @@ type Spec struct {
 	// New builds the target from the parsed flags; it may adjust cfg (for
 	// example the default format). It must not connect.
 	New func(c *cli.Context, cfg *runner.Config) (load.Target, error)
+	// Settings maps the target's Config fields to the flags that set them,
+	// beside CommonSettings and HTTPSettingFlags: a load.SettingError
+	// naming a field is shown with its flag.
+	Settings map[string]string
+}
+
+// CommonSettings maps the runner's and load.PrepareOptions' fields to the
+// common flags.
+var CommonSettings = map[string]string{
+	"Inputs": FlagFile, "Format": FlagFormat, "Table": FlagTable, "BatchSize": FlagBatchSize,
+	"Workers": FlagWorkers, "HashWorkers": FlagHashWorkers, "Limit": FlagLimit, "DoLoad": FlagDoLoad,
+	"Verify": FlagVerify, "ReportingPeriod": FlagReportingPeriod, "RetryTimeout": FlagRetryTimeout,
+	"SkipInvalid": FlagSkipInvalid, "DBName": FlagDBName, "CreateDB": FlagCreateDB,
+	"AbortOnExist": FlagAbortOnExist, "DropDB": FlagDropDB, "ResultsFile": FlagResultsFile,
+}
+
+// credentials are the fields whose flags are shown with their environment
+// variables: secrets are best given there.
+var credentials = map[string]bool{"User": true, "Password": true, "Token": true, "Org": true}
+
+// flagOf returns the flag ("--name") that sets a Config field of spec's, or
+// "" (a credential's comes with its environment variables: "--token or
+// INFLUX_TOKEN"; the targets name credentials in parentheses).
+func (spec Spec) flagOf(field string) string {
+	for _, m := range []map[string]string{spec.Settings, HTTPSettingFlags, CommonSettings} {
+		name, ok := m[field]
+		if !ok {
+			continue
+		}
+		if credentials[field] {
+			for _, f := range spec.Flags {
+				if s, ok := f.(*cli.StringFlag); ok && s.Name == name && len(s.EnvVars) > 0 {
+					return "--" + name + " or " + strings.Join(s.EnvVars, " or ")
+				}
+			}
+		}
+		return "--" + name
+	}
+	return ""
+}
+
+// cliError is an error whose load.SettingErrors name flags, not Config
+// fields; it wraps the original.
+type cliError struct {
+	msg string
+	err error
+}
+
+func (e *cliError) Error() string { return e.msg }
+func (e *cliError) Unwrap() error { return e.err }
+
+// withFlags renders err's settings as spec's flags.
+func (spec Spec) withFlags(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &cliError{msg: load.RenderSettings(err, spec.flagOf), err: err}
 }
 
 // Common flag names.
@@ -147,42 +204,47 @@ func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
 			return fmt.Errorf("%w (see --help)", err)
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())
-			}
-			cfg, err := Config(c, spec, stdin, stderr)
-			if err != nil {
-				return err
-			}
-			var t load.Target
-			if spec.New != nil {
-				if t, err = spec.New(c, &cfg); err != nil {
-					return err
-				}
-			}
-			if t == nil && cfg.DoLoad {
-				return fmt.Errorf("%s: no target", spec.Name)
-			}
-			if t != nil {
-				defer t.Close()
-				if cfg.Format != format.Unknown {
-					// A given format is refused before any input is read.
-					if err := t.Accepts(cfg.Format); err != nil {
-						return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)
-					}
-				}
-			}
-			if p := c.String(FlagCPUProfile); p != "" {
-				stop, err := startCPUProfile(p)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
-			_, err = runner.Run(c.Context, cfg, t)
-			return err
+			return spec.withFlags(action(c, spec, stdin, stderr))
 		},
 	}
+}
+
+// action runs the load of App.
+func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())
+	}
+	cfg, err := Config(c, spec, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	var t load.Target
+	if spec.New != nil {
+		if t, err = spec.New(c, &cfg); err != nil {
+			return err
+		}
+	}
+	if t == nil && cfg.DoLoad {
+		return fmt.Errorf("%s: no target", spec.Name)
+	}
+	if t != nil {
+		defer t.Close()
+		if cfg.Format != format.Unknown {
+			// A given format is refused before any input is read.
+			if err := t.Accepts(cfg.Format); err != nil {
+				return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)
+			}
+		}
+	}
+	if p := c.String(FlagCPUProfile); p != "" {
+		stop, err := startCPUProfile(p)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	_, err = runner.Run(c.Context, cfg, t)
+	return err
 }
 
 const (

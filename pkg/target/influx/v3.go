@@ -30,7 +30,7 @@ import (
 //	422 {"error": "Adding a new database would  fatal: a limit of the server, not retried
 //	     exceed limit of N databases"}
 //	401, 403 (empty body)                       fatal (token)
-//	413 "max request size (N bytes) exceeded"   fatal: lower --batch-size
+//	413 "max request size (N bytes) exceeded"   fatal: lower the batch size
 //	429 "this service is overloaded, ..."       retryable (after Retry-After when given); also 503
 //	500 "... wal buffer full ..."               retryable
 //	500 other                                   fatal
@@ -113,20 +113,20 @@ func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw
 				if n := rowLine(b, le.LineNumber); n > 0 {
 					where = fmt.Sprintf("line %d", n)
 				}
-				hint := "; --accept-partial writes the valid lines and reports the refused ones"
+				hint := "; {AcceptPartial} writes the valid lines and reports the refused ones"
 				if v3Limit(le.ErrorMessage) {
 					hint = ""
 				}
-				return load.Ack{}, fmt.Errorf("influx: server refused the batch, nothing of it written (%d %s): %s: %s%s", res.Status, msg, where, v3Reason(le.ErrorMessage), hint)
+				return load.Ack{}, load.Settingf("influx: server refused the batch, nothing of it written (%d %s): %s: %s"+hint, res.Status, msg, where, v3Reason(le.ErrorMessage))
 			}
 		}
 		if v3Limit(msg) {
 			return load.Ack{}, fmt.Errorf("influx: %s (%d)", v3Reason(msg), res.Status)
 		}
 	case 401, 403:
-		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): InfluxDB 3 needs a token that may write to database %q (--token or INFLUX_TOKEN)", res.Status, msg, w.db)
+		return load.Ack{}, load.Settingf("influx: authentication failed (%d %s): InfluxDB 3 needs a token that may write to database %q ({Token})", res.Status, msg, w.db)
 	case 413:
-		return load.Ack{}, fmt.Errorf("influx: request body too large (413 %s): lower --batch-size (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", msg, b.Rows, len(b.Data))
+		return load.Ack{}, load.Settingf("influx: request body too large (413 %s): lower {BatchSize} (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", msg, b.Rows, len(b.Data))
 	case 429, 503:
 		return load.Ack{}, busy(res, []byte(msg))
 	case 500:
@@ -206,7 +206,7 @@ func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	if res.Status == 401 || res.Status == 403 {
-		return nil, fmt.Errorf("%s %s: authentication failed (%d): InfluxDB 3 needs a token (--token or INFLUX_TOKEN)", method, path, res.Status)
+		return nil, load.Settingf("%s %s: authentication failed (%d): InfluxDB 3 needs a token ({Token})", method, path, res.Status)
 	}
 	return res, nil
 }

@@ -117,7 +117,7 @@ func TestV3RefusedLine(t *testing.T) {
 	res, err, log := v3Load(t, s, strings.Join(lines, "\n"), func(_ *Config, rc *runner.Config) { rc.Workers = 1 })
 	if err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "in.ilp: records 1001-2000") ||
 		!strings.Contains(err.Error(), "nothing of it written (400 line protocol parsing error): line 1503: invalid line:") ||
-		!strings.Contains(err.Error(), "--accept-partial") {
+		!strings.Contains(err.Error(), "AcceptPartial") {
 		t.Fatalf("err = %v\n%s", err, log)
 	}
 	if res.Rows != 1000 || s.Rows("bench", "cpu")+s.Rows("bench", "mem") != 1000 {
@@ -166,7 +166,7 @@ func TestV3Limits(t *testing.T) {
 	s.SetLimits(0, 0, 3) // time, host, v
 	res, err, log := v3Load(t, s, "cpu,host=a v=1i 1\ncpu,host=a v=2i,w=3i 2\n", nil)
 	if err == nil || res.Retries != 0 || !strings.Contains(err.Error(), "server limit (not retried; raise it on the server or split the data): Update to schema would exceed number of columns per table limit of 3 columns") ||
-		strings.Contains(err.Error(), "--accept-partial") {
+		strings.Contains(err.Error(), "AcceptPartial") {
 		t.Fatalf("columns: %v (retries %d)\n%s", err, res.Retries, log)
 	}
 	s.SetLimits(1, 0, 0) // bench exists now: a second database is refused
@@ -177,7 +177,7 @@ func TestV3Limits(t *testing.T) {
 	s.SetLimits(0, 0, 500)
 	s.SetMaxRequestBytes(100)
 	_, err, log = v3Load(t, s, v3Data(50), func(c *Config, _ *runner.Config) { c.Gzip = false })
-	if err == nil || !strings.Contains(err.Error(), "request body too large (413 max request size (100 bytes) exceeded): lower --batch-size") {
+	if err == nil || !strings.Contains(err.Error(), "request body too large (413 max request size (100 bytes) exceeded): lower BatchSize") {
 		t.Fatalf("size: %v\n%s", err, log)
 	}
 }
@@ -254,7 +254,7 @@ func TestV3Auth(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{URLs: []string{s.URL}, Precision: "n"}, "a server that wants a token for it is InfluxDB 3: give the token (--token or INFLUX_TOKEN)"},
+		{Config{URLs: []string{s.URL}, Precision: "n"}, "a server that wants a token for it is InfluxDB 3: give the token (Token)"},
 		{Config{URLs: []string{s.URL}, Precision: "n", API: APIv3, Token: "wrong"}, "authentication failed (401): InfluxDB 3 needs a token"},
 	} {
 		tg, err := New(tc.cfg)

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tsload/tsload/pkg/loadcli"
+)
+
+// TestErrorsNameFlags: pkg/target/cnosdb names its Config fields; the
+// command shows the flags instead.
+func TestErrorsNameFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--precision", "s"}, `invalid --precision "s" (CnosDB accepts ms, us or ns`},
+		{[]string{"--tenant", ""}, "empty --tenant"},
+		{[]string{"--urls", " , "}, "no URL given (--urls)"},
+		{[]string{"--gzip", "--gzip-level", "10"}, "invalid --gzip-level 10 (want 1-9)"},
+		{[]string{"--db-ttl", "10 days'; DROP"}, `invalid --db-ttl "10 days'; DROP" (want a duration such as 30d, or INF)`},
+		{[]string{"--db-vnode-duration", "x"}, `invalid --db-vnode-duration "x" (want a duration such as 1d)`},
+		{[]string{"--db-shards", "-1"}, "invalid --db-shards -1"},
+		{[]string{"--db-replica", "-2"}, "invalid --db-replica -2"},
+	} {
+		err := loadcli.Run(context.Background(), spec(), append([]string{"load_cnosdb"}, tc.args...), strings.NewReader(""), &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v\nwant %s", tc.args, err, tc.want)
+		}
+	}
+}
