@@ -1,21 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // TestErrorsNameFlags: pkg/target/cnosdb names its Config fields; the
 // command shows the flags instead.
 func TestErrorsNameFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	loadtest.CLIErrors(t, spec(), []loadtest.CLIError{
 		{[]string{"--precision", "s"}, `invalid --precision "s" (CnosDB accepts ms, us or ns`},
 		{[]string{"--tenant", ""}, "empty --tenant"},
 		{[]string{"--urls", " , "}, "no URL given (--urls)"},
@@ -24,10 +18,5 @@ func TestErrorsNameFlags(t *testing.T) {
 		{[]string{"--db-vnode-duration", "x"}, `invalid --db-vnode-duration "x" (want a duration such as 1d)`},
 		{[]string{"--db-shards", "-1"}, "invalid --db-shards -1"},
 		{[]string{"--db-replica", "-2"}, "invalid --db-replica -2"},
-	} {
-		err := loadcli.Run(context.Background(), spec(), append([]string{"load_cnosdb"}, tc.args...), strings.NewReader(""), &bytes.Buffer{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: %v\nwant %s", tc.args, err, tc.want)
-		}
-	}
+	})
 }

@@ -13,13 +13,10 @@ import (
 
 // Flag names of load_influx (the HTTP ones are loadcli's).
 const (
-	flagAPI           = "api"
-	flagOrg           = "org"
-	flagBucket        = "bucket"
-	flagAcceptPartial = "accept-partial"
-	flagNoSync        = "no-sync"
-	flagRP            = "rp"
-	flagConsistency   = "consistency"
+	flagAPI                       = "api"
+	flagRP, flagConsistency       = "rp", "consistency"         // v1
+	flagOrg, flagBucket           = "org", "bucket"             // v2
+	flagAcceptPartial, flagNoSync = "accept-partial", "no-sync" // v3
 )
 
 // settings maps influx.Config fields to their flags (errors name them).

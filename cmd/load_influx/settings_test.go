@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/influx3test"
-	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // TestErrorsNameFlags: pkg/target/influx names its Config fields; the
@@ -23,10 +20,7 @@ func TestErrorsNameFlags(t *testing.T) {
 	os.WriteFile(in, []byte("cpu,h=a v=1 1\n"), 0o644)
 	t.Setenv("INFLUX_TOKEN", "")
 	t.Setenv("INFLUX_ORG", "")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	loadtest.CLIErrors(t, spec(), []loadtest.CLIError{
 		{[]string{"--precision", "ns"}, `invalid --precision "ns" (InfluxDB 1.x accepts n, u, ms, s, m, h;`},
 		{[]string{"--api", "v4"}, `invalid --api "v4" (want v1, v2, v3, or nothing to detect it)`},
 		{[]string{"--gzip-level", "0"}, "invalid --gzip-level 0 (want 1-9)"},
@@ -38,10 +32,5 @@ func TestErrorsNameFlags(t *testing.T) {
 		{[]string{"--token", "t", "--user", "u"}, "give a token (--token or INFLUX_TOKEN) or a user and password (--user or INFLUX_USERNAME, --password or INFLUX_PASSWORD), not both"},
 		// After connecting: the server wants a token for /ping.
 		{[]string{"--urls", s.URL, "--file", in}, "a server that wants a token for it is InfluxDB 3: give the token (--token or INFLUX_TOKEN)"},
-	} {
-		err := loadcli.Run(context.Background(), spec(), append([]string{"load_influx"}, tc.args...), strings.NewReader(""), &bytes.Buffer{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: %v\nwant %s", tc.args, err, tc.want)
-		}
-	}
+	})
 }

@@ -14,17 +14,12 @@ import (
 
 // Flag names of load_questdb (the HTTP ones are loadcli's).
 const (
-	flagTransport     = "transport"
-	flagConf          = "conf"
-	flagHTTPURL       = "http-url"
-	flagTCPAddr       = "tcp-addr"
-	flagPG            = "pg"
-	flagMinThroughput = "request-min-throughput"
-	flagDedup         = "dedup"
-	flagUseCase       = "use-case"
-	flagWALTimeout    = "wal-timeout"
-
-	flagSerializationPass = "serialization-pass"
+	flagTransport, flagConf          = "transport", "conf"
+	flagHTTPURL, flagTCPAddr, flagPG = "http-url", "tcp-addr", "pg"
+	flagMinThroughput                = "request-min-throughput"
+	flagDedup, flagUseCase           = "dedup", "use-case" // tables
+	flagWALTimeout                   = "wal-timeout"       // verification
+	flagSerializationPass            = "serialization-pass"
 )
 
 // settings maps questdb.Config fields to their flags (errors name them).

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // TestErrorsNameFlags: pkg/target/timescale names its Config fields; the
 // command shows the flags instead.
 func TestErrorsNameFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	loadtest.CLIErrors(t, spec(), []loadtest.CLIError{
 		{[]string{"--method", "bulk"}, `unknown --method "bulk" (want auto, copy-binary, copy-csv, insert-multi or insert)`},
 		{[]string{"--commit", "never"}, `unknown --commit "never" (want batch or row)`},
 		{[]string{"--use-hypertable", "maybe"}, `unknown --use-hypertable "maybe" (want auto, true or false)`},
@@ -28,10 +22,5 @@ func TestErrorsNameFlags(t *testing.T) {
 			"--partitions, --columnstore, --compress-after-load and --direct-compress need hypertables (not --use-hypertable=false or --unlogged)"},
 		{[]string{"--direct-compress", "--method", "insert"}, "--direct-compress compresses during COPY: --method insert does not COPY"},
 		{[]string{"--method", "copy-binary", "--format", "csv"}, "--format csv: --method copy-binary needs pgcopy or ILP input, not csv"},
-	} {
-		err := loadcli.Run(context.Background(), spec(), append([]string{"load_timescale"}, tc.args...), strings.NewReader(""), &bytes.Buffer{})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: %v\nwant %s", tc.args, err, tc.want)
-		}
-	}
+	})
 }

@@ -11,15 +11,11 @@ import (
 // Flag names of the loaders that write over HTTP (load_influx, load_cnosdb,
 // load_questdb).
 const (
-	FlagURLs               = "urls"
-	FlagPrecision          = "precision"
-	FlagGzip               = "gzip"
-	FlagGzipLevel          = "gzip-level"
-	FlagUser               = "user"
-	FlagPassword           = "password"
-	FlagToken              = "token"
-	FlagInsecureSkipVerify = "insecure-skip-verify"
-	FlagRequestTimeout     = "request-timeout"
+	FlagURLs, FlagPrecision           = "urls", "precision"         // where requests go, the input's timestamps
+	FlagGzip, FlagGzipLevel           = "gzip", "gzip-level"        // request bodies
+	FlagUser, FlagPassword, FlagToken = "user", "password", "token" // Basic auth or a token
+	FlagInsecureSkipVerify            = "insecure-skip-verify"
+	FlagRequestTimeout                = "request-timeout"
 )
 
 // HTTPSettingFlags maps the HTTP targets' Config fields to the HTTP flags.
