@@ -751,7 +751,7 @@ func (r *run) finish(ctx context.Context, err error) {
 		}
 	}
 	r.err = err
-	writeSummary(r.cfg.Stderr, res)
+	writeSummary(r.cfg.Stderr, res, r.cfg.DoLoad)
 }
 
 // countBefore counts the tables among names not counted yet, before this

@@ -368,7 +368,7 @@ func Example_writeSummary() {
 		Retries: 2,
 		Verify:  &load.Verification{OK: true, Expected: map[string]int64{"cpu": 1000000}, Actual: map[string]int64{"cpu": 1000000}, Seconds: 0.12},
 	}
-	writeSummary(os.Stdout, res)
+	writeSummary(os.Stdout, res, true)
 	// Output:
 	// loaded 1,000,000 rows (10,000,000 metrics) in 200 batches in 2.500s: ok
 	// mean rate: 400,000 rows/s, 4,000,000 metrics/s (1,000,000 rows read, 123.5 MB)
