@@ -20,3 +20,6 @@ func TestErrorsNameFlags(t *testing.T) {
 		{[]string{"--db-replica", "-2"}, "invalid --db-replica -2"},
 	})
 }
+
+// TestHelpTellsFormats: --help offers the formats the target takes, no more.
+func TestHelpTellsFormats(t *testing.T) { loadtest.HelpTellsFormats(t, spec()) }

@@ -34,3 +34,6 @@ func TestErrorsNameFlags(t *testing.T) {
 		{[]string{"--urls", s.URL, "--file", in}, "a server that wants a token for it is InfluxDB 3: give the token (--token or INFLUX_TOKEN)"},
 	})
 }
+
+// TestHelpTellsFormats: --help offers the formats the target takes, no more.
+func TestHelpTellsFormats(t *testing.T) { loadtest.HelpTellsFormats(t, spec()) }

@@ -24,3 +24,6 @@ func TestErrorsNameFlags(t *testing.T) {
 		{[]string{"--method", "copy-binary", "--format", "csv"}, "--format csv: --method copy-binary needs pgcopy or ILP input, not csv"},
 	})
 }
+
+// TestHelpTellsFormats: --help offers the formats the target takes, no more.
+func TestHelpTellsFormats(t *testing.T) { loadtest.HelpTellsFormats(t, spec()) }

@@ -28,3 +28,38 @@ func CLIErrors(t testing.TB, spec loadcli.Spec, cases []CLIError) {
 		}
 	}
 }
+
+// HelpTellsFormats checks that spec's --help offers exactly the input
+// formats its target takes (--format F is refused for any other before
+// input is read), --table only when one of them is csv or pgcopy, and
+// says that gzip and zstd inputs are detected.
+func HelpTellsFormats(t testing.TB, spec loadcli.Spec) {
+	t.Helper()
+	var help bytes.Buffer
+	if err := loadcli.Run(context.Background(), spec, []string{spec.Name, "--help"}, strings.NewReader(""), &help); err != nil {
+		t.Fatal(err)
+	}
+	var formatLine string
+	for _, l := range strings.Split(help.String(), "\n") {
+		if strings.Contains(l, "--format value") {
+			formatLine = l
+		}
+	}
+	tables := false
+	for _, f := range []string{"ilp", "csv", "pgcopy"} {
+		offered := strings.Contains(formatLine, " "+f)
+		tables = tables || (offered && f != "ilp")
+		err := loadcli.Run(context.Background(), spec, []string{spec.Name, "--do-load=false", "--format", f},
+			strings.NewReader("cpu v=1 1\n"), &bytes.Buffer{})
+		refused := err != nil && strings.HasPrefix(err.Error(), "--format "+f+":")
+		if offered == refused {
+			t.Errorf("--help offers %s: %v; --format %s: %v\n%s", f, offered, f, err, formatLine)
+		}
+	}
+	if !strings.Contains(help.String(), "gzip or zstd detected") {
+		t.Errorf("--help does not say that zstd is detected too:\n%s", help.String())
+	}
+	if got := strings.Contains(help.String(), "--table"); got != tables {
+		t.Errorf("--help offers --table: %v, want %v", got, tables)
+	}
+}

@@ -11,9 +11,9 @@
 //
 // # Common flags
 //
-//	--file F (repeatable)   inputs, read in order; stdin when absent; gzip detected from the content
-//	--format ilp|csv|pgcopy default: detected from the first bytes
-//	--table T               table of a single-table csv/pgcopy input (default: file name, cpu.csv.gz => cpu)
+//	--file F (repeatable)   inputs, read in order; stdin when absent; gzip or zstd detected from the content
+//	--format ilp|csv|pgcopy default: detected from the first bytes (Spec.Formats: what --help offers)
+//	--table T               (csv/pgcopy loaders) table of a single-table input (default: file name, cpu.csv.gz => cpu)
 //	--batch-size 5000       rows per batch (per request / COPY)
 //	--workers 2             parallel writers (connections)
 //	--hash-workers          route each series to one worker (series keep their input order)
@@ -83,6 +83,9 @@ type Spec struct {
 	// New builds the target from the parsed flags; it may adjust cfg (for
 	// example the default format). It must not connect.
 	New func(c *cli.Context, cfg *runner.Config) (load.Target, error)
+	// Formats are the input formats the target takes (nil: all); the help
+	// offers no other, and no --table when all are line protocol.
+	Formats []format.Format
 	// Settings maps the target's Config fields to the flags that set them,
 	// beside CommonSettings and HTTPSettingFlags: a load.SettingError
 	// naming a field is shown with its flag.
@@ -164,12 +167,32 @@ const (
 	FlagCPUProfile      = "cpu-profile"
 )
 
-// CommonFlags returns the flags shared by every loader.
-func CommonFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringSliceFlag{Name: FlagFile, Aliases: []string{"f"}, Usage: "input file (repeatable; gzip detected from the content); stdin when absent"},
-		&cli.StringFlag{Name: FlagFormat, Usage: "input format: ilp, csv or pgcopy (default: detected from the content)"},
-		&cli.StringFlag{Name: FlagTable, Usage: "table of a single-table csv/pgcopy input (default: the input's own declaration (pgcopy table chunk, or a CSV header matching a use-case table), else the file name, e.g. cpu.csv.gz => cpu)"},
+// CommonFlags returns the flags shared by every loader, as spec's help shows
+// them: --format offers spec.Formats, and --table is left out when spec
+// takes line protocol only (it names the table of a csv or pgcopy input).
+func CommonFlags(spec Spec) []cli.Flag {
+	formats := spec.Formats
+	if formats == nil {
+		formats = []format.Format{format.ILP, format.CSV, format.PGCopy}
+	}
+	names := make([]string, len(formats))
+	tables := false
+	for i, f := range formats {
+		names[i] = f.String()
+		tables = tables || f != format.ILP
+	}
+	formatUsage := "input format: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + " (default: detected from the content)"
+	if len(names) == 1 {
+		formatUsage = "input format: " + names[0] + ", the only one this loader takes (default: detected from the content)"
+	}
+	flags := []cli.Flag{
+		&cli.StringSliceFlag{Name: FlagFile, Aliases: []string{"f"}, Usage: "input file (repeatable; gzip or zstd detected from the content); stdin when absent"},
+		&cli.StringFlag{Name: FlagFormat, Usage: formatUsage},
+	}
+	if tables {
+		flags = append(flags, &cli.StringFlag{Name: FlagTable, Usage: "table of a single-table csv/pgcopy input (default: the input's own declaration (pgcopy table chunk, or a CSV header matching a use-case table), else the file name, e.g. cpu.csv.gz => cpu)"})
+	}
+	return append(flags,
 		&cli.IntFlag{Name: FlagBatchSize, Value: load.DefaultBatchSize, Usage: "rows per batch"},
 		&cli.IntFlag{Name: FlagWorkers, Value: 2, Usage: "parallel workers (connections)"},
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
@@ -185,13 +208,13 @@ func CommonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
 		&cli.StringFlag{Name: FlagResultsFile, Usage: "write the results as JSON to this file (also on failure)"},
 		&cli.StringFlag{Name: FlagCPUProfile, Usage: "write a CPU profile of the run to this file (go tool pprof)"},
-	}
+	)
 }
 
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(CommonFlags(), spec.Flags...)
+	flags := append(CommonFlags(spec), spec.Flags...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,

@@ -88,7 +88,7 @@ func TestDoLoadFalseNeedsNoServer(t *testing.T) {
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range CommonFlags() {
+	for _, f := range CommonFlags(Spec{}) {
 		if _, ok := res.Flags[f.Names()[0]]; !ok {
 			t.Errorf("flag %s missing from results", f.Names()[0])
 		}
