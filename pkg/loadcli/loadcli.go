@@ -324,6 +324,10 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		cfg.Progress = true
 	}
+	if f, ok := stdin.(*os.File); ok && len(cfg.Inputs) == 0 && isatty.IsTerminal(f.Fd()) {
+		// Without this a loader started without --file just waits.
+		fmt.Fprintf(stderr, "%s: reading stdin (no --file given; Ctrl-D ends the input, Ctrl-C stops)\n", spec.Name)
+	}
 	return cfg, nil
 }
 
