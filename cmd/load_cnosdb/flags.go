@@ -6,60 +6,64 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/cnosdb"
-	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
+
+// Flag names of load_cnosdb (the HTTP ones are loadcli's).
+const (
+	flagTenant        = "tenant"
+	flagTTL           = "db-ttl"
+	flagShards        = "db-shards"
+	flagVnodeDuration = "db-vnode-duration"
+	flagReplica       = "db-replica"
+)
+
+// settings maps cnosdb.Config fields to their flags (errors name them).
+var settings = map[string]string{
+	"Tenant": flagTenant, "TTL": flagTTL, "Shards": flagShards, "VnodeDuration": flagVnodeDuration, "Replica": flagReplica,
+}
+
+// httpFlags are load_cnosdb's HTTP flags.
+var httpFlags = loadcli.HTTPFlagSet{
+	URLs:           "http://127.0.0.1:8902",
+	URLsUsage:      "comma-separated CnosDB base URLs; workers are spread over them round-robin",
+	Precision:      "ns",
+	PrecisionUsage: "timestamp precision of the input: ms, us or ns",
+	User:           "root",
+	UserEnv:        []string{"CNOSDB_USER"},
+	UserUsage:      "user (Basic auth; CnosDB requires the header even with auth off)",
+	PasswordEnv:    []string{"CNOSDB_PASSWORD"},
+	PasswordUsage:  "password (prefer the CNOSDB_PASSWORD environment variable; never printed)",
+	NoToken:        true,
+	RequestTimeout: 60 * time.Second,
+}
 
 // cnosdbFlags are load_cnosdb's own flags (pkg/loadcli adds the common ones).
 func cnosdbFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "urls", Value: "http://127.0.0.1:8902", Usage: "comma-separated CnosDB base URLs; workers are spread over them round-robin"},
-		&cli.StringFlag{Name: "tenant", Value: "cnosdb", Usage: "tenant"},
-		&cli.StringFlag{Name: "user", Value: "root", EnvVars: []string{"CNOSDB_USER"}, Usage: "user (Basic auth; CnosDB requires the header even with auth off)"},
-		&cli.StringFlag{Name: "password", EnvVars: []string{"CNOSDB_PASSWORD"}, Usage: "password (prefer the CNOSDB_PASSWORD environment variable; never printed)"},
-		&cli.StringFlag{Name: "precision", Value: "ns", Usage: "timestamp precision of the input: ms, us or ns"},
-		&cli.BoolFlag{Name: "gzip", Usage: "gzip each request body"},
-		&cli.IntFlag{Name: "gzip-level", Value: 1, Usage: "gzip level 1 (fastest) to 9 (smallest)"},
-		&cli.StringFlag{Name: "db-ttl", Usage: "CREATE DATABASE ... WITH TTL (e.g. 3650d, INF; default: the server's)"},
-		&cli.IntFlag{Name: "db-shards", DefaultText: "the server's", Usage: "CREATE DATABASE ... WITH SHARD n"},
-		&cli.StringFlag{Name: "db-vnode-duration", Usage: "CREATE DATABASE ... WITH VNODE_DURATION (e.g. 1d; default: the server's)"},
-		&cli.IntFlag{Name: "db-replica", DefaultText: "the server's", Usage: "CREATE DATABASE ... WITH REPLICA n"},
-		&cli.BoolFlag{Name: "insecure-skip-verify", Usage: "do not verify the server's TLS certificate (https URLs)"},
-		&cli.DurationFlag{Name: "request-timeout", Value: 60 * time.Second, Usage: "limit on one HTTP request; a timed-out write is retried"},
-	}
+	return append(httpFlags.Flags(),
+		&cli.StringFlag{Name: flagTenant, Value: "cnosdb", Usage: "tenant"},
+		&cli.StringFlag{Name: flagTTL, Usage: "CREATE DATABASE ... WITH TTL (e.g. 3650d, INF; default: the server's)"},
+		&cli.IntFlag{Name: flagShards, DefaultText: "the server's", Usage: "CREATE DATABASE ... WITH SHARD n"},
+		&cli.StringFlag{Name: flagVnodeDuration, Usage: "CREATE DATABASE ... WITH VNODE_DURATION (e.g. 1d; default: the server's)"},
+		&cli.IntFlag{Name: flagReplica, DefaultText: "the server's", Usage: "CREATE DATABASE ... WITH REPLICA n"},
+	)
 }
 
-// configFromCLI reads cnosdbFlags() from c (DBName is left for the runner's --db-name).
-func configFromCLI(c *cli.Context) (cnosdb.Config, error) {
-	cfg := cnosdb.Config{
-		URLs:               httpwrite.SplitURLs(c.String("urls")),
-		Tenant:             c.String("tenant"),
-		User:               c.String("user"),
-		Password:           c.String("password"),
-		Precision:          c.String("precision"),
-		Gzip:               c.Bool("gzip"),
-		GzipLevel:          c.Int("gzip-level"),
-		TTL:                c.String("db-ttl"),
-		Shards:             c.Int("db-shards"),
-		VnodeDuration:      c.String("db-vnode-duration"),
-		Replica:            c.Int("db-replica"),
-		InsecureSkipVerify: c.Bool("insecure-skip-verify"),
-		RequestTimeout:     c.Duration("request-timeout"),
-	}
-	if c.IsSet("db-name") {
-		cfg.DBName = c.String("db-name")
-	}
-	return cfg, cfg.Validate()
-}
-
-// newTarget builds the target from the flags; it does not connect.
+// newTarget builds the target from the flags (the database is the runner's
+// --db-name); it does not connect.
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
-	cc, err := configFromCLI(c)
-	if err != nil {
-		return nil, err
-	}
-	cc.DBName = cfg.Prepare.DBName
-	cc.Warn = cfg.Stderr
-	return cnosdb.New(cc)
+	h := loadcli.HTTP(c)
+	return cnosdb.New(cnosdb.Config{
+		URLs: h.URLs, User: h.User, Password: h.Password, Precision: h.Precision,
+		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
+		Tenant:        c.String(flagTenant),
+		TTL:           c.String(flagTTL),
+		Shards:        c.Int(flagShards),
+		VnodeDuration: c.String(flagVnodeDuration),
+		Replica:       c.Int(flagReplica),
+		DBName:        cfg.Prepare.DBName,
+		Log:           cfg.Stderr,
+	})
 }

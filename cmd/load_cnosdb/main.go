@@ -5,11 +5,14 @@
 // guarantees.
 package main
 
-import "github.com/tsload/tsload/pkg/loadcli"
+import (
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/loadcli"
+)
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_cnosdb", Usage: "load line-protocol files into CnosDB 2.x", Target: "cnosdb", Flags: cnosdbFlags(), New: newTarget}
+	return loadcli.Spec{Name: "load_cnosdb", Usage: "load line-protocol files into CnosDB 2.x", Target: "cnosdb", Flags: cnosdbFlags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP}}
 }

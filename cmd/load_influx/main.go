@@ -6,11 +6,14 @@
 // guarantees.
 package main
 
-import "github.com/tsload/tsload/pkg/loadcli"
+import (
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/loadcli"
+)
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_influx", Usage: "load line-protocol files into InfluxDB 1.x, 2.x or 3.x", Target: "influx", Flags: flags(), New: newTarget}
+	return loadcli.Spec{Name: "load_influx", Usage: "load line-protocol files into InfluxDB 1.x, 2.x or 3.x", Target: "influx", Flags: flags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP}}
 }

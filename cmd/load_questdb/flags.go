@@ -7,32 +7,26 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
-	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/questdb"
 )
 
-// Flag names of load_questdb.
+// Flag names of load_questdb (the HTTP ones are loadcli's).
 const (
-	flagTransport      = "transport"
-	flagGzip           = "gzip"
-	flagGzipLevel      = "gzip-level"
-	flagConf           = "conf"
-	flagHTTPURL        = "http-url"
-	flagTCPAddr        = "tcp-addr"
-	flagPG             = "pg"
-	flagUsername       = "username"
-	flagPassword       = "password"
-	flagToken          = "token"
-	flagInsecure       = "tls-insecure-skip-verify"
-	flagRequestTimeout = "request-timeout"
-	flagMinThroughput  = "request-min-throughput"
-	flagDedup          = "dedup"
-	flagUseCase        = "use-case"
-	flagWALTimeout     = "wal-timeout"
-
-	flagSerializationPass = "serialization-pass"
+	flagTransport, flagConf          = "transport", "conf"
+	flagHTTPURL, flagTCPAddr, flagPG = "http-url", "tcp-addr", "pg"
+	flagMinThroughput                = "request-min-throughput"
+	flagDedup, flagUseCase           = "dedup", "use-case" // tables
+	flagWALTimeout                   = "wal-timeout"       // verification
+	flagSerializationPass            = "serialization-pass"
 )
+
+// settings maps questdb.Config fields to their flags (errors name them).
+var settings = map[string]string{
+	"Transport": flagTransport, "URL": flagHTTPURL, "TCPAddr": flagTCPAddr, "PG": flagPG,
+	"MinThroughput": flagMinThroughput, "Dedup": flagDedup, "UseCase": flagUseCase, "WALTimeout": flagWALTimeout,
+}
 
 // Default addresses (the server of scripts/start_questdb.sh).
 const (
@@ -41,27 +35,37 @@ const (
 	defaultPG      = "postgres://admin:quest@127.0.0.1:8812/qdb"
 )
 
+// httpFlags are load_questdb's HTTP flags: one --http-url instead of --urls,
+// and the older names --username and --tls-insecure-skip-verify still work.
+var httpFlags = loadcli.HTTPFlagSet{
+	NoURLs:              true,
+	GzipUsage:           "gzip each ILP/HTTP request body (QuestDB 9.1+; off: on loopback it costs more CPU than it saves)",
+	UserAliases:         []string{"username"},
+	UserUsage:           "HTTP basic-auth user",
+	PasswordEnv:         []string{"QUESTDB_PASSWORD"},
+	PasswordUsage:       "HTTP basic-auth password (never printed)",
+	TokenEnv:            []string{"QUESTDB_TOKEN"},
+	TokenUsage:          "HTTP bearer token (never printed)",
+	InsecureAliases:     []string{"tls-insecure-skip-verify"},
+	InsecureUsage:       "do not verify the server's TLS certificate (https, tcps)",
+	RequestTimeout:      questdb.DefaultRequestTimeout,
+	RequestTimeoutUsage: "base timeout of one HTTP request (or TCP batch write)",
+}
+
 // questdbFlags returns load_questdb's own flags.
 func questdbFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagTransport, Value: questdb.HTTP, Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
 		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows)"},
 		&cli.StringFlag{Name: flagHTTPURL, Value: defaultHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries when --pg is empty"},
 		&cli.StringFlag{Name: flagTCPAddr, Value: defaultTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port (with --transport tcp)"},
 		&cli.StringFlag{Name: flagPG, Value: defaultPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL and counts; empty: use HTTP /exec"},
-		&cli.StringFlag{Name: flagUsername, Usage: "HTTP basic-auth user"},
-		&cli.StringFlag{Name: flagPassword, EnvVars: []string{"QUESTDB_PASSWORD"}, Usage: "HTTP basic-auth password (never printed)"},
-		&cli.StringFlag{Name: flagToken, EnvVars: []string{"QUESTDB_TOKEN"}, Usage: "HTTP bearer token (never printed)"},
-		&cli.BoolFlag{Name: flagInsecure, Usage: "do not verify the server's TLS certificate (https, tcps)"},
-		&cli.DurationFlag{Name: flagRequestTimeout, Value: questdb.DefaultRequestTimeout, Usage: "base timeout of one HTTP request (or TCP batch write)"},
 		&cli.Int64Flag{Name: flagMinThroughput, Value: questdb.DefaultMinThroughput, Usage: "bytes/s: the timeout grows by body size / this"},
 		&cli.BoolFlag{Name: flagDedup, Value: true, DisableDefaultText: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
 		&cli.StringFlag{Name: flagUseCase, Usage: "create the tables of this use case up front (cpu-only, devops, iot, weather); otherwise use-case tables are created as the input names them"},
 		&cli.DurationFlag{Name: flagWALTimeout, Value: questdb.DefaultWALTimeout, Usage: "how long verification waits for the WAL to be applied"},
-		&cli.BoolFlag{Name: flagGzip, Usage: "gzip each ILP/HTTP request body (QuestDB 9.1+; off: on loopback it costs more CPU than it saves)"},
-		&cli.IntFlag{Name: flagGzipLevel, Value: 1, Usage: "gzip level 1 (fastest) to 9 (smallest)"},
 		&cli.BoolFlag{Name: flagSerializationPass, Usage: "first read and split the --file inputs without loading, then print rows/s and MiB/s \"serialized\" vs \"sent\" (as QuestDB's pandas benchmark) and add them to --results-file"},
-	}
+	}, httpFlags.Flags()...)
 }
 
 // newTarget builds the Target from the flags. It adjusts cfg: auto_flush_rows
@@ -70,31 +74,21 @@ func questdbFlags() []cli.Flag {
 // secrets of --conf, --pg and --http-url in the recorded flags). It does not
 // connect.
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+	h := loadcli.HTTP(c)
 	qc := questdb.Config{
-		Transport:      c.String(flagTransport),
-		URL:            c.String(flagHTTPURL),
-		TCPAddr:        c.String(flagTCPAddr),
-		TLSVerify:      !c.Bool(flagInsecure),
-		Username:       c.String(flagUsername),
-		Password:       c.String(flagPassword),
-		Token:          c.String(flagToken),
-		RequestTimeout: c.Duration(flagRequestTimeout),
-		MinThroughput:  c.Int64(flagMinThroughput),
-		PG:             c.String(flagPG),
-		UseCase:        c.String(flagUseCase),
-		WALTimeout:     c.Duration(flagWALTimeout),
-		Gzip:           c.Bool(flagGzip),
-		GzipLevel:      c.Int(flagGzipLevel),
-		Log:            cfg.Stderr,
-	}
-	if qc.Gzip && !httpwrite.ValidGzipLevel(qc.GzipLevel) {
-		return nil, fmt.Errorf("invalid --%s %d (want 1-9)", flagGzipLevel, qc.GzipLevel)
-	}
-	if qc.Gzip && qc.Transport == questdb.TCP {
-		return nil, fmt.Errorf("--%s applies to ILP/HTTP only (not --transport tcp)", flagGzip)
+		User: h.User, Password: h.Password, Token: h.Token, InsecureSkipVerify: h.InsecureSkipVerify,
+		Gzip: h.Gzip, GzipLevel: h.GzipLevel, RequestTimeout: h.RequestTimeout,
+		Transport:     c.String(flagTransport),
+		URL:           c.String(flagHTTPURL),
+		TCPAddr:       c.String(flagTCPAddr),
+		MinThroughput: c.Int64(flagMinThroughput),
+		PG:            c.String(flagPG),
+		UseCase:       c.String(flagUseCase),
+		WALTimeout:    c.Duration(flagWALTimeout),
+		Log:           cfg.Stderr,
 	}
 	if s := c.String(flagConf); s != "" {
-		for _, f := range []string{flagTransport, flagUsername, flagPassword, flagToken, flagInsecure, flagRequestTimeout, flagMinThroughput} {
+		for _, f := range []string{flagTransport, loadcli.FlagUser, loadcli.FlagPassword, loadcli.FlagToken, loadcli.FlagInsecureSkipVerify, loadcli.FlagRequestTimeout, flagMinThroughput} {
 			if c.IsSet(f) {
 				return nil, fmt.Errorf("--%s and --%s: give the setting in one place", flagConf, f)
 			}
@@ -137,8 +131,8 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 		qc.TCPAddr = conf.Addr
 		qc.TCPTLS = conf.TLS()
 	}
-	qc.Username, qc.Password, qc.Token = conf.Username, conf.Password, conf.Token
-	qc.TLSVerify = conf.TLSVerify
+	qc.User, qc.Password, qc.Token = conf.Username, conf.Password, conf.Token
+	qc.InsecureSkipVerify = !conf.TLSVerify
 	if conf.RequestTimeout > 0 {
 		qc.RequestTimeout = conf.RequestTimeout
 	}
@@ -146,21 +140,21 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 		qc.MinThroughput = conf.MinThroughput
 	}
 	if conf.AutoFlushRows > 0 {
-		if c.IsSet("batch-size") && cfg.BatchSize != conf.AutoFlushRows {
-			return fmt.Errorf("--batch-size %d and auto_flush_rows=%d in --conf disagree", cfg.BatchSize, conf.AutoFlushRows)
+		if c.IsSet(loadcli.FlagBatchSize) && cfg.BatchSize != conf.AutoFlushRows {
+			return fmt.Errorf("--%s %d and auto_flush_rows=%d in --%s disagree", loadcli.FlagBatchSize, cfg.BatchSize, conf.AutoFlushRows, flagConf)
 		}
 		cfg.BatchSize = conf.AutoFlushRows
 		if cfg.Flags != nil {
-			cfg.Flags["batch-size"] = fmt.Sprint(conf.AutoFlushRows)
+			cfg.Flags[loadcli.FlagBatchSize] = fmt.Sprint(conf.AutoFlushRows)
 		}
 	}
 	if conf.RetryTimeout > 0 {
-		if c.IsSet("retry-timeout") && cfg.RetryTimeout != conf.RetryTimeout {
-			return fmt.Errorf("--retry-timeout %v and retry_timeout=%d in --conf disagree", cfg.RetryTimeout, conf.RetryTimeout/time.Millisecond)
+		if c.IsSet(loadcli.FlagRetryTimeout) && cfg.RetryTimeout != conf.RetryTimeout {
+			return fmt.Errorf("--%s %v and retry_timeout=%d in --%s disagree", loadcli.FlagRetryTimeout, cfg.RetryTimeout, conf.RetryTimeout/time.Millisecond, flagConf)
 		}
 		cfg.RetryTimeout = conf.RetryTimeout
 		if cfg.Flags != nil {
-			cfg.Flags["retry-timeout"] = conf.RetryTimeout.String()
+			cfg.Flags[loadcli.FlagRetryTimeout] = conf.RetryTimeout.String()
 		}
 	}
 	return nil

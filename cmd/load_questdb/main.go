@@ -5,11 +5,14 @@
 // See the README and pkg/target/questdb for the flags and the guarantees.
 package main
 
-import "github.com/tsload/tsload/pkg/loadcli"
+import (
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/loadcli"
+)
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_questdb", Usage: "load ILP files into QuestDB over HTTP or TCP", Target: "questdb", Flags: questdbFlags(), New: newTarget}
+	return loadcli.Spec{Name: "load_questdb", Usage: "load ILP files into QuestDB over HTTP or TCP", Target: "questdb", Flags: questdbFlags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP}}
 }

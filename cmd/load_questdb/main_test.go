@@ -84,7 +84,12 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"--conf", "http::addr=x;auto_flush_rows=10;", "--batch-size", "20"}, "disagree"},
 		{[]string{"--conf", "http::addr=x;", "--transport", "tcp"}, "give the setting in one place"},
 		{[]string{"--conf", "http::addr=x;bogus=1;"}, `unknown key "bogus"`},
-		{[]string{"--transport", "udp"}, "unknown transport"},
+		{[]string{"--transport", "udp"}, `unknown --transport "udp" (want http or tcp)`},
+		{[]string{"--gzip", "--transport", "tcp"}, "--gzip applies to ILP/HTTP only (not --transport tcp)"},
+		// A --conf of ILP/TCP with --gzip was taken, and the gzip silently dropped.
+		{[]string{"--gzip", "--conf", "tcp::addr=x:9009;"}, "--gzip applies to ILP/HTTP only (not --transport tcp)"},
+		{[]string{"--gzip", "--gzip-level", "0"}, "invalid --gzip-level 0 (want 1-9)"},
+		{[]string{"--conf", "http::addr=x;auto_flush=on;"}, `key "auto_flush" does not apply to load_questdb: batches are cut by --batch-size (or auto_flush_rows)`},
 		{[]string{"--format", "csv"}, "--format csv: QuestDB is loaded over ILP"},
 		{[]string{"--serialization-pass"}, "needs --file inputs"},
 	} {

@@ -9,5 +9,5 @@ func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_timescale", Usage: "load pgcopy, csv or ILP files into PostgreSQL / TimescaleDB", Target: "timescale", Flags: timescaleFlags(), New: newTarget}
+	return loadcli.Spec{Name: "load_timescale", Usage: "load pgcopy, csv or ILP files into PostgreSQL / TimescaleDB", Target: "timescale", Flags: timescaleFlags(), New: newTarget, Settings: settings}
 }

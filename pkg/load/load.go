@@ -24,6 +24,10 @@ type TableRows struct {
 	Rows int64
 }
 
+// DefaultBatchSize is the number of rows per batch when none is given: the
+// loaders' --batch-size default, the runner's and the splitter's.
+const DefaultBatchSize = 5000
+
 // Batch is a run of complete records from one input, all of one format and,
 // for CSV and pgcopy, of one table. The runner owns and reuses a Batch and its
 // Data: a Writer must not keep either after Write returns.

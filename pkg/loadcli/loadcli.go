@@ -11,9 +11,9 @@
 //
 // # Common flags
 //
-//	--file F (repeatable)   inputs, read in order; stdin when absent; gzip detected from the content
-//	--format ilp|csv|pgcopy default: detected from the first bytes
-//	--table T               table of a single-table csv/pgcopy input (default: file name, cpu.csv.gz => cpu)
+//	--file F (repeatable)   inputs, read in order; stdin when absent; gzip or zstd detected from the content
+//	--format ilp|csv|pgcopy default: detected from the first bytes (Spec.Formats: what --help offers)
+//	--table T               (csv/pgcopy loaders) table of a single-table input (default: file name, cpu.csv.gz => cpu)
 //	--batch-size 5000       rows per batch (per request / COPY)
 //	--workers 2             parallel writers (connections)
 //	--hash-workers          route each series to one worker (series keep their input order)
@@ -29,6 +29,26 @@
 //	--server-pid P          the server's process for its CPU/RSS/IO (default: the local listener on the target's port)
 //	--server-data-dir D     the server's data directory, sized beside the database's own storage figures
 //	--footprint-settle D    wait up to D for the tables' size on disk to stop changing (0: measured once)
+//
+// # Configuration vocabulary
+//
+// The targets' Config types (pkg/target/...) name one idea one way, and the
+// flags follow them:
+//
+//	URLs                --urls                  base URLs, workers round-robin (QuestDB: one URL, --http-url)
+//	User, Password      --user, --password      Basic auth (PostgreSQL: the role and its password)
+//	Token               --token                 token (bearer) auth
+//	InsecureSkipVerify  --insecure-skip-verify  do not check the server's TLS certificate
+//	SSLMode             --sslmode               PostgreSQL only: libpq's six modes do not fit one bool
+//	Gzip, GzipLevel     --gzip, --gzip-level    compress request bodies
+//	RequestTimeout      --request-timeout       bound on one request (or one batch's write)
+//	Precision           --precision             timestamp unit of the input
+//	DBName              --db-name               the database loaded
+//	Log                 (stderr)                the target's notes and warnings; nil discards them
+//
+// A target checks its own rules in its constructor (New or Config.Validate)
+// and says what is wrong in terms of its Config; the command names the flag
+// (SettingError).
 //
 // # Errors and exit status
 //
@@ -66,6 +86,66 @@ type Spec struct {
 	// New builds the target from the parsed flags; it may adjust cfg (for
 	// example the default format). It must not connect.
 	New func(c *cli.Context, cfg *runner.Config) (load.Target, error)
+	// Formats are the input formats the target takes (nil: all); the help
+	// offers no other, and no --table when all are line protocol.
+	Formats []format.Format
+	// Settings maps the target's Config fields to the flags that set them,
+	// beside CommonSettings and HTTPSettingFlags: a load.SettingError
+	// naming a field is shown with its flag.
+	Settings map[string]string
+}
+
+// CommonSettings maps the runner's and load.PrepareOptions' fields to the
+// common flags.
+var CommonSettings = map[string]string{
+	"Inputs": FlagFile, "Format": FlagFormat, "Table": FlagTable, "BatchSize": FlagBatchSize,
+	"Workers": FlagWorkers, "HashWorkers": FlagHashWorkers, "Limit": FlagLimit, "DoLoad": FlagDoLoad,
+	"Verify": FlagVerify, "ReportingPeriod": FlagReportingPeriod, "RetryTimeout": FlagRetryTimeout,
+	"SkipInvalid": FlagSkipInvalid, "DBName": FlagDBName, "CreateDB": FlagCreateDB,
+	"AbortOnExist": FlagAbortOnExist, "DropDB": FlagDropDB, "ResultsFile": FlagResultsFile,
+}
+
+// credentials are the fields whose flags are shown with their environment
+// variables: secrets are best given there.
+var credentials = map[string]bool{"User": true, "Password": true, "Token": true, "Org": true}
+
+// flagOf returns the flag ("--name") that sets a Config field of spec's, or
+// "" (a credential's comes with its environment variables: "--token or
+// INFLUX_TOKEN"; the targets name credentials in parentheses).
+func (spec Spec) flagOf(field string) string {
+	for _, m := range []map[string]string{spec.Settings, HTTPSettingFlags, CommonSettings} {
+		name, ok := m[field]
+		if !ok {
+			continue
+		}
+		if credentials[field] {
+			for _, f := range spec.Flags {
+				if s, ok := f.(*cli.StringFlag); ok && s.Name == name && len(s.EnvVars) > 0 {
+					return "--" + name + " or " + strings.Join(s.EnvVars, " or ")
+				}
+			}
+		}
+		return "--" + name
+	}
+	return ""
+}
+
+// cliError is an error whose load.SettingErrors name flags, not Config
+// fields; it wraps the original.
+type cliError struct {
+	msg string
+	err error
+}
+
+func (e *cliError) Error() string { return e.msg }
+func (e *cliError) Unwrap() error { return e.err }
+
+// withFlags renders err's settings as spec's flags.
+func (spec Spec) withFlags(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &cliError{msg: load.RenderSettings(err, spec.flagOf), err: err}
 }
 
 // Common flag names.
@@ -90,13 +170,33 @@ const (
 	FlagCPUProfile      = "cpu-profile"
 )
 
-// CommonFlags returns the flags shared by every loader.
-func CommonFlags() []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringSliceFlag{Name: FlagFile, Aliases: []string{"f"}, Usage: "input file (repeatable; gzip detected from the content); stdin when absent"},
-		&cli.StringFlag{Name: FlagFormat, Usage: "input format: ilp, csv or pgcopy (default: detected from the content)"},
-		&cli.StringFlag{Name: FlagTable, Usage: "table of a single-table csv/pgcopy input (default: the input's own declaration (pgcopy table chunk, or a CSV header matching a use-case table), else the file name, e.g. cpu.csv.gz => cpu)"},
-		&cli.IntFlag{Name: FlagBatchSize, Value: 5000, Usage: "rows per batch"},
+// CommonFlags returns the flags shared by every loader, as spec's help shows
+// them: --format offers spec.Formats, and --table is left out when spec
+// takes line protocol only (it names the table of a csv or pgcopy input).
+func CommonFlags(spec Spec) []cli.Flag {
+	formats := spec.Formats
+	if formats == nil {
+		formats = []format.Format{format.ILP, format.CSV, format.PGCopy}
+	}
+	names := make([]string, len(formats))
+	tables := false
+	for i, f := range formats {
+		names[i] = f.String()
+		tables = tables || f != format.ILP
+	}
+	formatUsage := "input format: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + " (default: detected from the content)"
+	if len(names) == 1 {
+		formatUsage = "input format: " + names[0] + ", the only one this loader takes (default: detected from the content)"
+	}
+	flags := []cli.Flag{
+		&cli.StringSliceFlag{Name: FlagFile, Aliases: []string{"f"}, Usage: "input file (repeatable; gzip or zstd detected from the content); stdin when absent"},
+		&cli.StringFlag{Name: FlagFormat, Usage: formatUsage},
+	}
+	if tables {
+		flags = append(flags, &cli.StringFlag{Name: FlagTable, Usage: "table of a single-table csv/pgcopy input (default: the input's own declaration (pgcopy table chunk, or a CSV header matching a use-case table), else the file name, e.g. cpu.csv.gz => cpu)"})
+	}
+	flags = append(flags,
+		&cli.IntFlag{Name: FlagBatchSize, Value: load.DefaultBatchSize, Usage: "rows per batch"},
 		&cli.IntFlag{Name: FlagWorkers, Value: 2, Usage: "parallel workers (connections)"},
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
@@ -111,13 +211,14 @@ func CommonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
 		&cli.StringFlag{Name: FlagResultsFile, Usage: "write the results as JSON to this file (also on failure)"},
 		&cli.StringFlag{Name: FlagCPUProfile, Usage: "write a CPU profile of the run to this file (go tool pprof)"},
-	}, costFlags()...)
+	)
+	return append(flags, costFlags()...)
 }
 
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(CommonFlags(), spec.Flags...)
+	flags := append(CommonFlags(spec), spec.Flags...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -130,42 +231,47 @@ func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
 			return fmt.Errorf("%w (see --help)", err)
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())
-			}
-			cfg, err := Config(c, spec, stdin, stderr)
-			if err != nil {
-				return err
-			}
-			var t load.Target
-			if spec.New != nil {
-				if t, err = spec.New(c, &cfg); err != nil {
-					return err
-				}
-			}
-			if t == nil && cfg.DoLoad {
-				return fmt.Errorf("%s: no target", spec.Name)
-			}
-			if t != nil {
-				defer t.Close()
-				if cfg.Format != format.Unknown {
-					// A given format is refused before any input is read.
-					if err := t.Accepts(cfg.Format); err != nil {
-						return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)
-					}
-				}
-			}
-			if p := c.String(FlagCPUProfile); p != "" {
-				stop, err := startCPUProfile(p)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
-			_, err = runner.Run(c.Context, cfg, t)
-			return err
+			return spec.withFlags(action(c, spec, stdin, stderr))
 		},
 	}
+}
+
+// action runs the load of App.
+func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())
+	}
+	cfg, err := Config(c, spec, stdin, stderr)
+	if err != nil {
+		return err
+	}
+	var t load.Target
+	if spec.New != nil {
+		if t, err = spec.New(c, &cfg); err != nil {
+			return err
+		}
+	}
+	if t == nil && cfg.DoLoad {
+		return fmt.Errorf("%s: no target", spec.Name)
+	}
+	if t != nil {
+		defer t.Close()
+		if cfg.Format != format.Unknown {
+			// A given format is refused before any input is read.
+			if err := t.Accepts(cfg.Format); err != nil {
+				return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)
+			}
+		}
+	}
+	if p := c.String(FlagCPUProfile); p != "" {
+		stop, err := startCPUProfile(p)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	_, err = runner.Run(c.Context, cfg, t)
+	return err
 }
 
 const (
@@ -225,6 +331,10 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		cfg.Progress = true
+	}
+	if f, ok := stdin.(*os.File); ok && len(cfg.Inputs) == 0 && isatty.IsTerminal(f.Fd()) {
+		// Without this a loader started without --file just waits.
+		fmt.Fprintf(stderr, "%s: reading stdin (no --file given; Ctrl-D ends the input, Ctrl-C stops)\n", spec.Name)
 	}
 	return cfg, nil
 }

@@ -86,7 +86,7 @@ type Config struct {
 	MaxRecordBytes int
 	// SerializationPass first reads and splits the inputs without loading
 	// (files only: stdin cannot be read twice), then loads, and reports both
-	// rates in Results.Serialization (see SerializationOf).
+	// rates in Results.Serialization (see serializationOf).
 	SerializationPass bool
 	// Cost configures the footprint and server resource measurement.
 	Cost CostConfig
@@ -104,7 +104,7 @@ const maxRejections = 5
 
 func (c *Config) defaults() {
 	if c.BatchSize <= 0 {
-		c.BatchSize = 5000
+		c.BatchSize = load.DefaultBatchSize
 	}
 	if c.Workers <= 0 {
 		c.Workers = 1
@@ -130,9 +130,9 @@ func (c *Config) defaults() {
 	}
 }
 
-// ErrInterrupted is returned (wrapped) when the run was stopped by its
+// errInterrupted is returned (wrapped) when the run was stopped by its
 // context (SIGINT/SIGTERM in loadcli).
-var ErrInterrupted = errors.New("interrupted")
+var errInterrupted = errors.New("interrupted")
 
 // Run loads cfg's inputs into t. It returns the results (also written to
 // cfg.ResultsFile, whatever the outcome) and an error when anything was not
@@ -164,12 +164,12 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	}
 	r.finish(ctx, err)
 	if noLoad != nil {
-		r.res.Serialization = SerializationOf(noLoad, r.res)
-		WriteSerialization(r.cfg.Stderr, r.res.Serialization)
+		r.res.Serialization = serializationOf(noLoad, r.res)
+		writeSerialization(r.cfg.Stderr, r.res.Serialization)
 	}
 	r.res.Environment = r.environment()
 	if cfg.ResultsFile != "" {
-		if werr := WriteResults(cfg.ResultsFile, r.res); werr != nil {
+		if werr := writeResults(cfg.ResultsFile, r.res); werr != nil {
 			fmt.Fprintf(cfg.Stderr, "writing results: %v\n", werr)
 			if r.err == nil {
 				r.err = werr
@@ -436,7 +436,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		// being cancelled, the run was interrupted.
 		r.interrupted = true
 		return fmt.Errorf("%w (%v): stopped reading, in-flight batches given %s to finish, %d rows acknowledged",
-			ErrInterrupted, context.Cause(ctx), cfg.Grace, r.totals(false).rows)
+			errInterrupted, context.Cause(ctx), cfg.Grace, r.totals(false).rows)
 	}
 	return err
 }
@@ -756,7 +756,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	r.finishCost(ctx)
 	r.err = err
-	WriteSummary(r.cfg.Stderr, res)
+	writeSummary(r.cfg.Stderr, res, r.cfg.DoLoad)
 }
 
 // countBefore counts the tables among names not counted yet, before this

@@ -279,7 +279,7 @@ func TestInterrupted(t *testing.T) {
 		cancel()
 	}()
 	res, err := Run(ctx, cfg, f)
-	if !errors.Is(err, ErrInterrupted) {
+	if !errors.Is(err, errInterrupted) {
 		t.Fatalf("err %v", err)
 	}
 	if res.Status != load.StatusInterrupted || res.Rows != 3000 {
@@ -360,7 +360,7 @@ func TestStdinGzip(t *testing.T) {
 	}
 }
 
-func ExampleWriteSummary() {
+func Example_writeSummary() {
 	res := &load.Results{
 		Status: load.StatusOK, Rows: 1000000, Metrics: 10000000, Batches: 200, Seconds: 2.5,
 		RowsPerSec: 400000, MetricsPerSec: 4000000, RowsRead: 1000000, Bytes: 123456789,
@@ -368,7 +368,7 @@ func ExampleWriteSummary() {
 		Retries: 2,
 		Verify:  &load.Verification{OK: true, Expected: map[string]int64{"cpu": 1000000}, Actual: map[string]int64{"cpu": 1000000}, Seconds: 0.12},
 	}
-	WriteSummary(os.Stdout, res)
+	writeSummary(os.Stdout, res, true)
 	// Output:
 	// loaded 1,000,000 rows (10,000,000 metrics) in 200 batches in 2.500s: ok
 	// mean rate: 400,000 rows/s, 4,000,000 metrics/s (1,000,000 rows read, 123.5 MB)

@@ -16,8 +16,8 @@ import (
 // decompressing and cutting the same inputs into batches, a DoLoad=false
 // pass made before the load; "sent" is the load's own rate.
 
-// MiB is 2^20 bytes.
-const MiB = 1 << 20
+// mib is 2^20 bytes.
+const mib = 1 << 20
 
 // serializationPass runs cfg's inputs through the runner without loading.
 func serializationPass(ctx context.Context, cfg Config) (*load.Results, error) {
@@ -35,19 +35,19 @@ func serializationPass(ctx context.Context, cfg Config) (*load.Results, error) {
 	return res, nil
 }
 
-// SerializationOf combines a DoLoad=false run and a load of the same input
+// serializationOf combines a DoLoad=false run and a load of the same input
 // into the "serialized" and "sent" figures.
-func SerializationOf(noLoad, sent *load.Results) *load.Serialization {
+func serializationOf(noLoad, sent *load.Results) *load.Serialization {
 	s := &load.Serialization{}
 	if noLoad != nil && noLoad.Seconds > 0 {
 		s.SerializedRowsPerSec = float64(noLoad.RowsRead) / noLoad.Seconds
-		s.SerializedMiBPerSec = float64(noLoad.Bytes) / MiB / noLoad.Seconds
+		s.SerializedMiBPerSec = float64(noLoad.Bytes) / mib / noLoad.Seconds
 	}
 	if sent != nil && sent.Seconds > 0 {
 		s.SentRowsPerSec = float64(sent.Rows) / sent.Seconds
 		// Bytes counts the input read; all of it was sent only if every
 		// row was acknowledged.
-		s.SentMiBPerSec = float64(sent.Bytes) / MiB / sent.Seconds * frac(sent.Rows, sent.RowsRead)
+		s.SentMiBPerSec = float64(sent.Bytes) / mib / sent.Seconds * frac(sent.Rows, sent.RowsRead)
 	}
 	return s
 }
@@ -59,8 +59,8 @@ func frac(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
-// WriteSerialization prints s in the shape of the pandas benchmark.
-func WriteSerialization(w io.Writer, s *load.Serialization) {
+// writeSerialization prints s in the shape of the pandas benchmark.
+func writeSerialization(w io.Writer, s *load.Serialization) {
 	fmt.Fprintf(w, "serialized: %12.0f rows/s %10.2f MiB/s  (read and split only, no database)\n", s.SerializedRowsPerSec, s.SerializedMiBPerSec)
 	fmt.Fprintf(w, "sent:       %12.0f rows/s %10.2f MiB/s  (acknowledged by the server)\n", s.SentRowsPerSec, s.SentMiBPerSec)
 }

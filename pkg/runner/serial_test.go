@@ -13,18 +13,18 @@ import (
 )
 
 func TestSerializationOf(t *testing.T) {
-	noLoad := &load.Results{RowsRead: 1000, Bytes: 4 * MiB, Seconds: 0.5}
-	sent := &load.Results{Rows: 500, RowsRead: 1000, Bytes: 4 * MiB, Seconds: 2}
-	got := *SerializationOf(noLoad, sent)
+	noLoad := &load.Results{RowsRead: 1000, Bytes: 4 * mib, Seconds: 0.5}
+	sent := &load.Results{Rows: 500, RowsRead: 1000, Bytes: 4 * mib, Seconds: 2}
+	got := *serializationOf(noLoad, sent)
 	want := load.Serialization{SerializedRowsPerSec: 2000, SerializedMiBPerSec: 8, SentRowsPerSec: 250, SentMiBPerSec: 1}
 	if got != want {
-		t.Errorf("SerializationOf = %+v, want %+v", got, want)
+		t.Errorf("serializationOf = %+v, want %+v", got, want)
 	}
-	if z := *SerializationOf(nil, &load.Results{}); z != (load.Serialization{}) {
+	if z := *serializationOf(nil, &load.Results{}); z != (load.Serialization{}) {
 		t.Errorf("zero seconds: %+v", z)
 	}
 	var b bytes.Buffer
-	WriteSerialization(&b, &want)
+	writeSerialization(&b, &want)
 	if !strings.Contains(b.String(), "serialized:         2000 rows/s       8.00 MiB/s") || !strings.Contains(b.String(), "sent:                250 rows/s       1.00 MiB/s") {
 		t.Errorf("printed:\n%s", b.String())
 	}

@@ -170,10 +170,15 @@ func count(n int64) string {
 	return b.String()
 }
 
-// WriteSummary prints the end-of-run summary of res.
-func WriteSummary(w io.Writer, res *load.Results) {
-	fmt.Fprintf(w, "loaded %s rows (%s metrics) in %s batches in %.3fs: %s\n",
-		count(res.Rows), count(res.Metrics), count(res.Batches), res.Seconds, res.Status)
+// writeSummary prints the end-of-run summary of res; the rows of a run that
+// did not load (DoLoad false) were "read", not "loaded".
+func writeSummary(w io.Writer, res *load.Results, doLoad bool) {
+	verb := "loaded"
+	if !doLoad {
+		verb = "read"
+	}
+	fmt.Fprintf(w, "%s %s rows (%s metrics) in %s batches in %.3fs: %s\n",
+		verb, count(res.Rows), count(res.Metrics), count(res.Batches), res.Seconds, res.Status)
 	fmt.Fprintf(w, "mean rate: %s rows/s, %s metrics/s (%s rows read, %.1f MB)\n",
 		rate(res.RowsPerSec), rate(res.MetricsPerSec), count(res.RowsRead), float64(res.Bytes)/1e6)
 	if res.SetupSeconds > 0 || res.FinishSeconds > 0 {
@@ -223,9 +228,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// WriteResults writes res as indented JSON to path (atomically: a
+// writeResults writes res as indented JSON to path (atomically: a
 // temporary file renamed into place).
-func WriteResults(path string, res *load.Results) error {
+func writeResults(path string, res *load.Results) error {
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err

@@ -109,7 +109,7 @@ type Config struct {
 	// takes it from the file name (cpu.csv.gz => cpu), else from a pgcopy
 	// file's table chunk or a CSV header that is a use-case table's.
 	Table string
-	// BatchSize is the number of rows per batch (default 5000).
+	// BatchSize is the number of rows per batch (default load.DefaultBatchSize).
 	BatchSize int
 	// Parts > 1 routes each series (ILP: measurement and tags; CSV and
 	// pgcopy: table and tag column values) to one of Parts batches.
@@ -143,7 +143,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.BatchSize <= 0 {
-		c.BatchSize = 5000
+		c.BatchSize = load.DefaultBatchSize
 	}
 	if c.Parts <= 0 {
 		c.Parts = 1

@@ -1,6 +1,6 @@
 // Package cnosdb is the CnosDB 2.x target: it writes line-protocol batches
 // to /api/v1/write over HTTP (Basic auth, Content-Length always set,
-// optional gzip, round-robin over --urls), manages the database over
+// optional gzip, round-robin over Config.URLs), manages the database over
 // /api/v1/sql and verifies with exact_count(*) (CnosDB 2.4.3 and later) or
 // count(*) (earlier servers, where it counts each merged row once).
 //
@@ -14,7 +14,7 @@
 //	422 "Memory Exhausted Retry Later"/"timeout" nothing written: retryable
 //	500 with an empty body                       retryable
 //	network error                                retryable
-//	413                                          fatal: lower --batch-size or enable --gzip
+//	413                                          fatal: lower the batch size or enable Gzip
 //	422 040004 bad line, 050014 a field's type,  fatal, with the server's error_code and
 //	030017 unknown database, 030034 a row older  error_message and a hint; the batch is
 //	than the TTL, 010016 unknown user, tenant    not counted
@@ -54,8 +54,8 @@ type Config struct {
 	// Database options passed through to CREATE DATABASE ... WITH.
 	TTL, VnodeDuration string // durations as CnosDB writes them: "30d", "1d", "INF"
 	Shards, Replica    int    // 0: server default
-	// Warn receives warnings (the exact_count fallback); nil discards them.
-	Warn io.Writer
+	// Log receives notes (the exact_count fallback); nil discards them.
+	Log io.Writer
 }
 
 // Precisions accepted by CnosDB /api/v1/write (anything else would silently
@@ -68,26 +68,26 @@ var reDuration = regexp.MustCompile(`^(?i:inf|[0-9]+\s*[a-z]+)$`)
 func (c *Config) Validate() error {
 	switch {
 	case len(c.URLs) == 0:
-		return errors.New("no URL given (--urls)")
+		return load.Settingf("no URL given ({URLs})")
 	case c.Precision != "ms" && c.Precision != "us" && c.Precision != "ns":
-		return fmt.Errorf("invalid --precision %q (CnosDB accepts ms, us or ns; it would silently take anything else as ns)", c.Precision)
+		return load.Settingf("invalid {Precision} %q (CnosDB accepts ms, us or ns; it would silently take anything else as ns)", c.Precision)
 	case c.Tenant == "":
-		return errors.New("empty --tenant")
+		return load.Settingf("empty {Tenant}")
 	case c.Gzip && !httpwrite.ValidGzipLevel(c.GzipLevel):
-		return fmt.Errorf("invalid --gzip-level %d (want 1-9)", c.GzipLevel)
+		return load.Settingf("invalid {GzipLevel} %d (want 1-9)", c.GzipLevel)
 	case c.TTL != "" && !reDuration.MatchString(c.TTL):
-		return fmt.Errorf("invalid --db-ttl %q (want a duration such as 30d, or INF)", c.TTL)
+		return load.Settingf("invalid {TTL} %q (want a duration such as 30d, or INF)", c.TTL)
 	case c.VnodeDuration != "" && !reDuration.MatchString(c.VnodeDuration):
-		return fmt.Errorf("invalid --db-vnode-duration %q (want a duration such as 1d)", c.VnodeDuration)
+		return load.Settingf("invalid {VnodeDuration} %q (want a duration such as 1d)", c.VnodeDuration)
 	case c.Shards < 0:
-		return fmt.Errorf("invalid --db-shards %d", c.Shards)
+		return load.Settingf("invalid {Shards} %d (want 0 for the server's default, or more)", c.Shards)
 	case c.Replica < 0:
-		return fmt.Errorf("invalid --db-replica %d", c.Replica)
+		return load.Settingf("invalid {Replica} %d (want 0 for the server's default, or more)", c.Replica)
 	}
 	return nil
 }
 
-// Target is a CnosDB server (or several behind --urls).
+// Target is a CnosDB server (or several behind Config.URLs).
 type Target struct {
 	cfg    Config
 	client *httpwrite.Client
@@ -231,13 +231,13 @@ func (t *Target) exists(ctx context.Context, db string) (bool, error) {
 // Accepts takes line protocol only: CnosDB's write API reads nothing else.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {
-		return fmt.Errorf("CnosDB takes line protocol, not %s (generate with --format ilp)", f)
+		return fmt.Errorf("CnosDB takes line protocol, not %s (generate the data as ILP)", f)
 	}
 	return nil
 }
 
-// Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
-// (--do-create-db, with the --db-* options) the database.
+// Prepare drops (DropDB), checks (AbortOnExist) and creates
+// (CreateDB, with TTL, Shards, VnodeDuration and Replica) the database.
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	return httpwrite.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.sqlp.BaseURL(), httpwrite.Database{
 		Drop: func(ctx context.Context, db string) error {
@@ -254,7 +254,7 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 
 // Count returns SELECT exact_count(*) per table. On a server without
 // exact_count (before 2.4.3) it uses count(*), which there counts each row
-// merged on (series, time) once, and says so once on Warn.
+// merged on (series, time) once, and says so once on Log.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(tables))
 	fn := "exact_count"
@@ -263,8 +263,8 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 		var se *sqlError
 		if err != nil && fn == "exact_count" && errors.As(err, &se) && strings.Contains(strings.ToLower(se.desc), "exact_count") {
 			fn = "count"
-			if t.cfg.Warn != nil {
-				fmt.Fprintf(t.cfg.Warn, "note: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*)\n")
+			if t.cfg.Log != nil {
+				fmt.Fprintf(t.cfg.Log, "note: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*)\n")
 			}
 			n, err = t.count(ctx, fn, name)
 		}
@@ -321,7 +321,7 @@ func (t *Target) ServerVersion(ctx context.Context) (string, error) {
 // NewWriter returns the writer of worker (it posts to URL worker % len(URLs)).
 func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
 	if t.cfg.DBName == "" {
-		return nil, errors.New("no database name (--db-name)")
+		return nil, load.Settingf("no database name ({DBName})")
 	}
 	q := url.Values{"db": {t.cfg.DBName}, "tenant": {t.cfg.Tenant}, "precision": {t.cfg.Precision}}
 	return &Writer{p: t.client.NewPoster(worker), query: q.Encode(), gzip: t.cfg.Gzip}, nil
@@ -352,27 +352,27 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 }
 
 // refusalHint says what to change after a fatal refusal ("" when the
-// server's own words are all there is).
+// server's own words are all there is), naming settings as load.Settingf does.
 func refusalHint(status int, body []byte) string {
 	var e serverError
 	json.Unmarshal(body, &e)
 	msg := strings.ToLower(e.Message)
 	switch {
 	case strings.Contains(msg, "tenant") && strings.Contains(msg, "not found"):
-		return "check --tenant"
+		return "check {Tenant}"
 	case strings.Contains(msg, "change password"):
 		return "the user must change its password before it may write (ALTER USER ... SET PASSWORD)"
 	case e.Code == "010016" || strings.Contains(msg, "authorization") || strings.Contains(msg, "auth"):
-		return "check --user and --password (CNOSDB_PASSWORD)"
+		return "check the user ({User}) and password ({Password})"
 	case e.Code == "030034" || strings.Contains(msg, "expired bucket"):
-		return "a row of the batch is older than the database's TTL (see --db-ttl; nothing of the batch was written)"
+		return "a row of the batch is older than the database's TTL (see {TTL}; nothing of the batch was written)"
 	case e.Code == "050014" && strings.Contains(msg, "apply engine failed"):
 		return "a field's type differs from the one the table already holds, or a tag and a field share a name; " +
 			"CnosDB applies a request per time bucket (vnode), so rows of this batch in other buckets may have been written (they are not counted)"
 	case e.Code == "050014":
 		return "a field's type differs within the batch, or a tag and a field share a name (nothing of the batch was written)"
 	case e.Code == "030017":
-		return "the database does not exist (--do-create-db creates it)"
+		return "the database does not exist ({CreateDB} creates it)"
 	}
 	return ""
 }
@@ -386,14 +386,15 @@ func interpret(b *load.Batch, status int, body []byte, gzip bool) (load.Ack, err
 	case status == 500 && len(strings.TrimSpace(string(body))) == 0:
 		return load.Ack{}, load.Retryable(errors.New("cnosdb: server error (500 with an empty body)"))
 	case status == 413:
-		hint := " or enable --gzip"
+		hint := " or enable {Gzip}"
 		if gzip {
 			hint = ""
 		}
-		return load.Ack{}, fmt.Errorf("cnosdb: request body too large (413): lower --batch-size (this batch has %d rows, %d bytes before compression)%s", b.Rows, len(b.Data), hint)
+		return load.Ack{}, load.Settingf("cnosdb: request body too large (413): lower {BatchSize} (this batch has %d rows, %d bytes before compression)"+hint, b.Rows, len(b.Data))
 	}
 	if hint := refusalHint(status, body); hint != "" {
-		return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s): %s", describe(status, body), hint)
+		// hint names settings as {Field} and holds no % verb.
+		return load.Ack{}, load.Settingf("cnosdb: server refused the batch (%s): "+hint, describe(status, body))
 	}
 	return load.Ack{}, fmt.Errorf("cnosdb: server refused the batch (%s); nothing of it is counted as written", describe(status, body))
 }

@@ -107,8 +107,8 @@ func TestWriteAnswers(t *testing.T) {
 		{"field type", w, "m,h=c v=1 3\nm,h=d v=\"s\" 4\n", 0, "422 [050014] line to batch error: Expected string column): a field's type differs within the batch"},
 		{"tag named like a field", w, "m,h=c,v=t w=1 3\n", 0, "Column 'v' type error, found TAG expected F64): a field's type differs from the one the table already holds"},
 		{"unknown database", other(func(c *Config) { c.DBName += "_missing" }), good, 0, "422 [030017] Database not found"},
-		{"unknown tenant", other(func(c *Config) { c.Tenant = "nope" }), good, 0, "422 [010016] Auth error: The tenant nope not found): check --tenant"},
-		{"unknown user", other(func(c *Config) { c.User = "nobody" }), good, 0, "422 [010016] Auth error: The user nobody not found): check --user and --password"},
+		{"unknown tenant", other(func(c *Config) { c.Tenant = "nope" }), good, 0, "422 [010016] Auth error: The tenant nope not found): check Tenant"},
+		{"unknown user", other(func(c *Config) { c.User = "nobody" }), good, 0, "422 [010016] Auth error: The user nobody not found): check the user (User) and password (Password)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -218,7 +218,7 @@ func TestWriteTooLarge(t *testing.T) {
 		w, _ := tg.NewWriter(context.Background(), 0)
 		_, err = w.Write(context.Background(), batch(b.String(), 1))
 		switch {
-		case !gzip && (err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "too large (413): lower --batch-size (this batch has 100 rows, 3280 bytes before compression) or enable --gzip")):
+		case !gzip && (err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "too large (413): lower BatchSize (this batch has 100 rows, 3280 bytes before compression) or enable Gzip")):
 			t.Fatalf("plain: err = %v, want a fatal 413", err)
 		case gzip && err != nil:
 			// The limit applies to the compressed body: 3280 bytes gzip to under 1 KiB.
@@ -362,7 +362,7 @@ func TestPrepare(t *testing.T) {
 // on (series, time) once, and the loader says once which count it used.
 func TestCount(t *testing.T) {
 	var warn bytes.Buffer
-	tg := realTarget(t, func(c *Config) { c.Warn = &warn })
+	tg := realTarget(t, func(c *Config) { c.Log = &warn })
 	ctx := context.Background()
 	w, _ := tg.NewWriter(ctx, 0)
 	for i := 0; i < 3; i++ {
@@ -387,7 +387,7 @@ func TestCountExact(t *testing.T) {
 	s.SetExactCount(true)
 	ctx := context.Background()
 	var warn bytes.Buffer
-	tg := standInTarget(t, s, func(c *Config) { c.Warn = &warn })
+	tg := standInTarget(t, s, func(c *Config) { c.Log = &warn })
 	tg.Prepare(ctx, load.PrepareOptions{DBName: "bench", CreateDB: true})
 	w, _ := tg.NewWriter(ctx, 0)
 	w.Write(ctx, batch("m,h=a v=1 1\nm,h=a v=2 1\nm,h=b v=1 1\n", 1))
@@ -403,13 +403,13 @@ func TestConfigValidate(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.Precision = "s" }, `invalid --precision "s"`},
-		{func(c *Config) { c.Precision = "n" }, `invalid --precision "n"`},
-		{func(c *Config) { c.Tenant = "" }, "tenant"},
-		{func(c *Config) { c.TTL = "10 days'; DROP" }, "--db-ttl"},
-		{func(c *Config) { c.VnodeDuration = "x" }, "--db-vnode-duration"},
-		{func(c *Config) { c.Shards = -1 }, "--db-shards"},
-		{func(c *Config) { c.Gzip, c.GzipLevel = true, 11 }, "--gzip-level"},
+		{func(c *Config) { c.Precision = "s" }, `invalid Precision "s"`},
+		{func(c *Config) { c.Precision = "n" }, `invalid Precision "n"`},
+		{func(c *Config) { c.Tenant = "" }, "empty Tenant"},
+		{func(c *Config) { c.TTL = "10 days'; DROP" }, "invalid TTL"},
+		{func(c *Config) { c.VnodeDuration = "x" }, "invalid VnodeDuration"},
+		{func(c *Config) { c.Shards = -1 }, "invalid Shards -1"},
+		{func(c *Config) { c.Gzip, c.GzipLevel = true, 11 }, "invalid GzipLevel 11"},
 	}
 	for _, tc := range tests {
 		c := ok

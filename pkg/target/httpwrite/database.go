@@ -17,8 +17,8 @@ type Database struct {
 }
 
 // PrepareDatabase names the database (opts.DBName when set, else *name, and
-// stores the choice in *name), then drops it (--drop-db), checks it
-// (--do-abort-on-exist) and creates it when missing (--do-create-db). where
+// stores the choice in *name), then drops it (DropDB), checks it
+// (AbortOnExist) and creates it when missing (CreateDB). where
 // is the server named in messages.
 func PrepareDatabase(ctx context.Context, opts load.PrepareOptions, name *string, where string, d Database) error {
 	if opts.DBName != "" {

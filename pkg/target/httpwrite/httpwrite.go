@@ -1,6 +1,6 @@
 // Package httpwrite is the HTTP plumbing shared by the targets that write over
 // HTTP (InfluxDB, CnosDB, QuestDB ILP/HTTP): a Client built from the common
-// options (--urls round-robin, TLS with --insecure-skip-verify, Basic auth,
+// options (URLs round-robin, TLS with InsecureSkipVerify, Basic auth,
 // request timeout) and a per-worker Poster that gzip-compresses each body into
 // a reused buffer, always sends a Content-Length, and reads a bounded error
 // body into a reused buffer.
@@ -72,7 +72,7 @@ type Client struct {
 	limit int
 }
 
-// ValidGzipLevel reports whether level is a valid --gzip-level (1-9).
+// ValidGzipLevel reports whether level is a valid gzip level (1-9).
 func ValidGzipLevel(level int) bool { return level >= gzip.BestSpeed && level <= gzip.BestCompression }
 
 // SplitURLs splits a comma list ("http://a:8086,http://b:8086"), trimming
@@ -144,7 +144,7 @@ func NewClient(o Options) (*Client, error) {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true,
-		TLSClientConfig:       &tls.Config{InsecureSkipVerify: o.InsecureSkipVerify}, //nolint:gosec // only when asked by --insecure-skip-verify
+		TLSClientConfig:       &tls.Config{InsecureSkipVerify: o.InsecureSkipVerify}, //nolint:gosec // only when asked (InsecureSkipVerify)
 	}
 	c.hc = &http.Client{Transport: tr, Timeout: o.Timeout}
 	return c, nil

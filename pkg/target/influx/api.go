@@ -67,9 +67,9 @@ func detect(ctx context.Context, p *httpwrite.Poster) (string, error) {
 		}
 	}
 	if res.Status == http.StatusUnauthorized || res.Status == http.StatusForbidden {
-		return "", fmt.Errorf("influx: %s answered %d to /ping: a server that wants a token for it is InfluxDB 3: give the token (--token or INFLUX_TOKEN)", p.BaseURL(), res.Status)
+		return "", load.Settingf("influx: %s answered %d to /ping: a server that wants a token for it is InfluxDB 3: give the token ({Token})", p.BaseURL(), res.Status)
 	}
-	return "", fmt.Errorf("influx: cannot tell which InfluxDB API %s speaks (/ping answered %d with X-Influxdb-Version %q): name it with --api v1, v2 or v3", p.BaseURL(), res.Status, version)
+	return "", load.Settingf("influx: cannot tell which InfluxDB API %s speaks (/ping answered %d with X-Influxdb-Version %q): name it with {API} v1, v2 or v3", p.BaseURL(), res.Status, version)
 }
 
 // apiOfVersion maps an X-Influxdb-Version value to an API name by its

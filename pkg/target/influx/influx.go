@@ -12,7 +12,6 @@ package influx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -71,22 +70,22 @@ var Consistencies = []string{"any", "one", "quorum", "all"}
 // Validate checks the configuration.
 func (c *Config) Validate() error {
 	if len(c.URLs) == 0 {
-		return errors.New("no URL given (--urls)")
+		return load.Settingf("no URL given ({URLs})")
 	}
 	if c.API != "" && !contains(APIs, c.API) {
-		return fmt.Errorf("invalid --api %q (want %s, or nothing to detect it)", c.API, strings.Join(APIs, ", "))
+		return load.Settingf("invalid {API} %q (want %s, or nothing to detect it)", c.API, strings.Join(APIs, ", "))
 	}
 	if !contains(Precisions, c.Precision) {
-		return fmt.Errorf("invalid --precision %q (InfluxDB 1.x accepts %s; it would silently take anything else as n)", c.Precision, strings.Join(Precisions, ", "))
+		return load.Settingf("invalid {Precision} %q (InfluxDB 1.x accepts %s; it would silently take anything else as n)", c.Precision, strings.Join(Precisions, ", "))
 	}
 	if c.Consistency != "" && !contains(Consistencies, c.Consistency) {
-		return fmt.Errorf("invalid --consistency %q (want %s)", c.Consistency, strings.Join(Consistencies, ", "))
+		return load.Settingf("invalid {Consistency} %q (want %s)", c.Consistency, strings.Join(Consistencies, ", "))
 	}
 	if c.Gzip && !httpwrite.ValidGzipLevel(c.GzipLevel) {
-		return fmt.Errorf("invalid --gzip-level %d (want 1-9)", c.GzipLevel)
+		return load.Settingf("invalid {GzipLevel} %d (want 1-9)", c.GzipLevel)
 	}
 	if c.Token != "" && (c.User != "" || c.Password != "") {
-		return errors.New("give a token or a user and password, not both")
+		return load.Settingf("give a token ({Token}) or a user and password ({User}, {Password}), not both")
 	}
 	if c.API != "" {
 		return c.validateFor(c.API)
@@ -98,22 +97,21 @@ func (c *Config) Validate() error {
 func (c *Config) validateFor(api string) error {
 	if api != APIv1 {
 		if c.RP != "" || c.Consistency != "" {
-			return fmt.Errorf("--rp and --consistency are InfluxDB 1.x settings; the server speaks the %s API", api)
+			return load.Settingf("{RP} and {Consistency} are InfluxDB 1.x settings; the server speaks the %s API", api)
 		}
 		if c.Precision == "m" || c.Precision == "h" {
-			return fmt.Errorf("--precision %s is InfluxDB 1.x only; the %s API takes n, u, ms or s", c.Precision, api)
+			return load.Settingf("{Precision} %s is InfluxDB 1.x only; the %s API takes n, u, ms or s", c.Precision, api)
 		}
 	}
 	if api != APIv3 && (c.AcceptPartial || c.NoSync) {
-		return fmt.Errorf("--accept-partial and --no-sync are InfluxDB 3 settings; the server speaks the %s API", api)
+		return load.Settingf("{AcceptPartial} and {NoSync} are InfluxDB 3 settings; the server speaks the %s API", api)
 	}
-	// An --org from the environment (INFLUX_ORG) is harmless elsewhere; a
-	// --bucket would silently not be where the data goes.
+	// An Org (from INFLUX_ORG, say) is harmless elsewhere; a Bucket would silently not be where the data goes.
 	if api != APIv2 && c.Bucket != "" {
-		return fmt.Errorf("--bucket is an InfluxDB 2 setting (the server speaks the %s API): name the database with --db-name", api)
+		return load.Settingf("{Bucket} is an InfluxDB 2 setting (the server speaks the %s API): name the database with {DBName}", api)
 	}
 	if api == APIv2 && c.Org == "" {
-		return errors.New("InfluxDB 2 writes into a bucket of an organization: give --org (or INFLUX_ORG)")
+		return load.Settingf("InfluxDB 2 writes into a bucket of an organization: give the organization ({Org})")
 	}
 	return nil
 }
@@ -210,13 +208,13 @@ func (t *Target) Overwrites() bool { return true }
 // Accepts takes line protocol only: InfluxDB's write APIs read nothing else.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {
-		return fmt.Errorf("InfluxDB takes line protocol, not %s (generate with --format ilp)", f)
+		return fmt.Errorf("InfluxDB takes line protocol, not %s (generate the data as ILP)", f)
 	}
 	return nil
 }
 
-// Prepare drops (--drop-db), checks (--do-abort-on-exist) and creates
-// (--do-create-db) the database (the bucket on 2.x).
+// Prepare drops (DropDB), checks (AbortOnExist) and creates (CreateDB)
+// the database (the bucket on 2.x).
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	a, err := t.theAPI(ctx)
 	if err != nil {
@@ -250,7 +248,7 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 		return nil, err
 	}
 	if t.cfg.DBName == "" {
-		return nil, errors.New("no database name (--db-name)")
+		return nil, load.Settingf("no database name ({DBName})")
 	}
 	path, query := a.write(&t.cfg)
 	return &Writer{p: t.client.NewPoster(worker), api: a, path: path, query: query, gzip: t.cfg.Gzip, db: t.cfg.DBName, rp: t.cfg.RP}, nil

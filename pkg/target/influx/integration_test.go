@@ -271,7 +271,7 @@ func TestIntegrationFatal(t *testing.T) {
 		want string
 	}{
 		{Config{DBName: "tsload_no_such_db", Precision: "n"}, `database not found: "tsload_no_such_db" (404)`},
-		{Config{DBName: tg.cfg.DBName, RP: "nope", Precision: "n"}, `retention policy not found: nope (500): check --rp`},
+		{Config{DBName: tg.cfg.DBName, RP: "nope", Precision: "n"}, `retention policy not found: nope (500): check RP`},
 	}
 	for _, tc := range tests {
 		tc.cfg.URLs = []string{url}

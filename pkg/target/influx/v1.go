@@ -22,7 +22,7 @@ import (
 //	400 other                              nothing written (e.g. every line unparsable): fatal
 //	404 database not found                 fatal
 //	401/403                                fatal (credentials)
-//	413                                    fatal: lower --batch-size or enable --gzip
+//	413                                    fatal: lower the batch size or enable Gzip
 //	500 "cache-max-memory-size exceeded"   nothing written: retryable
 //	500 "timeout"                          retryable (a re-send overwrites the same points)
 //	500 "retention policy not found"       fatal
@@ -80,7 +80,7 @@ func (t *Target) Query(ctx context.Context, db, q string) (*queryResponse, error
 	jerr := json.Unmarshal(res.Body, &qr)
 	switch {
 	case res.Status == 401 || res.Status == 403:
-		return nil, fmt.Errorf("%s: authentication failed (%d %s): check --user and --password (INFLUX_USERNAME, INFLUX_PASSWORD)", q, res.Status, serverMessage(res.Body))
+		return nil, load.Settingf("%s: authentication failed (%d %s): check the user ({User}) and password ({Password})", q, res.Status, serverMessage(res.Body))
 	case res.Status != 200:
 		return nil, fmt.Errorf("%s: %s answered %d: %s", q, t.query.BaseURL(), res.Status, serverMessage(res.Body))
 	case jerr != nil:
@@ -130,7 +130,7 @@ func (t *Target) databases(ctx context.Context) (map[string]bool, error) {
 	return dbs, nil
 }
 
-// prepare drops, checks and creates the database, and checks --rp exists.
+// prepare drops, checks and creates the database, and checks RP exists.
 func (apiV1) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) error {
 	err := httpwrite.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpwrite.Database{
 		Drop: func(ctx context.Context, db string) error {
@@ -166,7 +166,7 @@ func (apiV1) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) e
 			}
 		}
 		if !found {
-			return fmt.Errorf("retention policy %q not found on database %q (--rp)", t.cfg.RP, db)
+			return load.Settingf("retention policy %q not found on database %q ({RP})", t.cfg.RP, db)
 		}
 	}
 	return nil
@@ -294,12 +294,12 @@ func (apiV1) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpwri
 		}
 		return partialAck(b, msg)
 	case 401, 403:
-		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): check --user and --password (INFLUX_USERNAME, INFLUX_PASSWORD)", status, msg)
+		return load.Ack{}, load.Settingf("influx: authentication failed (%d %s): check the user ({User}) and password ({Password})", status, msg)
 	case 404:
-		return load.Ack{}, fmt.Errorf("influx: %s (404): create it with --do-create-db or check --db-name", msg)
+		return load.Ack{}, load.Settingf("influx: %s (404): create it with {CreateDB} or check {DBName}", msg)
 	case 413:
-		return load.Ack{}, fmt.Errorf("influx: request body too large (413: %s): lower --batch-size (this batch has %d rows, %d bytes before compression)%s; or raise [http] max-body-size on the server",
-			msg, b.Rows, len(b.Data), map[bool]string{false: " or enable --gzip", true: ""}[w.gzip])
+		return load.Ack{}, load.Settingf("influx: request body too large (413: %s): lower {BatchSize} (this batch has %d rows, %d bytes before compression)"+
+			map[bool]string{false: " or enable {Gzip}", true: ""}[w.gzip]+"; or raise [http] max-body-size on the server", msg, b.Rows, len(b.Data))
 	case 429, 503:
 		return load.Ack{}, busy(res, msg)
 	case 500:
@@ -309,7 +309,7 @@ func (apiV1) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpwri
 		case string(msg) == "timeout" || bytes.HasSuffix(msg, []byte(": timeout")):
 			return load.Ack{}, load.Retryable(fmt.Errorf("influx: server write timeout (500 %s)", msg))
 		case bytes.Contains(msg, []byte("retention policy not found")):
-			return load.Ack{}, fmt.Errorf("influx: %s (500): check --rp (database %q)", msg, w.db)
+			return load.Ack{}, load.Settingf("influx: %s (500): check {RP} (database %q)", msg, w.db)
 		}
 	}
 	return load.Ack{}, fmt.Errorf("influx: server answered %d: %s", status, msg)

@@ -31,7 +31,7 @@ import (
 //	401 "unauthorized access"                    fatal (token)
 //	403 "insufficient permissions for write"     fatal (token)
 //	404 bucket or organization not found         fatal
-//	413 "points batch is too large"              fatal: lower --batch-size
+//	413 "points batch is too large"              fatal: lower the batch size
 //	422 "failure writing points to database:     good points written, N dropped by the storage
 //	     partial write: <reason> dropped=N"      (field type conflict, retention): reported
 //	429, 503                                     retryable (after Retry-After when given)
@@ -88,11 +88,11 @@ func (a apiV2) interpret(ctx context.Context, w *Writer, b *load.Batch, res *htt
 		}
 		return a.refused(ctx, w, b, msg)
 	case 401, 403:
-		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): check the token (--token or INFLUX_TOKEN) and that it may write to bucket %q", res.Status, msg, w.db)
+		return load.Ack{}, load.Settingf("influx: authentication failed (%d %s): check the token ({Token}) and that it may write to bucket %q", res.Status, msg, w.db)
 	case 404:
-		return load.Ack{}, fmt.Errorf("influx: %s (404): create the bucket with --do-create-db, or check --org and --bucket", msg)
+		return load.Ack{}, load.Settingf("influx: %s (404): create the bucket with {CreateDB}, or check the organization ({Org}) and bucket ({Bucket})", msg)
 	case 413:
-		return load.Ack{}, fmt.Errorf("influx: request body too large (413 %s): lower --batch-size (this batch has %d rows, %d bytes before compression)", msg, b.Rows, len(b.Data))
+		return load.Ack{}, load.Settingf("influx: request body too large (413 %s): lower {BatchSize} (this batch has %d rows, %d bytes before compression)", msg, b.Rows, len(b.Data))
 	case 422:
 		if rest, ok := strings.CutPrefix(msg, v2StoragePrefix); ok && strings.HasPrefix(rest, partialPrefix) {
 			// The storage layer's partial write: the same words as 1.x.
@@ -203,7 +203,7 @@ func (t *Target) v2Do(ctx context.Context, method, path string, query url.Values
 	}
 	switch {
 	case res.Status == 401 || res.Status == 403:
-		return res.Status, fmt.Errorf("%s %s: authentication failed (%d %s): check the token (--token or INFLUX_TOKEN)", method, path, res.Status, v2Message(res.Body))
+		return res.Status, load.Settingf("%s %s: authentication failed (%d %s): check the token ({Token})", method, path, res.Status, v2Message(res.Body))
 	case res.Status == 404:
 		return 404, nil
 	case res.Status < 200 || res.Status >= 300:
@@ -233,7 +233,7 @@ func (t *Target) v2OrgID(ctx context.Context) (string, error) {
 			return o.ID, nil
 		}
 	}
-	return "", fmt.Errorf("organization %q not found on %s (--org)", t.cfg.Org, t.query.BaseURL())
+	return "", load.Settingf("organization %q not found on %s ({Org})", t.cfg.Org, t.query.BaseURL())
 }
 
 // v2BucketID returns the ID of the bucket named name in org, "" when none.
@@ -264,7 +264,7 @@ func (apiV2) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) e
 	if err != nil {
 		return err
 	}
-	// The bucket is --bucket, else the database name.
+	// The bucket is Bucket, else the database name.
 	bopts := opts
 	bopts.DBName = t.cfg.bucket()
 	return httpwrite.PrepareDatabase(ctx, bopts, &t.cfg.Bucket, t.query.BaseURL(), httpwrite.Database{

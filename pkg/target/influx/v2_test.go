@@ -66,8 +66,8 @@ func TestWriteStatusV2(t *testing.T) {
 		{"bad precision", []v2Answer{{400, `{"code":"invalid","message":"invalid precision; valid precision units are ns, us, ms, and s"}`, nil}}, 0, nil, false, "server refused the batch (400 invalid precision", ""},
 		{"unauthorized", []v2Answer{{401, `{"code":"unauthorized","message":"unauthorized access"}`, nil}}, 0, nil, false, "authentication failed (401 unauthorized access): check the token", ""},
 		{"forbidden", []v2Answer{{403, `{"code":"forbidden","message":"insufficient permissions for write"}`, nil}}, 0, nil, false, "authentication failed (403 insufficient permissions for write)", ""},
-		{"no bucket", []v2Answer{{404, `{"code":"not found","message":"bucket \"nope\" not found"}`, nil}}, 0, nil, false, `bucket "nope" not found (404): create the bucket with --do-create-db`, ""},
-		{"too large", []v2Answer{{413, `{"code":"request too large","message":"unable to read data: points batch is too large"}`, nil}}, 0, nil, false, "request body too large (413 unable to read data: points batch is too large): lower --batch-size", ""},
+		{"no bucket", []v2Answer{{404, `{"code":"not found","message":"bucket \"nope\" not found"}`, nil}}, 0, nil, false, `bucket "nope" not found (404): create the bucket with CreateDB`, ""},
+		{"too large", []v2Answer{{413, `{"code":"request too large","message":"unable to read data: points batch is too large"}`, nil}}, 0, nil, false, "request body too large (413 unable to read data: points batch is too large): lower BatchSize", ""},
 		{"cache full", []v2Answer{{500, `{"code":"internal error","message":"unexpected error writing points to database: engine: cache-max-memory-size exceeded: (1048950/1048576)"}`, nil}}, 0, nil, true, "server cache full", ""},
 		{"timeout", []v2Answer{{500, `{"code":"internal error","message":"unexpected error writing points to database: timeout"}`, nil}}, 0, nil, true, "server write timeout", ""},
 		{"other 500", []v2Answer{{500, `{"code":"internal error","message":"boom"}`, nil}}, 0, nil, false, "server answered 500: boom", ""},
@@ -142,13 +142,13 @@ func TestConfigPerAPI(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{API: "v4"}, `invalid --api "v4"`},
-		{Config{API: APIv2}, "give --org"},
-		{Config{API: APIv2, Org: "o", RP: "r"}, "--rp and --consistency are InfluxDB 1.x settings"},
-		{Config{API: APIv3, Precision: "h"}, "--precision h is InfluxDB 1.x only"},
-		{Config{API: APIv1, AcceptPartial: true}, "--accept-partial and --no-sync are InfluxDB 3 settings"},
-		{Config{API: APIv3, Bucket: "b"}, "--bucket is an InfluxDB 2 setting"},
-		{Config{Token: "t", User: "u"}, "a token or a user and password, not both"},
+		{Config{API: "v4"}, `invalid API "v4"`},
+		{Config{API: APIv2}, "give the organization (Org)"},
+		{Config{API: APIv2, Org: "o", RP: "r"}, "RP and Consistency are InfluxDB 1.x settings"},
+		{Config{API: APIv3, Precision: "h"}, "Precision h is InfluxDB 1.x only"},
+		{Config{API: APIv1, AcceptPartial: true}, "AcceptPartial and NoSync are InfluxDB 3 settings"},
+		{Config{API: APIv3, Bucket: "b"}, "Bucket is an InfluxDB 2 setting"},
+		{Config{Token: "t", User: "u"}, "give a token (Token) or a user and password (User, Password), not both"},
 	} {
 		c := tc.cfg
 		c.URLs = []string{"http://x"}
@@ -197,7 +197,7 @@ func TestDetect(t *testing.T) {
 			tg, _ := New(Config{URLs: []string{srv.URL}, Precision: "n", Org: "o", Bucket: map[bool]string{true: "b"}[tc.want == APIv2]})
 			api, err := tg.API(context.Background())
 			if tc.want == "" {
-				if err == nil || !strings.Contains(err.Error(), "name it with --api v1, v2 or v3") {
+				if err == nil || !strings.Contains(err.Error(), "name it with API v1, v2 or v3") {
 					t.Fatalf("api %q err %v", api, err)
 				}
 				return

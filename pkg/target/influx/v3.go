@@ -115,18 +115,18 @@ func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw
 				if n := rowLine(b, le.LineNumber); n > 0 {
 					where = fmt.Sprintf("line %d", n)
 				}
-				hint := "; --accept-partial writes the valid lines and reports the refused ones"
+				hint := "; {AcceptPartial} writes the valid lines and reports the refused ones"
 				if v3Limit(le.ErrorMessage) {
 					hint = ""
 				}
-				return load.Ack{}, fmt.Errorf("influx: server refused the batch, nothing of it written (%d %s): %s: %s%s", res.Status, msg, where, v3Reason(le.ErrorMessage), hint)
+				return load.Ack{}, load.Settingf("influx: server refused the batch, nothing of it written (%d %s): %s: %s"+hint, res.Status, msg, where, v3Reason(le.ErrorMessage))
 			}
 		}
 		if v3Limit(msg) {
 			return load.Ack{}, fmt.Errorf("influx: %s (%d)", v3Reason(msg), res.Status)
 		}
 	case 401, 403:
-		return load.Ack{}, fmt.Errorf("influx: authentication failed (%d %s): InfluxDB 3 needs a token that may write to database %q (--token or INFLUX_TOKEN)", res.Status, msg, w.db)
+		return load.Ack{}, load.Settingf("influx: authentication failed (%d %s): InfluxDB 3 needs a token that may write to database %q ({Token})", res.Status, msg, w.db)
 	case 413:
 		return load.Ack{}, v3TooLarge(b, res.Status, msg)
 	case 429, 503:
@@ -149,15 +149,15 @@ var v3MaxSize = regexp.MustCompile(`max request size \((\d+) bytes\)`)
 // the server wrote nothing of it, and sending it again would be refused
 // again, so the load stops with the limit and a batch size under it.
 func v3TooLarge(b *load.Batch, status int, msg string) error {
-	hint := "lower --batch-size"
+	hint := "lower {BatchSize}"
 	if m := v3MaxSize.FindStringSubmatch(msg); m != nil && b.Rows > 0 && len(b.Data) > 0 {
 		if limit, err := strconv.ParseInt(m[1], 10, 64); err == nil && limit > 0 {
 			// The limit applies to the decompressed body too: size by it.
 			rows := int64(float64(limit) / float64(len(b.Data)) * float64(b.Rows) * 0.9)
-			hint = fmt.Sprintf("the server takes at most %d bytes per request, decompressed; lower --batch-size to %d rows or fewer", limit, max(rows, 1))
+			hint = fmt.Sprintf("the server takes at most %d bytes per request, decompressed; lower {BatchSize} to %d rows or fewer", limit, max(rows, 1))
 		}
 	}
-	return fmt.Errorf("influx: request body too large, nothing of the batch written (%d %s): %s (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", status, msg, hint, b.Rows, len(b.Data))
+	return load.Settingf("influx: request body too large, nothing of the batch written (%d %s): "+hint+" (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", status, msg, b.Rows, len(b.Data))
 }
 
 // v3Partial reads the refused lines of an accept_partial write: the others
@@ -229,7 +229,7 @@ func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	if res.Status == 401 || res.Status == 403 {
-		return nil, fmt.Errorf("%s %s: authentication failed (%d): InfluxDB 3 needs a token (--token or INFLUX_TOKEN)", method, path, res.Status)
+		return nil, load.Settingf("%s %s: authentication failed (%d): InfluxDB 3 needs a token ({Token})", method, path, res.Status)
 	}
 	return res, nil
 }

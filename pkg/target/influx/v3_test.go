@@ -237,7 +237,7 @@ func TestV3RefusedLine(t *testing.T) {
 	res, err, log := v3Load(t, at, strings.Join(lines, "\n"), func(_ *Config, rc *runner.Config) { rc.Workers = 1 })
 	if err == nil || load.IsRetryable(err) || !strings.Contains(err.Error(), "in.ilp: records 1001-2000") ||
 		!strings.Contains(err.Error(), "nothing of it written (400 parsing failed for write_lp endpoint): line 1503: invalid line:") ||
-		!strings.Contains(err.Error(), "--accept-partial") {
+		!strings.Contains(err.Error(), "AcceptPartial") {
 		t.Fatalf("err = %v\n%s", err, log)
 	}
 	if n := r.Count(t, at.db, "cpu") + r.Count(t, at.db, "mem"); res.Rows != 1000 || n != 1000 {
@@ -334,7 +334,7 @@ func TestV3Columns(t *testing.T) {
 	b.WriteString(" 1700000000000000000\n")
 	res, err, log := v3Load(t, at, b.String(), nil)
 	if err == nil || res.Retries != 0 || !strings.Contains(err.Error(), "server limit (not retried; raise it on the server or split the data): Update to schema would exceed number of columns per table limit of 500 columns") ||
-		strings.Contains(err.Error(), "--accept-partial") {
+		strings.Contains(err.Error(), "AcceptPartial") {
 		t.Fatalf("columns: %v (retries %d)\n%s", err, res.Retries, log)
 	}
 }
@@ -349,7 +349,7 @@ func TestV3Limits(t *testing.T) {
 	at := v3Where{in.URL, in.Token, "big"}
 	res, err, log := v3Load(t, at, v3Data(5000), func(c *Config, rc *runner.Config) { rc.BatchSize = 5000 })
 	if err == nil || res.Retries != 0 || res.Rows != 0 ||
-		!strings.Contains(err.Error(), "request body too large, nothing of the batch written (500 max request size (65536 bytes) exceeded): the server takes at most 65536 bytes per request, decompressed; lower --batch-size to ") {
+		!strings.Contains(err.Error(), "request body too large, nothing of the batch written (500 max request size (65536 bytes) exceeded): the server takes at most 65536 bytes per request, decompressed; lower BatchSize to ") {
 		t.Fatalf("size: %v (retries %d, rows %d)\n%s", err, res.Retries, res.Rows, log)
 	}
 	for i := 0; i < 4; i++ {
@@ -451,7 +451,7 @@ func TestV3Auth(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{URLs: []string{r.URL}, Precision: "n"}, "a server that wants a token for it is InfluxDB 3: give the token (--token or INFLUX_TOKEN)"},
+		{Config{URLs: []string{r.URL}, Precision: "n"}, "a server that wants a token for it is InfluxDB 3: give the token (Token)"},
 		{Config{URLs: []string{r.URL}, Precision: "n", API: APIv3, Token: "wrong"}, "authentication failed (401): InfluxDB 3 needs a token"},
 	} {
 		tg, err := New(tc.cfg)

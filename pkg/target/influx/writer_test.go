@@ -43,13 +43,13 @@ func TestWriteStatus(t *testing.T) {
 		{200, "", 3, 0, false, ""},
 		{400, `{"error":"partial write: unable to parse 'm,h=b v=oops x 2': invalid boolean dropped=0"}`, 2, 1, false, ""},
 		{400, `{"error":"field type conflict"}`, 0, 0, false, "server refused the batch (400: field type conflict)"},
-		{401, `{"error":"authorization failed"}`, 0, 0, false, "check --user and --password"},
+		{401, `{"error":"authorization failed"}`, 0, 0, false, "check the user (User) and password (Password)"},
 		{403, `{"error":"forbidden"}`, 0, 0, false, "authentication failed (403"},
-		{404, `{"error":"database not found: \"nope\""}`, 0, 0, false, `database not found: "nope" (404): create it with --do-create-db`},
-		{413, `{"error":"Request Entity Too Large"}`, 0, 0, false, "lower --batch-size (this batch has 3 rows"},
+		{404, `{"error":"database not found: \"nope\""}`, 0, 0, false, `database not found: "nope" (404): create it with CreateDB`},
+		{413, `{"error":"Request Entity Too Large"}`, 0, 0, false, "lower BatchSize (this batch has 3 rows"},
 		{500, `{"error":"engine: cache-max-memory-size exceeded: (1934870/1048576)"}`, 0, 0, true, "server cache full"},
 		{500, `{"error":"timeout"}`, 0, 0, true, "write timeout"},
-		{500, `{"error":"retention policy not found: nope"}`, 0, 0, false, "check --rp"},
+		{500, `{"error":"retention policy not found: nope"}`, 0, 0, false, "check RP"},
 		{500, `{"error":"something else"}`, 0, 0, false, "server answered 500: something else"},
 		{503, ``, 0, 0, true, "server busy (503 (empty body))"},
 		// 1.6.7 with max-concurrent-write-limit / max-enqueued-write-limit (checked):
@@ -126,11 +126,11 @@ func TestConfigValidate(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.Precision = "ns" }, `invalid --precision "ns"`},
-		{func(c *Config) { c.Precision = "us" }, `invalid --precision "us"`},
-		{func(c *Config) { c.Precision = "" }, `invalid --precision ""`},
-		{func(c *Config) { c.Consistency = "most" }, `invalid --consistency`},
-		{func(c *Config) { c.Gzip, c.GzipLevel = true, 0 }, `--gzip-level`},
+		{func(c *Config) { c.Precision = "ns" }, `invalid Precision "ns"`},
+		{func(c *Config) { c.Precision = "us" }, `invalid Precision "us"`},
+		{func(c *Config) { c.Precision = "" }, `invalid Precision ""`},
+		{func(c *Config) { c.Consistency = "most" }, `invalid Consistency`},
+		{func(c *Config) { c.Gzip, c.GzipLevel = true, 0 }, `invalid GzipLevel 0 (want 1-9)`},
 		{func(c *Config) { c.URLs = nil }, `no URL`},
 	}
 	for _, tc := range tests {

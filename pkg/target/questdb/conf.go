@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tsload/tsload/pkg/load"
 )
 
 // Conf is a parsed QuestDB client configuration string, the form QuestDB's
@@ -14,7 +16,9 @@ import (
 //	http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;
 //
 // Only the keys that apply to a loader of pre-serialised ILP are accepted;
-// see ParseConf. A zero duration or count means "not set".
+// see ParseConf. A zero duration or count means "not set". Its fields are
+// named after the string's keys (username, tls_verify); Config's follow
+// the other targets (User, InsecureSkipVerify).
 type Conf struct {
 	Schema   string // http, https, tcp or tcps
 	Addr     string // host:port (default port 9000 for http(s), 9009 for tcp(s))
@@ -42,11 +46,12 @@ func (c *Conf) TLS() bool { return c.Schema == "https" || c.Schema == "tcps" }
 
 // ignoredKeys are keys of the official clients that have no meaning for a
 // loader of already-serialised, already-batched ILP. They are refused with
-// an explanation rather than silently dropped.
+// an explanation rather than silently dropped (in load.Settingf's terms:
+// no % verbs).
 var ignoredKeys = map[string]string{
-	"auto_flush":          "batches are cut by --batch-size (or auto_flush_rows)",
-	"auto_flush_interval": "batches are cut by row count only (--batch-size)",
-	"auto_flush_bytes":    "batches are cut by row count only (--batch-size)",
+	"auto_flush":          "batches are cut by {BatchSize} (or auto_flush_rows)",
+	"auto_flush_interval": "batches are cut by row count only ({BatchSize})",
+	"auto_flush_bytes":    "batches are cut by row count only ({BatchSize})",
 	"init_buf_size":       "buffers are sized by the batches",
 	"max_buf_size":        "buffers are sized by the batches",
 	"max_name_len":        "names come from the input as written",
@@ -155,7 +160,7 @@ func (c *Conf) defaultPort() string {
 
 func (c *Conf) set(key, val string) error {
 	if why, ok := ignoredKeys[key]; ok {
-		return fmt.Errorf("key %q does not apply to load_questdb: %s", key, why)
+		return load.Settingf("key %q does not apply to load_questdb: "+why, key)
 	}
 	ms := func() (time.Duration, error) {
 		n, err := strconv.ParseInt(val, 10, 64)

@@ -26,7 +26,7 @@ type httpWriter struct {
 
 func checkILP(b *load.Batch) error {
 	if b.Format != format.ILP {
-		return fmt.Errorf("questdb: %s: %s input is not supported: load_questdb sends ILP (generate with --format ilp)", b.Source, b.Format)
+		return fmt.Errorf("questdb: %s: %s input is not supported: load_questdb sends ILP (generate the data as ILP)", b.Source, b.Format)
 	}
 	return nil
 }

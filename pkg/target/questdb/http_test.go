@@ -134,7 +134,7 @@ func TestHTTPWriter(t *testing.T) {
 	}
 
 	// Basic auth.
-	tb, _ := New(Config{URL: srv.URL, Username: "admin", Password: "quest"})
+	tb, _ := New(Config{URL: srv.URL, User: "admin", Password: "quest"})
 	wb, _ := tb.NewWriter(ctx, 0)
 	status, answer = 204, ""
 	if _, err := wb.Write(ctx, b); err != nil || gotAuth != "Basic YWRtaW46cXVlc3Q=" {
@@ -185,17 +185,23 @@ func TestRequestTimeout(t *testing.T) {
 	}
 }
 
+// TestNewConfigErrors: New refuses what cannot work, naming the Config
+// fields (a command names its flags instead).
 func TestNewConfigErrors(t *testing.T) {
 	for _, tt := range []struct {
 		cfg  Config
 		want string
 	}{
-		{Config{Transport: "udp", URL: "http://x:1"}, "unknown transport"},
+		{Config{Transport: "udp", URL: "http://x:1"}, `unknown Transport "udp"`},
 		{Config{URL: "x:9000"}, "want http://"},
 		{Config{Transport: HTTP}, "needs an HTTP URL"},
 		{Config{Transport: TCP, TCPAddr: "nohost"}, "ILP/TCP address"},
 		{Config{Transport: TCP, TCPAddr: "h:9009"}, "for queries"},
 		{Config{URL: "http://x:1", UseCase: "nope"}, `unknown use case "nope"`},
+		// ILP/TCP has no Content-Encoding: gzip there would silently not happen.
+		{Config{Transport: TCP, TCPAddr: "h:9009", URL: "http://x:1", Gzip: true, GzipLevel: 1}, "Gzip applies to ILP/HTTP only (not Transport tcp)"},
+		{Config{URL: "http://x:1", Gzip: true, GzipLevel: 10}, "invalid GzipLevel 10 (want 1-9)"},
+		{Config{URL: "http://x:1", Gzip: true}, "invalid GzipLevel 0 (want 1-9)"},
 	} {
 		if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("New(%+v) = %v, want %q", tt.cfg, err, tt.want)

@@ -10,15 +10,15 @@
 //
 // # Tables
 //
-// Tables are prepared (--drop-db, --do-abort-on-exist, --do-create-db) up
-// front from the runner's list and --use-case, and otherwise lazily, before
+// Tables are prepared (DropDB, AbortOnExist, CreateDB) up
+// front from the runner's list and Config.UseCase, and otherwise lazily, before
 // the first batch that names them is sent, when Config.Lookup (default
 // usecase.LookupTable) knows the name. The DDL: designated timestamp
 // "timestamp" (the column ILP's timestamp goes to), tags SYMBOL, doubles
-// DOUBLE, integers LONG, PARTITION BY DAY WAL, and with --dedup
+// DOUBLE, integers LONG, PARTITION BY DAY WAL, and with Dedup
 // DEDUP UPSERT KEYS(timestamp, <tags>). A table of any other name is left to
 // QuestDB's auto-creation (WAL, no DEDUP). An existing table that is not WAL,
-// or lacks DEDUP while --dedup is on, is an error naming it.
+// or lacks DEDUP while Dedup is on, is an error naming it.
 //
 // # Guarantees
 //
@@ -79,12 +79,12 @@ type Config struct {
 	// TCPAddr is host:port of ILP/TCP; TCPTLS wraps it in TLS.
 	TCPAddr string
 	TCPTLS  bool
-	// TLSVerify checks the server certificate (https, tcps).
-	TLSVerify bool
-	// Username/Password (HTTP basic) or Token (HTTP bearer).
-	Username, Password, Token string
+	// InsecureSkipVerify does not check the server certificate (https, tcps).
+	InsecureSkipVerify bool
+	// User/Password (HTTP basic) or Token (HTTP bearer).
+	User, Password, Token string
 	// Gzip compresses ILP/HTTP request bodies (Content-Encoding: gzip,
-	// accepted from QuestDB 9.1.0) at GzipLevel (1-9, 0: 1).
+	// accepted from QuestDB 9.1.0; ILP/HTTP only) at GzipLevel (1-9).
 	Gzip      bool
 	GzipLevel int
 	// RequestTimeout + len(body)/MinThroughput seconds bound one request.
@@ -140,22 +140,32 @@ func New(cfg Config) (*Target, error) {
 	case "":
 		cfg.Transport = HTTP
 	default:
-		return nil, fmt.Errorf("questdb: unknown transport %q (want http or tcp)", cfg.Transport)
+		return nil, load.Settingf("questdb: unknown {Transport} %q (want http or tcp)", cfg.Transport)
 	}
 	cfg.URL = strings.TrimRight(cfg.URL, "/")
 	if cfg.URL != "" && !strings.HasPrefix(cfg.URL, "http://") && !strings.HasPrefix(cfg.URL, "https://") {
-		return nil, fmt.Errorf("questdb: HTTP URL %q: want http://host:port or https://host:port", cfg.URL)
+		return nil, load.Settingf("questdb: HTTP URL {URL} %q: want http://host:port or https://host:port", cfg.URL)
 	}
 	if cfg.Transport == HTTP && cfg.URL == "" {
-		return nil, errors.New("questdb: transport http needs an HTTP URL")
+		return nil, load.Settingf("questdb: transport http needs an HTTP URL ({URL})")
 	}
 	if cfg.Transport == TCP {
 		if _, _, err := net.SplitHostPort(cfg.TCPAddr); err != nil {
-			return nil, fmt.Errorf("questdb: ILP/TCP address %q: %w", cfg.TCPAddr, err)
+			return nil, load.Settingf("questdb: ILP/TCP address {TCPAddr} %q: %w", cfg.TCPAddr, err)
+		}
+	}
+	if cfg.Gzip {
+		// ILP/TCP is a byte stream without Content-Encoding: a gzip asked
+		// for it would silently not happen.
+		if cfg.Transport == TCP {
+			return nil, load.Settingf("questdb: {Gzip} applies to ILP/HTTP only (not {Transport} tcp)")
+		}
+		if !httpwrite.ValidGzipLevel(cfg.GzipLevel) {
+			return nil, load.Settingf("questdb: invalid {GzipLevel} %d (want 1-9)", cfg.GzipLevel)
 		}
 	}
 	if cfg.PG == "" && cfg.URL == "" {
-		return nil, errors.New("questdb: need a PG-wire URL or an HTTP URL for queries")
+		return nil, load.Settingf("questdb: need a PG-wire URL ({PG}) or an HTTP URL ({URL}) for queries")
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -192,8 +202,8 @@ func New(cfg Config) (*Target, error) {
 		}
 	}
 	if cfg.URL != "" {
-		o := httpwrite.Options{URLs: []string{cfg.URL}, InsecureSkipVerify: !cfg.TLSVerify, User: cfg.Username, Password: cfg.Password,
-			Gzip: cfg.Gzip && cfg.Transport == HTTP, GzipLevel: max(cfg.GzipLevel, 1)}
+		o := httpwrite.Options{URLs: []string{cfg.URL}, InsecureSkipVerify: cfg.InsecureSkipVerify, User: cfg.User, Password: cfg.Password,
+			Gzip: cfg.Gzip, GzipLevel: cfg.GzipLevel}
 		if cfg.Token != "" {
 			o.Authorization = "Bearer " + cfg.Token
 		}
@@ -235,7 +245,7 @@ func (t *Target) Overwrites() bool { return t.cfg.Dedup }
 // Accepts takes line protocol only: both transports send ILP.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {
-		return fmt.Errorf("QuestDB is loaded over ILP, not %s (generate with --format ilp)", f)
+		return fmt.Errorf("QuestDB is loaded over ILP, not %s (generate the data as ILP)", f)
 	}
 	return nil
 }
@@ -273,8 +283,8 @@ func (t *Target) withQuerier(ctx context.Context) (querier, error) {
 	return t.querier(ctx)
 }
 
-// ensure prepares table name once: drop (--drop-db), refuse an existing one
-// (--do-abort-on-exist), create it with DEDUP (--do-create-db, --dedup).
+// ensure prepares table name once: drop (DropDB), refuse an existing one
+// (AbortOnExist), create it with DEDUP (CreateDB, Dedup).
 func (t *Target) ensure(ctx context.Context, name string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -297,7 +307,7 @@ func (t *Target) ensureLocked(ctx context.Context, name string) error {
 	opts := t.opts
 	if tb == nil {
 		if opts.CreateDB || opts.DropDB || opts.AbortOnExist {
-			fmt.Fprintf(t.cfg.Log, "questdb: table %q is not a tsload use-case table: QuestDB creates it on first write (WAL, no DEDUP); --drop-db/--do-abort-on-exist do not apply to it\n", name)
+			fmt.Fprintf(t.cfg.Log, "questdb: table %q is not a tsload use-case table: QuestDB creates it on first write (WAL, no DEDUP); dropping it and abort-on-exist do not apply\n", name)
 		}
 		return nil
 	}

@@ -34,7 +34,7 @@ func (w *tcpWriter) connect(ctx context.Context) error {
 	}
 	conn := raw
 	if w.t.cfg.TCPTLS {
-		cfg := tlsConfig(w.t.cfg.TLSVerify)
+		cfg := tlsConfig(!w.t.cfg.InsecureSkipVerify)
 		if host, _, _ := net.SplitHostPort(w.t.cfg.TCPAddr); cfg.ServerName == "" {
 			cfg.ServerName = host
 		}

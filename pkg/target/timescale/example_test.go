@@ -20,5 +20,5 @@ func ExampleMethod_For() {
 	// pgcopy: copy-binary
 	// csv: copy-csv
 	// ilp: copy-binary
-	// --method copy-binary needs pgcopy or ILP input, not csv (use copy-csv, insert-multi or insert)
+	// Method copy-binary needs pgcopy or ILP input, not csv (use copy-csv, insert-multi or insert)
 }

@@ -6,7 +6,7 @@
 //
 // Guarantees. Every batch is written atomically: one COPY statement, or one
 // transaction when a batch spans several tables (ILP input) or uses the
-// insert methods with --commit batch. A batch is acknowledged only with the
+// insert methods with CommitBatch. A batch is acknowledged only with the
 // row count of the server's command tags, which must equal the batch's rows.
 // Connection losses and the SQLSTATEs the server uses for "try again"
 // (class 08, 40001, 40P01, 53300, 57P01-57P03) are retryable and the writer
@@ -14,13 +14,13 @@
 // data) and everything else are fatal and name the batch's input position.
 // No duplicates from lost answers: every batch runs in BEGIN ... COMMIT and
 // the writer notes its transaction id (txid_current) and backend pid. When
-// the answer to COMMIT is lost (connection cut, --request-timeout, backend
+// the answer to COMMIT is lost (connection cut, RequestTimeout, backend
 // terminated), the writer connects again, terminates the old backend if it
 // still holds the transaction (so a COMMIT still in flight cannot land
 // later), and asks txid_status: committed means acknowledged, aborted means
 // re-sent, anything else is a fatal error saying the batch may be in. A
 // batch that fails before its COMMIT was sent never commits and is re-sent.
-// With --commit row a batch that fails after some
+// With CommitRow a batch that fails after some
 // rows were committed is reported as a fatal (non-retryable) error that says
 // how many rows were committed.
 package timescale
@@ -62,7 +62,7 @@ const (
 	MethodInsert      Method = "insert"       // one INSERT per row
 )
 
-// ParseMethod parses a --method value.
+// ParseMethod parses a Method name.
 func ParseMethod(s string) (Method, error) {
 	switch m := Method(s); m {
 	case MethodAuto, MethodCopyBinary, MethodCopyCSV, MethodInsertMulti, MethodInsert:
@@ -70,7 +70,7 @@ func ParseMethod(s string) (Method, error) {
 	case "":
 		return MethodAuto, nil
 	}
-	return "", fmt.Errorf("unknown --method %q (want auto, copy-binary, copy-csv, insert-multi or insert)", s)
+	return "", load.Settingf("unknown {Method} %q (want auto, copy-binary, copy-csv, insert-multi or insert)", s)
 }
 
 // For returns the concrete method used for input format f, or an error when
@@ -83,9 +83,9 @@ func (m Method) For(f format.Format) (Method, error) {
 		}
 		return MethodCopyBinary, nil
 	case m == MethodCopyBinary && f == format.CSV:
-		return "", errors.New("--method copy-binary needs pgcopy or ILP input, not csv (use copy-csv, insert-multi or insert)")
+		return "", load.Settingf("{Method} copy-binary needs pgcopy or ILP input, not csv (use copy-csv, insert-multi or insert)")
 	case m == MethodCopyCSV && f != format.CSV && f != format.Unknown:
-		return "", fmt.Errorf("--method copy-csv needs csv input, not %s (use copy-binary, insert-multi or insert)", f)
+		return "", load.Settingf("{Method} copy-csv needs csv input, not %s (use copy-binary, insert-multi or insert)", f)
 	}
 	return m, nil
 }
@@ -137,7 +137,7 @@ type Config struct {
 	RequestTimeout time.Duration
 }
 
-// DefaultRequestTimeout is --request-timeout's default.
+// DefaultRequestTimeout is load_timescale's RequestTimeout (0 in a Config means no limit).
 const DefaultRequestTimeout = 5 * time.Minute
 
 func (c *Config) setDefaults() error {
@@ -163,36 +163,36 @@ func (c *Config) setDefaults() error {
 		c.Commit = CommitBatch
 	case CommitBatch, CommitRow:
 	default:
-		return fmt.Errorf("unknown --commit %q (want batch or row)", c.Commit)
+		return load.Settingf("unknown {Commit} %q (want batch or row)", c.Commit)
 	}
 	switch c.UseHypertable {
 	case "":
 		c.UseHypertable = "auto"
 	case "auto", "true", "false":
 	default:
-		return fmt.Errorf("unknown --use-hypertable %q (want auto, true or false)", c.UseHypertable)
+		return load.Settingf("unknown {UseHypertable} %q (want auto, true or false)", c.UseHypertable)
 	}
 	if c.ChunkTime == 0 {
 		c.ChunkTime = 12 * time.Hour
 	}
 	if c.ChunkTime < time.Second {
-		return fmt.Errorf("--chunk-time %s is too small", c.ChunkTime)
+		return load.Settingf("{ChunkTime} %s is too small (want 1s or more)", c.ChunkTime)
 	}
 	switch c.CreateIndexes {
 	case "":
 		c.CreateIndexes = "none"
 	case "none", "before", "after":
 	default:
-		return fmt.Errorf("unknown --create-indexes %q (want none, before or after)", c.CreateIndexes)
+		return load.Settingf("unknown {CreateIndexes} %q (want none, before or after)", c.CreateIndexes)
 	}
 	if c.RequestTimeout < 0 {
-		return fmt.Errorf("--request-timeout %s is negative", c.RequestTimeout)
+		return load.Settingf("{RequestTimeout} %s is negative", c.RequestTimeout)
 	}
 	if c.Unlogged && c.UseHypertable == "true" {
-		return errors.New("--unlogged needs plain tables: TimescaleDB hypertables cannot be unlogged (use --use-hypertable=false)")
+		return load.Settingf("{Unlogged} needs plain tables: TimescaleDB hypertables cannot be unlogged (use {UseHypertable}=false)")
 	}
 	if c.Partitions < 0 {
-		return fmt.Errorf("--partitions %d is negative", c.Partitions)
+		return load.Settingf("{Partitions} %d is negative", c.Partitions)
 	}
 	if c.CompressAfter || c.DirectCompress {
 		c.Columnstore = true
@@ -201,10 +201,10 @@ func (c *Config) setDefaults() error {
 		c.OrderBy = "time DESC"
 	}
 	if c.needsTimescale() && (c.UseHypertable == "false" || c.Unlogged) {
-		return errors.New("--partitions, --columnstore, --compress-after-load and --direct-compress need hypertables (not --use-hypertable=false or --unlogged)")
+		return load.Settingf("{Partitions}, {Columnstore}, {CompressAfter} and {DirectCompress} need hypertables (not {UseHypertable}=false or {Unlogged})")
 	}
 	if c.DirectCompress && (c.Method == MethodInsert || c.Method == MethodInsertMulti) {
-		return fmt.Errorf("--direct-compress compresses during COPY: use a copy method, not %s", c.Method)
+		return load.Settingf("{DirectCompress} compresses during COPY: {Method} %s does not COPY (use auto, copy-binary or copy-csv)", c.Method)
 	}
 	return nil
 }
@@ -226,7 +226,7 @@ func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 			if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
 				u, err := url.Parse(s)
 				if err != nil {
-					return nil, errors.New("--postgres: not a valid URL")
+					return nil, load.Settingf("{URL}: not a valid URL")
 				}
 				q := u.Query()
 				q.Set("sslmode", c.SSLMode)
@@ -397,7 +397,7 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	}
 	defer maint.Close(context.Background())
 	if db == maint.Config().Database {
-		return fmt.Errorf("timescale: --db-name %q is the maintenance database; choose another name", db)
+		return load.Settingf("timescale: {DBName} %q is the maintenance database; choose another name", db)
 	}
 	if opts.DropDB {
 		if _, err := maint.Exec(ctx, "DROP DATABASE IF EXISTS "+schema.QuoteIdent(db)+" WITH (FORCE)"); err != nil {
@@ -410,9 +410,9 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	}
 	switch {
 	case exists && opts.AbortOnExist:
-		return fmt.Errorf("timescale: database %q already exists (--do-abort-on-exist)", db)
+		return load.Settingf("timescale: database %q already exists ({AbortOnExist})", db)
 	case !exists && !opts.CreateDB:
-		return fmt.Errorf("timescale: database %q does not exist (and --do-create-db=false)", db)
+		return load.Settingf("timescale: database %q does not exist (and {CreateDB}=false)", db)
 	case !exists:
 		if _, err := maint.Exec(ctx, "CREATE DATABASE "+schema.QuoteIdent(db)); err != nil {
 			var pgErr *pgconn.PgError
@@ -450,7 +450,7 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	switch t.cfg.UseHypertable {
 	case "true":
 		if !available {
-			return errors.New("timescale: --use-hypertable=true but the timescaledb extension is not available on the server (installed and in shared_preload_libraries)")
+			return load.Settingf("timescale: {UseHypertable}=true but the timescaledb extension is not available on the server (installed and in shared_preload_libraries)")
 		}
 		t.hypertable = true
 	case "auto":
@@ -459,11 +459,11 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 		t.hypertable = false
 	}
 	if !t.hypertable && t.cfg.needsTimescale() {
-		return errors.New("timescale: --partitions, --columnstore, --compress-after-load and --direct-compress need TimescaleDB, which the server does not have (installed and in shared_preload_libraries)")
+		return load.Settingf("timescale: {Partitions}, {Columnstore}, {CompressAfter} and {DirectCompress} need TimescaleDB, which the server does not have (installed and in shared_preload_libraries)")
 	}
 	if t.hypertable {
 		if _, err := admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS timescaledb"); err != nil {
-			return fmt.Errorf("timescale: CREATE EXTENSION timescaledb: %s (is timescaledb in shared_preload_libraries? or use --use-hypertable=false)", describe(err, nil))
+			return load.Settingf("timescale: CREATE EXTENSION timescaledb: %s (is timescaledb in shared_preload_libraries? or use {UseHypertable}=false)", describe(err, nil))
 		}
 	}
 	if t.cfg.DirectCompress {
@@ -475,7 +475,7 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 			return fmt.Errorf("timescale: %s", describe(err, nil))
 		}
 		if !have {
-			return errors.New("timescale: --direct-compress needs TimescaleDB 2.21 or later (no " + directCompressGUC + " setting on the server)")
+			return load.Settingf("timescale: {DirectCompress} needs TimescaleDB 2.21 or later (no %s setting on the server)", directCompressGUC)
 		}
 	}
 	for _, tb := range opts.Tables {
@@ -496,7 +496,7 @@ func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *sche
 			return fmt.Errorf("timescale: %w", &writeError{msg: describe(err, nil), err: err})
 		}
 		if exists {
-			return fmt.Errorf("timescale: table %q already exists (--do-abort-on-exist)", name)
+			return load.Settingf("timescale: table %q already exists ({AbortOnExist})", name)
 		}
 	}
 	if t.opts.CreateDB || inferred {
@@ -598,7 +598,7 @@ func createHypertable(ctx context.Context, conn *pgx.Conn, tb *schema.Table, cfg
 	if cfg.Partitions > 0 {
 		tag := seriesTag(tb)
 		if tag == "" {
-			return fmt.Errorf("timescale: --partitions: table %q has no tag to partition on", tb.Name)
+			return load.Settingf("timescale: {Partitions}: table %q has no tag to partition on", tb.Name)
 		}
 		sql := fmt.Sprintf("SELECT add_dimension(%s, by_hash(%s, %d), if_not_exists => TRUE)", rel, sqlLiteral(tag), cfg.Partitions)
 		if _, err := conn.Exec(ctx, sql); err != nil {
@@ -689,7 +689,7 @@ var _ load.Finisher = (*Target)(nil)
 
 // Finish (load.Finisher: the runner calls it after the last batch was
 // acknowledged, unless the load failed) creates the "after" indexes, with
-// --compress-after-load converts every chunk to the columnstore, and
+// CompressAfter converts every chunk to the columnstore, and
 // measures the tables (Report). It runs once.
 func (t *Target) Finish(ctx context.Context) error {
 	t.mu.Lock()
@@ -723,7 +723,7 @@ func (t *Target) Finish(ctx context.Context) error {
 }
 
 // measure reports the size of the loaded tables and, on hypertables, their
-// chunks; with --compress-after-load it compresses every chunk first and
+// chunks; with CompressAfter it compresses every chunk first and
 // reports the time and the size before.
 func (t *Target) measure(ctx context.Context, conn *pgx.Conn, names []string) (map[string]float64, error) {
 	rep := map[string]float64{}
@@ -803,7 +803,7 @@ var _ load.Reporter = (*Target)(nil)
 
 // Report (load.Reporter) returns what Finish measured: size_bytes (the
 // tables with their indexes and, for hypertables, all chunks), chunks,
-// chunks_compressed, and with --compress-after-load compress_seconds and
+// chunks_compressed, and with CompressAfter compress_seconds and
 // size_before_compress_bytes; with the columnstore compressed_batches.
 // Nil before Finish.
 func (t *Target) Report() map[string]float64 {

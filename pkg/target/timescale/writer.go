@@ -142,7 +142,7 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	}
 	if err := w.ensureConn(ctx); err != nil {
 		if timedOut(ctx, parent) {
-			err = load.Retryable(fmt.Errorf("no connection within --request-timeout %s: %w", w.t.cfg.RequestTimeout, err))
+			err = load.Retryable(fmt.Errorf("no connection within the request timeout (%s): %w", w.t.cfg.RequestTimeout, err))
 		}
 		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: connecting to database %q: %s", w.t.cfg.DBName, describe(err, nil)))
 	}
@@ -185,14 +185,14 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 			w.conn = nil
 		}
 		if committed == 0 {
-			return load.Ack{}, load.Retryable(&writeError{msg: redact.String(fmt.Sprintf("timescale: no answer within --request-timeout %s: %s", w.t.cfg.RequestTimeout, w.message(b, err))), err: err})
+			return load.Ack{}, load.Retryable(&writeError{msg: redact.String(fmt.Sprintf("timescale: no answer within the request timeout (%s): %s", w.t.cfg.RequestTimeout, w.message(b, err))), err: err})
 		}
 	}
 	if err != nil {
 		w.afterError()
 		if committed > 0 {
 			// --commit row: some rows are in; a re-send would duplicate them.
-			return load.Ack{}, &writeError{msg: redact.String(fmt.Sprintf("timescale: %d of %d rows were committed (--commit row) before: %s; not retried: a re-send would duplicate them",
+			return load.Ack{}, &writeError{msg: redact.String(fmt.Sprintf("timescale: %d of %d rows were committed (a commit per row) before: %s; not retried: a re-send would duplicate them",
 				committed, b.Rows, w.message(b, err))), err: err}
 		}
 		return load.Ack{}, w.wrap(err, "timescale: "+w.message(b, err))
