@@ -19,7 +19,7 @@ const (
 // data directory, and the wait for the footprint to settle.
 func costFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: FlagServerPID, Usage: "the database server's pid, to sample its CPU, memory and I/O from /proc with its children (default: the local process listening on the target's port; a remote server is not measured)"},
+		&cli.IntFlag{Name: FlagServerPID, DefaultText: "the local process listening on the target's port; a remote server is not measured", Usage: "the database server's pid, to sample its CPU, memory and I/O from /proc with its children"},
 		&cli.StringFlag{Name: FlagServerDataDir, Usage: "the server's data directory: its size is recorded beside the database's own storage figures (and used when the target has none)"},
 		&cli.DurationFlag{Name: FlagFootprintSettle, Usage: "after the load, wait up to this long for the tables' size on disk to stop changing (0: measure it once, right after the last batch)"},
 	}

@@ -81,7 +81,7 @@ func (r *run) startCost() {
 	c.selfCPU0, _, c.selfErr = fsys.Self()
 	c.started = true
 	if !r.cfg.DoLoad {
-		c.notMeasured = "nothing loaded"
+		c.notMeasured = "nothing sent to a server"
 		return
 	}
 	c.pid, c.method, c.notMeasured = r.findServer()
@@ -338,7 +338,7 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 	if fp == nil {
 		switch {
 		case !r.cfg.DoLoad:
-			return &load.Footprint{NotMeasured: "nothing loaded"}
+			return &load.Footprint{NotMeasured: "nothing sent to a server"}
 		case r.res.Rows == 0:
 			return &load.Footprint{NotMeasured: "no rows loaded"}
 		}
