@@ -61,6 +61,15 @@ type Config struct {
 	RetryTimeout    time.Duration // total back-off time per batch, default 60s
 	SkipInvalid     bool          // skip and count malformed records and rejected rows instead of failing
 
+	// ErrorsFile, when set, receives every record skipped as malformed and
+	// every row the server refused, each after a comment line naming the
+	// input, line, byte offset and reason (ILP input only).
+	ErrorsFile string
+	// LimitErrors stops the run (failed) once more than MaxErrors records
+	// were skipped or refused (0: the first one). It implies SkipInvalid.
+	LimitErrors bool
+	MaxErrors   int64
+
 	Prepare load.PrepareOptions // Tables filled by the runner
 
 	ResultsFile string
@@ -125,6 +134,9 @@ func (c *Config) defaults() {
 	if c.Lookup == nil {
 		c.Lookup = usecase.LookupTable
 	}
+	if c.LimitErrors {
+		c.SkipInvalid = true
+	}
 }
 
 // ErrInterrupted is returned (wrapped) when the run was stopped by its
@@ -157,8 +169,16 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	if cfg.SerializationPass && cfg.DoLoad {
 		noLoad, err = serializationPass(ctx, cfg)
 	}
+	if err == nil && cfg.ErrorsFile != "" {
+		r.errs, err = createErrorsFile(cfg.ErrorsFile)
+	}
 	if err == nil {
 		err = r.run(ctx)
+	}
+	if r.errs != nil {
+		if cerr := r.errs.close(); cerr != nil && err == nil {
+			err = cerr
+		}
 	}
 	r.finish(ctx, err)
 	if noLoad != nil {
@@ -189,6 +209,8 @@ type run struct {
 	tables      []*schema.Table
 	formats     []inputFormat // every input's format, in order
 	verifier    *verifier     // counts before and after, judges
+	errs        *errorsFile   // ErrorsFile, when set
+	errorCount  atomic.Int64  // records skipped or refused (LimitErrors)
 	inputGzip   []bool        // per input, whether it is gzip-compressed
 	server      load.Server   // the server's version, asked after Prepare
 	totalSize   int64         // compressed size of all inputs (-1: unknown)
@@ -238,6 +260,13 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	r.res.Format = r.first.Format().String()
+	if r.errs != nil {
+		for _, in := range r.formats {
+			if in.format != format.ILP {
+				return fmt.Errorf("%s: %s input: the errors file takes ILP input only (a skipped %s record cannot be written back as a line)", in.source, in.format, in.format)
+			}
+		}
+	}
 	if cfg.DoLoad {
 		// Before Prepare: input the target cannot load must not cost the
 		// database anything (a --drop-db).
@@ -301,6 +330,7 @@ func (r *run) splitConfig() split.Config {
 		MaxRecordBytes: r.cfg.MaxRecordBytes,
 		Lookup:         r.cfg.Lookup,
 		DeferChecks:    true, // split.Config applies it where it can (one part, no limit with --skip-invalid)
+		OnSkip:         r.onSkip,
 	}
 }
 
@@ -514,6 +544,9 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 	}
 	lastBytes := int64(0)
 	for {
+		if err := r.overErrorLimit(); err != nil { // lines the splitter skipped
+			return err
+		}
 		var b *load.Batch
 		select {
 		case b = <-free:
@@ -549,7 +582,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 // work writes the batches of queue q with writer w (nil: --do-load=false).
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
 	st := r.workers[id]
-	var chk split.Checker // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip} // validates and counts the splitter's unchecked batches
 	for {
 		var b *load.Batch
 		var ok bool
@@ -574,8 +607,14 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 		if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
 			err = r.verifier.countBefore(ctx, batchTables(b))
 		}
+		if err == nil {
+			err = r.overErrorLimit()
+		}
 		if err == nil && b.Rows > 0 {
 			err = r.write(ctx, wctx, st, w, b)
+		}
+		if err == nil {
+			err = r.overErrorLimit()
 		}
 		b.Release() // a zero-copy batch's memory goes back to the reader
 		free <- b
@@ -605,6 +644,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 			}
 		}
 		st.record(b, ack, time.Since(t0))
+		r.onRefused(b, ack)
 		return nil
 	})
 	var g *retry.GiveUpError

@@ -403,7 +403,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 				}
 				s.line += lines
 				s.offset += int64(len(c.scratch) - 1)
-				return s.malformed(s.record, lineNo, off, true, "unterminated quoted field")
+				return s.malformed(s.record, lineNo, off, nil, true, "unterminated quoted field")
 			}
 			more, err := s.readRaw()
 			if err == io.EOF {
@@ -414,7 +414,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 				}
 				s.line += lines
 				s.offset += int64(len(c.scratch) - 1)
-				return s.malformed(s.record, lineNo, off, true, "unterminated quoted field")
+				return s.malformed(s.record, lineNo, off, nil, true, "unterminated quoted field")
 			}
 			if err != nil {
 				return err
@@ -444,7 +444,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 		sc.reason = "invalid UTF-8"
 	}
 	if sc.reason != "" {
-		return s.malformed(s.record, lineNo, off, true, "%s", sc.reason)
+		return s.malformed(s.record, lineNo, off, nil, true, "%s", sc.reason)
 	}
 	sl := s.slotFor(t, s.part(sc.hash))
 	sl.begin(s.record, lineNo, off)
