@@ -25,8 +25,8 @@ import (
 //   - every asyncWindow-th batch commits with synchronous_commit=on (SET
 //     LOCAL): its COMMIT returns once the WAL is flushed up to it, so every
 //     commit acknowledged before it is durable and the copies are dropped.
-//     At most asyncWindow batches per worker are held; the cost is one
-//     flushed commit per asyncWindow batches.
+//     At most asyncWindow batches (and about asyncWindowBytes) per worker
+//     are held; the cost is one flushed commit per asyncWindow batches.
 //   - after any reconnect, before this load writes anything more, the first
 //     writer to reconnect asks txid_status for the held batches of every
 //     writer of the target (under Target.asyncMu, so no writer of this load
@@ -47,8 +47,12 @@ import (
 // still counts the rows.
 
 // asyncWindow is how many acknowledged batches a writer holds, at most,
-// until a synchronous commit proves them flushed.
-const asyncWindow = 8
+// until a synchronous commit proves them flushed; asyncWindowBytes bounds
+// their bytes (large batches commit synchronously sooner).
+const (
+	asyncWindow      = 8
+	asyncWindowBytes = 64 << 20
+)
 
 // heldBatch is an acknowledged batch whose commit may not be flushed yet.
 type heldBatch struct {
@@ -174,7 +178,11 @@ func (w *Writer) syncDue() bool {
 	a := &w.t.async
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(w.held) >= asyncWindow
+	n := 0
+	for _, h := range w.held {
+		n += len(h.b.Data)
+	}
+	return len(w.held) >= asyncWindow || n >= asyncWindowBytes
 }
 
 // lostBatches returns the held batches marked lost.

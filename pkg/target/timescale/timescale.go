@@ -22,7 +22,9 @@
 // batch that fails before its COMMIT was sent never commits and is re-sent.
 // With --commit row a batch that fails after some
 // rows were committed is reported as a fatal (non-retryable) error that says
-// how many rows were committed.
+// how many rows were committed. On a server with synchronous_commit=off,
+// whose crash loses commits already answered, each writer keeps its last
+// acknowledged batches and re-sends those a crash lost (async.go).
 package timescale
 
 import (

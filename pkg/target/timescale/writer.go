@@ -175,7 +175,11 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	}
 	if !w.modeKnown {
 		if err := w.noteCommitMode(ctx, w.conn); err != nil {
-			w.afterError()
+			w.conn.Close(context.Background()) // the next attempt asks on a new connection
+			w.conn = nil
+			if timedOut(ctx, parent) {
+				err = load.Retryable(fmt.Errorf("no answer within --request-timeout %s: %w", w.t.cfg.RequestTimeout, err))
+			}
 			return load.Ack{}, w.wrap(err, "timescale: reading synchronous_commit: "+describe(err, nil))
 		}
 		w.modeKnown = true
