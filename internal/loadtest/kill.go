@@ -38,7 +38,7 @@ type Private struct {
 // kill (after killAfter bytes) lands mid-load, small enough for CI.
 const (
 	killRows  = 100000
-	killAfter = 1 << 20
+	killAfter = 512 << 10
 )
 
 // killed loads killRows rows through a proxy into a private server, which

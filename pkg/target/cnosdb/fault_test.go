@@ -56,8 +56,9 @@ func TestFaults(t *testing.T) {
 			return loadtest.Private{
 				Upstream: in.URL,
 				New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+					// Uncompressed, so that the kill lands a fifth of the way in.
 					tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
-						DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+						DBName: db, RequestTimeout: timeout})
 					if err != nil {
 						t.Fatal(err)
 					}
