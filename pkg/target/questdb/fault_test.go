@@ -63,15 +63,7 @@ func TestFaults(t *testing.T) {
 // go over its PG wire, which the kill cuts too (a stale connection that
 // verification must replace).
 func privateQuestDB(t *testing.T) loadtest.Private {
-	root := t.TempDir()
-	port := func() string { return strconv.Itoa(loadtest.FreePort(t)) }
-	httpPort, pgPort := port(), port()
-	srv := &loadtest.ScriptServer{Start: "scripts/start_questdb.sh", Stop: "scripts/stop_questdb.sh",
-		Env: []string{"QUESTDB_ROOT=" + root, "QUESTDB_HTTP_PORT=" + httpPort, "QUESTDB_PG_PORT=" + pgPort,
-			"QUESTDB_ILP_PORT=" + port(), "QUESTDB_MIN_PORT=" + port(), "QUESTDB_XMX=512m", "QUESTDB_WORKERS=1"},
-		PIDFile: filepath.Join(root, "questdb.pid")}
-	srv.Run(t)
-	s := qdb{http: "http://127.0.0.1:" + httpPort, pg: "postgres://admin:quest@127.0.0.1:" + pgPort + "/qdb"}
+	srv, s := startPrivateQuestDB(t)
 	return loadtest.Private{
 		Upstream: s.http,
 		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
@@ -93,6 +85,54 @@ func privateQuestDB(t *testing.T) loadtest.Private {
 		},
 		Kill: srv.Kill, Start: srv.StartAgain,
 	}
+}
+
+// TestCountAfterKill: the count's PG-wire connection goes stale when the
+// server is killed and started again; the next Count fails retryable (the
+// runner retries it) and the one after counts, on a new connection. Before,
+// verification failed with "wal_tables(): unexpected EOF" although the
+// table held every row.
+func TestCountAfterKill(t *testing.T) {
+	server(t) // the shared server's skip rule
+	if testing.Short() {
+		t.Skip("-short: no server kill")
+	}
+	srv, s := startPrivateQuestDB(t)
+	tg, err := New(Config{Transport: HTTP, URL: s.http, PG: s.pg, WALTimeout: time.Minute, Lookup: testTable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ctx := context.Background()
+	if _, err := tg.Count(ctx, []string{"none"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.StartAgain(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Count(ctx, []string{"none"}); err != nil && !load.IsRetryable(err) {
+		t.Fatalf("count on the stale connection: %v (not retryable)", err)
+	}
+	if got, err := tg.Count(ctx, []string{"none"}); err != nil || got["none"] != 0 {
+		t.Fatalf("count after the restart: %v %v", got, err)
+	}
+}
+
+// startPrivateQuestDB starts a QuestDB of the test's own
+// (scripts/start_questdb.sh with its own root and free ports).
+func startPrivateQuestDB(t *testing.T) (*loadtest.ScriptServer, qdb) {
+	root := t.TempDir()
+	port := func() string { return strconv.Itoa(loadtest.FreePort(t)) }
+	httpPort, pgPort := port(), port()
+	srv := &loadtest.ScriptServer{Start: "scripts/start_questdb.sh", Stop: "scripts/stop_questdb.sh",
+		Env: []string{"QUESTDB_ROOT=" + root, "QUESTDB_HTTP_PORT=" + httpPort, "QUESTDB_PG_PORT=" + pgPort,
+			"QUESTDB_ILP_PORT=" + port(), "QUESTDB_MIN_PORT=" + port(), "QUESTDB_XMX=512m", "QUESTDB_WORKERS=1"},
+		PIDFile: filepath.Join(root, "questdb.pid")}
+	srv.Run(t)
+	return srv, qdb{http: "http://127.0.0.1:" + httpPort, pg: "postgres://admin:quest@127.0.0.1:" + pgPort + "/qdb"}
 }
 
 // questdbRows counts table's rows and distinct (timestamp, host) keys.
