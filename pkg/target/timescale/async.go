@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -103,43 +104,73 @@ func (t *Target) recheck(ctx context.Context, conn *pgx.Conn) error {
 	a := &t.async
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var started, nextXid string
-	if err := conn.QueryRow(ctx, "SELECT pg_postmaster_start_time()::text").Scan(&started); err != nil {
+	rc, err := newRecovery(ctx, conn)
+	if err != nil {
 		return err
-	}
-	var next int64 = -1 // unknown
-	err := conn.QueryRow(ctx, "SELECT (pg_control_checkpoint()).next_xid").Scan(&nextXid)
-	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &pgErr): // not allowed: txid_status alone
-	case err != nil:
-		return err
-	default:
-		var epoch, xid int64
-		if _, err := fmt.Sscanf(nextXid, "%d:%d", &epoch, &xid); err == nil {
-			next = epoch<<32 | xid
-		}
 	}
 	for _, w := range a.writers {
 		for _, h := range w.held {
 			if h.lost {
 				continue
 			}
-			if h.started != started && next >= 0 && h.xid >= next {
-				h.lost = true // not in the WAL the server recovered
-				continue
-			}
-			var status *string
-			if err := conn.QueryRow(ctx, "SELECT txid_status($1::bigint)", h.xid).Scan(&status); err != nil {
+			in, err := rc.committed(ctx, conn, h.xid, h.started)
+			if err != nil {
 				return err
 			}
 			a.checked++
-			if status == nil || *status != "committed" {
-				h.lost = true
-			}
+			h.lost = !in
 		}
 	}
 	return nil
+}
+
+// recovery is what a new connection knows of the server's last start: when
+// it started, and the next_xid of its latest checkpoint (-1: unknown).
+type recovery struct {
+	started string
+	next    int64
+}
+
+func newRecovery(ctx context.Context, conn *pgx.Conn) (recovery, error) {
+	rc := recovery{next: -1}
+	if err := conn.QueryRow(ctx, "SELECT pg_postmaster_start_time()::text").Scan(&rc.started); err != nil {
+		return rc, err
+	}
+	var nextXid string
+	err := conn.QueryRow(ctx, "SELECT (pg_control_checkpoint()).next_xid").Scan(&nextXid)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr): // not allowed: txid_status alone decides
+	case err != nil:
+		return rc, err
+	default:
+		var epoch, xid int64
+		if _, err := fmt.Sscanf(nextXid, "%d:%d", &epoch, &xid); err == nil {
+			rc.next = epoch<<32 | xid
+		}
+	}
+	return rc, nil
+}
+
+// committed reports whether transaction xid, begun on the server that
+// started at started, is committed now. A transaction of a server that has
+// restarted since, whose id is not below the recovered next_xid, was lost
+// (its id may have been handed out again); an id "in the future" (22023)
+// was lost before being handed out again.
+func (rc recovery) committed(ctx context.Context, conn *pgx.Conn, xid int64, started string) (bool, error) {
+	if started != "" && started != rc.started && rc.next >= 0 && xid >= rc.next {
+		return false, nil
+	}
+	var status *string
+	err := conn.QueryRow(ctx, "SELECT txid_status($1::bigint)", xid).Scan(&status)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "22023" && strings.Contains(pgErr.Message, "in the future") {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return status != nil && *status == "committed", nil
 }
 
 // holdAcked keeps a copy of b, just acknowledged in transaction xid, or,

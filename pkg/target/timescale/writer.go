@@ -317,6 +317,17 @@ func (w *Writer) resolveOnce(ctx context.Context) (bool, error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	if w.started != "" {
+		// After a crash: an id lost with its transaction (and perhaps
+		// handed out again) is not committed, whatever txid_status says.
+		rc, err := newRecovery(ctx, conn)
+		if err != nil {
+			return false, err
+		}
+		if rc.started != w.started {
+			return rc.committed(ctx, conn, w.xid, w.started)
+		}
+	}
 	var status *string
 	if err := conn.QueryRow(ctx, "SELECT txid_status($1::bigint)", w.xid).Scan(&status); err != nil {
 		return false, err
