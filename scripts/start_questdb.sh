@@ -17,6 +17,9 @@
 #   QUESTDB_ROOT      server root (default $TSLOAD_STATE/questdb)
 #   QUESTDB_START_TIMEOUT  seconds to wait for /ping (default 90)
 #   QUESTDB_FRESH=1   wipe the root's data before starting
+#   QUESTDB_HTTP_PORT, QUESTDB_PG_PORT, QUESTDB_ILP_PORT, QUESTDB_MIN_PORT
+#                     ports (a second server beside the first, with its own
+#                     QUESTDB_ROOT: the kill tests)
 # Ports: HTTP 9000 (ILP/HTTP, /exec, /ping), PG wire 8812, ILP/TCP 9009,
 # min-HTTP (health) 9003; all bound to 127.0.0.1.
 set -euo pipefail
@@ -29,7 +32,7 @@ JAVA="${QUESTDB_JAVA:-java}"
 XMX="${QUESTDB_XMX:-1g}"
 WORKERS="${QUESTDB_WORKERS:-2}"
 TIMEOUT="${QUESTDB_START_TIMEOUT:-90}"
-HTTP="127.0.0.1:9000"
+HTTP="127.0.0.1:${QUESTDB_HTTP_PORT:-9000}"
 PIDFILE="$ROOT/questdb.pid"
 LOG="$ROOT/log/stdout.log"
 JAR="$CACHE/questdb-$VERSION.jar"
@@ -125,9 +128,9 @@ cat >"$ROOT/conf/server.conf" <<CONF
 # Written by scripts/start_questdb.sh; rewritten on every start.
 http.net.bind.to=$HTTP
 http.min.enabled=true
-http.min.net.bind.to=127.0.0.1:9003
-pg.net.bind.to=127.0.0.1:8812
-line.tcp.net.bind.to=127.0.0.1:9009
+http.min.net.bind.to=127.0.0.1:${QUESTDB_MIN_PORT:-9003}
+pg.net.bind.to=127.0.0.1:${QUESTDB_PG_PORT:-8812}
+line.tcp.net.bind.to=127.0.0.1:${QUESTDB_ILP_PORT:-9009}
 line.udp.enabled=false
 telemetry.enabled=false
 shared.worker.count=$WORKERS

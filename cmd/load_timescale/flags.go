@@ -100,5 +100,6 @@ func configFromCLI(c *cli.Context) timescale.Config {
 func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 	tc := configFromCLI(c)
 	tc.DBName = cfg.Prepare.DBName
+	tc.Log = cfg.Stderr
 	return timescale.New(tc)
 }

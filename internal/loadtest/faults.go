@@ -21,10 +21,12 @@ import (
 //   - stall: every connection stalls for 3 s, past a 1 s request timeout;
 //   - refused: the server is unreachable four times for 300 ms (open
 //     connections cut, new ones refused);
-//   - refusal: the server refuses one batch for good (its line 3457).
+//   - refusal: the server refuses one batch for good (its line 3457);
+//   - killed: a private server (Private) is killed with SIGKILL mid-load
+//     and started again on its data (see killed).
 //
-// The first three must end with every row in the database exactly once,
-// verified; the last with an error naming the cause, no retry, and a
+// All but the refusal must end with every row in the database exactly
+// once, verified; the refusal with an error naming the cause, no retry, and a
 // results file marked failed whose rows are exactly what the database
 // holds (the batches before the refused one).
 type FaultSuite struct {
@@ -50,6 +52,9 @@ type FaultSuite struct {
 	// Timeouts returns how many batches the target resolved otherwise than
 	// by a re-send after a request timeout (optional; see the stall).
 	Timeouts func(tg load.Target) int64
+	// Private starts a server of the test's own for the kill scenario
+	// (nil: skipped).
+	Private func(t *testing.T) Private
 }
 
 // Run runs every scenario as a subtest; table names start with prefix.
@@ -58,6 +63,7 @@ func (s FaultSuite) Run(t *testing.T, prefix string) {
 	t.Run("stall past the request timeout", func(t *testing.T) { s.stall(t, prefix+"_stall") })
 	t.Run("refused connections", func(t *testing.T) { s.refused(t, prefix+"_refused") })
 	t.Run("non-retryable refusal", func(t *testing.T) { s.refusal(t, prefix+"_refusal") })
+	t.Run("server killed with SIGKILL and restarted", func(t *testing.T) { s.killed(t, prefix+"_killed") })
 }
 
 // faultLines writes rows of table: ten series (host), a unique timestamp

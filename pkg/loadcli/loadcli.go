@@ -23,6 +23,8 @@
 //	--reporting-period 10s  a rates line on stderr per period (a progress bar on a terminal)
 //	--retry-timeout 60s     total back-off (100ms doubling to 5s) for one batch's retryable errors
 //	--skip-invalid          skip and count malformed records and rows the server rejects
+//	--errors-file F         write every skipped or refused line to F, after a comment naming file, line, offset, reason (ILP)
+//	--max-errors N          stop (failed) once more than N lines were skipped or refused (0: the first; implies --skip-invalid)
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
 //	--cpu-profile F         a CPU profile of the run, for go tool pprof
@@ -215,10 +217,34 @@ func CommonFlags(spec Spec) []cli.Flag {
 	return append(flags, costFlags()...)
 }
 
+// The errors file and the error limit.
+const (
+	FlagErrorsFile = "errors-file"
+	FlagMaxErrors  = "max-errors"
+)
+
+func errorFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: FlagErrorsFile, Usage: "write every line skipped as malformed or refused by the server to this file, each after a comment line naming the input, line, byte offset and reason, so that it can be fixed and loaded as is (ILP input)"},
+		&cli.Int64Flag{Name: FlagMaxErrors, Value: -1, Usage: "stop (non-zero exit) once more than this many lines were skipped or refused; 0: the first one stops the run; implies --skip-invalid (-1: no limit)"},
+	}
+}
+
+// errorConfig sets cfg's errors file and error limit from the flags.
+func errorConfig(c *cli.Context, cfg *runner.Config) error {
+	cfg.ErrorsFile = c.String(FlagErrorsFile)
+	if n := c.Int64(FlagMaxErrors); c.IsSet(FlagMaxErrors) && n >= 0 {
+		cfg.LimitErrors, cfg.MaxErrors = true, n
+	} else if c.IsSet(FlagMaxErrors) && n != -1 {
+		return fmt.Errorf("--%s must be 0 or more (-1: no limit)", FlagMaxErrors)
+	}
+	return nil
+}
+
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(CommonFlags(spec), spec.Flags...)
+	flags := append(append(CommonFlags(spec), errorFlags()...), spec.Flags...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -305,6 +331,9 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		Loader:      spec.Name,
 		Target:      spec.Target,
 		Flags:       FlagValues(c),
+	}
+	if err := errorConfig(c, &cfg); err != nil {
+		return cfg, err
 	}
 	if f := c.String(FlagFormat); f != "" {
 		format, err := format.Parse(f)

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +60,15 @@ type Config struct {
 	ReportingPeriod time.Duration // default 10s
 	RetryTimeout    time.Duration // total back-off time per batch, default 60s
 	SkipInvalid     bool          // skip and count malformed records and rejected rows instead of failing
+
+	// ErrorsFile, when set, receives every record skipped as malformed and
+	// every row the server refused, each after a comment line naming the
+	// input, line, byte offset and reason (ILP input only).
+	ErrorsFile string
+	// LimitErrors stops the run (failed) once more than MaxErrors records
+	// were skipped or refused (0: the first one). It implies SkipInvalid.
+	LimitErrors bool
+	MaxErrors   int64
 
 	Prepare load.PrepareOptions // Tables filled by the runner
 
@@ -128,6 +136,9 @@ func (c *Config) defaults() {
 	if c.Lookup == nil {
 		c.Lookup = usecase.LookupTable
 	}
+	if c.LimitErrors {
+		c.SkipInvalid = true
+	}
 }
 
 // errInterrupted is returned (wrapped) when the run was stopped by its
@@ -142,6 +153,7 @@ var errInterrupted = errors.New("interrupted")
 func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) {
 	cfg.defaults()
 	r := &run{cfg: cfg, target: t}
+	r.verifier = &verifier{target: t, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
 	r.res = &load.Results{
 		Loader:    cfg.Loader,
 		Target:    cfg.Target,
@@ -159,8 +171,16 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	if cfg.SerializationPass && cfg.DoLoad {
 		noLoad, err = serializationPass(ctx, cfg)
 	}
+	if err == nil && cfg.ErrorsFile != "" {
+		r.errs, err = createErrorsFile(cfg.ErrorsFile)
+	}
 	if err == nil {
 		err = r.run(ctx)
+	}
+	if r.errs != nil {
+		if cerr := r.errs.close(); cerr != nil && err == nil {
+			err = cerr
+		}
 	}
 	r.finish(ctx, err)
 	if noLoad != nil {
@@ -190,12 +210,13 @@ type run struct {
 	firstInput  *split.Input
 	tables      []*schema.Table
 	formats     []inputFormat // every input's format, in order
-	beforeMu    sync.Mutex
-	before      map[string]int64 // rows in each table before this run wrote to it
-	inputGzip   []bool           // per input, whether it is gzip-compressed
-	server      load.Server      // the server's version, asked after Prepare
-	totalSize   int64            // compressed size of all inputs (-1: unknown)
-	doneSize    atomic.Int64     // sizes of finished inputs
+	verifier    *verifier     // counts before and after, judges
+	errs        *errorsFile   // ErrorsFile, when set
+	errorCount  atomic.Int64  // records skipped or refused (LimitErrors)
+	inputGzip   []bool        // per input, whether it is gzip-compressed
+	server      load.Server   // the server's version, asked after Prepare
+	totalSize   int64         // compressed size of all inputs (-1: unknown)
+	doneSize    atomic.Int64  // sizes of finished inputs
 	curInput    atomic.Pointer[split.Input]
 	rowsRead    atomic.Int64
 	bytesRead   atomic.Int64
@@ -242,6 +263,13 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	r.res.Format = r.first.Format().String()
+	if r.errs != nil {
+		for _, in := range r.formats {
+			if in.format != format.ILP {
+				return fmt.Errorf("%s: %s input: the errors file takes ILP input only (a skipped %s record cannot be written back as a line)", in.source, in.format, in.format)
+			}
+		}
+	}
 	if cfg.DoLoad {
 		// Before Prepare: input the target cannot load must not cost the
 		// database anything (a --drop-db).
@@ -281,7 +309,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		if cfg.Verify {
 			// Count the tables the headers declare now; tables that only
 			// the data names (ILP) are counted before their first write.
-			if err := r.countBefore(ctx, tableNames(r.tables)); err != nil {
+			if err := r.verifier.countBefore(ctx, tableNames(r.tables)); err != nil {
 				return err
 			}
 		}
@@ -305,6 +333,7 @@ func (r *run) splitConfig() split.Config {
 		MaxRecordBytes: r.cfg.MaxRecordBytes,
 		Lookup:         r.cfg.Lookup,
 		DeferChecks:    true, // split.Config applies it where it can (one part, no limit with --skip-invalid)
+		OnSkip:         r.onSkip,
 	}
 }
 
@@ -518,6 +547,9 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 	}
 	lastBytes := int64(0)
 	for {
+		if err := r.overErrorLimit(); err != nil { // lines the splitter skipped
+			return err
+		}
 		var b *load.Batch
 		select {
 		case b = <-free:
@@ -553,7 +585,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 // work writes the batches of queue q with writer w (nil: --do-load=false).
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
 	st := r.workers[id]
-	var chk split.Checker // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip} // validates and counts the splitter's unchecked batches
 	for {
 		var b *load.Batch
 		var ok bool
@@ -576,10 +608,16 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			r.rowsRead.Add(-int64(skipped))
 		}
 		if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
-			err = r.countBefore(ctx, batchTables(b))
+			err = r.verifier.countBefore(ctx, batchTables(b))
+		}
+		if err == nil {
+			err = r.overErrorLimit()
 		}
 		if err == nil && b.Rows > 0 {
 			err = r.write(ctx, wctx, st, w, b)
+		}
+		if err == nil {
+			err = r.overErrorLimit()
 		}
 		b.Release() // a zero-copy batch's memory goes back to the reader
 		free <- b
@@ -609,6 +647,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 			}
 		}
 		st.record(b, ack, time.Since(t0))
+		r.onRefused(b, ack)
 		return nil
 	})
 	var g *retry.GiveUpError
@@ -735,7 +774,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	r.footprintAfterLoad(ctx, tot, err)
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
-		err = r.verify(ctx, tot)
+		r.res.Verify, err = r.verifier.verify(ctx, tot)
 		res.Retries = r.retries.Load()
 	}
 	switch {
@@ -759,171 +798,6 @@ func (r *run) finish(ctx context.Context, err error) {
 	writeSummary(r.cfg.Stderr, res, r.cfg.DoLoad)
 }
 
-// countBefore counts the tables among names not counted yet, before this
-// run writes to them, so that verification can prove what this run added
-// to tables that already held rows. Workers call it before each batch; it
-// asks the database once per table.
-func (r *run) countBefore(ctx context.Context, names []string) error {
-	r.beforeMu.Lock()
-	defer r.beforeMu.Unlock()
-	if r.before == nil {
-		r.before = map[string]int64{}
-	}
-	var todo []string
-	for _, n := range names {
-		if _, ok := r.before[n]; !ok {
-			todo = append(todo, n)
-		}
-	}
-	if len(todo) == 0 {
-		return nil
-	}
-	if r.cfg.Prepare.DropDB {
-		// Dropped tables start empty; a target may drop a table only when
-		// a batch first names it (ILP), after this count would be taken.
-		for _, n := range todo {
-			r.before[n] = 0
-		}
-		return nil
-	}
-	sort.Strings(todo)
-	counts, err := r.count(ctx, todo)
-	if err != nil {
-		return fmt.Errorf("verify: counting %s before loading: %w", strings.Join(todo, ", "), err)
-	}
-	for _, n := range todo {
-		r.before[n] = counts[n]
-	}
-	return nil
-}
-
-func tableNames(tables []*schema.Table) []string {
-	out := make([]string, len(tables))
-	for i, t := range tables {
-		out[i] = t.Name
-	}
-	return out
-}
-
-func batchTables(b *load.Batch) []string {
-	out := make([]string, len(b.Tables))
-	for i, t := range b.Tables {
-		out[i] = t.Name
-	}
-	return out
-}
-
-// recountPause is how long verification waits before counting a table
-// again to tell another writer from a loss (a variable for tests).
-var recountPause = time.Second
-
-// verify proves what this run added: for every table, the rows counted
-// after the load minus those counted before it equal the rows acknowledged.
-// More rows than that, or a count that still moves once this run is done,
-// means another client writes into the same tables: reported as such, not
-// as data loss. On a target that overwrites identical points
-// (load.Overwriter), fewer rows than acknowledged in a table that held rows
-// before can be points written again: reported, but not as a failure.
-func (r *run) verify(ctx context.Context, tot totals) error {
-	t0 := time.Now()
-	names := make([]string, 0, len(tot.tables))
-	for n := range tot.tables {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	r.beforeMu.Lock()
-	before := map[string]int64{}
-	for _, n := range names {
-		before[n] = r.before[n]
-	}
-	r.beforeMu.Unlock()
-	expected := map[string]int64{}
-	for _, n := range names {
-		expected[n] = before[n] + tot.tables[n]
-	}
-	v := &load.Verification{Before: before, Expected: expected, Actual: map[string]int64{}}
-	r.res.Verify = v
-	if a, ok := r.target.(load.Awaiter); ok {
-		if err := a.Await(ctx, expected); err != nil {
-			fmt.Fprintf(r.cfg.Stderr, "verify: %v\n", err)
-		}
-	}
-	actual, err := r.count(ctx, names)
-	v.Seconds = time.Since(t0).Seconds()
-	if err != nil {
-		v.Note = "counting failed: " + err.Error()
-		return fmt.Errorf("verify: counting rows: %w", err)
-	}
-	for _, n := range names {
-		v.Actual[n] = actual[n]
-	}
-	if tot.partial {
-		// Rejections cannot be attributed to tables: compare the totals.
-		v.Note = "partial writes: per-table expectations are estimates; the total is compared"
-		var b, a int64
-		for _, n := range names {
-			b += before[n]
-			a += actual[n]
-		}
-		return r.judge(ctx, v, names, map[string]int64{"all tables": b}, map[string]int64{"all tables": tot.rows}, map[string]int64{"all tables": a}, nil)
-	}
-	return r.judge(ctx, v, names, before, tot.tables, actual, actual)
-}
-
-// judge compares after-before with acked per key and sets v. recount, when
-// not nil, holds the counts per table to compare a second count with when
-// the first does not add up.
-func (r *run) judge(ctx context.Context, v *load.Verification, names []string, before, acked, after, recount map[string]int64) error {
-	ow, _ := r.target.(load.Overwriter)
-	overwrites := ow != nil && ow.Overwrites()
-	var lost, other, rewritten []string
-	keys := make([]string, 0, len(acked))
-	for k := range acked {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		added := after[k] - before[k]
-		switch {
-		case added == acked[k]:
-		case added > acked[k]:
-			other = append(other, fmt.Sprintf("%s: %d rows before, %d acknowledged, %d after (%d this run did not write)", k, before[k], acked[k], after[k], added-acked[k]))
-		case overwrites && before[k] > 0 && added >= 0:
-			rewritten = append(rewritten, fmt.Sprintf("%s: %d rows before, %d acknowledged, %d after", k, before[k], acked[k], after[k]))
-		default:
-			lost = append(lost, fmt.Sprintf("%s: %d rows before + %d acknowledged = %d expected, database has %d", k, before[k], acked[k], before[k]+acked[k], after[k]))
-		}
-	}
-	if (len(lost) > 0 || len(other) > 0) && recount != nil {
-		// A count that moves while this run writes nothing is another
-		// writer's doing.
-		select {
-		case <-time.After(recountPause):
-		case <-ctx.Done():
-		}
-		if again, err := r.count(ctx, names); err == nil {
-			for _, n := range names {
-				if again[n] != recount[n] {
-					other = append(other, fmt.Sprintf("%s: count moved from %d to %d after this run had finished", n, recount[n], again[n]))
-				}
-			}
-		}
-	}
-	switch {
-	case len(other) > 0:
-		v.Note = "another client writes into the same tables: counts cannot prove this run's rows"
-		return fmt.Errorf("verify FAILED: another client changed the tables during the load (not a loss by this run): %s", strings.Join(append(other, lost...), "; "))
-	case len(lost) > 0:
-		return fmt.Errorf("verify FAILED: row counts differ from the rows acknowledged: %s", strings.Join(lost, "; "))
-	}
-	v.OK = true
-	if len(rewritten) > 0 {
-		v.Note = "the target overwrites identical points and these tables held rows before: acknowledged rows not added to a count replaced points already there (counts cannot tell them from lost ones): " + strings.Join(rewritten, "; ")
-		fmt.Fprintf(r.cfg.Stderr, "verify: %s\n", v.Note)
-	}
-	return nil
-}
-
 // lockedWriter serialises writes from several goroutines.
 type lockedWriter struct {
 	mu sync.Mutex
@@ -934,25 +808,4 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// count calls the target's Count, retrying what it marks retryable with
-// the same back-off and time bound as a batch.
-func (r *run) count(ctx context.Context, names []string) (map[string]int64, error) {
-	p := r.retryPolicy()
-	p.OnRetry = func(_ int, wait time.Duration, err error) {
-		r.retries.Add(1)
-		fmt.Fprintf(r.cfg.Stderr, "retrying the row count in %s: %v\n", wait.Round(time.Millisecond), err)
-	}
-	var actual map[string]int64
-	err := p.Do(ctx, func(ctx context.Context) error {
-		var err error
-		actual, err = r.target.Count(ctx, names)
-		return err
-	})
-	var g *retry.GiveUpError
-	if errors.As(err, &g) {
-		err = g.Err // the count's own error says what failed
-	}
-	return actual, err
 }

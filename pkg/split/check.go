@@ -133,6 +133,9 @@ func (s *Splitter) bulkDeferred() int {
 // Config.DeferChecks. The zero value is ready; one Checker serves one
 // goroutine.
 type Checker struct {
+	// OnSkip, when set, is called with every line Check skips.
+	OnSkip func(Skipped)
+
 	names map[string]string
 	buf   []byte // the copy of a zero-copy batch that loses bytes
 }
@@ -183,6 +186,9 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 			}
 			skipped++
 			keep = false
+			if c.OnSkip != nil {
+				c.OnSkip(Skipped{Source: b.Source, Record: record, Line: line, Offset: off, Raw: l, Reason: r.reason})
+			}
 		case r.row:
 			record++
 			rows++

@@ -272,7 +272,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 				}
 				s.line += lines
 				s.offset += int64(len(c.scratch) - 1)
-				return s.malformed(s.record, lineNo, off, true, "unterminated quoted field")
+				return s.malformed(s.record, lineNo, off, nil, true, "unterminated quoted field")
 			}
 			more, err := s.readRaw()
 			if err == io.EOF {
@@ -283,7 +283,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 				}
 				s.line += lines
 				s.offset += int64(len(c.scratch) - 1)
-				return s.malformed(s.record, lineNo, off, true, "unterminated quoted field")
+				return s.malformed(s.record, lineNo, off, nil, true, "unterminated quoted field")
 			}
 			if err != nil {
 				return err
@@ -314,7 +314,7 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 		reason = "invalid UTF-8"
 	}
 	if reason != "" {
-		return s.malformed(s.record, lineNo, off, true, "%s", reason)
+		return s.malformed(s.record, lineNo, off, nil, true, "%s", reason)
 	}
 	h := seriesStart(t)
 	if hashTags {

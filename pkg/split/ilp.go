@@ -83,7 +83,7 @@ func (s *Splitter) stepILP() error {
 	r := scanILP(line)
 	if r.reason != "" {
 		s.record++
-		return s.malformed(s.record, lineNo, off, true, "%s", r.reason)
+		return s.malformed(s.record, lineNo, off, bytes.TrimSuffix(line, []byte("\r")), true, "%s", r.reason)
 	}
 	part := 0
 	if r.row {

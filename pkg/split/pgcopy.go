@@ -484,7 +484,7 @@ func (s *Splitter) pgTuple(t int) error {
 	s.record++
 	if fc != len(metric) {
 		s.consume(pos)
-		return s.malformed(record, 0, off, true, "%d fields, table %s has %d columns", fc, s.tables[t].Name, len(metric))
+		return s.malformed(record, 0, off, nil, true, "%d fields, table %s has %d columns", fc, s.tables[t].Name, len(metric))
 	}
 	sl := s.slotFor(t, s.part(h))
 	sl.begin(record, 0, off)

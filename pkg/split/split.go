@@ -120,6 +120,9 @@ type Config struct {
 	// Structural damage that loses the record boundaries (a truncated
 	// pgcopy tuple, an unterminated CSV quote) still fails.
 	SkipInvalid bool
+	// OnSkip, when set, is called with every record SkipInvalid skips
+	// (on the goroutine that skips it: the splitter's, or a Checker's).
+	OnSkip func(Skipped)
 	// MaxRecordBytes is the longest line or record accepted (default 4 MiB);
 	// it is also the input's read buffer size, so memory stays bounded.
 	MaxRecordBytes int
@@ -395,6 +398,7 @@ func (s *Splitter) checkPending(err error) error {
 	b := &s.slots[0].b
 	b.Format = format.ILP
 	var c Checker
+	c.OnSkip = s.cfg.OnSkip
 	n, cerr := c.Check(b, s.cfg.SkipInvalid)
 	s.skipped += int64(n)
 	if cerr != nil {
@@ -471,12 +475,23 @@ func (s *Splitter) added(sl *slot) {
 
 // malformed returns the error for the current record, or nil (after
 // counting it) when SkipInvalid is set and the record can be skipped.
-func (s *Splitter) malformed(record, line, offset int64, skippable bool, format string, args ...any) error {
+func (s *Splitter) malformed(record, line, offset int64, raw []byte, skippable bool, format string, args ...any) error {
 	if skippable && s.cfg.SkipInvalid {
 		s.skipped++
+		if s.cfg.OnSkip != nil {
+			s.cfg.OnSkip(Skipped{Source: s.in.Source, Record: record, Line: line, Offset: offset, Raw: raw, Reason: fmt.Sprintf(format, args...)})
+		}
 		return nil
 	}
 	return &MalformedError{Source: s.in.Source, Record: record, Line: line, Offset: offset, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Skipped is a record skipped as malformed (Config.OnSkip).
+type Skipped struct {
+	Source               string
+	Record, Line, Offset int64  // as in MalformedError (Line 0 for pgcopy)
+	Raw                  []byte // the ILP line (no line end); nil for csv and pgcopy; valid during the call only
+	Reason               string
 }
 
 // tableName is the single-table CSV/pgcopy table: Config.Table, else the

@@ -17,7 +17,8 @@ import (
 
 // Faults on the whole path (runner.Run, this target) against the real
 // CnosDB, through internal/faultproxy where the network misbehaves, and
-// against a CnosDB of the test's own where the server is killed. Retryable
+// against a CnosDB of the test's own where the server is killed (the
+// shared suite's kill scenario). Retryable
 // faults must end with the exact count verified (a re-sent row merges with
 // itself: same series and time); non-retryable ones with an error naming
 // the cause and a results file marked failed whose rows equal what the
@@ -45,17 +46,43 @@ func TestFaults(t *testing.T) {
 			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
 		},
 		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
-			rows = cnosdbtest.Count(t, base, db, table)
-			st, body, err := cnosdbtest.SQL(base, "root", "", db, fmt.Sprintf(`SELECT count(*) AS n FROM (SELECT DISTINCT time, host FROM "%s")`, table))
-			if err != nil || st != 200 {
-				t.Fatalf("distinct keys: %d %s %v", st, body, err)
-			}
-			fmt.Sscanf(body, `[{"n":%d}]`, &keys)
-			return rows, keys
+			return distinctRows(t, base, db, table)
 		},
 		Refuse:    func(line string) string { return strings.Replace(line, " v=", " v=oops", 1) },
 		RefuseErr: []string{"422 [040004] Error parsing message"},
+		Private: func(t *testing.T) loadtest.Private {
+			in := cnosdbtest.StartInstance(t, "kill", cnosdbtest.InstanceOptions{})
+			const db = "kill"
+			return loadtest.Private{
+				Upstream: in.URL,
+				New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+					// Uncompressed, so that the kill lands a fifth of the way in.
+					tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
+						DBName: db, RequestTimeout: timeout})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { tg.Close() })
+					return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+				},
+				Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+					return distinctRows(t, in.URL, db, table)
+				},
+				Kill: in.Kill, Start: in.Start,
+			}
+		},
 	}.Run(t, "cnos")
+}
+
+// distinctRows counts table's rows and distinct (time, host) keys.
+func distinctRows(t *testing.T, base, db, table string) (rows, keys int64) {
+	rows = cnosdbtest.Count(t, base, db, table)
+	st, body, err := cnosdbtest.SQL(base, "root", "", db, fmt.Sprintf(`SELECT count(*) AS n FROM (SELECT DISTINCT time, host FROM "%s")`, table))
+	if err != nil || st != 200 {
+		t.Fatalf("distinct keys: %d %s %v", st, body, err)
+	}
+	fmt.Sscanf(body, `[{"n":%d}]`, &keys)
+	return rows, keys
 }
 
 // faultFile writes rows of cpu with a unique (host, time) per row.
@@ -128,48 +155,6 @@ func (f faultRun) failed(t *testing.T, want string) load.Results {
 		t.Fatalf("results: status %q rows %d error %q; the server holds %d", r.Status, r.Rows, r.Error, held)
 	}
 	return r
-}
-
-// TestFaultKillRestart kills a CnosDB of the test's own with SIGKILL
-// mid-load and starts it again: the load re-sends what was not
-// acknowledged and ends with every row counted once.
-func TestFaultKillRestart(t *testing.T) {
-	cnosdbtest.RealURL(t) // the same skip rule as the shared server
-	in := cnosdbtest.StartInstance(t, "kill", cnosdbtest.InstanceOptions{})
-	cfg := Config{URLs: []string{in.URL}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: "kill", GzipLevel: 1}
-	tg, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	// The proxy only watches the bytes, to kill the server mid-load.
-	p, base := proxyTo(t, tg)
-	const rows = 300000
-	path := faultFile(t, rows, nil)
-	stop := make(chan struct{})
-	killed := make(chan error, 1)
-	go func() {
-		if !loadtest.AfterBytes(p, 256<<10, stop) {
-			killed <- fmt.Errorf("the load ended before the server was killed (%d bytes sent)", p.Stats().UpstreamBytes)
-			return
-		}
-		if err := in.Kill(); err != nil {
-			killed <- err
-			return
-		}
-		time.Sleep(500 * time.Millisecond)
-		killed <- in.Start()
-	}()
-	f := runFault(t, tg, base, path, 10*time.Second, 1000, 2)
-	close(stop)
-	if err := <-killed; err != nil {
-		t.Fatal(err)
-	}
-	f.exact(t, rows)
-	if f.Res.Retries == 0 {
-		t.Errorf("no re-send across the restart:\n%s", f.Log)
-	}
-	t.Logf("%d re-sends across the restart", f.Res.Retries)
 }
 
 // TestFaultMemoryPressure: bursts of 422 Memory Exhausted Retry Later while

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,7 +118,48 @@ func TestFaults(t *testing.T) {
 		Refuse:      func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
 		RefuseErr:   []string{"field type conflict", "rows rejected by the server"},
 		RefusedRows: 4999,
+		Private:     privateInflux,
 	}.Run(t, "fault")
+}
+
+// privateInflux starts an InfluxDB 1.x of the test's own
+// (scripts/start_influxdb.sh on free ports, its own state) for the
+// suite's kill scenario.
+func privateInflux(t *testing.T) loadtest.Private {
+	state := t.TempDir()
+	port, rpc := loadtest.FreePort(t), loadtest.FreePort(t)
+	srv := &loadtest.ScriptServer{Start: "scripts/start_influxdb.sh", Stop: "scripts/stop_influxdb.sh",
+		Env:     []string{"TSLOAD_STATE=" + state, "INFLUX_NAME=kill", "INFLUX_PORT=" + strconv.Itoa(port), "INFLUX_RPC_PORT=" + strconv.Itoa(rpc)},
+		PIDFile: filepath.Join(state, "influx", "kill", "influxd.pid")}
+	srv.Run(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	const db = "kill"
+	return loadtest.Private{
+		Upstream: base,
+		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+			tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "n", RequestTimeout: timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tg.Close() })
+			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+		},
+		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+			direct, err := New(Config{URLs: []string{base}, Precision: "n", DBName: db})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer direct.Close()
+			got, err := direct.Count(context.Background(), []string{table})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A point is stored once per (series, time): the count is the
+			// distinct keys.
+			return got[table], got[table]
+		},
+		Kill: srv.Kill, Start: srv.StartAgain,
+	}
 }
 
 // TestFaultRefusedRows: batches in the middle of the file conflict with

@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -315,81 +314,6 @@ func TestIntegrationBadLineTCP(t *testing.T) {
 		t.Fatalf("after a bad line: %v, want the closed connection reported", werr)
 	}
 	t.Logf("writer error: %v", werr)
-}
-
-// scriptsDir is the repository's scripts directory.
-func scriptsDir(t *testing.T) string {
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "scripts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// TestIntegrationKillRestartHTTP kills the server with SIGKILL a third of
-// the way through an HTTP load and restarts it; with DEDUP the load ends
-// with exact counts and no duplicates.
-func TestIntegrationKillRestartHTTP(t *testing.T) {
-	s := serverLocked(t, true)
-	pidfile := filepath.Join(stateDir(), "questdb.pid")
-	if _, err := os.Stat(pidfile); err != nil {
-		t.Skipf("the server was not started by scripts/start_questdb.sh (%v): not killing it", err)
-	}
-	if testing.Short() {
-		t.Skip("-short: no server restart")
-	}
-	var restartServer func()
-	name := uniqueName(t, "it_kill")
-	tg := newTarget(t, s, HTTP, false, testTable(name))
-	scripts := scriptsDir(t)
-	var restartErr error
-	restarted := make(chan struct{})
-	// The writers keep going (and fail, and retry) while the server is
-	// killed and restarted.
-	restart := func() { go restartServer() }
-	restartServer = func() {
-		defer close(restarted)
-		run := func(script string, env ...string) {
-			cmd := exec.Command("bash", filepath.Join(scripts, script))
-			cmd.Env = append(os.Environ(), env...)
-			out, err := cmd.CombinedOutput()
-			t.Logf("%s: %s", script, strings.TrimSpace(string(out)))
-			if err != nil && restartErr == nil {
-				restartErr = fmt.Errorf("%s: %v", script, err)
-			}
-		}
-		run("stop_questdb.sh", "QUESTDB_KILL=1")
-		run("start_questdb.sh")
-	}
-	const total = 60000
-	acked, retries := loadRows(t, tg, name, total, 500, 2, restart)
-	<-restarted
-	if restartErr != nil {
-		t.Fatal(restartErr)
-	}
-	if acked != total {
-		t.Fatalf("acknowledged %d rows, want %d", acked, total)
-	}
-	if retries == 0 {
-		t.Errorf("no request was retried: the restart happened after the load?")
-	}
-	ctx := context.Background()
-	counts, err := tg.Count(ctx, []string{name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if counts[name] != total {
-		t.Fatalf("count %d after kill -9 and restart, want %d (retries %d)", counts[name], total, retries)
-	}
-	q, _ := tg.withQuerier(ctx)
-	rows, err := q.query(ctx, "SELECT count() FROM (SELECT DISTINCT timestamp, host FROM "+quote(name)+")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows[0][0] != strconv.Itoa(total) {
-		t.Fatalf("distinct (timestamp, host) = %s, want %d", rows[0][0], total)
-	}
-	t.Logf("%d retries across the restart", retries)
 }
 
 // TestIntegrationPrepareOptions checks --do-abort-on-exist, the refusal of

@@ -4,13 +4,16 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
@@ -24,7 +27,19 @@ type querier interface {
 // pgQuerier talks PG wire. It uses QueryExecModeExec (extended protocol,
 // unnamed statement): pgx's simple protocol refuses servers that do not
 // report standard_conforming_strings=on, as QuestDB does not.
-type pgQuerier struct{ conn *pgx.Conn }
+type pgQuerier struct {
+	conn *pgx.Conn
+	lost bool // a transient error: the connection is not to be used again
+}
+
+// fail returns err marked by transient, noting a lost connection.
+func (q *pgQuerier) fail(ctx context.Context, err error) error {
+	err = transient(ctx, err)
+	if load.IsRetryable(err) {
+		q.lost = true
+	}
+	return err
+}
 
 func newPGQuerier(ctx context.Context, dsn string) (*pgQuerier, error) {
 	cfg, err := pgx.ParseConfig(dsn)
@@ -34,7 +49,7 @@ func newPGQuerier(ctx context.Context, dsn string) (*pgQuerier, error) {
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("questdb: connect PG wire %s:%d: %w", cfg.Host, cfg.Port, err)
+		return nil, transient(ctx, fmt.Errorf("questdb: connect PG wire %s:%d: %w", cfg.Host, cfg.Port, err))
 	}
 	return &pgQuerier{conn: conn}, nil
 }
@@ -42,14 +57,14 @@ func newPGQuerier(ctx context.Context, dsn string) (*pgQuerier, error) {
 func (q *pgQuerier) query(ctx context.Context, sql string) ([][]string, error) {
 	rows, err := q.conn.Query(ctx, sql)
 	if err != nil {
-		return nil, fmt.Errorf("questdb: %s: %w", sql, err)
+		return nil, q.fail(ctx, fmt.Errorf("questdb: %s: %w", sql, err))
 	}
 	defer rows.Close()
 	var out [][]string
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
-			return nil, fmt.Errorf("questdb: %s: %w", sql, err)
+			return nil, q.fail(ctx, fmt.Errorf("questdb: %s: %w", sql, err))
 		}
 		row := make([]string, len(vals))
 		for i, v := range vals {
@@ -66,12 +81,28 @@ func (q *pgQuerier) query(ctx context.Context, sql string) ([][]string, error) {
 		out = append(out, row)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("questdb: %s: %w", sql, err)
+		return nil, q.fail(ctx, fmt.Errorf("questdb: %s: %w", sql, err))
 	}
 	return out, nil
 }
 
 func (q *pgQuerier) close() error { return q.conn.Close(context.Background()) }
+
+// broken reports whether the connection is lost (the server restarted or
+// cut it): the Target then opens a new one.
+func (q *pgQuerier) broken() bool { return q.lost || q.conn.IsClosed() }
+
+// transient marks err retryable when it is not the server's answer (a
+// *pgconn.PgError: a bad query stays bad) and ctx is live: a connection
+// lost or refused, as while QuestDB restarts. A pooled connection that went
+// stale is then replaced (Target.querier).
+func transient(ctx context.Context, err error) error {
+	var pgErr *pgconn.PgError
+	if ctx.Err() != nil || errors.As(err, &pgErr) {
+		return err
+	}
+	return load.Retryable(err)
+}
 
 // execQuerier uses GET /exec?query=... on the HTTP port. A Poster serves one
 // goroutine, so each query takes its own.

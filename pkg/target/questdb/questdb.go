@@ -222,6 +222,10 @@ func New(cfg Config) (*Target, error) {
 func (t *Target) Config() Config { return t.cfg }
 
 func (t *Target) querier(ctx context.Context) (querier, error) {
+	if pq, ok := t.q.(*pgQuerier); ok && pq.broken() {
+		pq.close()
+		t.q = nil
+	}
 	if t.q != nil {
 		return t.q, nil
 	}

@@ -10,11 +10,14 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
@@ -27,6 +30,7 @@ const pgBin = "/usr/lib/postgresql/15/bin"
 type privateServer struct {
 	data, log, url string
 	port           int
+	opts           string // the server's -o options
 }
 
 func (s *privateServer) ctl(t *testing.T, args ...string) {
@@ -42,7 +46,9 @@ func (s *privateServer) ctl(t *testing.T, args ...string) {
 
 // startPrivateServer initdbs and starts a cluster on a free port; it skips
 // when this machine cannot (no PostgreSQL 15 binaries, no postgres user, not root).
-func startPrivateServer(t *testing.T) *privateServer {
+//
+// extra are more -o options (e.g. "-c synchronous_commit=off").
+func startPrivateServer(t *testing.T, extra ...string) *privateServer {
 	t.Helper()
 	pgUser, err := user.Lookup("postgres")
 	if _, statErr := os.Stat(pgBin + "/initdb"); statErr != nil || err != nil || os.Geteuid() != 0 {
@@ -75,6 +81,10 @@ func startPrivateServer(t *testing.T) *privateServer {
 		// TimescaleDB is installed (scripts/start_postgres.sh builds it): load hypertables here too.
 		opts += " -c shared_preload_libraries=timescaledb -c timescaledb.telemetry_level=off"
 	}
+	for _, o := range extra {
+		opts += " " + o
+	}
+	s.opts = opts
 	s.ctl(t, "-o", opts, "-w", "-t", "60", "start")
 	t.Cleanup(func() {
 		exec.Command("runuser", "-u", "postgres", "--", pgBin+"/pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop").Run()
@@ -152,4 +162,63 @@ func TestServerRestartMidLoad(t *testing.T) {
 		t.Fatalf("no retries: the restart did not interrupt the load\n%s", stderr.String())
 	}
 	t.Logf("%d retries; %d rows verified", r.res.Retries, r.res.Verify.Actual["cpu"])
+}
+
+// kill sends SIGKILL to the postmaster and every process it started, at
+// once (a crash: nothing is flushed, shared memory is lost), and waits
+// until they are gone. It may be called from any goroutine.
+func (s *privateServer) kill() error {
+	raw, err := os.ReadFile(filepath.Join(s.data, "postmaster.pid"))
+	if err != nil {
+		return err
+	}
+	pm, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(raw), "\n", 2)[0]))
+	if err != nil {
+		return fmt.Errorf("postmaster.pid: %w", err)
+	}
+	pids := []int{pm}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		stat, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		var state string
+		var ppid int
+		if _, err := fmt.Sscan(string(stat[i+1:]), &state, &ppid); err == nil && ppid == pm {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	for _, pid := range pids {
+		for i := 0; loadtest.Alive(pid); i++ {
+			if i > 400 {
+				return fmt.Errorf("pid %d alive 10 s after SIGKILL", pid)
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	// A killed postmaster may stay a zombie here (no init reaps it), which
+	// the next start would take for a running server: its lock files go,
+	// as the process would after a machine crash.
+	os.Remove(filepath.Join(filepath.Dir(s.data), fmt.Sprintf(".s.PGSQL.%d.lock", s.port)))
+	return os.Remove(filepath.Join(s.data, "postmaster.pid"))
+}
+
+// start starts the server again on its data (crash recovery after kill).
+func (s *privateServer) start() error {
+	args := []string{"-u", "postgres", "--", pgBin + "/pg_ctl", "-D", s.data, "-l", s.log, "-o", s.opts, "-w", "-t", "60", "start"}
+	if out, err := exec.Command("runuser", args...).CombinedOutput(); err != nil {
+		logText, _ := os.ReadFile(s.log)
+		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, logText)
+	}
+	return nil
 }

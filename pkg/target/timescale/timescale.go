@@ -22,13 +22,16 @@
 // batch that fails before its COMMIT was sent never commits and is re-sent.
 // With CommitRow a batch that fails after some
 // rows were committed is reported as a fatal (non-retryable) error that says
-// how many rows were committed.
+// how many rows were committed. On a server with synchronous_commit=off,
+// whose crash loses commits already answered, each writer keeps its last
+// acknowledged batches and re-sends those a crash lost (async.go).
 package timescale
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -135,6 +138,9 @@ type Config struct {
 	// RequestTimeout bounds the writing of one batch (0: no limit). A
 	// batch that times out is retried on a new connection (see Writer).
 	RequestTimeout time.Duration
+	// Log receives notes (the server's synchronous_commit=off); nil
+	// discards them.
+	Log io.Writer
 }
 
 // DefaultRequestTimeout is load_timescale's RequestTimeout (0 in a Config means no limit).
@@ -342,6 +348,8 @@ type Target struct {
 	// lostCommits counts the batches whose COMMIT answer was lost and that
 	// the server then said were [0] not committed (re-sent), [1] committed.
 	lostCommits [2]atomic.Int64
+
+	async asyncState // acknowledged batches a crash may lose (async.go)
 }
 
 // LostCommits returns how many batches lost the answer to their COMMIT and
@@ -875,12 +883,18 @@ func (t *Target) adminLocked(ctx context.Context) (*pgx.Conn, error) {
 }
 
 // Count returns SELECT count(*) of each table; a table that does not exist
-// counts 0.
+// counts 0. It makes one attempt: a lost connection or a server that is
+// (re)starting is returned load.Retryable, the connection dropped, so that
+// the runner retries the count within its retry budget.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make(map[string]int64, len(tables))
-	err := t.withAdminLocked(ctx, func(conn *pgx.Conn) error {
+	err := func() error {
+		conn, err := t.adminLocked(ctx)
+		if err != nil {
+			return err
+		}
 		for _, name := range tables {
 			var n int64
 			err := conn.QueryRow(ctx, "SELECT count(*) FROM "+schema.QuoteIdent(name)).Scan(&n)
@@ -895,7 +909,14 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 			out[name] = n
 		}
 		return nil
-	})
+	}()
+	if err != nil && isRetryable(err) {
+		if t.admin != nil {
+			t.admin.Close(context.Background())
+			t.admin = nil
+		}
+		return nil, load.Retryable(err)
+	}
 	if err != nil {
 		return nil, err
 	}

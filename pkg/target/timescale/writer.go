@@ -46,6 +46,18 @@ type Writer struct {
 	pid        uint32
 	pending    int
 	commitSent bool
+
+	// With synchronous_commit=off (async.go): the acknowledged batches
+	// whose commit may not be flushed (guarded by Target.async.mu), spare
+	// buffers for their copies, and whether this batch commits
+	// synchronously.
+	async      bool
+	held       []*heldBatch
+	spare      [][]byte
+	syncCommit bool
+	connected  bool   // a connection was made before: the next one is a reconnect
+	modeKnown  bool   // async is this connection's
+	started    string // the server's pg_postmaster_start_time
 }
 
 type multiKey struct {
@@ -64,6 +76,9 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 	if err := w.ensureConn(ctx); err != nil {
 		return nil, w.wrap(err, fmt.Sprintf("timescale: worker %d: connecting to database %q: %s", worker, t.cfg.DBName, describe(err, nil)))
 	}
+	t.async.mu.Lock()
+	t.async.writers = append(t.async.writers, w)
+	t.async.mu.Unlock()
 	return w, nil
 }
 
@@ -90,19 +105,31 @@ func (w *Writer) ensureConn(ctx context.Context) error {
 			return err
 		}
 	}
+	if w.connected {
+		// Before this load writes anything more: which acknowledged
+		// batches did the failure lose (a crash with synchronous_commit=off)?
+		if err := w.t.recheck(ctx, conn); err != nil {
+			conn.Close(context.Background())
+			return err
+		}
+	}
+	w.modeKnown = false // asked by the first Write: NewWriter is not retried
+	w.connected = true
 	w.conn = conn
 	w.prepared = map[*tableInfo]string{}
 	return nil
 }
 
-// Close closes the connection.
+// Close makes the batches it acknowledged durable (see drain), then closes
+// the connection.
 func (w *Writer) Close() error {
+	derr := w.drain()
 	if w.conn == nil {
-		return nil
+		return derr
 	}
 	err := w.conn.Close(context.Background())
 	w.conn = nil
-	return err
+	return errors.Join(derr, err)
 }
 
 // writeError keeps the underlying error for errors.Is/As under a message
@@ -146,6 +173,33 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 		}
 		return load.Ack{}, w.wrap(err, fmt.Sprintf("timescale: connecting to database %q: %s", w.t.cfg.DBName, describe(err, nil)))
 	}
+	if !w.modeKnown {
+		if err := w.noteCommitMode(ctx, w.conn); err != nil {
+			w.conn.Close(context.Background()) // the next attempt asks on a new connection
+			w.conn = nil
+			if timedOut(ctx, parent) {
+				err = load.Retryable(fmt.Errorf("no answer within --request-timeout %s: %w", w.t.cfg.RequestTimeout, err))
+			}
+			return load.Ack{}, w.wrap(err, "timescale: reading synchronous_commit: "+describe(err, nil))
+		}
+		w.modeKnown = true
+	}
+	if err := w.resendLost(ctx, parent); err != nil {
+		return load.Ack{}, err
+	}
+	hold := w.async && !(w.t.cfg.Commit == CommitRow && (method == MethodInsert || method == MethodInsertMulti))
+	w.syncCommit = hold && w.syncDue()
+	ack, err := w.send(ctx, parent, b, method)
+	if err == nil && hold && ack.Rows == b.Rows {
+		w.holdAcked(b, w.xid, w.syncCommit)
+	}
+	w.syncCommit = false
+	return ack, err
+}
+
+// send writes b in its own transaction on the open connection; a COMMIT
+// whose answer was lost is settled by resolve.
+func (w *Writer) send(ctx, parent context.Context, b *load.Batch, method Method) (load.Ack, error) {
 	w.xid, w.pid, w.pending, w.commitSent = 0, 0, 0, false
 	rows, committed, err := w.write(ctx, b, method)
 	if err != nil && w.commitSent && lostAnswer(err) {
@@ -261,6 +315,17 @@ func (w *Writer) resolveOnce(ctx context.Context) (bool, error) {
 		case <-ctx.Done():
 			return false, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if w.started != "" {
+		// After a crash: an id lost with its transaction (and perhaps
+		// handed out again) is not committed, whatever txid_status says.
+		rc, err := newRecovery(ctx, conn)
+		if err != nil {
+			return false, err
+		}
+		if rc.started != w.started {
+			return rc.committed(ctx, conn, w.xid, w.started)
 		}
 	}
 	var status *string
@@ -466,14 +531,20 @@ func (w *Writer) copyTx(ctx context.Context, fn func() (int, error)) (rows, comm
 // begin starts the batch's transaction and notes its id and the backend's
 // pid, so that a COMMIT whose answer is lost can be resolved (see resolve).
 func (w *Writer) begin(ctx context.Context) error {
-	res, err := w.conn.PgConn().Exec(ctx, "BEGIN; SELECT txid_current()").ReadAll()
+	q := "BEGIN; SELECT txid_current()"
+	if w.syncCommit {
+		// Flushed at COMMIT, with every commit acknowledged before it.
+		q = "BEGIN; SET LOCAL synchronous_commit TO on; SELECT txid_current()"
+	}
+	res, err := w.conn.PgConn().Exec(ctx, q).ReadAll()
 	if err != nil {
 		return err
 	}
-	if len(res) != 2 || len(res[1].Rows) != 1 || len(res[1].Rows[0]) != 1 {
-		return errors.New("BEGIN; SELECT txid_current(): unexpected answer")
+	last := res[len(res)-1:]
+	if len(res) < 2 || len(last[0].Rows) != 1 || len(last[0].Rows[0]) != 1 {
+		return errors.New(q + ": unexpected answer")
 	}
-	xid, err := strconv.ParseInt(string(res[1].Rows[0][0]), 10, 64)
+	xid, err := strconv.ParseInt(string(last[0].Rows[0][0]), 10, 64)
 	if err != nil {
 		return fmt.Errorf("txid_current(): %w", err)
 	}
