@@ -83,6 +83,38 @@ exp_init() {
 	# beside a user's run) never drop each other's data.
 	EXP_RUN=r$$
 	trap 'echo "$EXP_NAME: interrupted; rows so far in $EXP_OUT/rows.tsv" >&2; exit 130' INT TERM
+	# The machine's 1-minute load average every 5 s, so each row can say how busy the machine
+	# was while it ran (a figure measured beside other work is not an idle machine's).
+	EXP_LOADAVG=$EXP_OUT/loadavg.tsv
+	: >"$EXP_LOADAVG"
+	(while :; do
+		printf '%s %s\n' "$(date +%s)" "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)"
+		sleep 5
+	done) >>"$EXP_LOADAVG" 2>/dev/null &
+	EXP_SAMPLER=$!
+	trap 'kill "$EXP_SAMPLER" 2>/dev/null || true' EXIT
+}
+
+# exp_loadavg FROM TO: the mean of the 1-minute load averages sampled between the two epoch
+# seconds (the latest sample when none falls in between), one decimal; "-" without samples.
+exp_loadavg() {
+	python3 - "$EXP_LOADAVG" "$1" "$2" <<'PY'
+import sys
+a, b = float(sys.argv[2]), float(sys.argv[3])
+xs, last = [], None
+for line in open(sys.argv[1]):
+    p = line.split()
+    if len(p) != 2 or p[1] == "-":
+        continue
+    t, v = float(p[0]), float(p[1])
+    if t <= b:
+        last = v
+    if a <= t <= b:
+        xs.append(v)
+if not xs and last is not None:
+    xs = [last]
+print("%.1f" % (sum(xs) / len(xs)) if xs else "-")
+PY
 }
 
 # exp_start SERVER: start (or find running) a local server with the project's script.
@@ -171,8 +203,8 @@ PY
 
 # exp_load STEP PUBLISHED LOADER [FLAGS...]: run $EXP_BIN/LOADER with FLAGS plus
 # --results-file and --reporting-period 1s, then add its row: rows/s (acknowledged rows over
-# wall time), the verified count, and retries or the error (with EXP_SHOW_SECONDS=1 the notes
-# start with the load's wall time). EXP_LAST_RESULTS names the
+# wall time), the verified count, and notes: the load's wall time and the machine's load
+# average meanwhile (EXP_LAST_LOAD), then retries or the error. EXP_LAST_RESULTS names the
 # results file and EXP_LAST_OK is 1 when the run was ok and verified.
 exp_load() {
 	local step=$1 pub=$2 loader=$3
@@ -183,7 +215,11 @@ exp_load() {
 	log=$EXP_OUT/logs/$slug.log
 	rm -f "$res"
 	exp_log "$step: $loader $*"
+	local t0 t1
+	t0=$(date +%s)
 	"$EXP_BIN/$loader" "$@" --results-file "$res" --reporting-period 1s 2>"$log" || st=$?
+	t1=$(date +%s)
+	EXP_LAST_LOAD=$(exp_loadavg "$t0" "$t1")
 	EXP_LAST_RESULTS=$res
 	EXP_LAST_OK=0
 	if [[ ! -s $res ]]; then
@@ -202,11 +238,10 @@ exp_load() {
 		why=$(sed -n 's/^retrying .* in all): //p' "$log" | cut -c1-120 | sort | uniq -c | sort -rn | head -n 1 | sed 's/^ *[0-9]* //')
 		notes="$retries retried batches${why:+ (server said: $why)}"
 	fi
-	if [[ ${EXP_SHOW_SECONDS:-0} == 1 ]]; then
-		local secs
-		secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
-		notes="$secs${notes:+; $notes}"
-	fi
+	# Every row says how long the load took and how busy the machine was meanwhile.
+	local secs
+	secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
+	notes="$secs, load avg $EXP_LAST_LOAD${notes:+; $notes}"
 	if [[ $status == ok && $ok == 1 && $st == 0 ]]; then
 		EXP_LAST_OK=1
 		exp_row "$step" "$pub" "$(exp_rate_cell "$rate")" "$(exp_fmt "$verified")" "$notes"

@@ -79,7 +79,7 @@ ln -sf cpu.ilp "$data/tcp.ilp"
 for w in "${ws[@]}"; do
 	if [[ $w == 1 ]]; then pub="1.17M rows/s ($hw; 1 thread, pandas to ILP buffer)"; else pub="5.66M rows/s ($hw; 8 threads)"; fi
 	exp_row "serialise: generate_data to ILP, $(exp_n_workers "$w")" "$pub" "$(exp_rate_cell "$(exp_rate "$rows" "${gen_start[$w]}" "${gen_end[$w]}")")" "-" \
-		"generation included; $(exp_fmt "$rows") rows written"
+		"$(python3 -c 'import sys; print("%.3f s" % (float(sys.argv[2]) - float(sys.argv[1])))' "${gen_start[$w]}" "${gen_end[$w]}"), load avg $(exp_loadavg "${gen_start[$w]}" "${gen_end[$w]}"); generation included; $(exp_fmt "$rows") rows written"
 done
 
 # The loads' rows come after the serialisation rows their --serialization-pass yields.
