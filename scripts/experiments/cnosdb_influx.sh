@@ -28,7 +28,8 @@
 #
 # --settings BATCHxWORKERS,... runs those settings instead of the five (e.g. 20000x8,5000x2: the
 # full set is ten loads of ~37M rows, hours on a small machine); --only influx or cnosdb loads
-# one database. The generated file is kept in DIR/data and reused by the next run with the same
+# one database; --retry-timeout D gives both loaders that back-off budget per batch (their
+# default is 1m; a starved InfluxDB answers "500 timeout" for longer). The generated file is kept in DIR/data and reused by the next run with the same
 # size (its generation parameters are stored beside it), so a setting can be rerun alone.
 #
 # Servers: InfluxDB 1.x from scripts/start_influxdb.sh (TSLOAD_INFLUX_URL for another);
@@ -43,11 +44,13 @@ source "$(dirname "$0")/lib.sh"
 exp_init cnosdb_influx "$@"
 settings=(1000x30 3000x30 3000x10 5000x8 20000x8)
 only=""
+retry=()
 set -- "${EXP_ARGS[@]}"
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--settings) IFS=, read -r -a settings <<<"${2:?--settings needs BATCHxWORKERS,...}"; shift 2 ;;
 	--only) only=${2:?--only needs influx or cnosdb}; shift 2 ;;
+	--retry-timeout) retry=(--retry-timeout "${2:?--retry-timeout needs a duration, e.g. 10m}"); shift 2 ;;
 	*) exp_die "unknown argument $1 (see --help)" ;;
 	esac
 done
@@ -118,7 +121,7 @@ for s in "${settings[@]}"; do
 		pub="${pub_influx[$s]:-} rows/s (InfluxDB 1.8.10; $hw)"
 		[[ -n ${pub_influx[$s]:-} ]] || pub="none (not a published setting)"
 		exp_load "InfluxDB $influx_version, batch $bs x $w workers" "$pub" load_influx \
-			--file "$data" --urls "$influx_url" --db-name "$db" --drop-db --gzip=false --batch-size "$bs" --workers "$w"
+			--file "$data" --urls "$influx_url" --db-name "$db" --drop-db --gzip=false --batch-size "$bs" --workers "$w" "${retry[@]}"
 		# Each load leaves its database behind until the next drops it: drop it now (disk).
 		curl -s -XPOST "$influx_url/query" --data-urlencode "q=DROP DATABASE $db" >/dev/null || true
 	fi
@@ -128,7 +131,7 @@ for s in "${settings[@]}"; do
 	[[ -n ${pub_cnosdb[$s]:-} ]] || pub="none (not a published setting)"
 	if [[ -n $cnosdb_url ]]; then
 		exp_load "$step" "$pub" load_cnosdb \
-			--file "$data" --urls "$cnosdb_url" --db-name "$db" --drop-db --gzip=false --batch-size "$bs" --workers "$w"
+			--file "$data" --urls "$cnosdb_url" --db-name "$db" --drop-db --gzip=false --batch-size "$bs" --workers "$w" "${retry[@]}"
 		curl -s -u "root:${CNOSDB_PASSWORD:-}" -XPOST "$cnosdb_url/api/v1/sql?db=public" \
 			--data-binary "DROP DATABASE IF EXISTS $db" >/dev/null || true
 	else

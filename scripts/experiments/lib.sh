@@ -33,7 +33,8 @@ exp_usage() {
 
 # exp_init NAME ARGS...: parse the common flags and build the tools.
 # Sets EXP_NAME, EXP_SIZE (full, quick or tiny), EXP_OUT, EXP_BIN, EXP_WORKERS (the "N" of
-# "N workers": --workers, default the number of cores), EXP_STRICT, EXP_ARGS (the rest).
+# "N workers": --workers, default the number of cores), EXP_STRICT, EXP_STOP_AT (--stop-at
+# TIME as epoch seconds: a time budget, see exp_load), EXP_ARGS (the rest).
 exp_init() {
 	EXP_NAME=$1
 	shift
@@ -41,6 +42,7 @@ exp_init() {
 	EXP_OUT=""
 	EXP_WORKERS=$(nproc)
 	EXP_STRICT=0
+	EXP_STOP_AT=""
 	EXP_ARGS=()
 	while [[ $# -gt 0 ]]; do
 		case "$1" in
@@ -51,6 +53,8 @@ exp_init() {
 		--out) EXP_OUT=${2:?--out needs a directory}; shift 2 ;;
 		--workers) EXP_WORKERS=${2:?--workers needs a number}; shift 2 ;;
 		--strict) EXP_STRICT=1; shift ;;
+		--stop-at) EXP_STOP_AT=$(date -d "${2:?--stop-at needs a time, e.g. 21:50 or 2026-12-01T21:50Z}" +%s) ||
+			exp_die "--stop-at: '$2' is not a time date(1) reads"; shift 2 ;;
 		-h | --help) exp_usage ;;
 		*) EXP_ARGS+=("$1"); shift ;;
 		esac
@@ -213,11 +217,32 @@ exp_load() {
 	slug=$(exp_slug "$step")
 	res=$EXP_OUT/results/$slug.json
 	log=$EXP_OUT/logs/$slug.log
-	rm -f "$res"
+	rm -f "$res" "$log.stopped"
+	if [[ -n $EXP_STOP_AT ]] && (($(date +%s) >= EXP_STOP_AT)); then
+		EXP_FAILED=$((EXP_FAILED + 1))
+		exp_row "$step" "$pub" "not run" "-" "the time budget (--stop-at $(date -u -d "@$EXP_STOP_AT" +%H:%MZ)) had run out"
+		return 0
+	fi
 	exp_log "$step: $loader $*"
-	local t0 t1
+	local t0 t1 pid watch=""
 	t0=$(date +%s)
-	"$EXP_BIN/$loader" "$@" --results-file "$res" --reporting-period 1s 2>"$log" || st=$?
+	"$EXP_BIN/$loader" "$@" --results-file "$res" --reporting-period 1s 2>"$log" &
+	pid=$!
+	if [[ -n $EXP_STOP_AT ]]; then
+		# At the budget's end the load is stopped by SIGTERM (as by ^C): the loader writes its
+		# results (status interrupted, the rows acknowledged so far) and the row says so.
+		(while kill -0 "$pid" 2>/dev/null; do
+			if (($(date +%s) >= EXP_STOP_AT)); then
+				: >"$log.stopped"
+				kill -TERM "$pid" 2>/dev/null
+				break
+			fi
+			sleep 5
+		done) &
+		watch=$!
+	fi
+	wait "$pid" || st=$?
+	if [[ -n $watch ]]; then kill "$watch" 2>/dev/null || true; fi
 	t1=$(date +%s)
 	EXP_LAST_LOAD=$(exp_loadavg "$t0" "$t1")
 	EXP_LAST_RESULTS=$res
@@ -242,6 +267,10 @@ exp_load() {
 	local secs
 	secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
 	notes="$secs, load avg $EXP_LAST_LOAD${notes:+; $notes}"
+	if [[ -e $log.stopped ]]; then
+		rm -f "$log.stopped"
+		notes="$notes; stopped by the time budget (--stop-at $(date -u -d "@$EXP_STOP_AT" +%H:%MZ)) before the end of its input"
+	fi
 	if [[ $status == ok && $ok == 1 && $st == 0 ]]; then
 		EXP_LAST_OK=1
 		exp_row "$step" "$pub" "$(exp_rate_cell "$rate")" "$(exp_fmt "$verified")" "$notes"

@@ -48,7 +48,16 @@ curl -fsS --max-time 5 "$http/ping" >/dev/null 2>&1 || curl -fsS --max-time 5 "$
 	exp_die "QuestDB does not answer at $http"
 qdb_version=$(curl -sG "$http/exec" --data-urlencode 'query=select build()' |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["dataset"][0][0].split(",")[0].replace("Build Information: ",""))' 2>/dev/null || echo "QuestDB (version unknown)")
-drop() { curl -fsSG "$http/exec" --data-urlencode "query=DROP TABLE IF EXISTS $table" >/dev/null; }
+# drop: a shared server may be restarting (another test's): wait up to 60 s for it, then go on
+# (the load's own verification decides whether its figure counts).
+drop() {
+	local i
+	for ((i = 0; i < 60; i++)); do
+		curl -fsSG --max-time 10 "$http/exec" --data-urlencode "query=DROP TABLE IF EXISTS $table" >/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	exp_log "could not drop table $table at $http"
+}
 
 gen=(--use-case cpu-only --seed 1 --scale "$scale" --timestamp-end "$end" --format ilp)
 data=$EXP_OUT/data
