@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # QuestDB: rows/s serialised vs sent, 1 worker and N workers, over ILP/HTTP and ILP/TCP.
 #
-#   scripts/experiments/questdb_serialize.sh [--quick|--tiny] [--workers N] [--out DIR] [--strict]
+#   scripts/experiments/questdb_serialize.sh [--quick|--tiny] [--workers N] [--transports http,tcp]
+#                                            [--out DIR] [--strict]
 #
 # Reproduces QuestDB's pandas ingestion benchmark, github.com/questdb/py-tsbs-benchmark
 # (README at commit ecf2c02, 2023-03-02: "Re-ran benchmarks ... for QuestDB 7.0.1 with WAL
@@ -30,7 +31,17 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 exp_init questdb_serialize "$@"
-[[ ${#EXP_ARGS[@]} -eq 0 ]] || exp_die "unknown argument ${EXP_ARGS[0]} (see --help)"
+transports=(http tcp)
+set -- "${EXP_ARGS[@]}"
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	--transports) IFS=, read -r -a transports <<<"${2:?--transports needs http, tcp or http,tcp}"; shift 2 ;;
+	*) exp_die "unknown argument $1 (see --help)" ;;
+	esac
+done
+for t in "${transports[@]}"; do
+	[[ $t == http || $t == tcp ]] || exp_die "--transports: '$t' is neither http nor tcp"
+done
 
 case "$EXP_SIZE" in
 full) scale=4000 end=2016-01-01T06:56:40Z ;;
@@ -94,7 +105,7 @@ done
 # The loads' rows come after the serialisation rows their --serialization-pass yields.
 exp_rows_later
 pushd "$data" >/dev/null
-for transport in http tcp; do
+for transport in "${transports[@]}"; do
 	for w in "${ws[@]}"; do
 		drop
 		if [[ $w == 1 ]]; then pub="0.56M rows/s (ILP/TCP, 1 thread; QuestDB 7.0.1, $hw)"; else pub="1.81M rows/s (ILP/TCP, 8 threads; QuestDB 7.0.1, $hw)"; fi

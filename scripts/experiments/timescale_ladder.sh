@@ -3,7 +3,7 @@
 # parallel COPY; plain table vs hypertable; the server's own COPY FROM file as the ceiling.
 #
 #   scripts/experiments/timescale_ladder.sh [--quick|--tiny] [--workers N] [--out DIR] [--strict]
-#   scripts/experiments/timescale_ladder.sh --long HOURS [--workers N] [--out DIR]
+#   scripts/experiments/timescale_ladder.sh --long HOURS [--long-methods binary,csv] [--workers N] [--out DIR]
 #
 # Reproduces the ERA5 loading study, "Building a weather data warehouse part I: Loading a
 # trillion rows of weather data into TimescaleDB" (Ali Ramadhan, 2024; source
@@ -36,7 +36,8 @@
 # --long HOURS runs only the sustained COPY steps, the study's question of whether the rate
 # holds: generate_data piped into copy-binary and into copy-csv, N workers, into a hypertable
 # (a plain table without TimescaleDB), HOURS hours of the whole grid (1,038,240 rows an hour;
-# 97 hours = 100,708,320 rows), each with its rate over time in plots/.
+# 97 hours = 100,708,320 rows), each with its rate over time in plots/; --long-methods binary
+# (or csv) runs one of the two.
 # Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL, for
 # another local server; the ceiling needs the server to read a file on this machine). Output:
 # the table on stdout and in DIR/table.md (DIR default
@@ -48,10 +49,12 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 exp_init timescale_ladder "$@"
 long_hours=""
+long_methods=(binary csv)
 set -- "${EXP_ARGS[@]}"
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--long) long_hours=${2:?--long needs a number of hours}; shift 2 ;;
+	--long-methods) IFS=, read -r -a long_methods <<<"${2:?--long-methods needs binary, csv or binary,csv}"; shift 2 ;;
 	*) exp_die "unknown argument $1 (see --help)" ;;
 	esac
 done
@@ -120,7 +123,8 @@ if [[ -n $long_hours ]]; then
 	long_rows=$((long_scale * long_hours))
 	tt=${tables[-1]}
 	lgen=(--use-case weather --seed 1 --scale "$long_scale" --timestamp-end "$long_end")
-	for f in binary csv; do
+	for f in "${long_methods[@]}"; do
+		[[ $f == binary || $f == csv ]] || exp_die "--long-methods: '$f' is neither binary nor csv"
 		fmt=pgcopy
 		[[ $f == binary ]] || fmt=csv
 		if [[ $EXP_WORKERS == 1 ]]; then pub="~140,000 rows/s sustained, 1 worker, with the client's work ($hw)"; else pub="up to ~250,000 rows/s sustained with 4-32 workers; the rate fell before 100M rows and came back in waves ($hw)"; fi
