@@ -195,7 +195,8 @@ out = {
     "status": r.get("status", ""),
     "rate": int(r.get("rows_per_sec") or 0),
     "rows": int(r.get("rows") or 0),
-    "verified": sum((v.get("actual") or {}).values()) if v else "-",
+    # No count (the counting failed, or no verification): "-", never a 0 the database never said.
+    "verified": sum(v["actual"].values()) if v.get("actual") else "-",
     "verify_ok": 1 if v.get("ok") else 0,
     "retries": int(r.get("retries") or 0),
     "error": " ".join(str(r.get("error", "")).split())[:300],
