@@ -56,6 +56,10 @@ while [[ $# -gt 0 ]]; do
 	*) echo "usage: $0 [--version 1|2] [--source 1.x.y [--build-only]]" >&2; exit 2 ;;
 	esac
 done
+if [[ -n $source_version && $version != 1 ]]; then
+	echo "--source builds a 1.x server; it does not go with --version $version" >&2
+	exit 2
+fi
 case $version in
 1) ;;
 2) exec bash "$(dirname "$0")/influxdb2.sh" start ;;
@@ -137,7 +141,6 @@ WRAP
 }
 
 if [[ -n $source_version ]]; then
-	[[ $version == 1 ]] || { echo "--source builds a 1.x server; it does not go with --version $version" >&2; exit 2; }
 	[[ $source_version =~ ^1\.[0-9]+\.[0-9]+$ ]] || { echo "--source needs a 1.x version such as 1.13.2, not '$source_version'" >&2; exit 2; }
 	influx1_source_build "$source_version"
 	[[ $build_only == 1 ]] && exit 0
