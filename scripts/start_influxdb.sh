@@ -5,6 +5,9 @@
 #   scripts/start_influxdb.sh --version 2   # 2.7.12 built from its Go module, port 8087
 #   scripts/start_influxdb.sh --version 3   # 3 Core 3.6.0 from ../shared/vendor, port 8181
 #                                           # (scripts/influxdb3.sh has its environment)
+#   scripts/start_influxdb.sh --source 1.13.2   # 1.x built from its Go module (1.13.2 or 1.8.3)
+#                                             # instead of Debian's package, port 8086
+#   scripts/start_influxdb.sh --build-only --source 1.8.3   # only build and cache it
 #
 # Idempotent: if the instance named INFLUX_NAME already answers /ping, nothing
 # is done.
@@ -44,19 +47,108 @@
 set -euo pipefail
 
 version=1
+source_version=""
+build_only=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
+	--source) source_version=${2:?--source needs a 1.x version, e.g. 1.13.2}; shift 2 ;;
+	--build-only) build_only=1; shift ;;
 	--version) version=${2:?--version needs 1, 2 or 3}; shift 2 ;;
 	--version=*) version=${1#--version=}; shift ;;
-	*) echo "usage: $0 [--version 1|2|3]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--version 1|2|3] [--source 1.x.y [--build-only]]" >&2; exit 2 ;;
 	esac
 done
+if [[ -n $source_version && $version != 1 ]]; then
+	echo "--source builds a 1.x server; it does not go with --version $version" >&2
+	exit 2
+fi
 case $version in
 1) ;;
 2) exec bash "$(dirname "$0")/influxdb2.sh" start ;;
 3) exec bash "$(dirname "$0")/influxdb3.sh" start ;;
 *) echo "unknown InfluxDB version $version (1, 2 or 3)" >&2; exit 2 ;;
 esac
+
+# --- InfluxDB 1.x built from source (--source VERSION) ---
+# The 1.x server is a Go module too (github.com/influxdata/influxdb, no /v2). 1.13.x links Flux
+# through libflux (Rust, built by cargo behind InfluxData's pkg-config wrapper), as 2.7.12 does,
+# with the same two adjustments (stable toolchain, lints capped at "warn"); 1.8.x's Flux (0.65)
+# is pure Go. The binary is cached as ~/.cache/tsload/influxd-VERSION/influxd; the build log
+# (INFLUX1_BUILD_LOG, default beside it) records each step.
+influx1_source_build() {
+	local v=$1
+	local cache=${TSLOAD_CACHE:-$HOME/.cache/tsload}/influxd-$v
+	INFLUX1_SOURCE_BIN=$cache/influxd
+	[[ -x $INFLUX1_SOURCE_BIN ]] && return 0
+	command -v go >/dev/null 2>&1 || { echo "go is needed to build influxd $v" >&2; exit 1; }
+	mkdir -p "$cache"
+	exec 8>"$cache/build.lock"
+	flock 8
+	[[ -x $INFLUX1_SOURCE_BIN ]] && return 0
+	local work start log=${INFLUX1_BUILD_LOG:-$cache/build.log} rc
+	work=$(mktemp -d "$cache/build.XXXXXX")
+	start=$(date +%s)
+	echo "building influxd $v from its Go module (once; cached as $INFLUX1_SOURCE_BIN; log $log)" >&2
+	set +e
+	(set -e; influx1_source_steps "$v" "$work") >"$log" 2>&1
+	rc=$?
+	set -e
+	if [[ $rc != 0 ]]; then
+		echo "influxd $v build failed after $(($(date +%s) - start))s; last log lines:" >&2
+		tail -n 30 "$log" >&2
+		rm -rf "$work"
+		exit 1
+	fi
+	mv "$work/influxd" "$INFLUX1_SOURCE_BIN"
+	rm -rf "$work"
+	echo "built influxd $v in $(($(date +%s) - start))s" >&2
+}
+
+# influx1_source_steps VERSION WORK: build influxd VERSION into WORK/influxd (run in a subshell
+# with errexit on).
+influx1_source_steps() {
+	local v=$1 work=$2 src pc
+	set -x
+	mkdir -p "$work/bin"
+	src=$(cd "$work" && GOFLAGS= go mod download -json "github.com/influxdata/influxdb@v$v" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	[[ -n $src && -d $src ]]
+	# The module cache is read-only and `go install module@version` refuses replace directives.
+	cp -r "$src" "$work/src"
+	chmod -R u+w "$work/src"
+	cd "$work/src"
+	pc=$(sed -n 's/^[[:space:]]*github.com\/influxdata\/pkg-config \(v[^ ]*\).*/\1/p' go.mod | head -n 1)
+	if [[ -n $pc ]]; then
+		command -v cargo >/dev/null 2>&1 || { echo "cargo (Rust) is needed to build libflux for influxd $v" >&2; exit 1; }
+		GOBIN=$work/bin GOFLAGS= go install "github.com/influxdata/pkg-config@$pc"
+		cat >"$work/bin/rustc-cap-lints" <<'WRAP'
+#!/bin/sh
+# RUSTC_WRAPPER: $1 is rustc; add --cap-lints warn unless the call already caps lints.
+rustc=$1
+shift
+for a in "$@"; do
+	case $a in --cap-lints | --cap-lints=*) exec "$rustc" "$@" ;; esac
+done
+exec "$rustc" "$@" --cap-lints warn
+WRAP
+		chmod +x "$work/bin/rustc-cap-lints"
+	fi
+	PATH=$work/bin:$PATH \
+		RUSTUP_TOOLCHAIN=stable \
+		RUSTC_WRAPPER=$work/bin/rustc-cap-lints \
+		GOFLAGS="-buildvcs=false -mod=mod" \
+		go build -o "$work/influxd" \
+		-ldflags "-X main.version=$v -X main.commit=module-v$v -X main.branch=module" \
+		./cmd/influxd
+	"$work/influxd" version
+}
+
+if [[ -n $source_version ]]; then
+	[[ $source_version =~ ^1\.[0-9]+\.[0-9]+$ ]] || { echo "--source needs a 1.x version such as 1.13.2, not '$source_version'" >&2; exit 2; }
+	influx1_source_build "$source_version"
+	[[ $build_only == 1 ]] && exit 0
+fi
+# --- end of the 1.x source build ---
 
 state=${TSLOAD_STATE:-/tmp/tsload}
 name=${INFLUX_NAME:-main}
@@ -74,7 +166,8 @@ ping() {
 	[[ $code == 204 ]]
 }
 
-if ! command -v influxd >/dev/null 2>&1; then
+influxd=${INFLUX1_SOURCE_BIN:-influxd}
+if [[ -z ${INFLUX1_SOURCE_BIN:-} ]] && ! command -v influxd >/dev/null 2>&1; then
 	echo "influxd not found: installing Debian's influxdb package" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
@@ -130,7 +223,7 @@ bind-address = "127.0.0.1:$rpc_port"
   suppress-logo = true
 CONF
 
-nohup influxd -config "$dir/influxdb.conf" >"$dir/influxd.log" 2>&1 </dev/null &
+nohup "$influxd" -config "$dir/influxdb.conf" >"$dir/influxd.log" 2>&1 </dev/null &
 echo $! >"$dir/influxd.pid"
 
 for ((i = 0; i < wait_s * 4; i++)); do

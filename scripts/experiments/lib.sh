@@ -33,7 +33,8 @@ exp_usage() {
 
 # exp_init NAME ARGS...: parse the common flags and build the tools.
 # Sets EXP_NAME, EXP_SIZE (full, quick or tiny), EXP_OUT, EXP_BIN, EXP_WORKERS (the "N" of
-# "N workers": --workers, default the number of cores), EXP_STRICT, EXP_ARGS (the rest).
+# "N workers": --workers, default the number of cores), EXP_STRICT, EXP_STOP_AT (--stop-at
+# TIME as epoch seconds: a time budget, see exp_load), EXP_ARGS (the rest).
 exp_init() {
 	EXP_NAME=$1
 	shift
@@ -41,6 +42,7 @@ exp_init() {
 	EXP_OUT=""
 	EXP_WORKERS=$(nproc)
 	EXP_STRICT=0
+	EXP_STOP_AT=""
 	EXP_ARGS=()
 	while [[ $# -gt 0 ]]; do
 		case "$1" in
@@ -51,6 +53,8 @@ exp_init() {
 		--out) EXP_OUT=${2:?--out needs a directory}; shift 2 ;;
 		--workers) EXP_WORKERS=${2:?--workers needs a number}; shift 2 ;;
 		--strict) EXP_STRICT=1; shift ;;
+		--stop-at) EXP_STOP_AT=$(date -d "${2:?--stop-at needs a time, e.g. 21:50 or 2026-12-01T21:50Z}" +%s) ||
+			exp_die "--stop-at: '$2' is not a time date(1) reads"; shift 2 ;;
 		-h | --help) exp_usage ;;
 		*) EXP_ARGS+=("$1"); shift ;;
 		esac
@@ -83,6 +87,38 @@ exp_init() {
 	# beside a user's run) never drop each other's data.
 	EXP_RUN=r$$
 	trap 'echo "$EXP_NAME: interrupted; rows so far in $EXP_OUT/rows.tsv" >&2; exit 130' INT TERM
+	# The machine's 1-minute load average every 5 s, so each row can say how busy the machine
+	# was while it ran (a figure measured beside other work is not an idle machine's).
+	EXP_LOADAVG=$EXP_OUT/loadavg.tsv
+	: >"$EXP_LOADAVG"
+	(while :; do
+		printf '%s %s\n' "$(date +%s)" "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)"
+		sleep 5
+	done) >>"$EXP_LOADAVG" 2>/dev/null &
+	EXP_SAMPLER=$!
+	trap 'kill "$EXP_SAMPLER" 2>/dev/null || true' EXIT
+}
+
+# exp_loadavg FROM TO: the mean of the 1-minute load averages sampled between the two epoch
+# seconds (the latest sample when none falls in between), one decimal; "-" without samples.
+exp_loadavg() {
+	python3 - "$EXP_LOADAVG" "$1" "$2" <<'PY'
+import sys
+a, b = float(sys.argv[2]), float(sys.argv[3])
+xs, last = [], None
+for line in open(sys.argv[1]):
+    p = line.split()
+    if len(p) != 2 or p[1] == "-":
+        continue
+    t, v = float(p[0]), float(p[1])
+    if t <= b:
+        last = v
+    if a <= t <= b:
+        xs.append(v)
+if not xs and last is not None:
+    xs = [last]
+print("%.1f" % (sum(xs) / len(xs)) if xs else "-")
+PY
 }
 
 # exp_start SERVER: start (or find running) a local server with the project's script.
@@ -159,7 +195,8 @@ out = {
     "status": r.get("status", ""),
     "rate": int(r.get("rows_per_sec") or 0),
     "rows": int(r.get("rows") or 0),
-    "verified": sum((v.get("actual") or {}).values()) if v else "-",
+    # No count (the counting failed, or no verification): "-", never a 0 the database never said.
+    "verified": sum(v["actual"].values()) if v.get("actual") else "-",
     "verify_ok": 1 if v.get("ok") else 0,
     "retries": int(r.get("retries") or 0),
     "error": " ".join(str(r.get("error", "")).split())[:300],
@@ -171,8 +208,8 @@ PY
 
 # exp_load STEP PUBLISHED LOADER [FLAGS...]: run $EXP_BIN/LOADER with FLAGS plus
 # --results-file and --reporting-period 1s, then add its row: rows/s (acknowledged rows over
-# wall time), the verified count, and retries or the error (with EXP_SHOW_SECONDS=1 the notes
-# start with the load's wall time). EXP_LAST_RESULTS names the
+# wall time), the verified count, and notes: the load's wall time and the machine's load
+# average meanwhile (EXP_LAST_LOAD), then retries or the error. EXP_LAST_RESULTS names the
 # results file and EXP_LAST_OK is 1 when the run was ok and verified.
 exp_load() {
 	local step=$1 pub=$2 loader=$3
@@ -181,9 +218,34 @@ exp_load() {
 	slug=$(exp_slug "$step")
 	res=$EXP_OUT/results/$slug.json
 	log=$EXP_OUT/logs/$slug.log
-	rm -f "$res"
+	rm -f "$res" "$log.stopped"
+	if [[ -n $EXP_STOP_AT ]] && (($(date +%s) >= EXP_STOP_AT)); then
+		EXP_FAILED=$((EXP_FAILED + 1))
+		exp_row "$step" "$pub" "not run" "-" "the time budget (--stop-at $(date -u -d "@$EXP_STOP_AT" +%H:%MZ)) had run out"
+		return 0
+	fi
 	exp_log "$step: $loader $*"
-	"$EXP_BIN/$loader" "$@" --results-file "$res" --reporting-period 1s 2>"$log" || st=$?
+	local t0 t1 pid watch=""
+	t0=$(date +%s)
+	"$EXP_BIN/$loader" "$@" --results-file "$res" --reporting-period 1s 2>"$log" &
+	pid=$!
+	if [[ -n $EXP_STOP_AT ]]; then
+		# At the budget's end the load is stopped by SIGTERM (as by ^C): the loader writes its
+		# results (status interrupted, the rows acknowledged so far) and the row says so.
+		(while kill -0 "$pid" 2>/dev/null; do
+			if (($(date +%s) >= EXP_STOP_AT)); then
+				: >"$log.stopped"
+				kill -TERM "$pid" 2>/dev/null
+				break
+			fi
+			sleep 5
+		done) &
+		watch=$!
+	fi
+	wait "$pid" || st=$?
+	if [[ -n $watch ]]; then kill "$watch" 2>/dev/null || true; fi
+	t1=$(date +%s)
+	EXP_LAST_LOAD=$(exp_loadavg "$t0" "$t1")
 	EXP_LAST_RESULTS=$res
 	EXP_LAST_OK=0
 	if [[ ! -s $res ]]; then
@@ -202,10 +264,13 @@ exp_load() {
 		why=$(sed -n 's/^retrying .* in all): //p' "$log" | cut -c1-120 | sort | uniq -c | sort -rn | head -n 1 | sed 's/^ *[0-9]* //')
 		notes="$retries retried batches${why:+ (server said: $why)}"
 	fi
-	if [[ ${EXP_SHOW_SECONDS:-0} == 1 ]]; then
-		local secs
-		secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
-		notes="$secs${notes:+; $notes}"
+	# Every row says how long the load took and how busy the machine was meanwhile.
+	local secs
+	secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
+	notes="$secs, load avg $EXP_LAST_LOAD${notes:+; $notes}"
+	if [[ -e $log.stopped ]]; then
+		rm -f "$log.stopped"
+		notes="$notes; stopped by the time budget (--stop-at $(date -u -d "@$EXP_STOP_AT" +%H:%MZ)) before the end of its input"
 	fi
 	if [[ $status == ok && $ok == 1 && $st == 0 ]]; then
 		EXP_LAST_OK=1

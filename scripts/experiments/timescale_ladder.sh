@@ -3,6 +3,7 @@
 # parallel COPY; plain table vs hypertable; the server's own COPY FROM file as the ceiling.
 #
 #   scripts/experiments/timescale_ladder.sh [--quick|--tiny] [--workers N] [--out DIR] [--strict]
+#   scripts/experiments/timescale_ladder.sh --long HOURS [--long-methods binary,csv] [--workers N] [--out DIR]
 #
 # Reproduces the ERA5 loading study, "Building a weather data warehouse part I: Loading a
 # trillion rows of weather data into TimescaleDB" (Ali Ramadhan, 2024; source
@@ -32,6 +33,11 @@
 # hour of the whole grid, parallel 128 hours = 132,894,720 per worker count; hours of work);
 # --quick = the same except parallel COPY over 4 hours (4,152,960 rows); --tiny = 2,000
 # locations, 2 hours (the CI test). N = --workers (default: the cores).
+# --long HOURS runs only the sustained COPY steps, the study's question of whether the rate
+# holds: generate_data piped into copy-binary and into copy-csv, N workers, into a hypertable
+# (a plain table without TimescaleDB), HOURS hours of the whole grid (1,038,240 rows an hour;
+# 97 hours = 100,708,320 rows), each with its rate over time in plots/; --long-methods binary
+# (or csv) runs one of the two.
 # Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL, for
 # another local server; the ceiling needs the server to read a file on this machine). Output:
 # the table on stdout and in DIR/table.md (DIR default
@@ -42,7 +48,17 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 exp_init timescale_ladder "$@"
-[[ ${#EXP_ARGS[@]} -eq 0 ]] || exp_die "unknown argument ${EXP_ARGS[0]} (see --help)"
+long_hours=""
+long_methods=(binary csv)
+set -- "${EXP_ARGS[@]}"
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	--long) long_hours=${2:?--long needs a number of hours}; shift 2 ;;
+	--long-methods) IFS=, read -r -a long_methods <<<"${2:?--long-methods needs binary, csv or binary,csv}"; shift 2 ;;
+	*) exp_die "unknown argument $1 (see --help)" ;;
+	esac
+done
+[[ -z $long_hours || $long_hours =~ ^[1-9][0-9]*$ ]] || exp_die "--long must be a positive number of hours, not '$long_hours'"
 
 case "$EXP_SIZE" in
 full) scale=1038240 insert_rows=20000 multi_rows=100000 copy_end=2016-01-01T01:00:00Z par_end=2016-01-06T08:00:00Z ;;
@@ -81,15 +97,6 @@ if [[ -n ${TSLOAD_PEERS_BIN:-} && -x $TSLOAD_PEERS_BIN/timescaledb-parallel-copy
 elif command -v timescaledb-parallel-copy >/dev/null; then
 	tpc=$(command -v timescaledb-parallel-copy)
 fi
-gen=(--use-case weather --seed 1 --scale "$scale")
-data=$EXP_OUT/data
-exp_log "generating $data/weather.csv and weather.pgcopy"
-for fmt in csv pgcopy; do
-	"$EXP_BIN/generate_data" "${gen[@]}" --timestamp-end "$copy_end" --format "$fmt" --file "$data/weather.$fmt" \
-		2>"$EXP_OUT/logs/generate_$fmt.log" || exp_die "generate_data failed: $(tail -n 1 "$EXP_OUT/logs/generate_$fmt.log")"
-done
-copy_rows=$(($(wc -l <"$data/weather.csv") - 1))
-
 drop_db() { q "DROP DATABASE IF EXISTS $1" >/dev/null 2>&1 || exp_log "could not drop database $1"; }
 ht_flag() { if [[ $1 == plain ]]; then echo false; else echo true; fi; }
 tt_label() { if [[ $1 == plain ]]; then echo "plain table"; else echo hypertable; fi; }
@@ -105,6 +112,36 @@ step() {
 		--use-hypertable "$(ht_flag "$tt")" "$@"
 	drop_db "$db"
 }
+
+gen=(--use-case weather --seed 1 --scale "$scale")
+data=$EXP_OUT/data
+
+# --long: the sustained COPY steps alone, generated on the fly (no file of 100M rows on disk).
+if [[ -n $long_hours ]]; then
+	long_scale=1038240
+	long_end=$(python3 -c 'import sys,datetime as d; print((d.datetime(2016,1,1)+d.timedelta(hours=int(sys.argv[1]))).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$long_hours")
+	long_rows=$((long_scale * long_hours))
+	tt=${tables[-1]}
+	lgen=(--use-case weather --seed 1 --scale "$long_scale" --timestamp-end "$long_end")
+	for f in "${long_methods[@]}"; do
+		[[ $f == binary || $f == csv ]] || exp_die "--long-methods: '$f' is neither binary nor csv"
+		fmt=pgcopy
+		[[ $f == binary ]] || fmt=csv
+		if [[ $EXP_WORKERS == 1 ]]; then pub="~140,000 rows/s sustained, 1 worker, with the client's work ($hw)"; else pub="up to ~250,000 rows/s sustained with 4-32 workers; the rate fell before 100M rows and came back in waves ($hw)"; fi
+		step "long_$f" "generate_data piped to copy-$f, $(exp_n_workers "$EXP_WORKERS"), $(exp_fmt "$long_rows") rows" "$tt" "$pub" \
+			--file <("$EXP_BIN/generate_data" "${lgen[@]}" --format "$fmt" 2>/dev/null) \
+			--method "copy-$f" --batch-size 20000 --workers "$EXP_WORKERS"
+	done
+	exp_finish "PostgreSQL/TimescaleDB sustained COPY (ERA5 weather study)" - \
+		"Server: PostgreSQL $pg_version (synchronous_commit=$sync_commit)${ts_version:+, TimescaleDB $ts_version}${ts_skip:+; plain table: $ts_skip}. Data: weather, seed 1, $long_scale locations, hourly, $long_hours hours to $long_end: $(exp_fmt "$long_rows") rows per step, generated while loading." \
+		"Published: aliramadhan.me, \"Loading a trillion rows of weather data into TimescaleDB\" (2024): 2x 12-core Xeon Silver 4214, 256 GB, NVMe SSD, PostgreSQL 15.5, TimescaleDB 2.13.0, Python clients (psycopg3)."
+fi
+exp_log "generating $data/weather.csv and weather.pgcopy"
+for fmt in csv pgcopy; do
+	"$EXP_BIN/generate_data" "${gen[@]}" --timestamp-end "$copy_end" --format "$fmt" --file "$data/weather.$fmt" \
+		2>"$EXP_OUT/logs/generate_$fmt.log" || exp_die "generate_data failed: $(tail -n 1 "$EXP_OUT/logs/generate_$fmt.log")"
+done
+copy_rows=$(($(wc -l <"$data/weather.csv") - 1))
 
 for tt in "${tables[@]}"; do
 	step insert "insert, 1 worker" "$tt" "$(ht_pub "$tt" "~3,000 rows/s ($hw; psycopg3, 20,000 rows)" "a bit below 3,000 rows/s (hypertable)")" \
