@@ -3,9 +3,7 @@ package cnosdb
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,14 +103,4 @@ func (t *Target) FlushStorage(ctx context.Context, _ []string) (string, error) {
 }
 
 // ServerAddr (load.ServerAddresser) is the host:port of the first URL.
-func (t *Target) ServerAddr() string {
-	u, err := url.Parse(t.cfg.URLs[0])
-	if err != nil || u.Hostname() == "" {
-		return ""
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(u.Hostname(), port)
-}
+func (t *Target) ServerAddr() string { return httpwrite.HostPort(t.cfg.URLs[0]) }

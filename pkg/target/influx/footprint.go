@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -130,14 +128,4 @@ func shardDiskSize(body []byte, id string) (total int64, shards int, err error) 
 }
 
 // ServerAddr (load.ServerAddresser) is the host:port of the first URL.
-func (t *Target) ServerAddr() string {
-	u, err := url.Parse(t.cfg.URLs[0])
-	if err != nil || u.Hostname() == "" {
-		return ""
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(u.Hostname(), port)
-}
+func (t *Target) ServerAddr() string { return httpwrite.HostPort(t.cfg.URLs[0]) }

@@ -3,12 +3,11 @@ package questdb
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // footprintMethod names QuestDB's accounting: table_storage() sums the
@@ -59,18 +58,9 @@ func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, err
 // of the PG-wire URL, else the ILP/TCP address: one server listens on all.
 func (t *Target) ServerAddr() string {
 	for _, raw := range []string{t.cfg.URL, t.cfg.PG} {
-		if raw == "" {
-			continue
+		if a := httpwrite.HostPort(raw); a != "" {
+			return a
 		}
-		u, err := url.Parse(raw)
-		if err != nil || u.Hostname() == "" {
-			continue
-		}
-		port := u.Port()
-		if port == "" {
-			port = map[string]string{"http": "80", "https": "443", "postgres": "5432", "postgresql": "5432"}[u.Scheme]
-		}
-		return net.JoinHostPort(u.Hostname(), port)
 	}
 	return t.cfg.TCPAddr
 }
