@@ -287,21 +287,7 @@ func (t *Table) hasFootprint() bool {
 // follow the table.
 func (t *Table) WriteCostMarkdown(w io.Writer) error {
 	var b strings.Builder
-	head := make([]string, 0, len(t.Keys)+6)
-	for _, k := range t.Keys {
-		head = append(head, GroupKeys[k])
-	}
-	head = append(head, "rows/s")
-	head = append(head, costColumns...)
-	writeMDRow(&b, head)
-	sep := make([]string, len(head))
-	for i := range sep {
-		sep[i] = "---"
-		if i >= len(t.Keys) {
-			sep[i] = "---:"
-		}
-	}
-	writeMDRow(&b, sep)
+	t.writeMDHeader(&b, append([]string{"rows/s"}, costColumns...))
 	var failures []string
 	for i := range t.Cells {
 		c := &t.Cells[i]

@@ -295,19 +295,15 @@ func mdEscape(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-// WriteMarkdown writes the table as GitHub Markdown. Runs that are not ok
-// are listed below the table with their error.
-func (t *Table) WriteMarkdown(w io.Writer) error {
-	var b strings.Builder
-	head := make([]string, 0, len(t.Keys)+len(valueColumns))
+// writeMDHeader writes the Markdown head row (the group keys, then cols)
+// and its separator: keys left-aligned, values right-aligned.
+func (t *Table) writeMDHeader(b *strings.Builder, cols []string) {
+	head := make([]string, 0, len(t.Keys)+len(cols))
 	for _, k := range t.Keys {
 		head = append(head, GroupKeys[k])
 	}
-	head = append(head, valueColumns...)
-	if t.hasCost() {
-		head = append(head, costColumns...)
-	}
-	writeMDRow(&b, head)
+	head = append(head, cols...)
+	writeMDRow(b, head)
 	sep := make([]string, len(head))
 	for i := range sep {
 		sep[i] = "---"
@@ -315,7 +311,18 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			sep[i] = "---:"
 		}
 	}
-	writeMDRow(&b, sep)
+	writeMDRow(b, sep)
+}
+
+// WriteMarkdown writes the table as GitHub Markdown. Runs that are not ok
+// are listed below the table with their error.
+func (t *Table) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	cols := valueColumns
+	if t.hasCost() {
+		cols = append(append([]string(nil), valueColumns...), costColumns...)
+	}
+	t.writeMDHeader(&b, cols)
 	var failures []string
 	for i := range t.Cells {
 		c := &t.Cells[i]
