@@ -134,14 +134,6 @@ func proxyTo(t *testing.T, tg *Target) (*faultproxy.Proxy, string) {
 	return p, "http://" + p.Addr()
 }
 
-func (f faultRun) exact(t *testing.T, rows int64) {
-	t.Helper()
-	f.Exact(t, rows)
-	if n := count(t, f.tg, "cpu"); n != rows {
-		t.Fatalf("server holds %d rows, want %d", n, rows)
-	}
-}
-
 // failed checks a run that must have failed naming want, with the results
 // file counting exactly the rows the server holds.
 func (f faultRun) failed(t *testing.T, want string) load.Results {
