@@ -298,16 +298,7 @@ func (t *Table) WriteCostMarkdown(w io.Writer) error {
 		writeMDRow(&b, append(append(append([]string(nil), c.Key...), rate), c.costRow()...))
 		failures = append(failures, c.Errors...)
 	}
-	b.WriteString("\n" + costLegend + "\n")
-	for _, n := range t.costNotes() {
-		b.WriteString("- " + mdEscape(n) + "\n")
-	}
-	if len(failures) > 0 {
-		b.WriteString("\nRuns that did not finish ok:\n\n")
-		for _, f := range failures {
-			b.WriteString("- " + mdEscape(f) + "\n")
-		}
-	}
+	t.writeMDNotes(&b, true, failures)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -334,7 +334,15 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		failures = append(failures, c.Errors...)
 	}
 	b.WriteString("\nrows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency.\n")
-	if t.hasCost() {
+	t.writeMDNotes(&b, t.hasCost(), failures)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeMDNotes writes what follows a Markdown table: the cost legend and
+// what was not measured (when cost), then the runs that did not finish ok.
+func (t *Table) writeMDNotes(b *strings.Builder, cost bool, failures []string) {
+	if cost {
 		b.WriteString("\n" + costLegend + "\n")
 		for _, n := range t.costNotes() {
 			b.WriteString("- " + mdEscape(n) + "\n")
@@ -346,8 +354,6 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			b.WriteString("- " + mdEscape(f) + "\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func writeMDRow(b *strings.Builder, cells []string) {
