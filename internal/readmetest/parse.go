@@ -128,7 +128,9 @@ func Parse(r io.Reader) ([]Block, error) {
 }
 
 var (
-	assignRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=("[^"]*"|'[^']*'|\S*)\s+`)
+	// A value may be a command substitution with spaces in it:
+	// INFLUX_TOKEN=$(cat token) load_influx ...
+	assignRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=("[^"]*"|'[^']*'|\$\([^)]*\)\S*|\S*)\s+`)
 	programRE = regexp.MustCompile(`^[A-Za-z0-9_./-]+$`)
 )
 

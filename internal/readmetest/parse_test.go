@@ -82,6 +82,8 @@ func TestProgram(t *testing.T) {
 		"PGPASSWORD=x load_x":               "load_x",
 		`A="b c" B='d e' C= scripts/s.sh x`: "scripts/s.sh",
 		"  generate_data":                   "generate_data",
+		"T=$(cat /tmp/a b) load_x --file f": "load_x",
+		"T=$(cat f)x U=1 load_x":            "load_x",
 	} {
 		if got := Program(line); got != want {
 			t.Errorf("Program(%q) = %q, want %q", line, got, want)
