@@ -7,7 +7,7 @@
 # 2. starts a local server on 127.0.0.1 with the project's script
 #    (scripts/start_postgres.sh, start_questdb.sh, start_influxdb.sh or
 #    start_cnosdb.sh; they install what is missing and leave a running server
-#    alone; CnosDB needs its server binary, see the README's CnosDB section)
+#    alone; CnosDB needs its server binary, see docs/servers.md)
 # 3. generates a small seeded cpu-only dataset (default 100 hosts, 6 hours at 10s:
 #    216,000 rows): pgcopy for TimescaleDB, line protocol for the others
 # 4. loads it with 2 workers into the database "quickstart" (dropped and

@@ -1,5 +1,6 @@
 // Package readmetest extracts the shell commands of a Markdown document
-// (README.md) so that a test can run every one of them: the indented and
+// (README.md and the pages under docs/) so that a test can run every one
+// of them, and checks the documents' links. Commands: the indented and
 // fenced code blocks, their commands (backslash continuations joined,
 // comments dropped), and the marks that exempt a command, with a reason,
 // because it needs something a test machine does not have:
@@ -13,6 +14,11 @@
 // layout) are left alone, unless they look like a command with flags and
 // name an unknown program, which is an error: a misspelt command must not
 // pass as prose.
+//
+// Links (docs.go): every relative link and image of the documents must
+// name a file of the repository, and a #fragment a heading or anchor of
+// the page it points to; Documents gives the order in which the test runs
+// the documents.
 package readmetest
 
 import (

@@ -47,24 +47,22 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// TestREADME runs every shell command of README.md, in order, in a copy of
-// the repository, against the local servers (scripts/test.sh starts them),
-// at a small size. Commands marked in the README with a reason are listed,
-// not run. It loads into the databases the README names, so it does not
-// run inside the parallel `go test ./...`: scripts/test.sh runs it alone
-// afterwards with TSLOAD_README_TEST=1.
+// TestREADME runs every shell command of README.md and then of the pages
+// under docs/ (in Documents' order: the README's walk-through builds the
+// tools and starts the servers, later pages use files earlier ones made),
+// in a copy of the repository, against the local servers (scripts/test.sh
+// starts them), at a small size. Commands marked in a page with a reason
+// are listed, not run. It loads into the databases the pages name, so it
+// does not run inside the parallel `go test ./...`: scripts/test.sh runs
+// it alone afterwards with TSLOAD_README_TEST=1.
 func TestREADME(t *testing.T) {
 	if os.Getenv("TSLOAD_README_TEST") != "1" {
 		t.Skip("run alone by scripts/test.sh (TSLOAD_README_TEST=1): the README's commands load into the databases it names")
 	}
 	root := repoRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	docs, err := Documents(root)
 	if err != nil {
 		t.Fatal(err)
-	}
-	blocks, err := Parse(bytes.NewReader(readme))
-	if err != nil {
-		t.Fatalf("README.md: %v", err)
 	}
 	programs := map[string]bool{"go": true, "export": true, "gzip": true, "cd": true, "bash": true}
 	cmds, err := os.ReadDir(filepath.Join(root, "cmd"))
@@ -78,21 +76,46 @@ func TestREADME(t *testing.T) {
 	}
 	known := func(p string) bool {
 		if strings.HasPrefix(p, "scripts/") {
-			_, err := os.Stat(filepath.Join(root, p))
-			return err == nil
+			// A script, not a directory: "scripts/   what it holds"
+			// in a layout block is prose.
+			st, err := os.Stat(filepath.Join(root, p))
+			return err == nil && st.Mode().IsRegular()
 		}
 		return programs[p]
 	}
-	var commands []Command
-	for _, b := range blocks {
-		cs, err := Commands(b, known)
-		if err != nil {
-			t.Fatalf("README.md: %v", err)
-		}
-		commands = append(commands, cs...)
+	type docCommand struct {
+		doc string
+		Command
 	}
-	if len(commands) < 20 {
-		t.Fatalf("only %d commands found in README.md", len(commands))
+	var commands []docCommand
+	perDoc := map[string]int{}
+	for _, doc := range docs {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(doc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := Parse(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		for _, b := range blocks {
+			cs, err := Commands(b, known)
+			if err != nil {
+				t.Fatalf("%s: %v", doc, err)
+			}
+			for _, c := range cs {
+				commands = append(commands, docCommand{doc, c})
+			}
+			perDoc[doc] += len(cs)
+		}
+	}
+	// The README's walk-through and synopsis, and the loaders' examples:
+	// a page that lost its commands (a parser change, a reformatted block)
+	// must not pass by running nothing.
+	for doc, least := range map[string]int{"README.md": 10, "docs/loaders/timescale.md": 5, "docs/loaders/questdb.md": 5, "docs/loaders/influx.md": 4, "docs/loaders/cnosdb.md": 2, "docs/benchmarks.md": 8} {
+		if perDoc[doc] < least {
+			t.Fatalf("only %d commands found in %s, want at least %d", perDoc[doc], doc, least)
+		}
 	}
 
 	work := filepath.Join(t.TempDir(), "repo")
@@ -116,19 +139,19 @@ func TestREADME(t *testing.T) {
 	for _, c := range commands {
 		if c.Skip != "" {
 			skipped++
-			t.Logf("README.md:%d: not run (%s): %s", c.Line, c.Skip, c.Text)
+			t.Logf("%s:%d: not run (%s): %s", c.doc, c.Line, c.Skip, c.Text)
 			continue
 		}
 		ran++
 		t0 := time.Now()
 		out, err := run(work, env, c.Text)
 		if err != nil {
-			t.Errorf("README.md:%d: %s\n%v after %s; last output:\n%s", c.Line, c.Text, err, time.Since(t0).Round(time.Millisecond), tail(out, 25))
+			t.Errorf("%s:%d: %s\n%v after %s; last output:\n%s", c.doc, c.Line, c.Text, err, time.Since(t0).Round(time.Millisecond), tail(out, 25))
 			continue
 		}
-		t.Logf("README.md:%d: ok in %s: %s", c.Line, time.Since(t0).Round(time.Millisecond), c.Text)
+		t.Logf("%s:%d: ok in %s: %s", c.doc, c.Line, time.Since(t0).Round(time.Millisecond), c.Text)
 	}
-	t.Logf("%d commands run, %d marked as not runnable here", ran, skipped)
+	t.Logf("%d commands run, %d marked as not runnable here, from %d documents", ran, skipped, len(docs))
 }
 
 // run runs one command with bash (pipefail: every stage must succeed; a
