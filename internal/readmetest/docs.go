@@ -264,3 +264,29 @@ func CheckLinks(root string, docs []string) ([]error, error) {
 	}
 	return broken, nil
 }
+
+// testRefRE finds a test the documents cite as `pkg.TestName` or
+// `dir/pkg.TestName/subtest`: the package by the last elements of its
+// directory.
+var testRefRE = regexp.MustCompile("`((?:[a-z0-9_]+/)*[a-z0-9_]+)\\.(Test[A-Za-z0-9_]+)[^`]*`")
+
+// TestRef is a test a document cites.
+type TestRef struct {
+	Line      int
+	Pkg, Name string // "cmd/load_influx", "TestSignal"
+}
+
+// TestRefs returns the tests a document cites in code spans.
+func TestRefs(r io.Reader) ([]TestRef, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	var out []TestRef
+	n := 0
+	for sc.Scan() {
+		n++
+		for _, m := range testRefRE.FindAllStringSubmatch(sc.Text(), -1) {
+			out = append(out, TestRef{Line: n, Pkg: m[1], Name: m[2]})
+		}
+	}
+	return out, sc.Err()
+}

@@ -1,9 +1,11 @@
 package readmetest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -118,5 +120,75 @@ func write(t *testing.T, root, rel, content string) {
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCitedTestsExist: every test the documents cite as proof
+// (`influx.TestFaults/cut_mid-batch`, `cmd/load_influx.TestSignal`) is a
+// test function of a package directory ending in that path: a renamed or
+// deleted test must not stay cited.
+func TestCitedTestsExist(t *testing.T) {
+	root := repoRoot(t)
+	docs, err := Documents(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Test functions by package directory (slash-separated, from root).
+	funcs := map[string]map[string]bool{}
+	re := regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]*)\(`)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		dir := filepath.ToSlash(rel)
+		if funcs[dir] == nil {
+			funcs[dir] = map[string]bool{}
+		}
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			funcs[dir][string(m[1])] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := 0
+	for _, doc := range docs {
+		f, err := os.Open(filepath.Join(root, filepath.FromSlash(doc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs, err := TestRefs(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range refs {
+			cited++
+			found := false
+			for dir, names := range funcs {
+				if (dir == r.Pkg || strings.HasSuffix(dir, "/"+r.Pkg)) && names[r.Name] {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s:%d: cites %s.%s, which is no test function of a package %s", doc, r.Line, r.Pkg, r.Name, r.Pkg)
+			}
+		}
+	}
+	if cited < 50 {
+		t.Errorf("only %d cited tests found in the documents: the pattern no longer matches how they cite tests", cited)
 	}
 }
