@@ -89,37 +89,18 @@ var (
 func scanProse(r io.Reader, fn func(n int, line string)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	fenced, inIndented, prevBlank := false, false, true
+	bs := newBlockScanner()
 	n := 0
 	for sc.Scan() {
 		n++
-		line := sc.Text()
-		trim := strings.TrimSpace(line)
-		if strings.HasPrefix(trim, "```") {
-			fenced = !fenced
-			prevBlank = false
-			continue
+		if line := sc.Text(); bs.next(line) == proseLine {
+			fn(n, commentRE.ReplaceAllString(codeSpanRE.ReplaceAllString(line, ""), ""))
 		}
-		if fenced {
-			continue
-		}
-		indented := strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
-		switch {
-		case inIndented && (indented || trim == ""):
-			prevBlank = trim == ""
-			continue
-		case indented && prevBlank && trim != "":
-			inIndented = true
-			continue
-		}
-		inIndented = false
-		prevBlank = trim == ""
-		fn(n, commentRE.ReplaceAllString(codeSpanRE.ReplaceAllString(line, ""), ""))
 	}
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	if fenced {
+	if bs.fenced {
 		return fmt.Errorf("unterminated code fence")
 	}
 	return nil

@@ -51,6 +51,53 @@ type Block struct {
 
 var markRE = regexp.MustCompile(`<!--\s*readme-test\s+skip\s+"([^"]+)"\s*:\s*(.*?)\s*-->`)
 
+// lineKind is what a line of a Markdown document is to the two readers of
+// its code blocks: Parse (the commands) and scanProse (the links).
+type lineKind int
+
+const (
+	proseLine   lineKind = iota
+	fenceOpen            // a ``` line that opens a fence
+	fenceLine            // a line inside a fence
+	fenceClose           // the ``` line that closes it
+	indentStart          // the first line of an indented code block
+	indentLine           // a later line of it (blank lines included)
+)
+
+// blockScanner classifies a document's lines in order: fences, and
+// indented blocks (four spaces or a tab after a blank line, outside
+// fences; a list item's continuation right after its text is prose).
+type blockScanner struct{ fenced, indented, prevBlank bool }
+
+func newBlockScanner() *blockScanner { return &blockScanner{prevBlank: true} }
+
+func (s *blockScanner) next(line string) lineKind {
+	trim := strings.TrimSpace(line)
+	if strings.HasPrefix(trim, "```") {
+		s.fenced, s.indented, s.prevBlank = !s.fenced, false, false
+		if s.fenced {
+			return fenceOpen
+		}
+		return fenceClose
+	}
+	if s.fenced {
+		return fenceLine
+	}
+	indented := strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
+	blank := trim == ""
+	prevBlank := s.prevBlank
+	s.prevBlank = blank
+	switch {
+	case s.indented && (indented || blank):
+		return indentLine
+	case indented && prevBlank && !blank:
+		s.indented = true
+		return indentStart
+	}
+	s.indented = false
+	return proseLine
+}
+
 // Parse reads the code blocks of a Markdown document: fenced blocks
 // (```sh, ```bash, ```console, ``` without a language) and indented blocks
 // (four spaces or a tab after a blank line, outside fences).
@@ -60,8 +107,8 @@ func Parse(r io.Reader) ([]Block, error) {
 	var blocks []Block
 	var marks []Mark
 	var cur *Block
-	fenced, fenceShell := false, false
-	prevBlank := true
+	fenceShell := false
+	bs := newBlockScanner()
 	n := 0
 	flush := func() {
 		if cur != nil {
@@ -76,39 +123,28 @@ func Parse(r io.Reader) ([]Block, error) {
 	for sc.Scan() {
 		n++
 		line := sc.Text()
-		trim := strings.TrimSpace(line)
-		if fenced {
-			if strings.HasPrefix(trim, "```") {
-				fenced = false
-				if fenceShell {
-					flush()
-				}
-				prevBlank = false
-				continue
-			}
-			if fenceShell {
-				cur.Lines = append(cur.Lines, line)
-			}
-			continue
-		}
-		if strings.HasPrefix(trim, "```") {
+		switch bs.next(line) {
+		case fenceOpen:
 			flush()
-			lang := strings.TrimSpace(strings.TrimPrefix(trim, "```"))
-			fenced = true
+			lang := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "```"))
 			fenceShell = lang == "" || lang == "sh" || lang == "bash" || lang == "shell" || lang == "console"
 			if fenceShell {
 				cur = &Block{Line: n + 1, Marks: marks}
 				marks = nil
 			}
-			continue
-		}
-		indented := strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
-		switch {
-		case cur != nil && (indented || trim == ""):
-			cur.Lines = append(cur.Lines, line)
-		case cur == nil && indented && prevBlank && trim != "":
+		case fenceLine:
+			if fenceShell {
+				cur.Lines = append(cur.Lines, line)
+			}
+		case fenceClose:
+			if fenceShell {
+				flush()
+			}
+		case indentStart:
 			cur = &Block{Line: n, Lines: []string{line}, Marks: marks}
 			marks = nil
+		case indentLine:
+			cur.Lines = append(cur.Lines, line)
 		default:
 			flush()
 			for _, m := range markRE.FindAllStringSubmatch(line, -1) {
@@ -118,12 +154,11 @@ func Parse(r io.Reader) ([]Block, error) {
 				return nil, fmt.Errorf("line %d: a readme-test mark must read <!-- readme-test skip \"PREFIX\": REASON -->", n)
 			}
 		}
-		prevBlank = trim == ""
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	if fenced {
+	if bs.fenced {
 		return nil, fmt.Errorf("unterminated code fence")
 	}
 	flush()
