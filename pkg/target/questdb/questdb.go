@@ -246,6 +246,18 @@ func (t *Target) querier(ctx context.Context) (querier, error) {
 // (load.Overwriter).
 func (t *Target) Overwrites() bool { return t.cfg.Dedup }
 
+// Drops reports whether the table is dropped under DropDB
+// (load.TableDropper): a use-case table is, before the first batch that
+// names it; any other is QuestDB's own and is left alone.
+func (t *Target) Drops(table string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.opts.DropDB {
+		return false
+	}
+	return t.known[table] != nil || t.cfg.Lookup(table) != nil
+}
+
 // Accepts takes line protocol only: both transports send ILP.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {
