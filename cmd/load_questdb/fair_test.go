@@ -38,5 +38,18 @@ func TestDropDBKeepsOtherTable(t *testing.T) {
 		if v == nil || !v.OK || v.Before[table] != int64(rows*(run-1)) || v.Actual[table] != int64(rows*run) {
 			t.Fatalf("run %d: verify %+v\n%s", run, v, r.Stderr)
 		}
+		// The results record what was done: QuestDB created the table
+		// (WAL, no DEDUP) although --dedup defaults to true, and
+		// load_questdb has no use for --db-name.
+		s := res.Setup
+		if res.Flags["dedup"] != false || s == nil || len(s.Tables) != 1 || s.Tables[0].Name != table || s.Tables[0].Dedup == nil || *s.Tables[0].Dedup || s.URL != httpURL {
+			t.Errorf("run %d: flags %v setup %+v", run, res.Flags, s)
+		}
+		if _, ok := res.Flags["db-name"]; ok {
+			t.Errorf("run %d: --db-name recorded: %v", run, res.Flags)
+		}
+		if !strings.Contains(r.Stderr, "into questdb at "+httpURL+" (ilp/http), tables "+table+"; server QuestDB") {
+			t.Errorf("run %d: the summary does not say where the load went:\n%s", run, r.Stderr)
+		}
 	}
 }

@@ -23,3 +23,12 @@ type TableDropper interface {
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
+
+// A Describer is a Target that says where the load went and what it made of
+// the tables. The runner calls Describe once at the end of a run that
+// loaded (after verification) and records it as Results.Setup; a key of
+// Setup.Settings that names a recorded flag replaces the flag's value, so
+// the results record what was done rather than what was asked.
+type Describer interface {
+	Describe() Setup
+}

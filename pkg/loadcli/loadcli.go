@@ -71,13 +71,13 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -91,6 +91,10 @@ type Spec struct {
 	// Formats are the input formats the target takes (nil: all); the help
 	// offers no other, and no --table when all are line protocol.
 	Formats []format.Format
+	// Unused are common flags the loader takes (so that one command line
+	// fits every loader) but does not use: the results do not record
+	// them (load_questdb has no database to name).
+	Unused []string
 	// Settings maps the target's Config fields to the flags that set them,
 	// beside CommonSettings and HTTPSettingFlags: a load.SettingError
 	// naming a field is shown with its flag.
@@ -330,7 +334,7 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		Stderr:      stderr,
 		Loader:      spec.Name,
 		Target:      spec.Target,
-		Flags:       FlagValues(c),
+		Flags:       FlagValues(c, spec.Unused...),
 	}
 	if err := errorConfig(c, &cfg); err != nil {
 		return cfg, err
@@ -384,17 +388,31 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-// FlagValues returns every flag's value as a string (secrets redacted).
-func FlagValues(c *cli.Context) map[string]string {
-	out := map[string]string{}
+// FlagValues returns the value of every flag of c's app but --help and
+// those in unused, typed for the results file: booleans and numbers as
+// they are, durations as Go duration text, repeatable flags as lists, the
+// rest as text. The runner masks the secrets.
+func FlagValues(c *cli.Context, unused ...string) map[string]any {
+	skip := map[string]bool{"help": true}
+	for _, u := range unused {
+		skip[u] = true
+	}
+	out := map[string]any{}
 	for _, f := range c.App.Flags {
 		name := f.Names()[0]
-		var v string
+		if skip[name] {
+			continue
+		}
+		var v any
 		switch x := c.Value(name).(type) {
 		case cli.StringSlice:
-			v = strings.Join(x.Value(), ",")
+			v = append([]string{}, x.Value()...)
 		case *cli.StringSlice:
-			v = strings.Join(x.Value(), ",")
+			v = append([]string{}, x.Value()...)
+		case time.Duration:
+			v = x.String()
+		case bool, int, int64, uint, uint64, float64, string:
+			v = x
 		case nil:
 			v = ""
 		default:
@@ -402,7 +420,7 @@ func FlagValues(c *cli.Context) map[string]string {
 		}
 		out[name] = v
 	}
-	return redact.Flags(out)
+	return out
 }
 
 // Run runs the loader with args (args[0] is the program name) and returns

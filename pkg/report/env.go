@@ -208,11 +208,36 @@ func flagNames(r Run) []string {
 	return names
 }
 
-func flagText(v string) string {
-	if v == "" {
+// flagText writes a recorded flag value: text as is (`""` when empty),
+// lists comma-separated, numbers and booleans as JSON writes them. Results
+// files before schema version 2 recorded every value as text.
+func flagText(v any) string {
+	s := flagValue(v)
+	if s == "" {
 		return `""`
 	}
-	return v
+	return s
+}
+
+// flagValue is a recorded flag value as text ("" when empty or absent).
+func flagValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = flagValue(e)
+		}
+		return strings.Join(parts, ",")
+	case []string:
+		return strings.Join(x, ",")
+	}
+	return fmt.Sprint(v)
 }
 
 // EnvDiff splits the runs' attributes into those that differ between runs

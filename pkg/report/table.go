@@ -39,7 +39,7 @@ func keyValue(key string, r Run) string {
 	case "inputs":
 		return strings.Join(r.Inputs, " ")
 	case "db_name":
-		return r.Flags["db-name"]
+		return flagValue(r.Flags["db-name"])
 	case "name":
 		return runName(r)
 	}

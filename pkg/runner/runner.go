@@ -32,7 +32,6 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
@@ -76,7 +75,7 @@ type Config struct {
 	Stderr      io.Writer // reports; os.Stderr when nil
 
 	Loader, Target string
-	Flags          map[string]string // every flag's value, for the results file (secrets redacted here too)
+	Flags          map[string]any // every flag's value, typed, for the results file (secrets redacted here too)
 
 	// Optional settings:
 
@@ -155,13 +154,14 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	r := &run{cfg: cfg, target: t}
 	r.verifier = &verifier{target: t, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
 	r.res = &load.Results{
-		Loader:    cfg.Loader,
-		Target:    cfg.Target,
-		Flags:     redact.Flags(cfg.Flags),
-		Inputs:    append([]string(nil), cfg.Inputs...),
-		BatchSize: cfg.BatchSize,
-		Workers:   cfg.Workers,
-		Periods:   []load.Period{},
+		SchemaVersion: load.SchemaVersion,
+		Loader:        cfg.Loader,
+		Target:        cfg.Target,
+		Flags:         redactFlags(cfg.Flags),
+		Inputs:        append([]string(nil), cfg.Inputs...),
+		BatchSize:     cfg.BatchSize,
+		Workers:       cfg.Workers,
+		Periods:       []load.Period{},
 	}
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
@@ -795,7 +795,9 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	r.finishCost(ctx)
 	r.err = err
+	r.describe(tot.tables)
 	writeSummary(r.cfg.Stderr, res, r.cfg.DoLoad)
+	writeWhere(r.cfg.Stderr, r.cfg.Target, res.Setup, r.server)
 }
 
 // lockedWriter serialises writes from several goroutines.
