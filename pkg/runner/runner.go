@@ -285,6 +285,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		opts := cfg.Prepare
 		opts.Tables = r.tables
 		setup := time.Now()
+		if err := r.ping(ctx); err != nil {
+			return err
+		}
 		if err := r.target.Prepare(ctx, opts); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
