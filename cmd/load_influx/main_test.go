@@ -43,7 +43,7 @@ func TestMain_Load(t *testing.T) {
 	var stderr bytes.Buffer
 	results := filepath.Join(t.TempDir(), "r.json")
 	err := loadcli.Run(context.Background(), spec(), []string{"load_influx", "--urls", url + "," + url, "--file", in,
-		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3", "--results-file", results}, nil, &stderr)
+		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3", "--results-file", results, "--table-prefix", "t_"}, nil, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -52,10 +52,11 @@ func TestMain_Load(t *testing.T) {
 	if s := res.Setup; s == nil || s.API != "v1" || s.Database != db || res.Flags["gzip"] != true || res.Flags["batch-size"] != 300.0 {
 		t.Errorf("setup %+v flags %v", res.Setup, res.Flags)
 	}
-	if !strings.Contains(stderr.String(), "into influx at "+url+","+url+" (v1), database "+db+", tables cpu; server InfluxDB") {
+	if !strings.Contains(stderr.String(), "into influx at "+url+","+url+" (v1), database "+db+", tables t_cpu; server InfluxDB") {
 		t.Errorf("the summary does not say where the load went:\n%s", stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "verify OK") || !strings.Contains(stderr.String(), "cpu 2500/2500") {
+	// --table-prefix: the measurement is t_cpu, in the data and the count.
+	if !strings.Contains(stderr.String(), "verify OK") || !strings.Contains(stderr.String(), " t_cpu 2500/2500") {
 		t.Fatalf("no exact verify in the summary:\n%s", stderr.String())
 	}
 	tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})

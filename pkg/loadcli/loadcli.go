@@ -26,6 +26,7 @@
 //	--errors-file F         write every skipped or refused line to F, after a comment naming file, line, offset, reason (ILP)
 //	--max-errors N          stop (failed) once more than N lines were skipped or refused (0: the first; implies --skip-invalid)
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
+//	--table-prefix P        load every table as P<table> (data, queries and verification alike)
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
 //	--cpu-profile F         a CPU profile of the run, for go tool pprof
 //	--server-pid P          the server's process for its CPU/RSS/IO (default: the local listener on the target's port)
@@ -109,6 +110,7 @@ var CommonSettings = map[string]string{
 	"Verify": FlagVerify, "ReportingPeriod": FlagReportingPeriod, "RetryTimeout": FlagRetryTimeout,
 	"SkipInvalid": FlagSkipInvalid, "DBName": FlagDBName, "CreateDB": FlagCreateDB,
 	"AbortOnExist": FlagAbortOnExist, "DropDB": FlagDropDB, "ResultsFile": FlagResultsFile,
+	"TablePrefix": FlagTablePrefix,
 }
 
 // credentials are the fields whose flags are shown with their environment
@@ -172,6 +174,7 @@ const (
 	FlagCreateDB        = "do-create-db"
 	FlagAbortOnExist    = "do-abort-on-exist"
 	FlagDropDB          = "drop-db"
+	FlagTablePrefix     = "table-prefix"
 	FlagResultsFile     = "results-file"
 	FlagCPUProfile      = "cpu-profile"
 )
@@ -215,6 +218,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.BoolFlag{Name: FlagCreateDB, Value: true, Usage: "create the database and tables when missing"},
 		&cli.BoolFlag{Name: FlagAbortOnExist, Usage: "fail if the database (or a table) already exists"},
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
+		&cli.StringFlag{Name: FlagTablePrefix, Usage: "load every table as `P`<table> (letters, digits, _ or -), in the data and in every query, verification included: a run of its own on a shared server (QuestDB has one namespace)"},
 		&cli.StringFlag{Name: FlagResultsFile, Usage: "write the results as JSON to this file (also on failure)"},
 		&cli.StringFlag{Name: FlagCPUProfile, Usage: "write a CPU profile of the run to this file (go tool pprof)"},
 	)
@@ -324,6 +328,7 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		ReportingPeriod: c.Duration(FlagReportingPeriod),
 		RetryTimeout:    c.Duration(FlagRetryTimeout),
 		SkipInvalid:     c.Bool(FlagSkipInvalid),
+		TablePrefix:     c.String(FlagTablePrefix),
 		Prepare: load.PrepareOptions{
 			DBName:       c.String(FlagDBName),
 			CreateDB:     c.Bool(FlagCreateDB),

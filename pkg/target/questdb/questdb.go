@@ -255,7 +255,7 @@ func (t *Target) Drops(table string) bool {
 	if !t.opts.DropDB {
 		return false
 	}
-	return t.known[table] != nil || t.cfg.Lookup(table) != nil
+	return t.known[table] != nil || load.LookupPrefixed(t.cfg.Lookup, t.opts.TablePrefix, table) != nil
 }
 
 // Accepts takes line protocol only: both transports send ILP.
@@ -273,6 +273,16 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	t.mu.Lock()
 	t.opts = opts
 	t.prepared = true
+	if p := opts.TablePrefix; p != "" {
+		// The use case's tables (Config.UseCase) are loaded under the prefix.
+		known := map[string]*schema.Table{}
+		for n, tb := range t.known {
+			c := *tb
+			c.Name = p + n
+			known[c.Name] = &c
+		}
+		t.known = known
+	}
 	for _, tb := range opts.Tables {
 		t.known[tb.Name] = tb
 	}
@@ -318,7 +328,7 @@ func (t *Target) ensureLocked(ctx context.Context, name string) error {
 	}
 	tb := t.known[name]
 	if tb == nil {
-		tb = t.cfg.Lookup(name)
+		tb = load.LookupPrefixed(t.cfg.Lookup, t.opts.TablePrefix, name)
 	}
 	opts := t.opts
 	if tb == nil {
