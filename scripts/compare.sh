@@ -9,7 +9,7 @@
 #       [--log-interval 10s] [--file existing.ilp.gz]
 #       [--batch-size 5000] [--workers 2] [--repeat 1] [--db-name tsload_compare]
 #       [--footprint-settle 30s] [--gzip] [--dedup] [--request-timeout 60s]
-#       [-- extra flags for every loader]
+#       [--table-prefix P] [-- extra flags for every loader]
 #
 # Fair by default: every loader runs with the same comparison settings, whatever
 # its own defaults (which suit loading one database alone): request bodies not
@@ -22,6 +22,11 @@
 # report adds a "differs between runs" line for any setting the runs of
 # different databases did not share (a TSLOAD_COMPARE_FLAGS_<TARGET> or an
 # extra flag can override the policy; the line then says so).
+#
+# QuestDB has one namespace and no database to drop: its tables are loaded as
+# <db-name>_<table> (load_questdb --table-prefix), so --drop-db drops only
+# compare.sh's own tables, never a "cpu" another user loaded. --table-prefix P
+# loads every database's tables as P<table> instead.
 #
 # The dataset is InfluxDB line protocol (every loader reads it; load_timescale
 # decodes it and sends COPY), written to DIR/data.ilp.gz unless --file names
@@ -72,7 +77,7 @@ die() {
 out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
-gzip=false dedup=false request_timeout=60s
+gzip=false dedup=false request_timeout=60s table_prefix=""
 extra=()
 while [[ $# -gt 0 ]]; do
 	case "$1" in
@@ -93,6 +98,7 @@ while [[ $# -gt 0 ]]; do
 	--gzip) gzip=true; shift ;;
 	--dedup) dedup=true; shift ;;
 	--request-timeout) request_timeout=${2:?}; shift 2 ;;
+	--table-prefix) table_prefix=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "compare: unknown argument $1" >&2; usage ;;
@@ -187,6 +193,11 @@ fair_flags() {
 	questdb) echo "--gzip=$gzip --dedup=$dedup" ;;
 	*) echo "--gzip=$gzip" ;;
 	esac
+	if [[ -n $table_prefix ]]; then
+		echo "--table-prefix $table_prefix"
+	elif [[ $1 == questdb ]]; then
+		echo "--table-prefix ${db_name}_"
+	fi
 }
 # aligned: what the policy made the same, for table.md.
 aligned() {

@@ -137,7 +137,8 @@ type Setup struct {
 	// bucket (InfluxDB 2.x) loaded; empty for QuestDB (one namespace).
 	Database string `json:"database,omitempty"`
 	// API is the protocol variant used, as detected or given: InfluxDB's
-	// "v1", "v2" or "v3"; TimescaleDB's load method.
+	// "v1", "v2" or "v3", QuestDB's "ilp/http" or "ilp/tcp"; empty for a
+	// target with one (the load method is in the flags).
 	API string `json:"api,omitempty"`
 	// Tables are the tables loaded, with what the target made of each.
 	Tables []TableSetup `json:"tables,omitempty"`

@@ -10,13 +10,13 @@ import (
 var _ load.Describer = (*Target)(nil)
 
 // Describe (load.Describer) says where the load went (host, port and
-// database; never the password), the write method, and whether each
+// database; never the password) and whether each
 // table is a hypertable. Rows are not deduplicated (plain inserts), and
 // nothing compresses what goes over the wire.
 func (t *Target) Describe() load.Setup {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := load.Setup{Database: t.cfg.DBName, API: string(t.cfg.Method)}
+	s := load.Setup{Database: t.cfg.DBName}
 	if cc, err := t.cfg.connConfig(""); err == nil {
 		s.URL = fmt.Sprintf("postgres://%s@%s:%d", cc.User, cc.Host, cc.Port)
 	}
