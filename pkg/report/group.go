@@ -2,6 +2,7 @@ package report
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -121,7 +122,7 @@ func Differs(runs []Run) []string {
 				continue // not recorded, or does not apply
 			}
 			values[v] = true
-			if !contains(perTarget[r.Target], v) {
+			if !slices.Contains(perTarget[r.Target], v) {
 				perTarget[r.Target] = append(perTarget[r.Target], v)
 			}
 		}
@@ -141,15 +142,6 @@ func Differs(runs []Run) []string {
 		out = append(out, title+": "+strings.Join(parts, ", "))
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // fillUnrecorded gives a run that did not record its server, API or a

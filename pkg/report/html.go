@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -187,7 +188,7 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
 	}
-	p.ShowServer = len(servers) > 1 && !contains(group, "server")
+	p.ShowServer = len(servers) > 1 && !slices.Contains(group, "server")
 	p.Differs = t.Differs
 
 	keys := chartKeys(runs, group)

@@ -11,9 +11,5 @@ var _ load.Pinger = (*Target)(nil)
 
 // Ping (load.Pinger) checks once that CnosDB listens at every URL.
 func (t *Target) Ping(ctx context.Context) error {
-	addrs := make([]string, len(t.cfg.URLs))
-	for i, u := range t.cfg.URLs {
-		addrs[i] = httpwrite.HostPort(u)
-	}
-	return httpwrite.Reach(ctx, "CnosDB", addrs...)
+	return httpwrite.ReachURLs(ctx, "CnosDB", t.cfg.URLs)
 }

@@ -36,3 +36,12 @@ func Reach(ctx context.Context, what string, addrs ...string) error {
 	}
 	return nil
 }
+
+// ReachURLs is Reach of the host:port of every URL (HostPort).
+func ReachURLs(ctx context.Context, what string, urls []string) error {
+	addrs := make([]string, len(urls))
+	for i, u := range urls {
+		addrs[i] = HostPort(u)
+	}
+	return Reach(ctx, what, addrs...)
+}
