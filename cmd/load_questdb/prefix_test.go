@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 )
@@ -20,7 +21,7 @@ func TestTablePrefix(t *testing.T) {
 	dir := t.TempDir()
 	prefix := fmt.Sprintf("pfx%d_", time.Now().UnixNano()%1e9)
 	loadtest.DropQuestDBTables(t, httpURL, prefix)
-	file, rows := loadtest.GenFile(t, dir, "cpu.ilp", "cpu-only", format.ILP, 5, time.Hour)
+	file, rows := gentest.GenFile(t, dir, "cpu.ilp", "cpu-only", format.ILP, 5, time.Hour)
 	table := prefix + "cpu"
 	for run := 1; run <= 2; run++ {
 		results := filepath.Join(dir, fmt.Sprintf("r%d.json", run))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 )
@@ -21,8 +22,8 @@ import (
 func TestTablePrefix(t *testing.T) {
 	base, db := freshDB(t, "tsload_prefix")
 	dir := t.TempDir()
-	ilpFile, rows := loadtest.GenFile(t, dir, "cpu.ilp", "cpu-only", format.ILP, 4, time.Hour)
-	copyFile, _ := loadtest.GenFile(t, dir, "cpu.pgcopy", "cpu-only", format.PGCopy, 4, time.Hour)
+	ilpFile, rows := gentest.GenFile(t, dir, "cpu.ilp", "cpu-only", format.ILP, 4, time.Hour)
+	copyFile, _ := gentest.GenFile(t, dir, "cpu.pgcopy", "cpu-only", format.PGCopy, 4, time.Hour)
 	const prefix = "run7_"
 	for i, file := range []string{ilpFile, copyFile} {
 		results := filepath.Join(dir, "r.json")

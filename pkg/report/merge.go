@@ -55,6 +55,7 @@ func MergeRuns(runs []Run) (*Merged, error) {
 	m := &Merged{}
 	out := &m.Results
 	first := runs[0]
+	out.SchemaVersion = load.SchemaVersion
 	out.Loader, out.Target, out.Format = first.Loader, first.Target, first.Format
 	out.BatchSize = first.BatchSize
 	out.Flags = map[string]any{}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
@@ -19,7 +19,7 @@ import (
 // the file name and its row count (the runs load it under a table prefix
 // of their own, so that concurrent test runs do not share tables).
 func genILP(t *testing.T, dir, useCase string, scale int, span time.Duration) (string, int64) {
-	return loadtest.GenFile(t, dir, useCase+".ilp", useCase, format.ILP, scale, span)
+	return gentest.GenFile(t, dir, useCase+".ilp", useCase, format.ILP, scale, span)
 }
 
 // TestEndToEnd loads generated use cases through the shared runner over

@@ -1,4 +1,7 @@
-package loadtest
+// Package gentest writes small generated data sets for the loaders' tests.
+// It is apart from internal/loadtest because pkg/gen's own tests import
+// that package, and this one imports pkg/gen.
+package gentest
 
 import (
 	"bytes"
