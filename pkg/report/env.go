@@ -165,6 +165,8 @@ func Attrs(r Run) []Attr {
 		{Name: "target", Value: r.Target},
 		{Name: "loader", Value: r.Loader},
 		{Name: "server", Value: ServerText(r)},
+		{Name: "API", Value: apiOf(r)},
+		{Name: "address", Value: addressOf(r)},
 		{Name: "dataset", Value: DatasetText(r)},
 		{Name: "inputs", Value: strings.Join(r.Inputs, " ")},
 		{Name: "format", Value: r.Format},
@@ -195,6 +197,19 @@ func Attrs(r Run) []Attr {
 		}
 	}
 	return attrs
+}
+
+// addressOf is where a run loaded: the server URL and database or bucket
+// (Results.Setup, schema version 2), "" when not recorded.
+func addressOf(r Run) string {
+	if r.Setup == nil {
+		return ""
+	}
+	a := r.Setup.URL
+	if r.Setup.Database != "" {
+		a += ", database " + r.Setup.Database
+	}
+	return strings.TrimPrefix(a, ", ")
 }
 
 func flagNames(r Run) []string {
