@@ -8,7 +8,25 @@
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
 #       [--batch-size 5000] [--workers 2] [--repeat 1] [--db-name tsload_compare]
-#       [--footprint-settle 30s] [-- extra flags for every loader]
+#       [--footprint-settle 30s] [--gzip] [--dedup] [--request-timeout 60s]
+#       [--table-prefix P] [-- extra flags for every loader]
+#
+# Fair by default: every loader runs with the same comparison settings, whatever
+# its own defaults (which suit loading one database alone): request bodies not
+# compressed (load_influx gzips by default), no QuestDB DEDUP tables (its
+# default; InfluxDB and CnosDB always replace a point with the series and
+# timestamp of one they hold, which they cannot turn off), and one request
+# timeout (default 60s; the loaders' own are 10s, 60s and 5m). --gzip
+# compresses every HTTP loader's bodies (PostgreSQL's COPY cannot), --dedup
+# creates QuestDB's tables with DEDUP. table.md says what was aligned, and
+# report adds a "differs between runs" line for any setting the runs of
+# different databases did not share (a TSLOAD_COMPARE_FLAGS_<TARGET> or an
+# extra flag can override the policy; the line then says so).
+#
+# QuestDB has one namespace and no database to drop: its tables are loaded as
+# <db-name>_<table> (load_questdb --table-prefix), so --drop-db drops only
+# compare.sh's own tables, never a "cpu" another user loaded. --table-prefix P
+# loads every database's tables as P<table> instead.
 #
 # The dataset is InfluxDB line protocol (every loader reads it; load_timescale
 # decodes it and sends COPY), written to DIR/data.ilp.gz unless --file names
@@ -59,6 +77,7 @@ die() {
 out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
+gzip=false dedup=false request_timeout=60s table_prefix=""
 extra=()
 while [[ $# -gt 0 ]]; do
 	case "$1" in
@@ -76,6 +95,10 @@ while [[ $# -gt 0 ]]; do
 	--repeat) repeat=${2:?}; shift 2 ;;
 	--db-name) db_name=${2:?}; shift 2 ;;
 	--footprint-settle) settle=${2:?}; shift 2 ;;
+	--gzip) gzip=true; shift ;;
+	--dedup) dedup=true; shift ;;
+	--request-timeout) request_timeout=${2:?}; shift 2 ;;
+	--table-prefix) table_prefix=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "compare: unknown argument $1" >&2; usage ;;
@@ -161,6 +184,29 @@ target_flags() {
 	echo "${!var:-}"
 }
 
+# fair_flags TARGET: the comparison policy as the target's loader flags (before
+# TSLOAD_COMPARE_FLAGS_<TARGET> and the extra flags, which may override it).
+fair_flags() {
+	echo "--request-timeout $request_timeout"
+	case "$1" in
+	timescale) ;;
+	questdb) echo "--gzip=$gzip --dedup=$dedup" ;;
+	*) echo "--gzip=$gzip" ;;
+	esac
+	if [[ -n $table_prefix ]]; then
+		echo "--table-prefix $table_prefix"
+	elif [[ $1 == questdb ]]; then
+		echo "--table-prefix ${db_name}_"
+	fi
+}
+# aligned: what the policy made the same, for table.md.
+aligned() {
+	local body="request bodies not compressed" dd="no DEDUP tables in QuestDB (InfluxDB and CnosDB always replace a point with the series and timestamp of one they hold)"
+	[[ $gzip == true ]] && body="request bodies gzipped (every HTTP loader; PostgreSQL COPY is not compressed)"
+	[[ $dedup == true ]] && dd="QuestDB tables with DEDUP (as InfluxDB and CnosDB, which always replace a point with the series and timestamp of one they hold)"
+	echo "Settings aligned by compare.sh for every database: batch size $batch, workers $workers, request timeout $request_timeout, $body, $dd."
+}
+
 # influx3_token: INFLUX3_TOKEN, else the token file of scripts/start_influxdb.sh --version 3.
 influx3_token() {
 	if [[ -n ${INFLUX3_TOKEN:-} ]]; then
@@ -225,9 +271,10 @@ for ((r = 1; r <= repeat; r++)); do
 	for t in "${up[@]}"; do
 		name="${t}_r${r}" res="$out/results/${t}_r${r}.json" log="$out/logs/${t}_r${r}.log"
 		read -r -a tflags <<<"$(target_flags "$t" | tr '\n' ' ')"
+		read -r -a fflags <<<"$(fair_flags "$t" | tr '\n' ' ')"
 		args=(--file "$file" --batch-size "$batch" --workers "$workers" --db-name "$db_name"
 			--drop-db --do-create-db=true --verify=true --reporting-period 1s --results-file "$res"
-			--footprint-settle "$settle"
+			--footprint-settle "$settle" "${fflags[@]}"
 			"${tflags[@]+"${tflags[@]}"}" "${extra[@]+"${extra[@]}"}")
 		loader=$(find_bin "$(loader_of "$t")")
 		echo "compare: $name: $loader ${args[*]}" >&2
@@ -258,12 +305,15 @@ EOF
 done
 
 results=("$out"/results/*.json)
-"$report_bin" table --group target,batch_size,workers --format md "${results[@]}" >"$out/table.md"
-"$report_bin" table --group target,batch_size,workers --format csv "${results[@]}" >"$out/table.csv"
-"$report_bin" table --group target,batch_size,workers --format cost "${results[@]}" >"$out/cost.md"
-"$report_bin" bars --out "$out" --group target --metric rows "${results[@]}" >/dev/null
+# report's default grouping: a row per target, server version and API (and per
+# setting that splits one target's runs), the same rows in the table and the page.
+"$report_bin" table --format md "${results[@]}" >"$out/table.md"
+{ echo; aligned; } >>"$out/table.md"
+"$report_bin" table --format csv "${results[@]}" >"$out/table.csv"
+"$report_bin" table --format cost "${results[@]}" >"$out/cost.md"
+"$report_bin" bars --out "$out" --metric rows "${results[@]}" >/dev/null
 "$report_bin" plot --out "$out/plots" "${results[@]}" >/dev/null
-"$report_bin" html --out "$out/report.html" --group target,batch_size,workers "${results[@]}" >/dev/null
+"$report_bin" html --out "$out/report.html" "${results[@]}" >/dev/null
 cat "$out/table.md"
 echo
 cat "$out/cost.md"

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -105,6 +106,14 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 			cfg.Gzip = c.Bool("gzip")
 			cfg.Zstd = c.Bool("zstd")
 			cfg.GzipLevel = c.Int("gzip-level")
+			// The file's suffix chooses a compression too: say so when it
+			// contradicts the flag (gen only knows both were asked for).
+			switch f := cfg.File; {
+			case strings.HasSuffix(f, ".gz") && cfg.Zstd:
+				return fmt.Errorf("--file %s: the .gz suffix means gzip, and --zstd asks for zstd (name the file .zst, or drop --zstd)", f)
+			case strings.HasSuffix(f, ".zst") && cfg.Gzip:
+				return fmt.Errorf("--file %s: the .zst suffix means zstd, and --gzip asks for gzip (name the file .gz, or drop --gzip)", f)
+			}
 			if cfg.GzipLevel == 0 {
 				return fmt.Errorf("gzip level 0: want -2 (Huffman only), -1 (default) or 1 to 9")
 			}

@@ -27,6 +27,9 @@ func TestRunErrors(t *testing.T) {
 		{"shard 3/2", []string{"--seed", "1", "--shard", "3/2"}, "0 <= i < M"},
 		{"workers 0", []string{"--seed", "1", "--workers", "0"}, "workers"},
 		{"gzip level 0", []string{"--seed", "1", "--gzip-level", "0"}, "gzip level"},
+		// It said "gzip and zstd are exclusive" though no --gzip was given.
+		{"gz suffix and zstd", []string{"--seed", "1", "--file", "x.ilp.gz", "--zstd"}, "--file x.ilp.gz: the .gz suffix means gzip, and --zstd asks for zstd"},
+		{"zst suffix and gzip", []string{"--seed", "1", "--file", "x.ilp.zst", "--gzip"}, "the .zst suffix means zstd, and --gzip asks for gzip"},
 		{"unwritable file", []string{"--seed", "1", "--file", "/nonexistent/x.ilp"}, "cannot write output"},
 		{"argument", []string{"--seed", "1", "extra"}, "unexpected argument"},
 		{"not a number", []string{"--seed", "1", "--scale", "x"}, "invalid value"},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
@@ -40,12 +41,22 @@ func TestMain_Load(t *testing.T) {
 	os.WriteFile(in, []byte(b.String()), 0o644)
 	db := fmt.Sprintf("tsload_cmd_test_%d", time.Now().UnixNano()%1e9)
 	var stderr bytes.Buffer
+	results := filepath.Join(t.TempDir(), "r.json")
 	err := loadcli.Run(context.Background(), spec(), []string{"load_influx", "--urls", url + "," + url, "--file", in,
-		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3"}, nil, &stderr)
+		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3", "--results-file", results, "--table-prefix", "t_"}, nil, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "verify OK") || !strings.Contains(stderr.String(), "cpu 2500/2500") {
+	// The results record the API detected (1.x speaks v1), typed.
+	res := loadtest.ReadResults(t, results)
+	if s := res.Setup; s == nil || s.API != "v1" || s.Database != db || res.Flags["gzip"] != true || res.Flags["batch-size"] != 300.0 {
+		t.Errorf("setup %+v flags %v", res.Setup, res.Flags)
+	}
+	if !strings.Contains(stderr.String(), "into influx at "+url+","+url+" (v1), database "+db+", tables t_cpu; server InfluxDB") {
+		t.Errorf("the summary does not say where the load went:\n%s", stderr.String())
+	}
+	// --table-prefix: the measurement is t_cpu, in the data and the count.
+	if !strings.Contains(stderr.String(), "verify OK") || !strings.Contains(stderr.String(), " t_cpu 2500/2500") {
 		t.Fatalf("no exact verify in the summary:\n%s", stderr.String())
 	}
 	tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})

@@ -111,8 +111,13 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		qc.Dedup = qc.Transport != questdb.TCP
 	}
 	if cfg.Flags != nil {
-		cfg.Flags[flagDedup] = fmt.Sprint(qc.Dedup)
+		// What is used, as used: the dedup the tables get is what the
+		// target reports after the load (Describe).
+		cfg.Flags[flagDedup] = qc.Dedup
 		cfg.Flags[flagTransport] = qc.Transport
+		if qc.Transport == questdb.HTTP {
+			delete(cfg.Flags, flagTCPAddr)
+		}
 	}
 	cfg.SerializationPass = c.Bool(flagSerializationPass)
 	if cfg.SerializationPass && len(cfg.Inputs) == 0 {
@@ -145,7 +150,7 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 		}
 		cfg.BatchSize = conf.AutoFlushRows
 		if cfg.Flags != nil {
-			cfg.Flags[loadcli.FlagBatchSize] = fmt.Sprint(conf.AutoFlushRows)
+			cfg.Flags[loadcli.FlagBatchSize] = conf.AutoFlushRows
 		}
 	}
 	if conf.RetryTimeout > 0 {

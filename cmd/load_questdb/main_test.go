@@ -69,7 +69,7 @@ func TestCLI(t *testing.T) {
 	if !strings.Contains(r.Stderr, "is not a tsload use-case table") {
 		t.Errorf("no note about the auto-created table:\n%s", r.Stderr)
 	}
-	if !strings.Contains(res.Flags["conf"], "password=REDACTED;") {
+	if conf, _ := res.Flags["conf"].(string); !strings.Contains(conf, "password=REDACTED;") {
 		t.Errorf("conf flag recorded as %q", res.Flags["conf"])
 	}
 }
@@ -130,7 +130,7 @@ func TestGzipBodies(t *testing.T) {
 	if err := json.Unmarshal(r.Results, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Flags["gzip"] != "true" {
+	if res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Flags["gzip"] != true {
 		t.Fatalf("rows %d/%d verify %+v flags %v", res.Rows, rows, res.Verify, res.Flags)
 	}
 	err := loadcli.Run(context.Background(), spec(), []string{"load_questdb", "--file", file, "--gzip", "--transport", "tcp"}, nil, &bytes.Buffer{})

@@ -30,5 +30,11 @@ func TestAppendVerifies(t *testing.T) {
 		if v == nil || !v.OK || v.Before["app_m"] != int64(2*(run-1)) || v.Actual["app_m"] != int64(2*run) || v.Actual["app_n"] != int64(run) {
 			t.Fatalf("run %d: verify %+v\n%s", run, v, r.Stderr)
 		}
+		// The results say where the load went and that the tables are
+		// hypertables (the server has TimescaleDB).
+		s := res.Setup
+		if s == nil || s.Database != db || len(s.Tables) != 2 || s.Tables[0].Hypertable == nil || !*s.Tables[0].Hypertable || res.SchemaVersion != load.SchemaVersion {
+			t.Errorf("run %d: setup %+v", run, s)
+		}
 	}
 }

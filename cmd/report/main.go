@@ -38,17 +38,49 @@ func files(c *cli.Context) ([]string, error) {
 	return c.Args().Slice(), nil
 }
 
-func groupFlag(def string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "group", Value: def,
-		Usage: "comma-separated keys that make a cell: batch_size, workers, target, loader, format, inputs, db_name, name (the results file name: one cell per run)"}
+// groupFlag is --group of table, bars and html; empty: report.DefaultGroup.
+var groupFlag = &cli.StringFlag{Name: "group",
+	Usage: "comma-separated keys that make a cell: target, server, api, batch_size, workers, gzip, dedup, request_timeout, loader, format, inputs, db_name, name (the results file name: one cell per run) (default: target, server and API, plus the settings that differ between the runs)"}
+
+// group parses --group (nil when not given: the default).
+func group(c *cli.Context) ([]string, error) {
+	if c.String("group") == "" {
+		return nil, nil
+	}
+	return report.ParseGroup(c.String("group"))
 }
 
 var metricFlag = &cli.StringFlag{Name: "metric", Value: "rows", Usage: "rate to plot: rows or metrics (per second)"}
 
+// usageError answers a bad flag in one line, as the loaders do, instead of
+// the whole help.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name := "report"
+	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+		name += " " + c.Command.Name
+	}
+	return fmt.Errorf("%w (see %s --help)", err, name)
+}
+
 func newApp(stdout io.Writer) *cli.App {
-	return &cli.App{
-		Name:  "report",
-		Usage: "tables, plots and merged summaries from loader results files",
+	app := &cli.App{
+		Name:         "report",
+		Usage:        "tables, plots and merged summaries from loader results files",
+		Writer:       stdout,
+		OnUsageError: usageError,
+		// A word that is no command (report tabel) is an error in one line.
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			var names []string
+			for _, cmd := range c.App.Commands {
+				if cmd.Name != "help" {
+					names = append(names, cmd.Name)
+				}
+			}
+			return fmt.Errorf("unknown command %q (want %s; see report --help)", c.Args().First(), strings.Join(names, ", "))
+		},
 		Commands: []*cli.Command{
 			{
 				Name:      "table",
@@ -56,14 +88,14 @@ func newApp(stdout io.Writer) *cli.App {
 				ArgsUsage: "results.json...",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "format", Value: "md", Usage: "md, csv, or cost (rows/s beside bytes on disk, bytes/row, server CPU-s per million rows, server peak RSS, loader CPU)"},
-					groupFlag("batch_size,workers"),
+					groupFlag,
 				},
 				Action: func(c *cli.Context) error {
 					fs, err := files(c)
 					if err != nil {
 						return err
 					}
-					g, err := report.ParseGroup(c.String("group"))
+					g, err := group(c)
 					if err != nil {
 						return err
 					}
@@ -96,7 +128,7 @@ func newApp(stdout io.Writer) *cli.App {
 				ArgsUsage: "results.json...",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
-					groupFlag("batch_size,workers"),
+					groupFlag,
 					metricFlag,
 					&cli.StringFlag{Name: "name", Usage: "file name without extension (default bars_<metric>)"},
 				},
@@ -105,7 +137,7 @@ func newApp(stdout io.Writer) *cli.App {
 					if err != nil {
 						return err
 					}
-					g, err := report.ParseGroup(c.String("group"))
+					g, err := group(c)
 					if err != nil {
 						return err
 					}
@@ -122,7 +154,7 @@ func newApp(stdout io.Writer) *cli.App {
 				ArgsUsage: "results.json...",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "the HTML file to write (\"-\": stdout)"},
-					&cli.StringFlag{Name: "group", Usage: "comma-separated keys that make a table cell (default target,batch_size,workers for several targets, else batch_size,workers)"},
+					groupFlag,
 					&cli.StringFlag{Name: "title", Usage: "page title (default: the targets and the dataset)"},
 				},
 				Action: func(c *cli.Context) error {
@@ -130,11 +162,9 @@ func newApp(stdout io.Writer) *cli.App {
 					if err != nil {
 						return err
 					}
-					var g []string
-					if c.String("group") != "" {
-						if g, err = report.ParseGroup(c.String("group")); err != nil {
-							return err
-						}
+					g, err := group(c)
+					if err != nil {
+						return err
 					}
 					out := c.String("out")
 					if out == "-" {
@@ -157,4 +187,8 @@ func newApp(stdout io.Writer) *cli.App {
 			},
 		},
 	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = usageError
+	}
+	return app
 }

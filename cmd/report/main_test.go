@@ -33,6 +33,9 @@ func TestApp(t *testing.T) {
 		{append([]string{"report", "table", "--group", "size"}, compare...), "", "unknown group key"},
 		{append([]string{"report", "plot", "--out", dir, "--metric", "bytes"}, compare...), "", "unknown metric"},
 		{append([]string{"report", "bars"}, compare...), "", "Required flag \"out\""},
+		// A misspelt command or flag: one line (it printed the whole help, and "tabel" exited 3).
+		{append([]string{"report", "tabel"}, compare...), "", `unknown command "tabel" (want table, plot, bars, html, merge; see report --help)`},
+		{append([]string{"report", "table", "--grup", "target"}, compare...), "", "flag provided but not defined: -grup (see report table --help)"},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
@@ -40,6 +43,9 @@ func TestApp(t *testing.T) {
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%v: error %v, want %q", tt.args[:3], err, tt.wantErr)
+			}
+			if strings.Contains(out.String(), "USAGE") {
+				t.Errorf("%v: the whole help printed:\n%s", tt.args[:3], out.String())
 			}
 			continue
 		}

@@ -59,7 +59,7 @@ func HelpTellsFormats(t testing.TB, spec loadcli.Spec) {
 	if !strings.Contains(help.String(), "gzip or zstd detected") {
 		t.Errorf("--help does not say that zstd is detected too:\n%s", help.String())
 	}
-	if got := strings.Contains(help.String(), "--table"); got != tables {
+	if got := strings.Contains(help.String(), "--table value"); got != tables { // not --table-prefix
 		t.Errorf("--help offers --table: %v, want %v", got, tables)
 	}
 }

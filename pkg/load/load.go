@@ -118,6 +118,11 @@ type PrepareOptions struct {
 	CreateDB     bool // create the database/tables when missing
 	AbortOnExist bool // fail if the database (or a table) already exists
 	DropDB       bool // drop the database (or the tables) first
+	// TablePrefix starts the name of every table loaded (shared servers:
+	// QuestDB has one namespace). The runner adds it to the tables in
+	// Tables and in the batches; a target that looks a table's schema up
+	// by name (a use case) takes it off first (LookupPrefixed).
+	TablePrefix string
 	// Tables are the tables known before loading (from a multi-table header,
 	// a CSV header, or the use case). For ILP input the list may be empty and
 	// a target creates tables as lines name them (or lets the server do it).

@@ -9,19 +9,35 @@ const (
 	StatusInterrupted = "interrupted" // stopped by SIGINT/SIGTERM
 )
 
+// SchemaVersion is the version of the results document the runner writes
+// (Results.SchemaVersion). Files without one were written before version 2:
+// their flag values are all strings and they have no Setup.
+// docs/results-file.md describes every field.
+const SchemaVersion = 2
+
 // Results is the JSON document a loader writes with --results-file, and what
 // cmd/report reads. Rates never count a row the server did not acknowledge.
 type Results struct {
-	Loader  string            `json:"loader"` // e.g. "load_questdb"
-	Target  string            `json:"target"` // e.g. "questdb"
-	Status  string            `json:"status"` // StatusOK, StatusFailed, StatusInterrupted
-	Error   string            `json:"error,omitempty"`
-	Flags   map[string]string `json:"flags"`   // every flag's value (secrets redacted)
-	Inputs  []string          `json:"inputs"`  // file names, or "stdin"
-	Format  string            `json:"format"`  // ilp, csv, pgcopy
-	Start   time.Time         `json:"start"`   // wall clock when loading began
-	End     time.Time         `json:"end"`     // wall clock when loading ended (before verify)
-	Seconds float64           `json:"seconds"` // End - Start
+	SchemaVersion int    `json:"schema_version"`
+	Loader        string `json:"loader"` // e.g. "load_questdb"
+	Target        string `json:"target"` // e.g. "questdb"
+	Status        string `json:"status"` // StatusOK, StatusFailed, StatusInterrupted
+	Error         string `json:"error,omitempty"`
+	// Flags holds the value each flag the loader uses took effect with,
+	// typed (numbers and booleans as JSON numbers and booleans, durations
+	// as Go duration text, repeatable flags as arrays), secrets redacted.
+	// A setting the target applied otherwise than the flag says (QuestDB's
+	// dedup on a table the server created) is recorded as applied (Setup).
+	Flags   map[string]any `json:"flags"`
+	Inputs  []string       `json:"inputs"`  // file names, or "stdin"
+	Format  string         `json:"format"`  // ilp, csv, pgcopy
+	Start   time.Time      `json:"start"`   // wall clock when loading began
+	End     time.Time      `json:"end"`     // wall clock when loading ended (before verify)
+	Seconds float64        `json:"seconds"` // End - Start
+
+	// Setup is where the load went and what the target made of the
+	// tables (load.Describer); nil when nothing was loaded.
+	Setup *Setup `json:"setup,omitempty"`
 
 	// SetupSeconds is the set-up before Start (the target's Prepare:
 	// dropping and creating the database and its tables; connecting the
@@ -109,4 +125,38 @@ type Serialization struct {
 	SerializedMiBPerSec  float64 `json:"serialized_mib_per_sec"`
 	SentRowsPerSec       float64 `json:"sent_rows_per_sec"`
 	SentMiBPerSec        float64 `json:"sent_mib_per_sec"`
+}
+
+// Setup is where a load went and what the target set up, as the target
+// reports it after the load (load.Describer).
+type Setup struct {
+	// URL is the server address written to (credentials removed); several
+	// are comma-separated.
+	URL string `json:"url,omitempty"`
+	// Database is the database (InfluxDB 1.x, CnosDB, PostgreSQL) or
+	// bucket (InfluxDB 2.x) loaded; empty for QuestDB (one namespace).
+	Database string `json:"database,omitempty"`
+	// API is the protocol variant used, as detected or given: InfluxDB's
+	// "v1", "v2" or "v3", QuestDB's "ilp/http" or "ilp/tcp"; empty for a
+	// target with one (the load method is in the flags).
+	API string `json:"api,omitempty"`
+	// Tables are the tables loaded, with what the target made of each.
+	Tables []TableSetup `json:"tables,omitempty"`
+	// Settings are the settings that bear on a comparison between
+	// databases, as applied, keyed by the flag that sets them: "gzip"
+	// (request bodies compressed), "dedup" (every table loaded replaces
+	// rows with the same timestamp and tags), "request-timeout" (Go
+	// duration text). A key is absent when it does not apply.
+	Settings map[string]any `json:"settings,omitempty"`
+}
+
+// TableSetup is one table as loaded. A nil field does not apply to the
+// target.
+type TableSetup struct {
+	Name string `json:"name"`
+	// Dedup: the table replaces a row with the timestamp and tags of one
+	// it holds (QuestDB DEDUP UPSERT KEYS).
+	Dedup *bool `json:"dedup,omitempty"`
+	// Hypertable: a TimescaleDB hypertable (false: a plain table).
+	Hypertable *bool `json:"hypertable,omitempty"`
 }

@@ -109,7 +109,7 @@ func TestServerPIDFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Cost.Server
-	if s == nil || s.PID != cmd.Process.Pid || s.CPUSeconds <= 0 || s.CPUSeconds > r.Seconds+0.5 || s.RSSPeakBytes < 64<<20 || r.Flags["server-pid"] != strconv.Itoa(cmd.Process.Pid) {
+	if s == nil || s.PID != cmd.Process.Pid || s.CPUSeconds <= 0 || s.CPUSeconds > r.Seconds+0.5 || s.RSSPeakBytes < 64<<20 || r.Flags["server-pid"] != float64(cmd.Process.Pid) {
 		t.Errorf("server cost %+v over %.2fs, flags %v", s, r.Seconds, r.Flags["server-pid"])
 	}
 }

@@ -26,6 +26,7 @@
 //	--errors-file F         write every skipped or refused line to F, after a comment naming file, line, offset, reason (ILP)
 //	--max-errors N          stop (failed) once more than N lines were skipped or refused (0: the first; implies --skip-invalid)
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
+//	--table-prefix P        load every table as P<table> (data, queries and verification alike)
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
 //	--cpu-profile F         a CPU profile of the run, for go tool pprof
 //	--server-pid P          the server's process for its CPU/RSS/IO (default: the local listener on the target's port)
@@ -71,13 +72,13 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -91,6 +92,10 @@ type Spec struct {
 	// Formats are the input formats the target takes (nil: all); the help
 	// offers no other, and no --table when all are line protocol.
 	Formats []format.Format
+	// Unused are common flags the loader takes (so that one command line
+	// fits every loader) but does not use: the results do not record
+	// them (load_questdb has no database to name).
+	Unused []string
 	// Settings maps the target's Config fields to the flags that set them,
 	// beside CommonSettings and HTTPSettingFlags: a load.SettingError
 	// naming a field is shown with its flag.
@@ -105,6 +110,7 @@ var CommonSettings = map[string]string{
 	"Verify": FlagVerify, "ReportingPeriod": FlagReportingPeriod, "RetryTimeout": FlagRetryTimeout,
 	"SkipInvalid": FlagSkipInvalid, "DBName": FlagDBName, "CreateDB": FlagCreateDB,
 	"AbortOnExist": FlagAbortOnExist, "DropDB": FlagDropDB, "ResultsFile": FlagResultsFile,
+	"TablePrefix": FlagTablePrefix,
 }
 
 // credentials are the fields whose flags are shown with their environment
@@ -168,6 +174,7 @@ const (
 	FlagCreateDB        = "do-create-db"
 	FlagAbortOnExist    = "do-abort-on-exist"
 	FlagDropDB          = "drop-db"
+	FlagTablePrefix     = "table-prefix"
 	FlagResultsFile     = "results-file"
 	FlagCPUProfile      = "cpu-profile"
 )
@@ -211,6 +218,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.BoolFlag{Name: FlagCreateDB, Value: true, Usage: "create the database and tables when missing"},
 		&cli.BoolFlag{Name: FlagAbortOnExist, Usage: "fail if the database (or a table) already exists"},
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
+		&cli.StringFlag{Name: FlagTablePrefix, Usage: "load every table as `P`<table> (letters, digits, _ or -), in the data and in every query, verification included: a run of its own on a shared server (QuestDB has one namespace)"},
 		&cli.StringFlag{Name: FlagResultsFile, Usage: "write the results as JSON to this file (also on failure)"},
 		&cli.StringFlag{Name: FlagCPUProfile, Usage: "write a CPU profile of the run to this file (go tool pprof)"},
 	)
@@ -320,6 +328,7 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		ReportingPeriod: c.Duration(FlagReportingPeriod),
 		RetryTimeout:    c.Duration(FlagRetryTimeout),
 		SkipInvalid:     c.Bool(FlagSkipInvalid),
+		TablePrefix:     c.String(FlagTablePrefix),
 		Prepare: load.PrepareOptions{
 			DBName:       c.String(FlagDBName),
 			CreateDB:     c.Bool(FlagCreateDB),
@@ -330,7 +339,7 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		Stderr:      stderr,
 		Loader:      spec.Name,
 		Target:      spec.Target,
-		Flags:       FlagValues(c),
+		Flags:       FlagValues(c, spec.Unused...),
 	}
 	if err := errorConfig(c, &cfg); err != nil {
 		return cfg, err
@@ -384,17 +393,31 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-// FlagValues returns every flag's value as a string (secrets redacted).
-func FlagValues(c *cli.Context) map[string]string {
-	out := map[string]string{}
+// FlagValues returns the value of every flag of c's app but --help and
+// those in unused, typed for the results file: booleans and numbers as
+// they are, durations as Go duration text, repeatable flags as lists, the
+// rest as text. The runner masks the secrets.
+func FlagValues(c *cli.Context, unused ...string) map[string]any {
+	skip := map[string]bool{"help": true}
+	for _, u := range unused {
+		skip[u] = true
+	}
+	out := map[string]any{}
 	for _, f := range c.App.Flags {
 		name := f.Names()[0]
-		var v string
+		if skip[name] {
+			continue
+		}
+		var v any
 		switch x := c.Value(name).(type) {
 		case cli.StringSlice:
-			v = strings.Join(x.Value(), ",")
+			v = append([]string{}, x.Value()...)
 		case *cli.StringSlice:
-			v = strings.Join(x.Value(), ",")
+			v = append([]string{}, x.Value()...)
+		case time.Duration:
+			v = x.String()
+		case bool, int, int64, uint, uint64, float64, string:
+			v = x
 		case nil:
 			v = ""
 		default:
@@ -402,7 +425,7 @@ func FlagValues(c *cli.Context) map[string]string {
 		}
 		out[name] = v
 	}
-	return redact.Flags(out)
+	return out
 }
 
 // Run runs the loader with args (args[0] is the program name) and returns

@@ -93,8 +93,11 @@ func TestDoLoadFalseNeedsNoServer(t *testing.T) {
 			t.Errorf("flag %s missing from results", f.Names()[0])
 		}
 	}
-	if res.Flags["password"] != "REDACTED" || res.Flags["batch-size"] != "100" || res.Flags["file"] != path || res.Flags["url"] != "http://127.0.0.1:1" || res.Rows != 1234 || res.Loader != "load_test" {
+	if res.Flags["password"] != "REDACTED" || res.Flags["batch-size"] != 100.0 || fmt.Sprint(res.Flags["file"]) != "["+path+"]" || res.Flags["url"] != "http://127.0.0.1:1" || res.Rows != 1234 || res.Loader != "load_test" {
 		t.Errorf("flags %v rows %d", res.Flags, res.Rows)
+	}
+	if _, ok := res.Flags["help"]; ok || res.Flags["verify"] != true {
+		t.Errorf("flags record --help, or --verify is not a boolean: %v", res.Flags)
 	}
 }
 

@@ -165,6 +165,8 @@ func Attrs(r Run) []Attr {
 		{Name: "target", Value: r.Target},
 		{Name: "loader", Value: r.Loader},
 		{Name: "server", Value: ServerText(r)},
+		{Name: "API", Value: apiOf(r)},
+		{Name: "address", Value: addressOf(r)},
 		{Name: "dataset", Value: DatasetText(r)},
 		{Name: "inputs", Value: strings.Join(r.Inputs, " ")},
 		{Name: "format", Value: r.Format},
@@ -197,6 +199,19 @@ func Attrs(r Run) []Attr {
 	return attrs
 }
 
+// addressOf is where a run loaded: the server URL and database or bucket
+// (Results.Setup, schema version 2), "" when not recorded.
+func addressOf(r Run) string {
+	if r.Setup == nil {
+		return ""
+	}
+	a := r.Setup.URL
+	if r.Setup.Database != "" {
+		a += ", database " + r.Setup.Database
+	}
+	return strings.TrimPrefix(a, ", ")
+}
+
 func flagNames(r Run) []string {
 	names := make([]string, 0, len(r.Flags))
 	for k := range r.Flags {
@@ -208,11 +223,36 @@ func flagNames(r Run) []string {
 	return names
 }
 
-func flagText(v string) string {
-	if v == "" {
+// flagText writes a recorded flag value: text as is (`""` when empty),
+// lists comma-separated, numbers and booleans as JSON writes them. Results
+// files before schema version 2 recorded every value as text.
+func flagText(v any) string {
+	s := flagValue(v)
+	if s == "" {
 		return `""`
 	}
-	return v
+	return s
+}
+
+// flagValue is a recorded flag value as text ("" when empty or absent).
+func flagValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = flagValue(e)
+		}
+		return strings.Join(parts, ",")
+	case []string:
+		return strings.Join(x, ",")
+	}
+	return fmt.Sprint(v)
 }
 
 // EnvDiff splits the runs' attributes into those that differ between runs

@@ -14,7 +14,7 @@ func fakeRun(path string, batch, workers int, rate float64) Run {
 	secs := rows / rate
 	r := &load.Results{
 		Loader: "load_x", Target: "x", Status: load.StatusOK, Format: "ilp",
-		Flags: map[string]string{"db-name": "bench"}, Inputs: []string{"data"},
+		Flags: map[string]any{"db-name": "bench"}, Inputs: []string{"data"},
 		Start: t0, End: t0.Add(time.Duration(secs * float64(time.Second))), Seconds: secs,
 		BatchSize: batch, Workers: workers,
 		Rows: rows, Metrics: rows * 10, Batches: rows/int64(batch+1) + 1,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,8 +16,8 @@ import (
 // HTMLConfig is `report html`.
 type HTMLConfig struct {
 	Files []string
-	// Group makes the comparison table's cells; default target, batch_size,
-	// workers when the runs cover several targets, else batch_size, workers.
+	// Group makes the comparison table's cells; default DefaultGroup, as
+	// `report table`, so both show the same rows in the same order.
 	Group []string
 	Title string // default: from the dataset
 	// OutFile receives the page (written atomically); Out when empty.
@@ -59,18 +60,6 @@ func RunHTML(cfg HTMLConfig) error {
 		fmt.Fprintln(cfg.Out, cfg.OutFile)
 	}
 	return nil
-}
-
-// defaultGroup groups by target first when the runs cover several.
-func defaultGroup(runs []Run) []string {
-	targets := map[string]bool{}
-	for _, r := range runs {
-		targets[r.Target] = true
-	}
-	if len(targets) > 1 {
-		return []string{"target", "batch_size", "workers"}
-	}
-	return []string{"batch_size", "workers"}
 }
 
 // chartKeys are the group keys that vary: a key every run shares is said
@@ -120,6 +109,7 @@ type htmlPage struct {
 	CostLegend           string
 	CostNotes            []string
 	Failures             []string
+	Differs              []string
 	Bars                 []template.HTML
 	Rates                []template.HTML
 	Varying              []string
@@ -135,7 +125,7 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		return nil, fmt.Errorf("no runs")
 	}
 	if len(group) == 0 {
-		group = defaultGroup(runs)
+		group = DefaultGroup(runs)
 	}
 	t := Summarize(runs, group)
 	ctx := ChartContext(runs, group)
@@ -198,7 +188,8 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
 	}
-	p.ShowServer = len(servers) > 1
+	p.ShowServer = len(servers) > 1 && !slices.Contains(group, "server")
+	p.Differs = t.Differs
 
 	keys := chartKeys(runs, group)
 	bt := Summarize(runs, keys)
@@ -318,7 +309,8 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <p class="context">rows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency; verified rows: what the database counted afterwards.</p>{{if .CostLegend}}
 <p class="context">{{.CostLegend}}</p>{{if .CostNotes}}
 <ul class="context">{{range .CostNotes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
-{{if .Failures}}<p>Runs that did not finish ok:</p>
+{{range .Differs}}<p class="differs">differs between runs: {{.}}</p>
+{{end}}{{if .Failures}}<p>Runs that did not finish ok:</p>
 <ul class="failures">{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
 <h2 id="bars">Throughput</h2>

@@ -55,9 +55,10 @@ func MergeRuns(runs []Run) (*Merged, error) {
 	m := &Merged{}
 	out := &m.Results
 	first := runs[0]
+	out.SchemaVersion = load.SchemaVersion
 	out.Loader, out.Target, out.Format = first.Loader, first.Target, first.Format
 	out.BatchSize = first.BatchSize
-	out.Flags = map[string]string{}
+	out.Flags = map[string]any{}
 	out.Status = load.StatusOK
 	var errs []string
 	var latWeighted float64
@@ -109,7 +110,7 @@ func MergeRuns(runs []Run) (*Merged, error) {
 		out.Latency.Mean = latWeighted / float64(out.Batches)
 	}
 	out.Error = strings.Join(errs, "; ")
-	out.Flags["shards"] = fmt.Sprint(len(runs))
+	out.Flags["shards"] = len(runs)
 	out.Seconds = out.End.Sub(out.Start).Seconds()
 	if out.Seconds > 0 {
 		out.RowsPerSec = float64(out.Rows) / out.Seconds
@@ -333,7 +334,7 @@ func (m *Merged) mergeVerify(runs []Run) {
 		if r.Verify == nil {
 			missing = append(missing, r.Path)
 		}
-		dbs[r.Flags["db-name"]] = true
+		dbs[flagValue(r.Flags["db-name"])] = true
 	}
 	if len(missing) == len(runs) {
 		return

@@ -20,7 +20,7 @@ func shard(path string, off, secs float64, rate int64, db string) Run {
 	start := t0.Add(secondsDur(off))
 	r := &load.Results{
 		Loader: "load_x", Target: "x", Status: load.StatusOK, Format: "ilp",
-		Flags: map[string]string{"db-name": db}, Inputs: []string{path + ".ilp"},
+		Flags: map[string]any{"db-name": db}, Inputs: []string{path + ".ilp"},
 		Start: start, End: start.Add(secondsDur(secs)), Seconds: secs,
 		BatchSize: 1000, Workers: 2,
 		Latency: load.LatencySummary{Mean: off + 1, P50: off + 1, P90: off + 2, P99: off + 3, Max: off + 4},

@@ -11,19 +11,19 @@ import (
 type TableConfig struct {
 	Files  []string
 	Format string   // "md" (default), "csv" or "cost" (Markdown: rows/s and the cost columns only)
-	Group  []string // GroupKeys; default batch_size, workers
+	Group  []string // GroupKeys; default DefaultGroup
 	Out    io.Writer
 }
 
 // RunTable reads the results files and writes the grouped table.
 func RunTable(cfg TableConfig) error {
-	group := cfg.Group
-	if len(group) == 0 {
-		group = []string{"batch_size", "workers"}
-	}
 	runs, err := ReadFiles(cfg.Files)
 	if err != nil {
 		return err
+	}
+	group := cfg.Group
+	if len(group) == 0 {
+		group = DefaultGroup(runs)
 	}
 	t := Summarize(runs, group)
 	switch cfg.Format {
@@ -79,7 +79,7 @@ func RunPlot(cfg PlotConfig) error {
 type BarsConfig struct {
 	Files  []string
 	OutDir string
-	Group  []string // first key on the x axis, the rest grouped; default batch_size, workers
+	Group  []string // first key on the x axis, the rest grouped; default DefaultGroup
 	Metric Metric   // default rows
 	Name   string   // file name without extension; default "bars_<metric>"
 	Out    io.Writer
@@ -91,10 +91,6 @@ func RunBars(cfg BarsConfig) error {
 	if cfg.Metric == "" {
 		cfg.Metric = MetricRows
 	}
-	group := cfg.Group
-	if len(group) == 0 {
-		group = []string{"batch_size", "workers"}
-	}
 	name := cfg.Name
 	if name == "" {
 		name = "bars_" + string(cfg.Metric)
@@ -102,6 +98,10 @@ func RunBars(cfg BarsConfig) error {
 	runs, err := ReadFiles(cfg.Files)
 	if err != nil {
 		return err
+	}
+	group := cfg.Group
+	if len(group) == 0 {
+		group = chartKeys(runs, DefaultGroup(runs))
 	}
 	p, err := BarsPlot(Summarize(runs, group), cfg.Metric)
 	if err != nil {

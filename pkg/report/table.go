@@ -22,6 +22,12 @@ var GroupKeys = map[string]string{
 	"inputs":     "inputs",
 	"db_name":    "database",
 	"name":       "run",
+	"server":     "server",
+	"api":        "API",
+	// Comparison settings (see settingKeys).
+	"gzip":            "gzip",
+	"dedup":           "dedup",
+	"request_timeout": "request timeout",
 }
 
 func keyValue(key string, r Run) string {
@@ -39,9 +45,18 @@ func keyValue(key string, r Run) string {
 	case "inputs":
 		return strings.Join(r.Inputs, " ")
 	case "db_name":
-		return r.Flags["db-name"]
+		return flagValue(r.Flags["db-name"])
 	case "name":
 		return runName(r)
+	case "server":
+		return serverKey(r)
+	case "api":
+		return apiOf(r)
+	}
+	for _, st := range settingKeys {
+		if st.key == key && st.name != "" {
+			return setting(r, st.name)
+		}
 	}
 	return ""
 }
@@ -118,17 +133,25 @@ type Cell struct {
 type Table struct {
 	Keys  []string
 	Cells []Cell
+	// Differs lists the comparison settings that runs of different
+	// targets used with different values (see Differs).
+	Differs []string
 }
 
 // Summarize groups runs by keys.
 func Summarize(runs []Run, keys []string) *Table {
-	t := &Table{Keys: keys}
+	t := &Table{Keys: keys, Differs: Differs(runs)}
 	index := map[string]int{}
-	for _, r := range runs {
-		k := make([]string, len(keys))
+	values := make([][]string, len(runs))
+	for j, r := range runs {
+		values[j] = make([]string, len(keys))
 		for i, key := range keys {
-			k[i] = keyValue(key, r)
+			values[j][i] = keyValue(key, r)
 		}
+	}
+	fillUnrecorded(runs, keys, values)
+	for j, r := range runs {
+		k := values[j]
 		id := strings.Join(k, "\x00")
 		i, ok := index[id]
 		if !ok {
@@ -341,7 +364,12 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 
 // writeMDNotes writes what follows a Markdown table: the cost legend and
 // what was not measured (when cost), then the runs that did not finish ok.
+// First, a "differs between runs" line per comparison setting that runs
+// of different targets did not share.
 func (t *Table) writeMDNotes(b *strings.Builder, cost bool, failures []string) {
+	for _, d := range t.Differs {
+		b.WriteString("\ndiffers between runs: " + mdEscape(d) + "\n")
+	}
 	if cost {
 		b.WriteString("\n" + costLegend + "\n")
 		for _, n := range t.costNotes() {

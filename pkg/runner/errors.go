@@ -92,7 +92,7 @@ func (r *run) onRefused(b *load.Batch, ack load.Ack) {
 	for _, rj := range ack.Rejected {
 		var raw []byte
 		if rj.Line > 0 {
-			raw = nthLine(b.Data, rj.Line-b.FirstLine)
+			raw = r.prefix.unprefixed(nthLine(b.Data, rj.Line-b.FirstLine))
 		}
 		where := fmt.Sprintf("%s: line %d: refused by the server", b.Source, rj.Line)
 		if rj.Line <= 0 {

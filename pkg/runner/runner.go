@@ -31,8 +31,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
@@ -71,12 +71,15 @@ type Config struct {
 	MaxErrors   int64
 
 	Prepare load.PrepareOptions // Tables filled by the runner
+	// TablePrefix starts the name of every table loaded, in the data and
+	// in every query (Prepare.TablePrefix is set to it).
+	TablePrefix string
 
 	ResultsFile string
 	Stderr      io.Writer // reports; os.Stderr when nil
 
 	Loader, Target string
-	Flags          map[string]string // every flag's value, for the results file (secrets redacted here too)
+	Flags          map[string]any // every flag's value, typed, for the results file (secrets redacted here too)
 
 	// Optional settings:
 
@@ -152,16 +155,18 @@ var errInterrupted = errors.New("interrupted")
 // returns a nil *load.Results. Run does not Close t.
 func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) {
 	cfg.defaults()
-	r := &run{cfg: cfg, target: t}
+	cfg.Prepare.TablePrefix = cfg.TablePrefix
+	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
 	r.verifier = &verifier{target: t, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
 	r.res = &load.Results{
-		Loader:    cfg.Loader,
-		Target:    cfg.Target,
-		Flags:     redact.Flags(cfg.Flags),
-		Inputs:    append([]string(nil), cfg.Inputs...),
-		BatchSize: cfg.BatchSize,
-		Workers:   cfg.Workers,
-		Periods:   []load.Period{},
+		SchemaVersion: load.SchemaVersion,
+		Loader:        cfg.Loader,
+		Target:        cfg.Target,
+		Flags:         redactFlags(cfg.Flags),
+		Inputs:        append([]string(nil), cfg.Inputs...),
+		BatchSize:     cfg.BatchSize,
+		Workers:       cfg.Workers,
+		Periods:       []load.Period{},
 	}
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
@@ -228,6 +233,7 @@ type run struct {
 	interrupted bool
 	started     bool
 	cost        costState // what the load costs (cost.go)
+	prefix      *prefixer // TablePrefix (nil: none)
 }
 
 // inputFormat is the format of one input.
@@ -253,6 +259,9 @@ func (r *run) run(ctx context.Context) (err error) {
 	cfg := &r.cfg
 	if cfg.DoLoad && r.target == nil {
 		return errors.New("no target to load into (use DoLoad=false to split only)")
+	}
+	if err := ilp.CheckTablePrefix(cfg.TablePrefix); err != nil {
+		return err
 	}
 	defer func() {
 		if r.firstInput != nil {
@@ -283,8 +292,11 @@ func (r *run) run(ctx context.Context) (err error) {
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
-		opts.Tables = r.tables
+		opts.Tables = r.prefix.tableList(r.tables)
 		setup := time.Now()
+		if err := r.ping(ctx); err != nil {
+			return err
+		}
 		if err := r.target.Prepare(ctx, opts); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
@@ -309,7 +321,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		if cfg.Verify {
 			// Count the tables the headers declare now; tables that only
 			// the data names (ILP) are counted before their first write.
-			if err := r.verifier.countBefore(ctx, tableNames(r.tables)); err != nil {
+			if err := r.verifier.countBefore(ctx, tableNames(opts.Tables)); err != nil {
 				return err
 			}
 		}
@@ -607,6 +619,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			r.skipped.Add(int64(skipped))
 			r.rowsRead.Add(-int64(skipped))
 		}
+		restore := r.prefix.apply(b) // TablePrefix (prefix.go)
 		if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
 			err = r.verifier.countBefore(ctx, batchTables(b))
 		}
@@ -619,6 +632,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 		if err == nil {
 			err = r.overErrorLimit()
 		}
+		restore()
 		b.Release() // a zero-copy batch's memory goes back to the reader
 		free <- b
 		if err != nil {
@@ -795,7 +809,9 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	r.finishCost(ctx)
 	r.err = err
+	r.describe(tot.tables)
 	writeSummary(r.cfg.Stderr, res, r.cfg.DoLoad)
+	writeWhere(r.cfg.Stderr, r.cfg.Target, res.Setup, r.server)
 }
 
 // lockedWriter serialises writes from several goroutines.

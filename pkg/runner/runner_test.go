@@ -295,7 +295,7 @@ func TestResultsJSON(t *testing.T) {
 	path, _ := ilpInput(t, 2500)
 	cfg := baseConfig(path)
 	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
-	cfg.Flags = map[string]string{"batch-size": "1000", "postgres-password": "hunter2", "token": "", "db-name": "benchmark"}
+	cfg.Flags = map[string]any{"batch-size": 1000, "postgres-password": "hunter2", "token": "", "db-name": "benchmark", "verify": true, "urls": []string{"http://u:hunter2@h:1"}}
 	cfg.ReportingPeriod = 20 * time.Millisecond
 	f := newFake()
 	f.delay = 15 * time.Millisecond
@@ -321,6 +321,14 @@ func TestResultsJSON(t *testing.T) {
 	flags := r["flags"].(map[string]any)
 	if flags["postgres-password"] != "REDACTED" || flags["token"] != "" || flags["db-name"] != "benchmark" {
 		t.Errorf("flags %v", flags)
+	}
+	// Typed values (schema version 2): numbers and booleans, not text.
+	if flags["batch-size"] != 1000.0 || flags["verify"] != true || fmt.Sprint(flags["urls"]) != "[http://u:REDACTED@h:1]" || r["schema_version"] != float64(load.SchemaVersion) {
+		t.Errorf("flags %#v schema_version %v", flags, r["schema_version"])
+	}
+	// Read like the dataset files beside it (CreateTemp made it 0600).
+	if st, err := os.Stat(cfg.ResultsFile); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("results file mode %v (%v), want 0644", st.Mode(), err)
 	}
 	if r["rows"].(float64) != 2500 || r["loader"] != "load_fake" || len(r["periods"].([]any)) == 0 {
 		t.Errorf("rows %v loader %v periods %v", r["rows"], r["loader"], r["periods"])

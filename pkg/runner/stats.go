@@ -239,6 +239,13 @@ func writeResults(path string, res *load.Results) error {
 	if err != nil {
 		return err
 	}
+	// CreateTemp makes the file 0600; results hold no secret (redacted)
+	// and are read like the dataset files beside them.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
 	if _, err := tmp.Write(append(data, '\n')); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())

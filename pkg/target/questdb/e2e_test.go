@@ -9,63 +9,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
-	"github.com/tsload/tsload/pkg/schema"
-	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// genILP writes a small data set of useCase as ILP into dir, every table
-// name prefixed by prefix (so concurrent test runs against one server do
-// not share tables), and returns the file name and its row count.
-func genILP(t *testing.T, dir, useCase string, scale int, span time.Duration, prefix string) (string, int64) {
-	t.Helper()
-	var raw bytes.Buffer
-	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
-	st, err := gen.Generate(context.Background(), gen.Config{
-		UseCase: useCase, Format: format.ILP, Seed: 42, Scale: scale,
-		Start: start, End: start.Add(span), Stdout: &raw, Workers: 1,
-		Stderr: &bytes.Buffer{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	for _, line := range bytes.SplitAfter(raw.Bytes(), []byte{'\n'}) {
-		if len(line) > 0 {
-			out.WriteString(prefix)
-			out.Write(line)
-		}
-	}
-	file := filepath.Join(dir, prefix+useCase+".ilp")
-	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return file, st.Rows
-}
-
-// prefixedLookup finds the use-case table of a prefixed name.
-func prefixedLookup(prefix string) func(string) *schema.Table {
-	return func(name string) *schema.Table {
-		rest, ok := strings.CutPrefix(name, prefix)
-		if !ok {
-			return nil
-		}
-		tb := usecase.LookupTable(rest)
-		if tb == nil {
-			return nil
-		}
-		c := *tb
-		c.Name = name
-		return &c
-	}
+// genILP writes a small data set of useCase as ILP into dir and returns
+// the file name and its row count (the runs load it under a table prefix
+// of their own, so that concurrent test runs do not share tables).
+func genILP(t *testing.T, dir, useCase string, scale int, span time.Duration) (string, int64) {
+	return gentest.GenFile(t, dir, useCase+".ilp", useCase, format.ILP, scale, span)
 }
 
 // TestEndToEnd loads generated use cases through the shared runner over
-// both transports with several batch sizes and worker counts; the runner's
-// verification (exact count per table after WAL apply) must pass.
+// both transports with several batch sizes and worker counts, under a
+// table prefix of the test's own (runner.Config.TablePrefix: the tables
+// keep the use cases' DDL); the runner's verification (exact count per
+// table after WAL apply) must pass.
 func TestEndToEnd(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
@@ -76,7 +37,7 @@ func TestEndToEnd(t *testing.T) {
 	inputs := map[string]input{}
 	prefix := uniqueName(t, "e2e") + "_"
 	for _, uc := range []string{"cpu-only", "devops", "iot"} {
-		f, n := genILP(t, dir, uc, 8, 2*time.Hour, prefix)
+		f, n := genILP(t, dir, uc, 8, 2*time.Hour)
 		inputs[uc] = input{f, n}
 	}
 	for _, tc := range []struct {
@@ -94,7 +55,7 @@ func TestEndToEnd(t *testing.T) {
 		name := tc.useCase + "/" + tc.transport + "/batch=" + itoa(int64(tc.batch)) + "/workers=" + itoa(int64(tc.workers))
 		t.Run(name, func(t *testing.T) {
 			in := inputs[tc.useCase]
-			cfg := Config{Transport: tc.transport, URL: s.http, TCPAddr: s.tcp, Dedup: tc.transport == HTTP, WALTimeout: time.Minute, Lookup: prefixedLookup(prefix)}
+			cfg := Config{Transport: tc.transport, URL: s.http, TCPAddr: s.tcp, Dedup: tc.transport == HTTP, WALTimeout: time.Minute}
 			if tc.pg {
 				cfg.PG = s.pg
 			}
@@ -107,8 +68,8 @@ func TestEndToEnd(t *testing.T) {
 			res, err := runner.Run(context.Background(), runner.Config{
 				Inputs: []string{in.file}, BatchSize: tc.batch, Workers: tc.workers,
 				DoLoad: true, Verify: true, ReportingPeriod: time.Minute, RetryTimeout: 30 * time.Second,
-				Prepare: load.PrepareOptions{CreateDB: true, DropDB: true},
-				Stderr:  &stderr, Loader: "load_questdb", Target: "questdb",
+				Prepare: load.PrepareOptions{CreateDB: true, DropDB: true}, TablePrefix: prefix,
+				Stderr: &stderr, Loader: "load_questdb", Target: "questdb",
 			}, tg)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
@@ -138,7 +99,7 @@ func TestEndToEndBadLine(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
 	prefix := uniqueName(t, "bad") + "_"
-	good, _ := genILP(t, dir, "cpu-only", 10, 2*time.Hour, prefix)
+	good, _ := genILP(t, dir, "cpu-only", 10, 2*time.Hour)
 	raw, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +111,7 @@ func TestEndToEndBadLine(t *testing.T) {
 	if err := os.WriteFile(file, bytes.Join(lines, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute, Lookup: prefixedLookup(prefix)})
+	tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,8 +120,8 @@ func TestEndToEndBadLine(t *testing.T) {
 	res, err := runner.Run(context.Background(), runner.Config{
 		Inputs: []string{file}, BatchSize: 1000, Workers: 1, DoLoad: true, Verify: true,
 		ReportingPeriod: time.Minute, RetryTimeout: 10 * time.Second,
-		Prepare: load.PrepareOptions{CreateDB: true, DropDB: true},
-		Stderr:  &stderr,
+		Prepare: load.PrepareOptions{CreateDB: true, DropDB: true}, TablePrefix: prefix,
+		Stderr: &stderr,
 	}, tg)
 	if err == nil || !strings.Contains(err.Error(), "input line 4321:") || !strings.Contains(err.Error(), "HTTP 400") {
 		t.Fatalf("run error %v, want HTTP 400 naming bad.ilp line 4321", err)
@@ -186,8 +147,8 @@ func TestTCPVerifyEndsWhenRowsArrive(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
 	prefix := uniqueName(t, "tcpwait") + "_"
-	file, rows := genILP(t, dir, "cpu-only", 8, 2*time.Hour, prefix)
-	tg, err := New(Config{Transport: TCP, URL: s.http, TCPAddr: s.tcp, PG: s.pg, WALTimeout: time.Minute, Settle: time.Hour, Lookup: prefixedLookup(prefix)})
+	file, rows := genILP(t, dir, "cpu-only", 8, 2*time.Hour)
+	tg, err := New(Config{Transport: TCP, URL: s.http, TCPAddr: s.tcp, PG: s.pg, WALTimeout: time.Minute, Settle: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +158,7 @@ func TestTCPVerifyEndsWhenRowsArrive(t *testing.T) {
 	var stderr bytes.Buffer
 	res, err := runner.Run(ctx, runner.Config{
 		Inputs: []string{file}, BatchSize: 1000, Workers: 2, DoLoad: true, Verify: true,
-		ReportingPeriod: time.Minute, Prepare: load.PrepareOptions{CreateDB: true},
+		ReportingPeriod: time.Minute, Prepare: load.PrepareOptions{CreateDB: true}, TablePrefix: prefix,
 		Stderr: &stderr, Loader: "load_questdb", Target: "questdb",
 	}, tg)
 	if err != nil || res.Rows != rows || !res.Verify.OK {

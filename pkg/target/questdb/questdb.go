@@ -246,6 +246,18 @@ func (t *Target) querier(ctx context.Context) (querier, error) {
 // (load.Overwriter).
 func (t *Target) Overwrites() bool { return t.cfg.Dedup }
 
+// Drops reports whether the table is dropped under DropDB
+// (load.TableDropper): a use-case table is, before the first batch that
+// names it; any other is QuestDB's own and is left alone.
+func (t *Target) Drops(table string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.opts.DropDB {
+		return false
+	}
+	return t.known[table] != nil || load.LookupPrefixed(t.cfg.Lookup, t.opts.TablePrefix, table) != nil
+}
+
 // Accepts takes line protocol only: both transports send ILP.
 func (t *Target) Accepts(f format.Format) error {
 	if f != format.ILP {
@@ -261,6 +273,16 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	t.mu.Lock()
 	t.opts = opts
 	t.prepared = true
+	if p := opts.TablePrefix; p != "" {
+		// The use case's tables (Config.UseCase) are loaded under the prefix.
+		known := map[string]*schema.Table{}
+		for n, tb := range t.known {
+			c := *tb
+			c.Name = p + n
+			known[c.Name] = &c
+		}
+		t.known = known
+	}
 	for _, tb := range opts.Tables {
 		t.known[tb.Name] = tb
 	}
@@ -306,7 +328,7 @@ func (t *Target) ensureLocked(ctx context.Context, name string) error {
 	}
 	tb := t.known[name]
 	if tb == nil {
-		tb = t.cfg.Lookup(name)
+		tb = load.LookupPrefixed(t.cfg.Lookup, t.opts.TablePrefix, name)
 	}
 	opts := t.opts
 	if tb == nil {

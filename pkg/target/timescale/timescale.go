@@ -690,7 +690,10 @@ func (t *Target) lookupSchema(name string) *schema.Table {
 	if ti := t.table(name); ti != nil {
 		return ti.t
 	}
-	return usecase.LookupTable(name)
+	t.mu.Lock()
+	prefix := t.opts.TablePrefix
+	t.mu.Unlock()
+	return load.LookupPrefixed(usecase.LookupTable, prefix, name)
 }
 
 var _ load.Finisher = (*Target)(nil)

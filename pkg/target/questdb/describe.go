@@ -1,0 +1,40 @@
+package questdb
+
+import (
+	"sort"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+var _ load.Describer = (*Target)(nil)
+
+// Describe (load.Describer) says where the load went and what each table
+// is: DEDUP as found or created (false for a table QuestDB auto-created,
+// whatever Config.Dedup asked), so the results record what was done.
+func (t *Target) Describe() load.Setup {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := load.Setup{URL: t.cfg.URL, API: "ilp/" + t.cfg.Transport}
+	if t.cfg.Transport == TCP {
+		s.URL = "tcp://" + t.cfg.TCPAddr
+	}
+	names := make([]string, 0, len(t.done))
+	for n := range t.done {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	all := len(names) > 0
+	for _, n := range names {
+		d := t.dedup[n]
+		all = all && d
+		s.Tables = append(s.Tables, load.TableSetup{Name: n, Dedup: &d})
+	}
+	s.Settings = map[string]any{
+		"gzip":  t.cfg.Gzip,
+		"dedup": all,
+	}
+	if t.cfg.Transport == HTTP {
+		s.Settings["request-timeout"] = t.cfg.RequestTimeout.String()
+	}
+	return s
+}
