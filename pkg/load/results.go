@@ -12,9 +12,14 @@ const (
 // Results is the JSON document a loader writes with --results-file, and what
 // cmd/report reads. Rates never count a row the server did not acknowledge.
 type Results struct {
-	Loader  string            `json:"loader"` // e.g. "load_questdb"
-	Target  string            `json:"target"` // e.g. "questdb"
-	Status  string            `json:"status"` // StatusOK, StatusFailed, StatusInterrupted
+	Loader string `json:"loader"` // e.g. "load_questdb"
+	Target string `json:"target"` // e.g. "questdb"
+	Status string `json:"status"` // StatusOK, StatusFailed, StatusInterrupted
+	// RunID names this run (a load resumed later links its runs by their
+	// ids in Resume).
+	RunID string `json:"run_id,omitempty"`
+	// Resume is set on a run that continued a stopped load.
+	Resume  *Resume           `json:"resume,omitempty"`
 	Error   string            `json:"error,omitempty"`
 	Flags   map[string]string `json:"flags"`   // every flag's value (secrets redacted)
 	Inputs  []string          `json:"inputs"`  // file names, or "stdin"

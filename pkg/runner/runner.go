@@ -98,6 +98,13 @@ type Config struct {
 	SerializationPass bool
 	// Cost configures the footprint and server resource measurement.
 	Cost CostConfig
+
+	// Resume continues the load this journal (ReadJournal) describes: the
+	// batches it has acknowledged are read and skipped, those in doubt
+	// settled (resume.go). AcceptDuplicates resumes even on a target that
+	// cannot settle batches in doubt, sending them again.
+	Resume           *Journal
+	AcceptDuplicates bool
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -162,6 +169,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 		BatchSize: cfg.BatchSize,
 		Workers:   cfg.Workers,
 		Periods:   []load.Period{},
+		RunID:     newRunID(),
 	}
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
@@ -183,6 +191,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 		}
 	}
 	r.finish(ctx, err)
+	r.closeJournal()
 	if noLoad != nil {
 		r.res.Serialization = serializationOf(noLoad, r.res)
 		writeSerialization(r.cfg.Stderr, r.res.Serialization)
@@ -227,7 +236,9 @@ type run struct {
 	start       time.Time
 	interrupted bool
 	started     bool
-	cost        costState // what the load costs (cost.go)
+	cost        costState    // what the load costs (cost.go)
+	jr          *journal     // the load's journal (resume.go), nil when not journaled
+	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
 }
 
 // inputFormat is the format of one input.
@@ -280,6 +291,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		}
 	}
 
+	if err := r.openJournal(ctx); err != nil {
+		return err
+	}
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
@@ -289,6 +303,9 @@ func (r *run) run(ctx context.Context) (err error) {
 			return fmt.Errorf("prepare: %w", err)
 		}
 		r.askServerVersion(ctx)
+		if err := r.settleInDoubt(ctx); err != nil {
+			return err
+		}
 		defer func() {
 			for i, w := range writers {
 				if w == nil {
@@ -305,6 +322,7 @@ func (r *run) run(ctx context.Context) (err error) {
 				return fmt.Errorf("worker %d: connect: %w", i, err)
 			}
 			writers = append(writers, w)
+			r.attachTickets(w)
 		}
 		if cfg.Verify {
 			// Count the tables the headers declare now; tables that only
@@ -518,6 +536,7 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 			}
 		}
 		r.curInput.Store(in)
+		r.jr.setInput(i)
 		err := r.readOne(ctx, sp, free, queues, &seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
 		r.skipped.Add(sp.Skipped())
@@ -570,6 +589,14 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		*seq++
 		b.Seq = *seq
 		r.rowsRead.Add(int64(b.Rows))
+		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
+			b.Release()
+			free <- b
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		q := queues[0]
 		if len(queues) > 1 {
 			q = queues[part]
@@ -637,6 +664,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 				b.Where(), wait.Round(time.Millisecond), n, all, err)
 		}
 	}
+	r.jr.sending(b)
 	err := p.Do(ctx, func(context.Context) error {
 		t0 := time.Now()
 		ack := load.Ack{Rows: b.Rows}
@@ -647,6 +675,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 			}
 		}
 		st.record(b, ack, time.Since(t0))
+		r.jr.acked(b, ack)
 		r.onRefused(b, ack)
 		return nil
 	})
@@ -774,7 +803,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	r.footprintAfterLoad(ctx, tot, err)
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
-		r.res.Verify, err = r.verifier.verify(ctx, tot)
+		r.res.Verify, err = r.verifier.verify(ctx, r.wholeLoad(tot))
 		res.Retries = r.retries.Load()
 	}
 	switch {

@@ -29,6 +29,10 @@ type verifier struct {
 	retries *atomic.Int64 // the run's retry counter
 	stderr  io.Writer
 
+	// onCounted, when set, is given the tables counted before their first
+	// write (the journal records them before that write).
+	onCounted func(before map[string]int64) error
+
 	mu     sync.Mutex
 	before map[string]int64 // rows in each table before this run wrote to it
 }
@@ -62,7 +66,7 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 		for _, n := range todo {
 			v.before[n] = 0
 		}
-		return nil
+		return v.counted(todo)
 	}
 	sort.Strings(todo)
 	counts, err := v.count(ctx, todo)
@@ -72,7 +76,19 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 	for _, n := range todo {
 		v.before[n] = counts[n]
 	}
-	return nil
+	return v.counted(todo)
+}
+
+// counted hands the counts of names to onCounted.
+func (v *verifier) counted(names []string) error {
+	if v.onCounted == nil {
+		return nil
+	}
+	m := make(map[string]int64, len(names))
+	for _, n := range names {
+		m[n] = v.before[n]
+	}
+	return v.onCounted(m)
 }
 
 // verify proves what this run added: for every table, the rows counted
