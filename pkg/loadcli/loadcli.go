@@ -25,6 +25,8 @@
 //	--skip-invalid          skip and count malformed records and rows the server rejects
 //	--errors-file F         write every skipped or refused line to F, after a comment naming file, line, offset, reason (ILP)
 //	--max-errors N          stop (failed) once more than N lines were skipped or refused (0: the first; implies --skip-invalid)
+//	--resume RESULTS        continue the stopped load of that results file (its journal RESULTS.journal): inputs and flags from it
+//	--accept-duplicates     with --resume where batches in doubt cannot be settled (QuestDB without DEDUP): send them again
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
 //	--cpu-profile F         a CPU profile of the run, for go tool pprof
@@ -68,6 +70,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -105,6 +108,7 @@ var CommonSettings = map[string]string{
 	"Verify": FlagVerify, "ReportingPeriod": FlagReportingPeriod, "RetryTimeout": FlagRetryTimeout,
 	"SkipInvalid": FlagSkipInvalid, "DBName": FlagDBName, "CreateDB": FlagCreateDB,
 	"AbortOnExist": FlagAbortOnExist, "DropDB": FlagDropDB, "ResultsFile": FlagResultsFile,
+	"AcceptDuplicates": FlagAcceptDuplicates,
 }
 
 // credentials are the fields whose flags are shown with their environment
@@ -244,7 +248,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(CommonFlags(spec), errorFlags()...), spec.Flags...)
+	flags := append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), spec.Flags...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -267,10 +271,19 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 	if c.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())
 	}
+	resume, err := applyResume(c, spec)
+	if err != nil {
+		return err
+	}
+	if resume != nil && resume.Complete {
+		finishedLoad(stderr, spec, c.String(FlagResume), resume)
+		return nil
+	}
 	cfg, err := Config(c, spec, stdin, stderr)
 	if err != nil {
 		return err
 	}
+	cfg.Resume, cfg.AcceptDuplicates = resume, c.Bool(FlagAcceptDuplicates)
 	var t load.Target
 	if spec.New != nil {
 		if t, err = spec.New(c, &cfg); err != nil {
@@ -389,20 +402,31 @@ func FlagValues(c *cli.Context) map[string]string {
 	out := map[string]string{}
 	for _, f := range c.App.Flags {
 		name := f.Names()[0]
-		var v string
-		switch x := c.Value(name).(type) {
-		case cli.StringSlice:
-			v = strings.Join(x.Value(), ",")
-		case *cli.StringSlice:
-			v = strings.Join(x.Value(), ",")
-		case nil:
-			v = ""
-		default:
-			v = fmt.Sprint(x)
-		}
-		out[name] = v
+		out[name] = flagString(c, name)
 	}
 	return redact.Flags(out)
+}
+
+// flagString is a flag's value as a string (not redacted).
+func flagString(c *cli.Context, name string) string {
+	switch x := c.Value(name).(type) {
+	case cli.StringSlice:
+		return strings.Join(x.Value(), ",")
+	case *cli.StringSlice:
+		return strings.Join(x.Value(), ",")
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// absPath is p made absolute (p itself when it cannot be).
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // Run runs the loader with args (args[0] is the program name) and returns

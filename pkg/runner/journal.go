@@ -176,7 +176,11 @@ func identify(path string) (JournalInput, error) {
 		return JournalInput{}, err
 	}
 	const mib = 1 << 20
-	in := JournalInput{Path: path, Size: st.Size(), Acked: []JournalRange{}}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return JournalInput{}, err
+	}
+	in := JournalInput{Path: abs, Size: st.Size(), Acked: []JournalRange{}}
 	hash := func(off, n int64) (string, error) {
 		h := sha256.New()
 		if _, err := io.Copy(h, io.NewSectionReader(f, off, n)); err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -167,7 +166,7 @@ func (jr *journal) continueLoad(old *Journal, cfg *Config) error {
 	}
 	for i, in := range jr.j.Inputs {
 		was := old.Inputs[i]
-		if filepath.Clean(in.Path) != filepath.Clean(was.Path) {
+		if in.Path != was.Path {
 			return load.Settingf("{Inputs}: input %d is %s, the load's was %s", i+1, in.Path, was.Path)
 		}
 		if why := in.sameAs(was); why != "" {
