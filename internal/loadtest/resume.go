@@ -31,6 +31,9 @@ type ResumeSuite struct {
 	// Rows returns what the server holds in table: rows and distinct
 	// (timestamp, host) keys, read directly.
 	Rows func(t *testing.T, table string) (rows, keys int64)
+	// Again are flags a resume must be given again: values holding a
+	// secret, which the journal keeps masked.
+	Again []string
 }
 
 // resumeRows is the size of each load: TSLOAD_RESUME_ROWS (default
@@ -133,6 +136,7 @@ func (s ResumeSuite) Run(t *testing.T, prefix string) {
 // resumeRun is one load of a scenario: its process, files and proxy.
 type resumeRun struct {
 	bin, table, input, results string
+	again                      []string
 	args                       []string
 	proxy                      *faultproxy.Proxy
 	proc                       *exec.Cmd
@@ -144,7 +148,7 @@ type resumeRun struct {
 func (s ResumeSuite) start(t *testing.T, bin, table string, n int) *resumeRun {
 	t.Helper()
 	p := Proxy(t, s.Upstream)
-	r := &resumeRun{bin: bin, table: table, proxy: p, input: faultLines(t, table, n, nil),
+	r := &resumeRun{again: s.Again, bin: bin, table: table, proxy: p, input: faultLines(t, table, n, nil),
 		results: filepath.Join(t.TempDir(), "results.json"), stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	r.args = append([]string{"--file", r.input, "--batch-size", "1000", "--workers", "2", "--reporting-period", "50ms",
 		"--retry-timeout", "30s", "--results-file", r.results}, s.Args(t, p.Addr(), table)...)
@@ -210,6 +214,9 @@ func (r *resumeRun) killWhen(t *testing.T, when func(r *resumeRun) bool, mayEnd 
 // cmd runs the loader with args and returns its stderr.
 func (r *resumeRun) cmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	if len(args) > 0 && args[0] == "--resume" {
+		args = append(args, r.again...)
+	}
 	c := exec.Command(r.bin, args...)
 	var out bytes.Buffer
 	c.Stderr = &out

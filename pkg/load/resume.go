@@ -20,11 +20,13 @@ const (
 )
 
 // A Resumer is a Target that can continue a load an earlier process
-// stopped. InDoubt says how that target settles batches in doubt, or
-// returns an error saying why they cannot be settled (a QuestDB table
-// without DEDUP: a re-sent batch that was written is stored twice).
+// stopped. InDoubt says how that target settles batches in doubt in the
+// load's tables (those the earlier runs wrote to; the runner calls it
+// before Prepare), or returns an error saying why they cannot be settled
+// (a QuestDB table without DEDUP: a re-sent batch that was written is
+// stored twice).
 type Resumer interface {
-	InDoubt(ctx context.Context) (InDoubt, error)
+	InDoubt(ctx context.Context, tables []string) (InDoubt, error)
 }
 
 // A Settler is a Resumer answering SettleInDoubt. Settle reports, for each

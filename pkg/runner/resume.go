@@ -202,7 +202,12 @@ func (r *run) checkInDoubt(ctx context.Context, old *Journal) error {
 	if !ok {
 		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
 	}
-	mode, err := rs.InDoubt(ctx)
+	tables := make([]string, 0, len(old.Tables))
+	for n := range old.Tables {
+		tables = append(tables, n)
+	}
+	sort.Strings(tables)
+	mode, err := rs.InDoubt(ctx, tables)
 	if err == nil {
 		if _, ok := r.target.(load.Settler); mode == load.SettleInDoubt && !ok {
 			err = fmt.Errorf("%s settles batches in doubt but has no Settle", r.cfg.Target)

@@ -12,7 +12,7 @@ import (
 // batches an earlier process left in doubt by their transaction ids
 // (load.SettleInDoubt). With a commit per row a batch is many
 // transactions, which a ticket cannot settle.
-func (t *Target) InDoubt(context.Context) (load.InDoubt, error) {
+func (t *Target) InDoubt(context.Context, []string) (load.InDoubt, error) {
 	if t.cfg.Commit == CommitRow {
 		return 0, load.Settingf("timescale: with {Commit} row a batch is many transactions, of which any number may have committed")
 	}
