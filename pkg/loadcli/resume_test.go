@@ -28,8 +28,10 @@ func (m *countTarget) Prepare(context.Context, load.PrepareOptions) error { retu
 func (m *countTarget) NewWriter(context.Context, int) (load.Writer, error) {
 	return countWriter{m}, nil
 }
-func (m *countTarget) Close() error                                  { return nil }
-func (m *countTarget) InDoubt(context.Context, []string) (load.InDoubt, error) { return load.ResendInDoubt, nil }
+func (m *countTarget) Close() error { return nil }
+func (m *countTarget) InDoubt(context.Context, []string) (load.InDoubt, error) {
+	return load.ResendInDoubt, nil
+}
 func (m *countTarget) Count(_ context.Context, tables []string) (map[string]int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

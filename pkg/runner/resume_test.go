@@ -15,7 +15,9 @@ import (
 )
 
 // The fake stores each batch sent once: a batch in doubt is sent again.
-func (f *fakeTarget) InDoubt(context.Context, []string) (load.InDoubt, error) { return load.ResendInDoubt, nil }
+func (f *fakeTarget) InDoubt(context.Context, []string) (load.InDoubt, error) {
+	return load.ResendInDoubt, nil
+}
 
 func TestAddRangeCoalesces(t *testing.T) {
 	const n = 200
@@ -192,7 +194,9 @@ type ticketTarget struct {
 	lostAt    int64 // this batch commits, and its answer is lost
 }
 
-func (t *ticketTarget) InDoubt(context.Context, []string) (load.InDoubt, error) { return load.SettleInDoubt, nil }
+func (t *ticketTarget) InDoubt(context.Context, []string) (load.InDoubt, error) {
+	return load.SettleInDoubt, nil
+}
 
 func (t *ticketTarget) Settle(_ context.Context, tickets []string) ([]bool, error) {
 	t.mu.Lock()
