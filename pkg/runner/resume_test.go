@@ -273,3 +273,55 @@ func TestResumeSettlesByTicket(t *testing.T) {
 		t.Fatalf("resume %+v, verify %+v", res.Resume, res.Verify)
 	}
 }
+
+// Hash workers (batches of three streams interleave), a gzip input and a
+// second input: the acknowledged batches are skipped by their place in
+// each input's cut order; the worker count that routes them must not
+// change.
+func TestResumeHashWorkersCompressed(t *testing.T) {
+	in1, per1 := ilpInput(t, 12_000)
+	data, _ := os.ReadFile(in1)
+	gz := filepath.Join(t.TempDir(), "data.ilp.gz")
+	os.WriteFile(gz, gzipBytes(data), 0o644)
+	in2, per2 := ilpInput(t, 9_000)
+	dir := t.TempDir()
+	cfg := func() Config {
+		c := resumeConfig(dir, gz)
+		c.Inputs = append(c.Inputs, in2)
+		c.HashWorkers = true
+		return c
+	}
+	f := newFake()
+	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
+		if b.Seq == 17 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	if _, err := Run(context.Background(), cfg(), f); err == nil {
+		t.Fatal("no error")
+	}
+	f.fail = nil
+	c := resumeFrom(t, cfg())
+	c.Workers = 2
+	_, err := Run(context.Background(), c, f)
+	var se *load.SettingError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "routes its series to 3 workers") {
+		t.Fatalf("changed worker count with hash workers: %v", err)
+	}
+	res, err := Run(context.Background(), resumeFrom(t, cfg()), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range per1 {
+		if want := per1[m] + per2[m]; f.rows[m] != want {
+			t.Fatalf("table %s holds %d rows, want %d", m, f.rows[m], want)
+		}
+	}
+	if f.orderErr != nil {
+		t.Fatal(f.orderErr)
+	}
+	if res.Resume.SkippedRows == 0 || res.Resume.LoadRows != 21_000 || !res.Verify.OK {
+		t.Fatalf("resume %+v verify %+v", res.Resume, res.Verify)
+	}
+}
