@@ -73,6 +73,9 @@ type Journal struct {
 	// TicketsFrom is the first ticket log segment this snapshot does not
 	// cover: a resumed run settles the tickets of segments from here on.
 	TicketsFrom int `json:"tickets_from"`
+	// Unsettled: batches may be in doubt beyond InDoubt (a run was killed
+	// after its last snapshot, and no run has settled that since).
+	Unsettled bool `json:"unsettled,omitempty"`
 	// Final is set by the run's last snapshot (the process was not
 	// killed); Complete when that run finished ok: nothing is left to do.
 	Final    bool      `json:"final"`

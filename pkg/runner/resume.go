@@ -33,6 +33,11 @@ type journal struct {
 	input int                  // the input being read
 	skip  struct{ b, r int64 } // batches and rows acknowledged earlier, skipped
 	err   error                // the first ticket log error
+	// pending are the batches earlier runs left in doubt (resumed run),
+	// kept in every snapshot until settled; unsettled: batches may be in
+	// doubt beyond those (a run was killed after its last snapshot).
+	pending   []JournalBatch
+	unsettled bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -102,15 +107,14 @@ func (r *run) openJournal(ctx context.Context) error {
 			r.verifier.before[k] = v
 		}
 		r.res.Resume = &load.Resume{LoadID: old.LoadID, Previous: append([]string(nil), old.Runs...), Journal: jr.path}
-		// Earlier runs' segments stay until this run's first snapshot
-		// holds what settling them found (settleInDoubt).
-		if segs, err := ticketSegments(jr.path); err == nil {
-			for n := range segs {
-				jr.gen = max(jr.gen, n+1)
-			}
+		if err := jr.gatherInDoubt(old); err != nil {
+			return err
 		}
-		jr.j.TicketsFrom = jr.gen
-	} else if err := jr.snapshot(false, ""); err != nil {
+		r.res.Resume.InDoubt = int64(len(jr.pending))
+	}
+	// Every snapshot from here on holds the batches in doubt gathered, so
+	// the ticket log segments read are not needed any more.
+	if err := jr.snapshot(false, ""); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	r.jr = jr
@@ -215,7 +219,7 @@ func (r *run) checkInDoubt(ctx context.Context, old *Journal) error {
 		r.inDoubt = mode
 		return err
 	}
-	doubt := !old.Final || len(old.InDoubt) > 0
+	doubt := !old.Final || old.Unsettled || len(old.InDoubt) > 0
 	if !doubt {
 		r.inDoubt = load.ResendInDoubt // nothing in doubt: the rest is sent once
 		return nil
@@ -243,34 +247,11 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		return nil
 	}
 	cands := map[[2]int64]*JournalBatch{}
-	add := func(b JournalBatch) {
-		if b.Input < 0 || b.Input >= len(jr.j.Inputs) {
-			return
-		}
-		if _, ok := ackedIn(jr.j.Inputs[b.Input].Acked, b.Batch); ok {
-			return
-		}
-		key := [2]int64{int64(b.Input), b.Batch}
-		if c, ok := cands[key]; ok {
-			c.Tickets = append(c.Tickets, b.Tickets...)
-			return
-		}
-		cp := b
-		cp.Tickets = append([]string(nil), b.Tickets...)
-		cands[key] = &cp
-	}
-	for _, b := range old.InDoubt {
-		add(b)
-	}
-	logged, err := readTickets(jr.path, old.TicketsFrom)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	for _, b := range logged {
-		add(b)
+	for i := range jr.pending {
+		b := &jr.pending[i]
+		cands[[2]int64{int64(b.Input), b.Batch}] = b
 	}
 	info := r.res.Resume
-	info.InDoubt = int64(len(cands))
 	if st, ok := r.target.(load.Settler); ok && r.inDoubt == load.SettleInDoubt && len(cands) > 0 {
 		keys := make([][2]int64, 0, len(cands))
 		var tickets []string
@@ -314,6 +295,13 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		}
 		jr.mu.Unlock()
 	}
+	if r.inDoubt == load.SettleInDoubt {
+		// Settled: written ones are acknowledged, the others are known
+		// not written (and cannot be any more).
+		jr.mu.Lock()
+		jr.pending, jr.unsettled = nil, false
+		jr.mu.Unlock()
+	}
 	var rows, batches int64
 	for _, in := range jr.j.Inputs {
 		for _, rg := range in.Acked {
@@ -334,6 +322,49 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 	fmt.Fprintln(r.cfg.Stderr, msg)
 	if err := jr.snapshot(false, ""); err != nil {
 		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
+// gatherInDoubt collects the batches old left in doubt: those its last
+// snapshot lists and those of the ticket log segments written after it,
+// less those acknowledged; a batch's tickets are merged.
+func (jr *journal) gatherInDoubt(old *Journal) error {
+	jr.unsettled = !old.Final || old.Unsettled
+	byKey := map[[2]int64]int{}
+	add := func(b JournalBatch) {
+		if b.Input < 0 || b.Input >= len(jr.j.Inputs) {
+			return
+		}
+		if _, ok := ackedIn(jr.j.Inputs[b.Input].Acked, b.Batch); ok {
+			return
+		}
+		key := [2]int64{int64(b.Input), b.Batch}
+		if i, ok := byKey[key]; ok {
+			jr.pending[i].Tickets = append(jr.pending[i].Tickets, b.Tickets...)
+			return
+		}
+		b.Tickets = append([]string(nil), b.Tickets...)
+		byKey[key] = len(jr.pending)
+		jr.pending = append(jr.pending, b)
+	}
+	for _, b := range old.InDoubt {
+		add(b)
+	}
+	logged, err := readTickets(jr.path, old.TicketsFrom)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	for _, b := range logged {
+		add(b)
+	}
+	// This run's segments follow the earlier ones.
+	segs, err := ticketSegments(jr.path)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	for n := range segs {
+		jr.gen = max(jr.gen, n+1)
 	}
 	return nil
 }
@@ -510,6 +541,13 @@ func (jr *journal) snapshot(final bool, status string) error {
 				Tables: append([]load.TableRows(nil), f.tables...), Tickets: append([]string(nil), f.tickets...), Run: jr.run})
 		}
 	}
+	for _, b := range jr.pending {
+		if _, ok := ackedIn(jr.j.Inputs[b.Input].Acked, b.Batch); !ok {
+			b.Tickets = append([]string(nil), b.Tickets...)
+			j.InDoubt = append(j.InDoubt, b)
+		}
+	}
+	j.Unsettled = jr.unsettled
 	sort.Slice(j.InDoubt, func(a, b int) bool {
 		x, y := j.InDoubt[a], j.InDoubt[b]
 		return x.Input < y.Input || x.Input == y.Input && x.Batch < y.Batch

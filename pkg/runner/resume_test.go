@@ -192,6 +192,14 @@ type ticketTarget struct {
 	committed map[string]bool
 	next      int
 	lostAt    int64 // this batch commits, and its answer is lost
+	failPrep  bool  // Prepare fails
+}
+
+func (t *ticketTarget) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	if t.failPrep {
+		return errors.New("connection refused")
+	}
+	return t.fakeTarget.Prepare(ctx, opts)
 }
 
 func (t *ticketTarget) InDoubt(context.Context, []string) (load.InDoubt, error) {
@@ -260,6 +268,17 @@ func TestResumeSettlesByTicket(t *testing.T) {
 		t.Fatalf("the batch whose answer was lost is not in doubt with its ticket: %+v", j.InDoubt)
 	}
 	tt.lostAt = -1
+	// A resume that fails before settling keeps the batches in doubt for
+	// the next one.
+	tt.failPrep = true
+	if _, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), tt); err == nil {
+		t.Fatal("no error")
+	}
+	tt.failPrep = false
+	j2, _, _ := ReadJournal(filepath.Join(dir, "results.json"))
+	if fmt.Sprint(j2.InDoubt) != fmt.Sprint(j.InDoubt) || len(j2.Runs) != 2 {
+		t.Fatalf("after a failed resume, in doubt %+v, want %+v; runs %v", j2.InDoubt, j.InDoubt, j2.Runs)
+	}
 	res, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), tt)
 	if err != nil {
 		t.Fatal(err)
