@@ -109,4 +109,23 @@ func TestResumeWithoutDedupRefused(t *testing.T) {
 	if err != nil || !strings.Contains(out, "their rows may be stored twice") {
 		t.Fatalf("resume accepting duplicates: %v\n%s", err, out)
 	}
+
+	// With --dedup, into a table QuestDB created itself on first write
+	// (no use case names it): no DEDUP either.
+	loadtest.DropQuestDBTables(t, s.http, table)
+	results = filepath.Join(dir, "r2.json")
+	if out, err := run("--file", in, "--batch-size", "100", "--http-url", s.http, "--pg", s.pg, "--dedup", "--results-file", results); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	j, jp, err = runner.ReadJournal(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Final, j.Complete = false, false
+	data, _ = json.Marshal(j)
+	os.WriteFile(jp, data, 0o644)
+	out, err = run("--resume", results, "--pg", s.pg)
+	if err == nil || !strings.Contains(out, "table \""+table+"\" has no DEDUP") || !strings.Contains(out, "--accept-duplicates") {
+		t.Fatalf("resume into an auto-created table: %v\n%s", err, out)
+	}
 }
