@@ -82,6 +82,11 @@ type Journal struct {
 	Complete bool      `json:"complete"`
 	Status   string    `json:"status"` // the last run's, "running" until it ends
 	Written  time.Time `json:"written"`
+	// ContinuedIn is set when a resumed run keeps the load's journal
+	// elsewhere (another results file): this one is then out of date.
+	ContinuedIn string `json:"continued_in,omitempty"`
+
+	path string // where ReadJournal read it
 }
 
 // JournalSettings are the settings a resumed run must share with the
@@ -157,6 +162,10 @@ func ReadJournal(path string) (*Journal, string, error) {
 	if j.Version != journalVersion {
 		return nil, jp, fmt.Errorf("%s: journal version %d, this loader reads %d", jp, j.Version, journalVersion)
 	}
+	if j.ContinuedIn != "" {
+		return nil, jp, fmt.Errorf("%s: the load was continued by a run whose journal is %s: resume that one", jp, j.ContinuedIn)
+	}
+	j.path = jp
 	return &j, jp, nil
 }
 

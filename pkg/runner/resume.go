@@ -117,6 +117,19 @@ func (r *run) openJournal(ctx context.Context) error {
 	if err := jr.snapshot(false, ""); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
+	if old != nil && old.path != "" && old.path != jr.path {
+		// The load goes on in this journal: the old one must not be
+		// resumed again (it lacks what this run loads).
+		moved := *old
+		moved.ContinuedIn = jr.path
+		data, err := json.MarshalIndent(&moved, "", " ")
+		if err == nil {
+			err = writeAtomic(old.path, append(data, '\n'))
+		}
+		if err != nil {
+			return fmt.Errorf("journal: marking %s continued: %w", old.path, err)
+		}
+	}
 	r.jr = jr
 	r.verifier.onCounted = jr.counted
 	jr.stop, jr.done = make(chan struct{}), make(chan struct{})

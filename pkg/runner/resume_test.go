@@ -148,6 +148,37 @@ func TestResumeAfterFailure(t *testing.T) {
 	}
 }
 
+// A resume into another results file moves the journal there: the old
+// one refuses to be resumed again (it does not know what the move loaded).
+func TestResumeElsewhere(t *testing.T) {
+	in, per := ilpInput(t, 8_000)
+	dir := t.TempDir()
+	f := newFake()
+	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
+		if b.Seq == 4 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	Run(context.Background(), resumeConfig(dir, in), f)
+	f.fail = nil
+	cfg := resumeFrom(t, resumeConfig(dir, in))
+	cfg.ResultsFile = filepath.Join(dir, "second.json")
+	if _, err := Run(context.Background(), cfg, f); err != nil {
+		t.Fatal(err)
+	}
+	if f.rows["cpu"] != per["cpu"] {
+		t.Fatalf("cpu holds %d rows, want %d", f.rows["cpu"], per["cpu"])
+	}
+	_, _, err := ReadJournal(filepath.Join(dir, "results.json"))
+	if err == nil || !strings.Contains(err.Error(), "second.json.journal: resume that one") {
+		t.Fatalf("old journal: %v", err)
+	}
+	if j, _, err := ReadJournal(cfg.ResultsFile); err != nil || !j.Complete || len(j.Runs) != 2 {
+		t.Fatalf("new journal: %+v, %v", j, err)
+	}
+}
+
 func TestResumeRefused(t *testing.T) {
 	in, _ := ilpInput(t, 5_000)
 	dir := t.TempDir()
