@@ -354,7 +354,11 @@ func (jr *journal) gatherInDoubt(old *Journal) error {
 		}
 		key := [2]int64{int64(b.Input), b.Batch}
 		if i, ok := byKey[key]; ok {
-			jr.pending[i].Tickets = append(jr.pending[i].Tickets, b.Tickets...)
+			p := &jr.pending[i]
+			p.Tickets = append(p.Tickets, b.Tickets...)
+			if len(p.Tables) == 0 {
+				p.Tables, p.Rows = b.Tables, b.Rows
+			}
 			return
 		}
 		b.Tickets = append([]string(nil), b.Tickets...)
@@ -420,14 +424,17 @@ func (jr *journal) cutBatch(b *load.Batch) (skip bool, err error) {
 	return false, nil
 }
 
-// sending notes that b is being written.
+// sending notes that b is being written, with its rows and tables as the
+// worker's checks counted them (a batch in doubt found written counts
+// those).
 func (jr *journal) sending(b *load.Batch) {
 	if jr == nil {
 		return
 	}
 	jr.mu.Lock()
 	if f := jr.fly[b.Seq]; f != nil {
-		f.sent = true
+		f.sent, f.rows = true, b.Rows
+		f.tables = append(f.tables[:0], b.Tables...)
 	}
 	jr.mu.Unlock()
 }
