@@ -68,6 +68,9 @@ type Journal struct {
 	Tables map[string]int64 `json:"tables"`
 	Before map[string]int64 `json:"before"`
 	Rows   int64            `json:"rows"` // acknowledged by every run so far
+	// Partial: some batch was written partially (its rows per table are
+	// estimates), so verification compares the total.
+	Partial bool `json:"partial,omitempty"`
 	// InDoubt are the batches sent and not acknowledged at this snapshot.
 	InDoubt []JournalBatch `json:"in_doubt,omitempty"`
 	// TicketsFrom is the first ticket log segment this snapshot does not

@@ -199,7 +199,7 @@ func (jr *journal) continueLoad(old *Journal, cfg *Config) error {
 	for k, v := range old.Before {
 		jr.j.Before[k] = v
 	}
-	jr.j.Rows = old.Rows
+	jr.j.Rows, jr.j.Partial = old.Rows, old.Partial
 	return nil
 }
 
@@ -495,6 +495,7 @@ func (jr *journal) acked(b *load.Batch, ack load.Ack) {
 		return
 	}
 	delete(jr.fly, b.Seq)
+	jr.j.Partial = jr.j.Partial || acked != b.Rows
 	jr.ackLocked(f.input, f.k, f.from, f.to, int64(acked), tables)
 }
 
@@ -648,5 +649,6 @@ func (r *run) wholeLoad(tot totals) totals {
 	defer r.jr.mu.Unlock()
 	tot.tables = copyCounts(r.jr.j.Tables)
 	tot.rows = r.jr.j.Rows
+	tot.partial = tot.partial || r.jr.j.Partial
 	return tot
 }
