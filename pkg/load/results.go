@@ -22,7 +22,12 @@ type Results struct {
 	Loader        string `json:"loader"` // e.g. "load_questdb"
 	Target        string `json:"target"` // e.g. "questdb"
 	Status        string `json:"status"` // StatusOK, StatusFailed, StatusInterrupted
-	Error         string `json:"error,omitempty"`
+	// RunID names this run (a load resumed later links its runs by their
+	// ids in Resume).
+	RunID string `json:"run_id,omitempty"`
+	// Resume is set on a run that continued a stopped load.
+	Resume *Resume `json:"resume,omitempty"`
+	Error  string  `json:"error,omitempty"`
 	// Flags holds the value each flag the loader uses took effect with,
 	// typed (numbers and booleans as JSON numbers and booleans, durations
 	// as Go duration text, repeatable flags as arrays), secrets redacted.

@@ -25,6 +25,8 @@
 //	--skip-invalid          skip and count malformed records and rows the server rejects
 //	--errors-file F         write every skipped or refused line to F, after a comment naming file, line, offset, reason (ILP)
 //	--max-errors N          stop (failed) once more than N lines were skipped or refused (0: the first; implies --skip-invalid)
+//	--resume RESULTS        continue the stopped load of that results file (its journal RESULTS.journal): inputs and flags from it
+//	--accept-duplicates     with --resume where batches in doubt cannot be settled (QuestDB without DEDUP): send them again
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
 //	--table-prefix P        load every table as P<table> (data, queries and verification alike)
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
@@ -69,6 +71,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -110,7 +113,8 @@ var CommonSettings = map[string]string{
 	"Verify": FlagVerify, "ReportingPeriod": FlagReportingPeriod, "RetryTimeout": FlagRetryTimeout,
 	"SkipInvalid": FlagSkipInvalid, "DBName": FlagDBName, "CreateDB": FlagCreateDB,
 	"AbortOnExist": FlagAbortOnExist, "DropDB": FlagDropDB, "ResultsFile": FlagResultsFile,
-	"TablePrefix": FlagTablePrefix,
+	"TablePrefix":      FlagTablePrefix,
+	"AcceptDuplicates": FlagAcceptDuplicates,
 }
 
 // credentials are the fields whose flags are shown with their environment
@@ -252,7 +256,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(CommonFlags(spec), errorFlags()...), spec.Flags...)
+	flags := append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), spec.Flags...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -275,10 +279,19 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 	if c.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q (inputs are given with --file)", c.Args().Slice())
 	}
+	resume, err := applyResume(c, spec)
+	if err != nil {
+		return err
+	}
+	if resume != nil && resume.Complete {
+		finishedLoad(stderr, spec, c.String(FlagResume), resume)
+		return nil
+	}
 	cfg, err := Config(c, spec, stdin, stderr)
 	if err != nil {
 		return err
 	}
+	cfg.Resume, cfg.AcceptDuplicates = resume, c.Bool(FlagAcceptDuplicates)
 	var t load.Target
 	if spec.New != nil {
 		if t, err = spec.New(c, &cfg); err != nil {
@@ -426,6 +439,28 @@ func FlagValues(c *cli.Context, unused ...string) map[string]any {
 		out[name] = v
 	}
 	return out
+}
+
+// flagString is a flag's value as a string (not redacted).
+func flagString(c *cli.Context, name string) string {
+	switch x := c.Value(name).(type) {
+	case cli.StringSlice:
+		return strings.Join(x.Value(), ",")
+	case *cli.StringSlice:
+		return strings.Join(x.Value(), ",")
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// absPath is p made absolute (p itself when it cannot be).
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // Run runs the loader with args (args[0] is the program name) and returns

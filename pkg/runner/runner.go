@@ -101,6 +101,13 @@ type Config struct {
 	SerializationPass bool
 	// Cost configures the footprint and server resource measurement.
 	Cost CostConfig
+
+	// Resume continues the load this journal (ReadJournal) describes: the
+	// batches it has acknowledged are read and skipped, those in doubt
+	// settled (resume.go). AcceptDuplicates resumes even on a target that
+	// cannot settle batches in doubt, sending them again.
+	Resume           *Journal
+	AcceptDuplicates bool
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -167,6 +174,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 		BatchSize:     cfg.BatchSize,
 		Workers:       cfg.Workers,
 		Periods:       []load.Period{},
+		RunID:         newRunID(),
 	}
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
@@ -188,6 +196,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 		}
 	}
 	r.finish(ctx, err)
+	r.closeJournal()
 	if noLoad != nil {
 		r.res.Serialization = serializationOf(noLoad, r.res)
 		writeSerialization(r.cfg.Stderr, r.res.Serialization)
@@ -232,8 +241,10 @@ type run struct {
 	start       time.Time
 	interrupted bool
 	started     bool
-	cost        costState // what the load costs (cost.go)
-	prefix      *prefixer // TablePrefix (nil: none)
+	cost        costState    // what the load costs (cost.go)
+	prefix      *prefixer    // TablePrefix (nil: none)
+	jr          *journal     // the load's journal (resume.go), nil when not journaled
+	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
 }
 
 // inputFormat is the format of one input.
@@ -289,6 +300,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		}
 	}
 
+	if err := r.openJournal(ctx); err != nil {
+		return err
+	}
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
@@ -301,6 +315,9 @@ func (r *run) run(ctx context.Context) (err error) {
 			return fmt.Errorf("prepare: %w", err)
 		}
 		r.askServerVersion(ctx)
+		if err := r.settleInDoubt(ctx); err != nil {
+			return err
+		}
 		defer func() {
 			for i, w := range writers {
 				if w == nil {
@@ -317,6 +334,7 @@ func (r *run) run(ctx context.Context) (err error) {
 				return fmt.Errorf("worker %d: connect: %w", i, err)
 			}
 			writers = append(writers, w)
+			r.attachTickets(w)
 		}
 		if cfg.Verify {
 			// Count the tables the headers declare now; tables that only
@@ -530,6 +548,7 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 			}
 		}
 		r.curInput.Store(in)
+		r.jr.setInput(i)
 		err := r.readOne(ctx, sp, free, queues, &seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
 		r.skipped.Add(sp.Skipped())
@@ -582,6 +601,14 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		*seq++
 		b.Seq = *seq
 		r.rowsRead.Add(int64(b.Rows))
+		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
+			b.Release()
+			free <- b
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		q := queues[0]
 		if len(queues) > 1 {
 			q = queues[part]
@@ -651,6 +678,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 				b.Where(), wait.Round(time.Millisecond), n, all, err)
 		}
 	}
+	r.jr.sending(b)
 	err := p.Do(ctx, func(context.Context) error {
 		t0 := time.Now()
 		ack := load.Ack{Rows: b.Rows}
@@ -661,6 +689,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 			}
 		}
 		st.record(b, ack, time.Since(t0))
+		r.jr.acked(b, ack)
 		r.onRefused(b, ack)
 		return nil
 	})
@@ -788,7 +817,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	r.footprintAfterLoad(ctx, tot, err)
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
-		r.res.Verify, err = r.verifier.verify(ctx, tot)
+		r.res.Verify, err = r.verifier.verify(ctx, r.wholeLoad(tot))
 		res.Retries = r.retries.Load()
 	}
 	switch {

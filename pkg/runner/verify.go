@@ -29,6 +29,10 @@ type verifier struct {
 	retries *atomic.Int64 // the run's retry counter
 	stderr  io.Writer
 
+	// onCounted, when set, is given the tables counted before their first
+	// write (the journal records them before that write).
+	onCounted func(before map[string]int64) error
+
 	mu     sync.Mutex
 	before map[string]int64 // rows in each table before this run wrote to it
 }
@@ -61,12 +65,18 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 		// a batch first names it (ILP), after this count would be taken.
 		// A table the target leaves alone (load.TableDropper) is counted.
 		td, _ := v.target.(load.TableDropper)
-		kept := todo[:0]
+		var zero, kept []string
 		for _, n := range todo {
 			if td == nil || td.Drops(n) {
 				v.before[n] = 0
+				zero = append(zero, n)
 			} else {
 				kept = append(kept, n)
+			}
+		}
+		if len(zero) > 0 {
+			if err := v.counted(zero); err != nil {
+				return err
 			}
 		}
 		if todo = kept; len(todo) == 0 {
@@ -81,7 +91,19 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 	for _, n := range todo {
 		v.before[n] = counts[n]
 	}
-	return nil
+	return v.counted(todo)
+}
+
+// counted hands the counts of names to onCounted.
+func (v *verifier) counted(names []string) error {
+	if v.onCounted == nil {
+		return nil
+	}
+	m := make(map[string]int64, len(names))
+	for _, n := range names {
+		m[n] = v.before[n]
+	}
+	return v.onCounted(m)
 }
 
 // verify proves what this run added: for every table, the rows counted

@@ -58,6 +58,10 @@ type Writer struct {
 	connected  bool   // a connection was made before: the next one is a reconnect
 	modeKnown  bool   // async is this connection's
 	started    string // the server's pg_postmaster_start_time
+
+	// The batch being sent and the runner's ticket hook (resume.go).
+	cur      *load.Batch
+	onTicket func(*load.Batch, string) error
 }
 
 type multiKey struct {
@@ -201,7 +205,9 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 // whose answer was lost is settled by resolve.
 func (w *Writer) send(ctx, parent context.Context, b *load.Batch, method Method) (load.Ack, error) {
 	w.xid, w.pid, w.pending, w.commitSent = 0, 0, 0, false
+	w.cur = b
 	rows, committed, err := w.write(ctx, b, method)
+	w.cur = nil
 	if err != nil && w.commitSent && lostAnswer(err) {
 		// COMMIT was sent and its answer lost: the batch may be in. Ask
 		// the server, after making sure the old backend cannot commit later.
@@ -550,6 +556,11 @@ func (w *Writer) begin(ctx context.Context) error {
 	}
 	w.xid = xid
 	w.pid = w.conn.PgConn().PID()
+	if w.onTicket != nil && w.cur != nil {
+		// Recorded before COMMIT: a loader killed from here on leaves the
+		// batch settleable by its transaction.
+		return w.onTicket(w.cur, w.ticket())
+	}
 	return nil
 }
 

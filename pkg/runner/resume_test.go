@@ -1,0 +1,398 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// The fake stores each batch sent once: a batch in doubt is sent again.
+func (f *fakeTarget) InDoubt(context.Context, []string) (load.InDoubt, error) {
+	return load.ResendInDoubt, nil
+}
+
+func TestAddRangeCoalesces(t *testing.T) {
+	const n = 200
+	order := rand.New(rand.NewSource(1)).Perm(n)
+	var rs []JournalRange
+	for i, k := range order {
+		k := int64(k + 1)
+		rs = addRange(rs, k, (k-1)*10, k*10, 3)
+		rs = addRange(rs, k, (k-1)*10, k*10, 3) // twice: kept once
+		for j := 1; j < len(rs); j++ {
+			if rs[j-1].Batches[1]+1 >= rs[j].Batches[0] {
+				t.Fatalf("after %d adds: ranges %v and %v touch or overlap", i+1, rs[j-1], rs[j])
+			}
+		}
+		if _, ok := ackedIn(rs, k); !ok {
+			t.Fatalf("batch %d added but not found", k)
+		}
+	}
+	want := JournalRange{Batches: [2]int64{1, n}, Bytes: [2]int64{0, n * 10}, Rows: 3 * n}
+	if len(rs) != 1 || rs[0] != want {
+		t.Fatalf("ranges %v, want [%v]", rs, want)
+	}
+	if _, ok := ackedIn(rs, n+1); ok {
+		t.Fatal("batch past the range found")
+	}
+}
+
+// resumeConfig is baseConfig with a results file (so a journal) in dir.
+func resumeConfig(dir, input string) Config {
+	cfg := baseConfig(input)
+	cfg.ResultsFile = filepath.Join(dir, "results.json")
+	return cfg
+}
+
+func resumeFrom(t *testing.T, cfg Config) Config {
+	t.Helper()
+	j, _, err := ReadJournal(cfg.ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Resume = j
+	return cfg
+}
+
+func TestJournalOfAFinishedLoad(t *testing.T) {
+	in, per := ilpInput(t, 10_000)
+	dir := t.TempDir()
+	f := newFake()
+	res, err := Run(context.Background(), resumeConfig(dir, in), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, _, err := ReadJournal(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.Final || !j.Complete || j.Status != load.StatusOK || j.LoadID != res.RunID || len(j.Runs) != 1 {
+		t.Fatalf("journal final %v complete %v status %q load %q runs %v; run id %q", j.Final, j.Complete, j.Status, j.LoadID, j.Runs, res.RunID)
+	}
+	st, _ := os.Stat(in)
+	if len(j.Inputs) != 1 || j.Inputs[0].Path != in || j.Inputs[0].Size != st.Size() || len(j.Inputs[0].Head) != 64 {
+		t.Fatalf("input identity %+v", j.Inputs)
+	}
+	// 10 batches of 1,000 rows, written by 3 workers in any order: one range.
+	want := []JournalRange{{Batches: [2]int64{1, 10}, Bytes: [2]int64{0, st.Size()}, Rows: 10_000}}
+	if fmt.Sprint(j.Inputs[0].Acked) != fmt.Sprint(want) {
+		t.Fatalf("acked %v, want %v", j.Inputs[0].Acked, want)
+	}
+	for m, n := range per {
+		if j.Tables[m] != n {
+			t.Fatalf("journal tables %v, want %v", j.Tables, per)
+		}
+	}
+	if j.Rows != 10_000 || len(j.InDoubt) != 0 {
+		t.Fatalf("journal rows %d, in doubt %v", j.Rows, j.InDoubt)
+	}
+
+	// Resumed anyway: nothing is sent, the whole load is verified.
+	sent := len(f.batches)
+	res, err = Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.batches) != sent || res.Rows != 0 || res.Resume == nil || res.Resume.SkippedRows != 10_000 || res.Resume.LoadRows != 10_000 {
+		t.Fatalf("resume of a finished load sent %d batches, rows %d, resume %+v", len(f.batches)-sent, res.Rows, res.Resume)
+	}
+	if res.Verify == nil || !res.Verify.OK || res.Verify.Expected["cpu"] != per["cpu"] {
+		t.Fatalf("verify %+v", res.Verify)
+	}
+}
+
+// A run stopped by a refused batch is resumed: the acknowledged batches
+// are not sent again, the rest is, and the count is exact.
+func TestResumeAfterFailure(t *testing.T) {
+	in, per := ilpInput(t, 20_000)
+	dir := t.TempDir()
+	f := newFake()
+	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
+		if b.Seq == 9 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	if _, err := Run(context.Background(), resumeConfig(dir, in), f); err == nil {
+		t.Fatal("no error")
+	}
+	f.mu.Lock()
+	f.fail = nil
+	before := map[int64]int{}
+	for b := range f.batches {
+		before[b.Offset]++
+	}
+	f.mu.Unlock()
+	res, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m, n := range per {
+		if f.rows[m] != n {
+			t.Fatalf("table %s holds %d rows, want %d", m, f.rows[m], n)
+		}
+	}
+	if res.Resume.SkippedRows+res.Rows != 20_000 || res.Resume.LoadRows != 20_000 || !res.Verify.OK {
+		t.Fatalf("skipped %d + loaded %d rows; load rows %d; verify %+v", res.Resume.SkippedRows, res.Rows, res.Resume.LoadRows, res.Verify)
+	}
+	if len(res.Resume.Previous) != 1 || res.Resume.LoadID != res.Resume.Previous[0] {
+		t.Fatalf("runs not linked: %+v", res.Resume)
+	}
+}
+
+// A resume into another results file moves the journal there: the old
+// one refuses to be resumed again (it does not know what the move loaded).
+func TestResumeElsewhere(t *testing.T) {
+	in, per := ilpInput(t, 8_000)
+	dir := t.TempDir()
+	f := newFake()
+	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
+		if b.Seq == 4 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	Run(context.Background(), resumeConfig(dir, in), f)
+	f.fail = nil
+	cfg := resumeFrom(t, resumeConfig(dir, in))
+	cfg.ResultsFile = filepath.Join(dir, "second.json")
+	if _, err := Run(context.Background(), cfg, f); err != nil {
+		t.Fatal(err)
+	}
+	if f.rows["cpu"] != per["cpu"] {
+		t.Fatalf("cpu holds %d rows, want %d", f.rows["cpu"], per["cpu"])
+	}
+	_, _, err := ReadJournal(filepath.Join(dir, "results.json"))
+	if err == nil || !strings.Contains(err.Error(), "second.json.journal: resume that one") {
+		t.Fatalf("old journal: %v", err)
+	}
+	if j, _, err := ReadJournal(cfg.ResultsFile); err != nil || !j.Complete || len(j.Runs) != 2 {
+		t.Fatalf("new journal: %+v, %v", j, err)
+	}
+}
+
+func TestResumeRefused(t *testing.T) {
+	in, _ := ilpInput(t, 5_000)
+	dir := t.TempDir()
+	f := newFake()
+	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
+		if b.Seq == 3 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	Run(context.Background(), resumeConfig(dir, in), f)
+	f.fail = nil
+
+	cfg := resumeFrom(t, resumeConfig(dir, in))
+	cfg.BatchSize = 500
+	_, err := Run(context.Background(), cfg, f)
+	var se *load.SettingError
+	if !errors.As(err, &se) || fmt.Sprint(se.Settings()) != "[BatchSize]" {
+		t.Fatalf("changed batch size: %v", err)
+	}
+
+	cfg = resumeFrom(t, resumeConfig(dir, in))
+	cfg.Workers = 1 // may change
+	cfg.Prepare.DropDB = true
+	if _, err = Run(context.Background(), cfg, f); !errors.As(err, &se) || fmt.Sprint(se.Settings()) != "[DropDB]" {
+		t.Fatalf("drop on resume: %v", err)
+	}
+
+	data, _ := os.ReadFile(in)
+	os.WriteFile(in, append(data, "cpu,host=h1 a=1 1\n"...), 0o644)
+	_, err = Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), f)
+	if err == nil || !strings.Contains(err.Error(), "changed since the load began") || !strings.Contains(err.Error(), in) {
+		t.Fatalf("changed input: %v", err)
+	}
+}
+
+// ticketTarget is the fake with tickets: a batch's ticket is handed to
+// the runner before it commits, and Settle answers from the commits.
+type ticketTarget struct {
+	*fakeTarget
+	mu        sync.Mutex
+	committed map[string]bool
+	next      int
+	lostAt    int64 // this batch commits, and its answer is lost
+	failPrep  bool  // Prepare fails
+}
+
+func (t *ticketTarget) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	if t.failPrep {
+		return errors.New("connection refused")
+	}
+	return t.fakeTarget.Prepare(ctx, opts)
+}
+
+func (t *ticketTarget) InDoubt(context.Context, []string) (load.InDoubt, error) {
+	return load.SettleInDoubt, nil
+}
+
+func (t *ticketTarget) Settle(_ context.Context, tickets []string) ([]bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]bool, len(tickets))
+	for i, k := range tickets {
+		out[i] = t.committed[k]
+	}
+	return out, nil
+}
+
+func (t *ticketTarget) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w, err := t.fakeTarget.NewWriter(ctx, worker)
+	return &ticketWriter{fakeWriter: w.(*fakeWriter), t: t}, err
+}
+
+type ticketWriter struct {
+	*fakeWriter
+	t    *ticketTarget
+	hook func(*load.Batch, string) error
+}
+
+func (w *ticketWriter) OnTicket(h func(*load.Batch, string) error) { w.hook = h }
+
+func (w *ticketWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	w.t.mu.Lock()
+	w.t.next++
+	ticket := fmt.Sprintf("t%d", w.t.next)
+	w.t.mu.Unlock()
+	if err := w.hook(b, ticket); err != nil {
+		return load.Ack{}, err
+	}
+	ack, err := w.fakeWriter.Write(ctx, b)
+	if err != nil {
+		return ack, err
+	}
+	w.t.mu.Lock()
+	w.t.committed[ticket] = true
+	w.t.mu.Unlock()
+	if b.Seq == w.t.lostAt {
+		return load.Ack{}, errors.New("connection lost after COMMIT")
+	}
+	return ack, nil
+}
+
+// A batch committed whose answer was lost is settled by its ticket on
+// resume: found written, not sent again.
+func TestResumeSettlesByTicket(t *testing.T) {
+	in, per := ilpInput(t, 20_000)
+	dir := t.TempDir()
+	tt := &ticketTarget{fakeTarget: newFake(), committed: map[string]bool{}, lostAt: 6}
+	if _, err := Run(context.Background(), resumeConfig(dir, in), tt); err == nil {
+		t.Fatal("no error")
+	}
+	j, _, _ := ReadJournal(filepath.Join(dir, "results.json"))
+	found := false
+	for _, b := range j.InDoubt {
+		found = found || len(b.Tickets) == 1 && b.Rows == 1000
+	}
+	if !found {
+		t.Fatalf("the batch whose answer was lost is not in doubt with its ticket: %+v", j.InDoubt)
+	}
+	tt.lostAt = -1
+	// A resume that fails before settling keeps the batches in doubt for
+	// the next one.
+	tt.failPrep = true
+	if _, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), tt); err == nil {
+		t.Fatal("no error")
+	}
+	tt.failPrep = false
+	j2, _, _ := ReadJournal(filepath.Join(dir, "results.json"))
+	if fmt.Sprint(j2.InDoubt) != fmt.Sprint(j.InDoubt) || len(j2.Runs) != 2 {
+		t.Fatalf("after a failed resume, in doubt %+v, want %+v; runs %v", j2.InDoubt, j.InDoubt, j2.Runs)
+	}
+	res, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), tt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m, n := range per {
+		if tt.rows[m] != n {
+			t.Fatalf("table %s holds %d rows, want %d (a batch in doubt written twice or lost)", m, tt.rows[m], n)
+		}
+	}
+	if res.Resume.SettledWritten < 1 || !res.Verify.OK {
+		t.Fatalf("resume %+v, verify %+v", res.Resume, res.Verify)
+	}
+}
+
+// Hash workers (batches of three streams interleave), a gzip input and a
+// second input: the acknowledged batches are skipped by their place in
+// each input's cut order; the worker count that routes them must not
+// change.
+func TestResumeHashWorkersCompressed(t *testing.T) {
+	in1, per1 := ilpInput(t, 12_000)
+	data, _ := os.ReadFile(in1)
+	gz := filepath.Join(t.TempDir(), "data.ilp.gz")
+	os.WriteFile(gz, gzipBytes(data), 0o644)
+	in2, per2 := ilpInput(t, 9_000)
+	dir := t.TempDir()
+	cfg := func() Config {
+		c := resumeConfig(dir, gz)
+		c.Inputs = append(c.Inputs, in2)
+		c.HashWorkers = true
+		return c
+	}
+	f := newFake()
+	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
+		if b.Seq == 17 {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+	if _, err := Run(context.Background(), cfg(), f); err == nil {
+		t.Fatal("no error")
+	}
+	f.fail = nil
+	c := resumeFrom(t, cfg())
+	c.Workers = 2
+	_, err := Run(context.Background(), c, f)
+	var se *load.SettingError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "routes its series to 3 workers") {
+		t.Fatalf("changed worker count with hash workers: %v", err)
+	}
+	res, err := Run(context.Background(), resumeFrom(t, cfg()), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range per1 {
+		if want := per1[m] + per2[m]; f.rows[m] != want {
+			t.Fatalf("table %s holds %d rows, want %d", m, f.rows[m], want)
+		}
+	}
+	if f.orderErr != nil {
+		t.Fatal(f.orderErr)
+	}
+	if res.Resume.SkippedRows == 0 || res.Resume.LoadRows != 21_000 || !res.Verify.OK {
+		t.Fatalf("resume %+v verify %+v", res.Resume, res.Verify)
+	}
+}
+
+// A snapshot taken after a batch was sent and before its ticket lists it
+// without tables; its ticket log line has them: the batch in doubt keeps
+// them, so a batch found written counts its rows in its tables (a resume
+// on PostgreSQL once verified 1,000 rows short of the journal's total).
+func TestGatherInDoubtKeepsTables(t *testing.T) {
+	dir := t.TempDir()
+	jp := filepath.Join(dir, "r.json.journal")
+	tables := []load.TableRows{{Name: "cpu", Rows: 1000}}
+	line, _ := json.Marshal(JournalBatch{Input: 0, Batch: 7, Rows: 1000, Tables: tables, Tickets: []string{"42"}})
+	os.WriteFile(jp+".tickets.3", append(line, '\n'), 0o644)
+	jr := &journal{path: jp, j: Journal{Inputs: []JournalInput{{}}}}
+	old := &Journal{InDoubt: []JournalBatch{{Input: 0, Batch: 7, Rows: 1000}}, TicketsFrom: 3}
+	if err := jr.gatherInDoubt(old); err != nil {
+		t.Fatal(err)
+	}
+	if len(jr.pending) != 1 || fmt.Sprint(jr.pending[0].Tables) != fmt.Sprint(tables) || fmt.Sprint(jr.pending[0].Tickets) != "[42]" || jr.gen != 4 || !jr.unsettled {
+		t.Fatalf("pending %+v, gen %d, unsettled %v", jr.pending, jr.gen, jr.unsettled)
+	}
+}
