@@ -60,7 +60,21 @@ func TestSignal(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(1500 * time.Millisecond)
+			// Signal once the load runs (rows in the database), not after a
+			// fixed time: on a loaded machine the set-up can take longer.
+			probe, perr := influx.New(influx.Config{URLs: []string{url}, Precision: "n", DBName: db})
+			if perr != nil {
+				t.Fatal(perr)
+			}
+			for wait := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+				if got, err := probe.Count(context.Background(), []string{"cpu"}); err == nil && got["cpu"] > 0 {
+					break
+				}
+				if time.Since(wait) > time.Minute {
+					t.Fatalf("no rows in the database a minute after the start\n%s", stderr.String())
+				}
+			}
+			probe.Close()
 			cmd.Process.Signal(sig)
 			start := time.Now()
 			err := cmd.Wait()

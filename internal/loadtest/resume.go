@@ -208,7 +208,22 @@ func (r *resumeRun) killWhen(t *testing.T, when func(r *resumeRun) bool, mayEnd 
 		}
 		t.Fatalf("the loader ended (%v) before the kill\n%s", err, r.stderr)
 	}
+	if mayEnd && r.complete() {
+		// The kill came after the run's last snapshot said the load was
+		// complete (between it and the exit): there is nothing to resume.
+		return false
+	}
 	return true
+}
+
+// complete reports whether the journal says the load is complete.
+func (r *resumeRun) complete() bool {
+	data, err := os.ReadFile(runner.JournalPath(r.results))
+	if err != nil {
+		return false
+	}
+	var j runner.Journal
+	return json.Unmarshal(data, &j) == nil && j.Complete
 }
 
 // cmd runs the loader with args and returns its stderr.

@@ -312,6 +312,11 @@ func (r *run) run(ctx context.Context) (err error) {
 			return err
 		}
 		if err := r.target.Prepare(ctx, opts); err != nil {
+			if ctx.Err() != nil {
+				// A signal during the set-up: say so, not the query it cut.
+				r.interrupted = true
+				return fmt.Errorf("%w (%v) while preparing the target: nothing was sent", errInterrupted, context.Cause(ctx))
+			}
 			return fmt.Errorf("prepare: %w", err)
 		}
 		r.askServerVersion(ctx)
@@ -784,6 +789,9 @@ func (r *run) finish(ctx context.Context, err error) {
 	res := r.res
 	if !r.started {
 		res.Status = load.StatusFailed
+		if r.interrupted {
+			res.Status = load.StatusInterrupted
+		}
 		r.err = err
 		if err != nil {
 			res.Error = err.Error()

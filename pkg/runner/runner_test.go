@@ -291,6 +291,37 @@ func TestInterrupted(t *testing.T) {
 	}
 }
 
+// A signal while the target prepares (a slow DROP DATABASE) is an
+// interruption, not the error of the query it cut short.
+func TestInterruptedWhilePreparing(t *testing.T) {
+	path, _ := ilpInput(t, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &preparingTarget{fakeTarget: newFake(), started: make(chan struct{})}
+	go func() {
+		<-f.started
+		cancel()
+	}()
+	res, err := Run(ctx, baseConfig(path), f)
+	if !errors.Is(err, errInterrupted) || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Fatalf("err %v", err)
+	}
+	if res.Status != load.StatusInterrupted || res.Rows != 0 {
+		t.Fatalf("status %s rows %d", res.Status, res.Rows)
+	}
+}
+
+// preparingTarget's Prepare waits for its context, as a query does.
+type preparingTarget struct {
+	*fakeTarget
+	started chan struct{}
+}
+
+func (p *preparingTarget) Prepare(ctx context.Context, opts load.PrepareOptions) error {
+	close(p.started)
+	<-ctx.Done()
+	return fmt.Errorf("DROP DATABASE: %w", ctx.Err())
+}
+
 func TestResultsJSON(t *testing.T) {
 	path, _ := ilpInput(t, 2500)
 	cfg := baseConfig(path)
