@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -29,7 +30,7 @@ func (s *Splitter) stepILPDeferred() error {
 	s.line++
 	s.offset += int64(n)
 	sl := s.slotFor(-1, 0)
-	if !ilpRecord(line) {
+	if !ilp.IsRecord(line) {
 		if sl.b.Rows > 0 {
 			s.own(sl)
 			sl.b.Data = append(append(sl.b.Data, line...), '\n')
@@ -51,29 +52,6 @@ func (s *Splitter) stepILPDeferred() error {
 	return nil
 }
 
-// ilpRecord reports whether a line (without its '\n', with the CR of a
-// CRLF) is a record, valid or not, rather than a blank or comment line:
-// scanILP's rule.
-func ilpRecord(line []byte) bool {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	for _, c := range line {
-		if c != ' ' && c != '\t' {
-			return c != '#'
-		}
-	}
-	return false
-}
-
-// plainStart marks the first bytes that make a line a record at once.
-var plainStart = func() (t [256]bool) {
-	for i := range t {
-		t[i] = i != ' ' && i != '\t' && i != '#' && i != '\r' && i != '\n'
-	}
-	return
-}()
-
 // bulkDeferred takes the complete lines already buffered, until a batch
 // fills, adding each run of lines to the batch at once (take: in place,
 // when they continue it in the same chunk); it returns the number of
@@ -92,7 +70,7 @@ func (s *Splitter) bulkDeferred() int {
 		line := buf[off : off+i]
 		end := off + i + 1
 		s.line++
-		if len(line) == 0 || !plainStart[line[0]] && !ilpRecord(line) {
+		if !ilp.IsRecord(line) {
 			if sl.b.Rows == 0 {
 				start = end // not kept in front of a batch
 			}
@@ -163,7 +141,7 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 	borrowed := b.Hold != nil
 	for p := 0; p < len(data); {
 		// The common plain line is found and checked in one pass.
-		r, i, fast := nextLineFast(data[p:])
+		r, i, fast := ilp.NextPlain(data[p:])
 		if i < 0 {
 			if i = bytes.IndexByte(data[p:], '\n'); i < 0 {
 				i = len(data) - p // cannot happen: the splitter ends every line
@@ -175,25 +153,25 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 			l = l[:n-1]
 		}
 		if !fast {
-			r = scanILP(l)
+			r = ilp.Scan(l)
 		}
 		keep := true
 		switch {
-		case r.reason != "":
+		case r.Reason != "":
 			record++
 			if !skipInvalid {
-				return skipped, &MalformedError{Source: b.Source, Record: record, Line: line, Offset: off, Reason: r.reason}
+				return skipped, &MalformedError{Source: b.Source, Record: record, Line: line, Offset: off, Reason: r.Reason}
 			}
 			skipped++
 			keep = false
 			if c.OnSkip != nil {
-				c.OnSkip(Skipped{Source: b.Source, Record: record, Line: line, Offset: off, Raw: l, Reason: r.reason})
+				c.OnSkip(Skipped{Source: b.Source, Record: record, Line: line, Offset: off, Raw: l, Reason: r.Reason})
 			}
-		case r.row:
+		case r.Row:
 			record++
 			rows++
-			metrics += r.fields
-			countTable(c.names, b, l[:r.nameEnd])
+			metrics += r.Fields
+			countTable(c.names, b, l[:r.NameEnd])
 		}
 		if !keep || len(l) != len(raw) {
 			shift = true

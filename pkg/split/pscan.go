@@ -7,16 +7,17 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
 )
 
 // Parallel scan of a mapped ILP file (deferred checks, one part): the
 // mapping is cut into segments of whole lines, and one goroutine per core
 // finds and checks the lines of a segment at a time, in one pass
-// (nextLineFast), recording where each row ends, its fields and its
+// (ilp.NextPlain), recording where each row ends, its fields and its
 // measurement. The splitter then cuts batches from the segments in order
 // without reading the bytes again: a batch is a slice of the mapping,
-// already checked. This holds while lines are plain rows (scanILPFast's
+// already checked. This holds while lines are plain rows (ilp.ScanPlain's
 // shape, LF endings, within the record limit); at the first other line (a
 // comment, a blank or malformed line, a CRLF ending, a last line without
 // '\n') the splitter goes on from that line's start with the read-ahead
@@ -189,20 +190,20 @@ func (sc *pscan) scan(g *pseg, names map[string]string) {
 	sum := int32(0)
 	var last []byte // the current run's raw name
 	for p := g.start; p < g.end; {
-		r, i, ok := nextLineFast(data[p:])
+		r, i, ok := ilp.NextPlain(data[p:])
 		if i < 0 {
 			if i = bytes.IndexByte(data[p:g.end], '\n'); i < 0 {
 				return // a last line without '\n'
 			}
-			r, ok = scanILPFast(data[p : p+i])
+			r, ok = ilp.ScanPlain(data[p : p+i])
 		}
 		if !ok || i+1 > sc.maxRecord || p+i+1-g.start > math.MaxInt32 {
 			return
 		}
-		sum += int32(r.fields)
+		sum += int32(r.Fields)
 		g.ends = append(g.ends, int32(p+i+1-g.start))
 		g.fields = append(g.fields, sum)
-		raw := data[p : p+r.nameEnd]
+		raw := data[p : p+r.NameEnd]
 		if len(g.runs) == 0 || !bytes.Equal(raw, last) {
 			name, ok := names[string(raw)]
 			if !ok {

@@ -1,6 +1,7 @@
-// Package split owns reading load inputs and cutting them into batches; the
-// CSV and pgcopy grammars it cuts with are pkg/format/csv's and
-// pkg/format/pgcopy's (ILP's scanning kernels are still here).
+// Package split owns reading load inputs (files, stdin, gzip, zstd, memory
+// mapping, who holds the bytes) and cutting them into batches; it owns no
+// grammar: each format's is pkg/format/ilp's, pkg/format/csv's or
+// pkg/format/pgcopy's.
 //
 // It opens load inputs (files or stdin, gzip and zstd detected
 // from the content, decoded in parallel where the members or frames can be
