@@ -44,7 +44,7 @@ type pseg struct {
 	done   chan struct{}
 
 	sc   *pscan
-	refs refs // the splitter's (until it moves on) and its batches'
+	loan // the splitter's (until it moves on) and its batches'; back drops its pages
 }
 
 // nameRun is a run of rows of one measurement, up to row end (exclusive).
@@ -53,11 +53,8 @@ type nameRun struct {
 	end  int32
 }
 
-// Release drops a hold on g; the last one drops its pages from the process.
-func (g *pseg) Release() {
-	if !g.refs.release() {
-		return
-	}
+// giveBack drops g's pages from the process after its last Release.
+func (g *pseg) giveBack() {
 	// From the page g starts in to the one it ends in (that one is the
 	// next segment's to drop): a page of a neighbour still in use is read
 	// again from the page cache if it is needed.
@@ -68,17 +65,7 @@ func (g *pseg) Release() {
 		hi = g.end
 	}
 	g.sc.mm.drop(data[lo:hi])
-	g.sc.mm.release()
-}
-
-// segHold is a batch's hold on the segments it spans (load.Batch.Hold).
-type segHold struct{ segs []*pseg }
-
-func (h *segHold) Release() {
-	for _, g := range h.segs {
-		g.Release()
-	}
-	h.segs = h.segs[:0]
+	g.sc.mm.Release()
 }
 
 // pscan runs the scan: a producer cuts segments in order, workers scan
@@ -152,7 +139,8 @@ func (sc *pscan) produce() {
 		// by at most one search.
 		end := sc.lineStart(start + pscanSegment)
 		g := &pseg{start: start, end: end, done: make(chan struct{}), sc: sc}
-		g.refs.start()
+		g.back = g.giveBack
+		g.lend()
 		sc.mm.hold()
 		select {
 		case sc.order <- g:
@@ -253,7 +241,7 @@ func (s *Splitter) stepPscan() error {
 	if s.cfg.Limit > 0 {
 		want = int(min(int64(want), s.cfg.Limit-s.rows))
 	}
-	hold := &segHold{}
+	hold := &loans{}
 	start, end := -1, 0 // the batch's bytes in the mapping
 	metrics := 0
 	b.Tables = b.Tables[:0]
@@ -293,8 +281,8 @@ func (s *Splitter) stepPscan() error {
 				break
 			}
 		}
-		g.refs.hold()
-		hold.segs = append(hold.segs, g)
+		g.hold()
+		*hold = append(*hold, &g.loan)
 		before := int32(0)
 		if from > 0 {
 			before = g.fields[from-1]

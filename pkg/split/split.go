@@ -214,7 +214,7 @@ func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
 		sl.z.end += len(p)
 		return
 	case sl.z.c == nil && len(sl.b.Data) == 0 && c != nil:
-		c.refs.hold()
+		c.hold()
 		sl.z = span{c: c, start: at, end: at + len(p)}
 		return
 	}
