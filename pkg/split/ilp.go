@@ -25,22 +25,10 @@ func (s *Splitter) initILP() error {
 	s.ilp.names = make(map[string]string)
 	s.step = s.stepILP
 	if s.cfg.DeferChecks && s.cfg.Parts == 1 && !(s.cfg.SkipInvalid && s.cfg.Limit > 0) {
-		s.step = s.stepILPDeferred
 		s.ilp.deferred = true
 		s.startPscan()
 	}
 	return nil
-}
-
-// readLine returns the next line without its line ending ("\n" or "\r\n"),
-// valid until the next read, and the number of bytes consumed. A last line
-// without '\n' loses a final CR too.
-func (s *Splitter) readLine() (line []byte, n int, err error) {
-	line, n, err = s.readRawLine()
-	if err == nil && len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
-	return line, n, err
 }
 
 // readRawLine returns the next line without its '\n' (a CR before it is
@@ -64,94 +52,62 @@ func (s *Splitter) readRawLine() (line []byte, n int, err error) {
 	}
 }
 
-// ilpBulk enables bulkILP (tests compare with it off).
+// ilpBulk lets stepILP cut the lines already buffered (tests compare with
+// it off: every line read on its own).
 var ilpBulk = true
 
+// stepILP is the one ILP path. While a mapped file's segments are scanned
+// ahead in parallel (pscan.go: the plain kernel over whole segments), a
+// batch is cut from them (cutScanned); from the first line they do not
+// take, and for any other input, it cuts the complete lines already in the
+// input's buffer (cutBuffered) until a batch fills; when none is complete
+// (the buffer must be refilled, the last line has no '\n', a line is over
+// the record limit) it reads the next line on its own. Each line of the
+// last two goes through addLine, whichever way it was found.
 func (s *Splitter) stepILP() error {
-	if ilpBulk && s.bulkILP() > 0 {
-		return nil
+	if s.ps.sc != nil {
+		return s.cutScanned()
 	}
-	line, n, err := s.readLine()
+	if ilpBulk {
+		if n, err := s.cutBuffered(); n > 0 || err != nil {
+			return err
+		}
+	}
+	line, n, err := s.readRawLine()
 	if err != nil {
 		return err
 	}
-	lineNo, off := s.line+1, s.offset
-	s.line++
-	s.offset += int64(n)
-
-	r := ilp.Scan(line)
-	if r.Reason != "" {
-		s.record++
-		return s.malformed(s.record, lineNo, off, bytes.TrimSuffix(line, []byte("\r")), true, "%s", r.Reason)
-	}
-	part := 0
-	if r.Row {
-		s.record++
-		if s.cfg.Parts > 1 {
-			part = s.part(mixHash(0, line[:r.KeyEnd]))
-		}
-	}
-	if !r.Row {
-		// Comment and blank lines stay in a batch (keeping its lines
-		// consecutive) only between rows of an unrouted batch.
-		if s.cfg.Parts == 1 {
-			if sl := s.slotFor(-1, 0); sl.b.Rows > 0 {
-				sl.b.Data = append(append(sl.b.Data, line...), '\n')
-				if len(sl.b.Data) >= s.cfg.MaxBatchBytes && !sl.ready { // comments cannot grow a batch without bound
-					sl.ready = true
-					s.ready = append(s.ready, sl)
-				}
-			}
-		}
-		return nil
-	}
-	sl := s.slotFor(-1, part)
-	s.reserve(sl, len(line)+1)
-	sl.begin(s.record, lineNo, off)
-	sl.b.Data = append(append(sl.b.Data, line...), '\n')
-	sl.b.Rows++
-	sl.b.Metrics += r.Fields
-	s.countTable(&sl.b, line[:r.NameEnd])
-	s.added(sl)
-	return nil
+	return s.addLine(line, n, nil, nil, 0, ilp.Line{}, false)
 }
 
-// bulkILP takes the complete plain lines (LF-terminated, accepted by
-// ilp.ScanPlain) already in the input's buffer, without copying them out
-// line by line, until a batch fills; it returns the number of rows taken.
-// It stops at the first line it does not take (a comment, a blank or
-// malformed line, a CRLF line, a line the fast path declines, the end of
-// the buffered bytes), which stepILP then handles as before, so the
-// batches, counts and errors are the same as line by line.
-func (s *Splitter) bulkILP() int {
+// cutBuffered takes the complete lines in the input's buffer through
+// addLine until a batch fills or the limit is reached, and returns how
+// many it took. With the checks here (not deferred), each line is found
+// and checked in one pass by the plain kernel (ilp.NextPlain, else
+// ilp.ScanPlain); addLine checks what it declines with the careful one.
+// With deferred checks, lines go into the batch where they lie in the
+// buffer (take: zero-copy) when they follow each other.
+func (s *Splitter) cutBuffered() (taken int, err error) {
 	br := s.in.br
 	buf, _ := br.Peek(br.Buffered())
-	taken, off := 0, 0
-	for len(s.ready) == 0 {
-		i := bytes.IndexByte(buf[off:], '\n')
+	c, pos := br.chunkPos()
+	check := !s.ilp.deferred
+	off := 0
+	for len(s.ready) == 0 && err == nil {
+		var r ilp.Line
+		i, plain := -1, false
+		if check {
+			r, i, plain = ilp.NextPlain(buf[off:])
+		}
 		if i < 0 {
-			break
+			if i = bytes.IndexByte(buf[off:], '\n'); i < 0 {
+				break
+			}
+			if check {
+				r, plain = ilp.ScanPlain(buf[off : off+i])
+			}
 		}
-		line := buf[off : off+i]
-		r, ok := ilp.ScanPlain(line) // also declines a line ending in '\r'
-		if !ok {
-			break
-		}
-		s.line++
-		s.record++
-		part := 0
-		if s.cfg.Parts > 1 {
-			part = s.part(mixHash(0, line[:r.KeyEnd]))
-		}
-		sl := s.slotFor(-1, part)
-		s.reserve(sl, i+1)
-		sl.begin(s.record, s.line, s.offset)
-		s.offset += int64(i + 1)
-		sl.b.Data = append(sl.b.Data, buf[off:off+i+1]...)
-		sl.b.Rows++
-		sl.b.Metrics += r.Fields
-		s.countTable(&sl.b, line[:r.NameEnd])
-		s.added(sl)
+		err = s.addLine(buf[off:off+i], i+1, buf[off:off+i+1], c, pos+off, r, plain)
 		off += i + 1
 		taken++
 		if s.cfg.Limit > 0 && s.rows >= s.cfg.Limit {
@@ -161,7 +117,81 @@ func (s *Splitter) bulkILP() int {
 	if off > 0 {
 		br.Discard(off)
 	}
-	return taken
+	return taken, err
+}
+
+// addLine adds one line (without its '\n'; n bytes of input with it) to
+// its batch. whole is the line with its '\n' as it lies in chunk c at
+// index at (nil: the line is copied). scanned says r is the plain
+// kernel's result for the line; otherwise it is checked here (careful
+// kernel for what the plain one declines). With deferred checks the line
+// is only told a record or not (ilp.IsRecord) and keeps its CR, for the
+// Checker.
+func (s *Splitter) addLine(line []byte, n int, whole []byte, c *raChunk, at int, r ilp.Line, scanned bool) error {
+	lineNo, off := s.line+1, s.offset
+	s.line++
+	s.offset += int64(n)
+	if s.ilp.deferred {
+		r.Row = ilp.IsRecord(line)
+	} else {
+		// The splitter's batches are copies with LF line ends.
+		whole, c = nil, nil
+		if !scanned {
+			if k := len(line); k > 0 && line[k-1] == '\r' {
+				line = line[:k-1]
+			}
+			r = ilp.Scan(line)
+		}
+		if r.Reason != "" {
+			s.record++
+			return s.malformed(s.record, lineNo, off, bytes.TrimSuffix(line, []byte("\r")), true, "%s", r.Reason)
+		}
+	}
+	if !r.Row {
+		// Comment and blank lines stay in a batch (keeping its lines
+		// consecutive) only between rows of an unrouted batch.
+		if s.cfg.Parts == 1 {
+			if sl := s.slotFor(-1, 0); sl.b.Rows > 0 {
+				s.appendLine(sl, line, whole, c, at)
+				if sl.size() >= s.cfg.MaxBatchBytes && !sl.ready { // comments cannot grow a batch without bound
+					sl.ready = true
+					s.ready = append(s.ready, sl)
+				}
+			}
+		}
+		return nil
+	}
+	s.record++
+	part := 0
+	if s.cfg.Parts > 1 {
+		part = s.part(mixHash(0, line[:r.KeyEnd]))
+	}
+	sl := s.slotFor(-1, part)
+	if c == nil {
+		s.reserve(sl, len(line)+1)
+	}
+	sl.begin(s.record, lineNo, off)
+	s.appendLine(sl, line, whole, c, at)
+	sl.b.Rows++
+	if s.ilp.deferred {
+		sl.b.Unchecked = true
+	} else {
+		sl.b.Metrics += r.Fields
+		s.countTable(&sl.b, line[:r.NameEnd])
+	}
+	s.added(sl)
+	return nil
+}
+
+// appendLine adds line and a '\n' to sl's batch: in place when whole (the
+// line with its '\n' at index at of chunk c) continues it, else copied.
+func (s *Splitter) appendLine(sl *slot, line, whole []byte, c *raChunk, at int) {
+	if whole != nil && c != nil {
+		s.take(sl, whole, c, at)
+		return
+	}
+	s.own(sl)
+	sl.b.Data = append(append(sl.b.Data, line...), '\n')
 }
 
 // reserve gives a batch that starts in a buffer that never held data room

@@ -8,7 +8,8 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 )
 
-// splitBothWays splits data with bulkILP on and off and fails unless the
+// splitBothWays splits data cutting the buffered lines (cutBuffered) and
+// reading each line on its own (ilpBulk off), and fails unless the
 // batches, their parts, the counts and the error are identical.
 func splitBothWays(t *testing.T, data []byte, cfg Config) {
 	t.Helper()
@@ -48,13 +49,16 @@ func TestBulkILPEqualsLineByLine(t *testing.T) {
 			{Format: format.ILP, BatchSize: 5, Limit: 11},
 			{Format: format.ILP, BatchSize: 1000, MaxBatchBytes: 700},
 			{Format: format.ILP, MaxRecordBytes: 4096}, // many buffer refills
+			{Format: format.ILP, BatchSize: 3, DeferChecks: true},
+			{Format: format.ILP, DeferChecks: true, MaxRecordBytes: 4096},
 		} {
 			t.Run(fmt.Sprint(i), func(t *testing.T) { splitBothWays(t, []byte(in), cfg) })
 		}
 	}
 }
 
-// FuzzILPBulk: bulkILP cuts any input exactly as the line-by-line path.
+// FuzzILPBulk: cutting the buffered lines gives what reading each line on
+// its own gives, for any input.
 func FuzzILPBulk(f *testing.F) {
 	for _, in := range bulkInputs {
 		f.Add([]byte(in), uint8(3), uint8(1))
@@ -63,6 +67,8 @@ func FuzzILPBulk(f *testing.F) {
 		cfg := Config{Format: format.ILP, BatchSize: int(batch%16) + 1, Parts: int(parts%4) + 1, MaxRecordBytes: 4096}
 		splitBothWays(t, data, cfg)
 		cfg.SkipInvalid = true
+		splitBothWays(t, data, cfg)
+		cfg.SkipInvalid, cfg.Parts, cfg.DeferChecks = false, 1, true
 		splitBothWays(t, data, cfg)
 	})
 }

@@ -316,7 +316,7 @@ func (b *raReader) release(c *raChunk) { c.Release() }
 
 // chunkPos returns the chunk the unread bytes of the view are in and the
 // index of the first one in its buf, or nil when they are in the scratch
-// buffer: bulkDeferred's batches point into the chunk (zero-copy).
+// buffer: cutBuffered's batches point into the chunk (zero-copy).
 func (b *raReader) chunkPos() (*raChunk, int) {
 	if b.vc == nil {
 		return nil, 0

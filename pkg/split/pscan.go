@@ -227,13 +227,12 @@ func (s *Splitter) startPscan() {
 	in.stopReadAhead()
 	s.ps.sc = newPscan(in.ra.mm, s.cfg.MaxRecordBytes, s.bom)
 	in.pscan = s.ps.sc
-	s.step = s.stepPscan
 }
 
-// stepPscan fills the ILP slot with one batch cut from the scanned
-// segments, or, at the first line they do not take, goes on with the
-// read-ahead path from its start.
-func (s *Splitter) stepPscan() error {
+// cutScanned fills the ILP slot with one batch cut from the scanned
+// segments, or, at the first line they do not take, stops the scan so that
+// stepILP goes on from that line's start with the read-ahead.
+func (s *Splitter) cutScanned() error {
 	ps := &s.ps
 	sl := s.slotFor(-1, 0)
 	b := &sl.b
@@ -366,6 +365,5 @@ func (s *Splitter) releasePscan() {
 func (s *Splitter) pscanDone() error {
 	s.releasePscan()
 	s.in.restartAt(int(s.offset))
-	s.step = s.stepILPDeferred
 	return nil
 }

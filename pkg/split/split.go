@@ -468,7 +468,7 @@ func (sl *slot) begin(record, line, offset int64) {
 // added marks sl ready when it holds a full batch.
 func (s *Splitter) added(sl *slot) {
 	s.rows++
-	if (sl.b.Rows >= s.cfg.BatchSize || len(sl.b.Data) >= s.cfg.MaxBatchBytes || (s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) && !sl.ready {
+	if (sl.b.Rows >= s.cfg.BatchSize || sl.size() >= s.cfg.MaxBatchBytes || (s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) && !sl.ready {
 		sl.ready = true
 		s.ready = append(s.ready, sl)
 	}

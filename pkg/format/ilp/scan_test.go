@@ -135,7 +135,7 @@ func testScanILPFastPathShifted(t *testing.T) {
 }
 
 // FuzzILPFastPath: on any line the fast path takes, it finds what the
-// careful scanner finds; the one-pass line finder (nextLineFast) agrees.
+// careful scanner finds; the one-pass line finder (NextPlain) agrees.
 func FuzzILPFastPath(f *testing.F) {
 	for _, c := range fastPathCases {
 		f.Add([]byte(c.line))
