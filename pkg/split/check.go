@@ -1,8 +1,6 @@
 package split
 
 import (
-	"bytes"
-
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
@@ -49,11 +47,9 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 	borrowed := b.Hold != nil
 	for p := 0; p < len(data); {
 		// The common plain line is found and checked in one pass.
-		r, i, fast := ilp.NextPlain(data[p:])
+		r, i, fast := ilp.NextLine(data[p:])
 		if i < 0 {
-			if i = bytes.IndexByte(data[p:], '\n'); i < 0 {
-				i = len(data) - p // cannot happen: the splitter ends every line
-			}
+			i = len(data) - p // cannot happen: the splitter ends every line
 		}
 		raw := data[p : p+i]
 		l := raw

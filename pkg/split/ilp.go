@@ -83,8 +83,7 @@ func (s *Splitter) stepILP() error {
 // cutBuffered takes the complete lines in the input's buffer through
 // addLine until a batch fills or the limit is reached, and returns how
 // many it took. With the checks here (not deferred), each line is found
-// and checked in one pass by the plain kernel (ilp.NextPlain, else
-// ilp.ScanPlain); addLine checks what it declines with the careful one.
+// and checked by the plain kernel (ilp.NextLine); addLine checks what it declines with the careful one.
 // With deferred checks, lines go into the batch where they lie in the
 // buffer (take: zero-copy) when they follow each other.
 func (s *Splitter) cutBuffered() (taken int, err error) {
@@ -95,17 +94,15 @@ func (s *Splitter) cutBuffered() (taken int, err error) {
 	off := 0
 	for len(s.ready) == 0 && err == nil {
 		var r ilp.Line
-		i, plain := -1, false
+		var i int
+		plain := false
 		if check {
-			r, i, plain = ilp.NextPlain(buf[off:])
+			r, i, plain = ilp.NextLine(buf[off:])
+		} else {
+			i = bytes.IndexByte(buf[off:], '\n')
 		}
 		if i < 0 {
-			if i = bytes.IndexByte(buf[off:], '\n'); i < 0 {
-				break
-			}
-			if check {
-				r, plain = ilp.ScanPlain(buf[off : off+i])
-			}
+			break
 		}
 		err = s.addLine(buf[off:off+i], i+1, buf[off:off+i+1], c, pos+off, r, plain)
 		off += i + 1

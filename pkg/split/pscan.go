@@ -14,7 +14,7 @@ import (
 // Parallel scan of a mapped ILP file (deferred checks, one part): the
 // mapping is cut into segments of whole lines, and one goroutine per core
 // finds and checks the lines of a segment at a time, in one pass
-// (ilp.NextPlain), recording where each row ends, its fields and its
+// (ilp.NextLine), recording where each row ends, its fields and its
 // measurement. The splitter then cuts batches from the segments in order
 // without reading the bytes again: a batch is a slice of the mapping,
 // already checked. This holds while lines are plain rows (ilp.ScanPlain's
@@ -178,12 +178,11 @@ func (sc *pscan) scan(g *pseg, names map[string]string) {
 	sum := int32(0)
 	var last []byte // the current run's raw name
 	for p := g.start; p < g.end; {
-		r, i, ok := ilp.NextPlain(data[p:])
+		// A line's '\n' is before g.end (segments end at line starts),
+		// or it is the file's last line, without one.
+		r, i, ok := ilp.NextLine(data[p:])
 		if i < 0 {
-			if i = bytes.IndexByte(data[p:g.end], '\n'); i < 0 {
-				return // a last line without '\n'
-			}
-			r, ok = ilp.ScanPlain(data[p : p+i])
+			return // a last line without '\n'
 		}
 		if !ok || i+1 > sc.maxRecord || p+i+1-g.start > math.MaxInt32 {
 			return

@@ -8,9 +8,10 @@
 // comments: all that tsload writes) that ScanPlain checks 8 bytes at a
 // time (SWAR) or 64 at a time (AVX2, scan_amd64.s); ScanCareful reads any
 // line byte by byte and gives the reasons for refusals, with the same
-// result on every line ScanPlain takes (FuzzILPFastPath). NextPlain finds
-// a line's end and checks it in one pass, for a reader that cuts a buffer
-// of lines. IsRecord tells records from comment and blank lines without a
+// result on every line ScanPlain takes (FuzzILPFastPath). NextLine finds
+// a line's end and checks it with the plain kernel (one pass with AVX2),
+// for a reader that cuts a buffer of lines: the lines it declines go to
+// Scan. IsRecord tells records from comment and blank lines without a
 // scan; Unescape gives a measurement's name.
 //
 // # Writing

@@ -58,6 +58,22 @@ func Unescape(raw []byte) string {
 	return string(out)
 }
 
+// NextLine finds the line at the start of b and checks it with the plain
+// kernel: n is the index of its '\n' (-1: b holds none), and plain reports
+// that the line has the plain shape, r then being Scan's result for it. A
+// line it declines is Scan's to check (or ScanCareful's: the plain kernel
+// declined it already). With AVX2 the end and the check are one pass.
+func NextLine(b []byte) (r Line, n int, plain bool) {
+	if r, n, plain = nextPlain(b); n >= 0 {
+		return r, n, plain
+	}
+	if n = bytes.IndexByte(b, '\n'); n < 0 {
+		return r, -1, false
+	}
+	r, plain = ScanPlain(b[:n])
+	return r, n, plain
+}
+
 // Byte classes of the ILP scanner: stop[c] is true for the bytes a state
 // must look at; every other byte is skipped in a tight loop. Non-ASCII
 // bytes and NUL stop every state (for the UTF-8 and NUL checks).

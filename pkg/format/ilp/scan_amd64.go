@@ -43,11 +43,11 @@ func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) plainResult {
 	return r
 }
 
-// NextPlain finds the line at the start of b (up to its '\n') and
+// nextPlain finds the line at the start of b (up to its '\n') and
 // checks it with blocksAVX2 in one pass: n is the index of the '\n' (-1:
 // not found in b's whole blocks, the caller looks itself) and ok reports
 // that the line is plain (ScanPlain's result is then r).
-func NextPlain(b []byte) (r Line, n int, ok bool) {
+func nextPlain(b []byte) (r Line, n int, ok bool) {
 	if !useAVX2 {
 		return r, -1, false
 	}

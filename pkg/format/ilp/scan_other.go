@@ -10,6 +10,6 @@ func plainAVX2(line []byte) (plain bool, parity uint64, spaces, lastSp, firstSp,
 	panic("ilp: no AVX2 kernel in this build")
 }
 
-// NextPlain leaves every line to the caller where there is no vector
+// nextPlain leaves every line to the caller where there is no vector
 // implementation.
-func NextPlain([]byte) (r Line, n int, ok bool) { return r, -1, false }
+func nextPlain([]byte) (r Line, n int, ok bool) { return r, -1, false }

@@ -104,6 +104,7 @@ func testScanILPFastPath(t *testing.T) {
 			t.Errorf("%q: Scan %+v, careful %+v", c.line, r, want)
 		}
 		lineFastAgrees(t, line)
+		lineAgrees(t, line)
 	}
 }
 
@@ -129,13 +130,14 @@ func testScanILPFastPathShifted(t *testing.T) {
 					t.Errorf("%q: valid plain line declined by the fast path", line)
 				}
 				lineFastAgrees(t, line)
+				lineAgrees(t, line)
 			}
 		}
 	}
 }
 
 // FuzzILPFastPath: on any line the fast path takes, it finds what the
-// careful scanner finds; the one-pass line finder (NextPlain) agrees.
+// careful scanner finds; the one-pass line finder (NextLine) agrees.
 func FuzzILPFastPath(f *testing.F) {
 	for _, c := range fastPathCases {
 		f.Add([]byte(c.line))
@@ -153,8 +155,27 @@ func FuzzILPFastPath(f *testing.F) {
 				t.Fatalf("%q (AVX2 %v): Scan %+v, careful %+v", line, avx2, got, want)
 			}
 			lineFastAgrees(t, line)
+			lineAgrees(t, line)
 		})
 	})
+}
+
+// lineAgrees checks NextLine on line followed by '\n' and more: it finds
+// the '\n' and takes the line as ScanPlain does; without a '\n' it finds
+// none.
+func lineAgrees(t *testing.T, line []byte) {
+	t.Helper()
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return
+	}
+	want, wantOK := ScanPlain(line)
+	buf := append(append([]byte(nil), line...), "\nm f=1 2\n"...)
+	if r, n, ok := NextLine(buf); n != len(line) || ok != wantOK || (ok && r != want) {
+		t.Errorf("%q: NextLine %+v, end %d, ok %v; ScanPlain %+v, ok %v", line, r, n, ok, want, wantOK)
+	}
+	if _, n, ok := NextLine(line); n != -1 || ok {
+		t.Errorf("%q without a '\\n': NextLine end %d, ok %v", line, n, ok)
+	}
 }
 
 // BenchmarkScanILPLineCareful is the per-line cost of the careful scanner
