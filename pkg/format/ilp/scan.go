@@ -62,11 +62,13 @@ func Unescape(raw []byte) string {
 // kernel: n is the index of its '\n' (-1: b holds none), and plain reports
 // that the line has the plain shape, r then being Scan's result for it. A
 // line it declines is Scan's to check (or ScanCareful's: the plain kernel
-// declined it already). With AVX2 the end and the check are one pass.
-func NextLine(b []byte) (r Line, n int, plain bool) {
-	if r, n, plain = nextPlain(b); n >= 0 {
-		return r, n, plain
-	}
+// declined it already). With AVX2 the end and the check are one pass
+// (scan_amd64.go); otherwise it is nextLineSWAR.
+//
+// func NextLine(b []byte) (r Line, n int, plain bool)
+
+// nextLineSWAR is NextLine with ScanPlain's word loop.
+func nextLineSWAR(b []byte) (r Line, n int, plain bool) {
 	if n = bytes.IndexByte(b, '\n'); n < 0 {
 		return r, -1, false
 	}

@@ -43,17 +43,17 @@ func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) plainResult {
 	return r
 }
 
-// nextPlain finds the line at the start of b (up to its '\n') and
-// checks it with blocksAVX2 in one pass: n is the index of the '\n' (-1:
-// not found in b's whole blocks, the caller looks itself) and ok reports
-// that the line is plain (ScanPlain's result is then r).
-func nextPlain(b []byte) (r Line, n int, ok bool) {
+// NextLine (scan.go) with AVX2: the line's end and its check are one
+// pass of blocksAVX2 over b's whole blocks; a line they do not end is
+// found by nextLineSWAR. (One function, not a wrapper: the result is
+// copied once per line.)
+func NextLine(b []byte) (r Line, n int, plain bool) {
 	if !useAVX2 {
-		return r, -1, false
+		return nextLineSWAR(b)
 	}
 	p, n := blocksAVX2(b, 0, 0, 0, true)
 	if n < 0 {
-		return r, -1, false
+		return nextLineSWAR(b)
 	}
 	line := b[:n]
 	if n == 0 || !plainFirst[line[0]] || p.viol != 0 {

@@ -29,7 +29,7 @@ func BenchmarkScanILPLineSWAR(b *testing.B) {
 	BenchmarkScanILPLine(b)
 }
 
-// lineFastAgrees checks nextPlain on line, followed by '\n' and bytes
+// lineFastAgrees checks NextLine on line, followed by '\n' and bytes
 // that must not count (separators, quotes, backslashes, NUL, more lines):
 // it must find the '\n' and agree with ScanPlain. Cut before the '\n'
 // to whole blocks, it must report no line end.
@@ -44,12 +44,12 @@ func lineFastAgrees(t *testing.T, line []byte) {
 		for len(buf)%64 != 0 {
 			buf = append(buf, junk[len(buf)%len(junk)])
 		}
-		r, n, ok := nextPlain(buf)
+		r, n, ok := NextLine(buf)
 		if n != len(line) || ok != wantOK || (ok && r != want) {
-			t.Errorf("%q + %q: nextPlain %+v, end %d, ok %v; ScanPlain %+v, ok %v", line, junk, r, n, ok, want, wantOK)
+			t.Errorf("%q + %q: NextLine %+v, end %d, ok %v; ScanPlain %+v, ok %v", line, junk, r, n, ok, want, wantOK)
 		}
 		if whole := len(line) &^ 63; whole > 0 {
-			if _, n, ok := nextPlain(buf[:whole]); n != -1 || ok {
+			if _, n, ok := NextLine(buf[:whole]); n != -1 || ok {
 				t.Errorf("%q cut to %d bytes: end %d, ok %v; want -1", line, whole, n, ok)
 			}
 		}

@@ -10,6 +10,5 @@ func plainAVX2(line []byte) (plain bool, parity uint64, spaces, lastSp, firstSp,
 	panic("ilp: no AVX2 kernel in this build")
 }
 
-// nextPlain leaves every line to the caller where there is no vector
-// implementation.
-func nextPlain([]byte) (r Line, n int, ok bool) { return r, -1, false }
+// NextLine (scan.go) without a vector implementation.
+func NextLine(b []byte) (r Line, n int, plain bool) { return nextLineSWAR(b) }
