@@ -188,6 +188,7 @@ func (s *Splitter) appendLine(sl *slot, line, whole []byte, c *raChunk, at int) 
 		return
 	}
 	s.own(sl)
+	s.grow(sl, len(line)+1)
 	sl.b.Data = append(append(sl.b.Data, line...), '\n')
 }
 

@@ -88,6 +88,7 @@ import (
 	"hash/maphash"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -219,7 +220,22 @@ func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
 		return
 	}
 	s.own(sl)
+	s.grow(sl, len(p))
 	sl.b.Data = append(sl.b.Data, p...)
+}
+
+// grow makes room for n more bytes in sl's batch: when it must grow, once
+// for the rest of the batch (at the size of its rows so far, within
+// MaxBatchBytes and 8 MiB), not by append's steps line after line (a
+// batch copied from a zero-copy span or from the parallel scan goes on
+// line by line).
+func (s *Splitter) grow(sl *slot, n int) {
+	d := sl.b.Data
+	if len(d)+n <= cap(d) || sl.b.Rows == 0 {
+		return
+	}
+	rest := max(s.cfg.BatchSize-sl.b.Rows, 1) * (len(d)/sl.b.Rows + 1)
+	sl.b.Data = slices.Grow(d, max(min(rest, s.cfg.MaxBatchBytes-len(d), 8<<20), 0)+n)
 }
 
 // keepSpare keeps a batch buffer handed back while its slot had one.
