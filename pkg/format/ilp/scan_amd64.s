@@ -54,9 +54,9 @@
 // (all, and before the first space) and finds the first separator and
 // the first and last spaces (-1: none).
 //
-// The masks of every block are shifted right by skip first (BMI2 SHRX),
-// so that a single block can be the last 64 bytes of a line whose first
-// skip bytes were taken already.
+// Without line, the masks of every block are shifted right by skip first
+// (BMI2 SHRX), so that a single block can be the last 64 bytes of a line
+// whose first skip bytes were taken already (skip is 0 with line).
 //
 // With line set, the first '\n' ends the scan: only the bits below it
 // count, n is its index in b, and the blocks after it are not read (n is
@@ -91,32 +91,33 @@ loop:
 	CMPQ CX, $64
 	JB   done
 
-	// low 32 bytes: sep R8, eq R9, bad R10, spaces R11, newlines DI
+	// low 32 bytes: sep R8, eq R9, bad R10, spaces R11
 	CLASSIFY(0)
-	VPCMPEQB  Y0, Y14, Y15
 	LOWMASKS
-	VPMOVMSKB Y15, DI
 
 	// high 32 bytes, merged into the upper halves
 	CLASSIFY(32)
-	VPCMPEQB  Y0, Y14, Y15
 	HIGHMASKS
-	VPMOVMSKB Y15, AX
-	SHLQ      $32, AX
-	ORQ       AX, DI
 
+	CMPB line+48(FP), $0
+	JNE  newlines
 	MOVQ  skip+40(FP), AX
 	SHRXQ AX, R8, R8
 	SHRXQ AX, R9, R9
 	SHRXQ AX, R10, R10
 	SHRXQ AX, R11, R11
+	JMP   masked
 
-	// With line, a '\n' in the block ends the line: only the bits below
-	// it count.
-	CMPB   line+48(FP), $0
-	JEQ    nonl
+newlines:
+	// A '\n' in the block ends the line: only the bits below it count.
+	VPCMPEQB  0(SI), Y14, Y15
+	VPMOVMSKB Y15, DI
+	VPCMPEQB  32(SI), Y14, Y15
+	VPMOVMSKB Y15, AX
+	SHLQ      $32, AX
+	ORQ       AX, DI
 	TESTQ  DI, DI
-	JZ     nonl
+	JZ     masked
 	TZCNTQ DI, AX
 	BZHIQ  AX, R8, R8
 	BZHIQ  AX, R9, R9
@@ -126,7 +127,7 @@ loop:
 	SUBQ   b_base+0(FP), AX
 	MOVQ   AX, n+128(FP)
 
-nonl:
+masked:
 	ORQ  R10, R14 // bad bytes
 	MOVQ R8, BX
 	ORQ  R9, BX   // m
