@@ -77,34 +77,38 @@ func (s *Splitter) stepILP() error {
 	if err != nil {
 		return err
 	}
-	return s.addLine(line, n, nil, nil, 0, ilp.Line{}, false)
+	return s.addLine(line, n, nil, 0, nil)
 }
 
 // cutBuffered takes the complete lines in the input's buffer through
 // addLine until a batch fills or the limit is reached, and returns how
 // many it took. With the checks here (not deferred), each line is found
-// and checked by the plain kernel (ilp.NextLine); addLine checks what it declines with the careful one.
-// With deferred checks, lines go into the batch where they lie in the
-// buffer (take: zero-copy) when they follow each other.
+// and checked by the plain kernel (ilp.NextLine); addLine checks what it
+// declines with the careful one. With deferred checks, lines go into the
+// batch where they lie in the buffer (take: zero-copy) when they follow
+// each other.
 func (s *Splitter) cutBuffered() (taken int, err error) {
 	br := s.in.br
 	buf, _ := br.Peek(br.Buffered())
 	c, pos := br.chunkPos()
 	check := !s.ilp.deferred
 	off := 0
+	var r ilp.Line
 	for len(s.ready) == 0 && err == nil {
-		var r ilp.Line
 		var i int
-		plain := false
+		scanned := (*ilp.Line)(nil)
 		if check {
-			r, i, plain = ilp.NextLine(buf[off:])
+			var plain bool
+			if r, i, plain = ilp.NextLine(buf[off:]); plain {
+				scanned = &r
+			}
 		} else {
 			i = bytes.IndexByte(buf[off:], '\n')
 		}
 		if i < 0 {
 			break
 		}
-		err = s.addLine(buf[off:off+i], i+1, buf[off:off+i+1], c, pos+off, r, plain)
+		err = s.addLine(buf[off:off+i], i+1, c, pos+off, scanned)
 		off += i + 1
 		taken++
 		if s.cfg.Limit > 0 && s.rows >= s.cfg.Limit {
@@ -118,22 +122,24 @@ func (s *Splitter) cutBuffered() (taken int, err error) {
 }
 
 // addLine adds one line (without its '\n'; n bytes of input with it) to
-// its batch. whole is the line with its '\n' as it lies in chunk c at
-// index at (nil: the line is copied). scanned says r is the plain
-// kernel's result for the line; otherwise it is checked here (careful
-// kernel for what the plain one declines). With deferred checks the line
-// is only told a record or not (ilp.IsRecord) and keeps its CR, for the
-// Checker.
-func (s *Splitter) addLine(line []byte, n int, whole []byte, c *raChunk, at int, r ilp.Line, scanned bool) error {
+// its batch. c, when set, is the chunk the line and its '\n' lie in, from
+// index at (nil: the line is copied). scanned is the plain kernel's result
+// for the line, if it took it; otherwise the line is checked here (the
+// careful kernel for what the plain one declines). With deferred checks
+// the line is only told a record or not (ilp.IsRecord) and keeps its CR,
+// for the Checker.
+func (s *Splitter) addLine(line []byte, n int, c *raChunk, at int, scanned *ilp.Line) error {
 	lineNo, off := s.line+1, s.offset
 	s.line++
 	s.offset += int64(n)
+	var r ilp.Line
 	if s.ilp.deferred {
 		r.Row = ilp.IsRecord(line)
 	} else {
-		// The splitter's batches are copies with LF line ends.
-		whole, c = nil, nil
-		if !scanned {
+		c = nil // the splitter's batches are copies with LF line ends
+		if scanned != nil {
+			r = *scanned
+		} else {
 			if k := len(line); k > 0 && line[k-1] == '\r' {
 				line = line[:k-1]
 			}
@@ -149,7 +155,7 @@ func (s *Splitter) addLine(line []byte, n int, whole []byte, c *raChunk, at int,
 		// consecutive) only between rows of an unrouted batch.
 		if s.cfg.Parts == 1 {
 			if sl := s.slotFor(-1, 0); sl.b.Rows > 0 {
-				s.appendLine(sl, line, whole, c, at)
+				s.appendLine(sl, line, c, at)
 				if sl.size() >= s.cfg.MaxBatchBytes && !sl.ready { // comments cannot grow a batch without bound
 					sl.ready = true
 					s.ready = append(s.ready, sl)
@@ -168,7 +174,7 @@ func (s *Splitter) addLine(line []byte, n int, whole []byte, c *raChunk, at int,
 		s.reserve(sl, len(line)+1)
 	}
 	sl.begin(s.record, lineNo, off)
-	s.appendLine(sl, line, whole, c, at)
+	s.appendLine(sl, line, c, at)
 	sl.b.Rows++
 	if s.ilp.deferred {
 		sl.b.Unchecked = true
@@ -180,11 +186,12 @@ func (s *Splitter) addLine(line []byte, n int, whole []byte, c *raChunk, at int,
 	return nil
 }
 
-// appendLine adds line and a '\n' to sl's batch: in place when whole (the
-// line with its '\n' at index at of chunk c) continues it, else copied.
-func (s *Splitter) appendLine(sl *slot, line, whole []byte, c *raChunk, at int) {
-	if whole != nil && c != nil {
-		s.take(sl, whole, c, at)
+// appendLine adds line and a '\n' to sl's batch: in place when c (the
+// chunk they lie in from index at) is set and the batch can go on there,
+// else copied.
+func (s *Splitter) appendLine(sl *slot, line []byte, c *raChunk, at int) {
+	if c != nil {
+		s.take(sl, line[:len(line)+1], c, at)
 		return
 	}
 	s.own(sl)
