@@ -641,37 +641,44 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if ctx.Err() != nil { // stopped: abandon batches not yet started
-			b.Release()
-			free <- b
-			return ctx.Err()
-		}
-		skipped, err := chk.Check(b, r.cfg.SkipInvalid)
-		if skipped > 0 {
-			r.skipped.Add(int64(skipped))
-			r.rowsRead.Add(-int64(skipped))
-		}
-		restore := r.prefix.apply(b) // TablePrefix (prefix.go)
-		if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
-			err = r.verifier.countBefore(ctx, batchTables(b))
-		}
-		if err == nil {
-			err = r.overErrorLimit()
-		}
-		if err == nil && b.Rows > 0 {
-			err = r.write(ctx, wctx, st, w, b)
-		}
-		if err == nil {
-			err = r.overErrorLimit()
-		}
-		restore()
-		b.Release() // a zero-copy batch's memory goes back to the reader
+		err := r.workOne(ctx, wctx, st, w, &chk, b)
+		b.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
 		free <- b
 		if err != nil {
-			r.failed.Add(1)
 			return err
 		}
 	}
+}
+
+// workOne checks and writes batch b; after a stop (ctx done) it is
+// abandoned unwritten.
+func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, b *load.Batch) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	skipped, err := chk.Check(b, r.cfg.SkipInvalid)
+	if skipped > 0 {
+		r.skipped.Add(int64(skipped))
+		r.rowsRead.Add(-int64(skipped))
+	}
+	restore := r.prefix.apply(b) // TablePrefix (prefix.go)
+	defer restore()
+	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
+		err = r.verifier.countBefore(ctx, batchTables(b))
+	}
+	if err == nil {
+		err = r.overErrorLimit()
+	}
+	if err == nil && b.Rows > 0 {
+		err = r.write(ctx, wctx, st, w, b)
+	}
+	if err == nil {
+		err = r.overErrorLimit()
+	}
+	if err != nil {
+		r.failed.Add(1)
+	}
+	return err
 }
 
 // write sends one batch, retrying what the target marks retryable.

@@ -87,18 +87,6 @@ func BenchmarkSplitCSV(b *testing.B)          { benchSplit(b, format.CSV, 1) }
 func BenchmarkSplitPGCopy(b *testing.B)       { benchSplit(b, format.PGCopy, 1) }
 func BenchmarkSplitPGCopyHashed(b *testing.B) { benchSplit(b, format.PGCopy, 4) }
 
-// BenchmarkScanILPLine is the per-line cost alone: zero allocations.
-func BenchmarkScanILPLine(b *testing.B) {
-	line := []byte("cpu,hostname=host_0,region=eu-west-1,datacenter=eu-west-1c,rack=22,os=Ubuntu15.10,arch=x86,team=LON,service=11,service_version=0,service_environment=staging usage_user=2.26,usage_system=0.77,usage_idle=0.54,usage_nice=0,usage_iowait=1.89,usage_irq=0.54,usage_softirq=0.74,usage_steal=0,usage_guest=0,usage_guest_nice=1.21 1451606400000000000")
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if r := scanILP(line); r.fields != 10 {
-			b.Fatal(r)
-		}
-	}
-}
-
 // BenchmarkSplitILPDeferred is the reader's share with the checks left to
 // the workers (Config.DeferChecks).
 func BenchmarkSplitILPDeferred(b *testing.B) { benchSplitCfg(b, format.ILP, Config{DeferChecks: true}) }

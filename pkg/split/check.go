@@ -1,9 +1,8 @@
 package split
 
 import (
-	"bytes"
-
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -13,121 +12,6 @@ import (
 // worker that writes the batch, then validates every line, counts metrics
 // and rows per measurement, and drops what must not be sent, exactly as
 // the splitter does when it checks.
-
-// stepILPDeferred is stepILP without the per-line checks.
-func (s *Splitter) stepILPDeferred() error {
-	if s.bulkDeferred() > 0 {
-		return nil
-	}
-	// The line keeps its CR, as bulkDeferred's do, for the checker to drop:
-	// a last line without '\n' is then checked as if it had one.
-	line, n, err := s.readRawLine()
-	if err != nil {
-		return err
-	}
-	lineNo, off := s.line+1, s.offset
-	s.line++
-	s.offset += int64(n)
-	sl := s.slotFor(-1, 0)
-	if !ilpRecord(line) {
-		if sl.b.Rows > 0 {
-			s.own(sl)
-			sl.b.Data = append(append(sl.b.Data, line...), '\n')
-			if len(sl.b.Data) >= s.cfg.MaxBatchBytes && !sl.ready {
-				sl.ready = true
-				s.ready = append(s.ready, sl)
-			}
-		}
-		return nil
-	}
-	s.record++
-	s.own(sl)
-	s.reserve(sl, len(line)+1)
-	sl.begin(s.record, lineNo, off)
-	sl.b.Data = append(append(sl.b.Data, line...), '\n')
-	sl.b.Rows++
-	sl.b.Unchecked = true
-	s.added(sl)
-	return nil
-}
-
-// ilpRecord reports whether a line (without its '\n', with the CR of a
-// CRLF) is a record, valid or not, rather than a blank or comment line:
-// scanILP's rule.
-func ilpRecord(line []byte) bool {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	for _, c := range line {
-		if c != ' ' && c != '\t' {
-			return c != '#'
-		}
-	}
-	return false
-}
-
-// plainStart marks the first bytes that make a line a record at once.
-var plainStart = func() (t [256]bool) {
-	for i := range t {
-		t[i] = i != ' ' && i != '\t' && i != '#' && i != '\r' && i != '\n'
-	}
-	return
-}()
-
-// bulkDeferred takes the complete lines already buffered, until a batch
-// fills, adding each run of lines to the batch at once (take: in place,
-// when they continue it in the same chunk); it returns the number of
-// lines taken.
-func (s *Splitter) bulkDeferred() int {
-	br := s.in.br
-	buf, _ := br.Peek(br.Buffered())
-	c, pos := br.chunkPos()
-	sl := s.slotFor(-1, 0)
-	off, start, taken := 0, 0, 0
-	for !sl.ready {
-		i := bytes.IndexByte(buf[off:], '\n')
-		if i < 0 {
-			break
-		}
-		line := buf[off : off+i]
-		end := off + i + 1
-		s.line++
-		if len(line) == 0 || !plainStart[line[0]] && !ilpRecord(line) {
-			if sl.b.Rows == 0 {
-				start = end // not kept in front of a batch
-			}
-		} else {
-			s.record++
-			s.rows++
-			if sl.b.Rows == 0 {
-				if c == nil { // copied: room for a batch at once
-					s.reserve(sl, i+1)
-				}
-				sl.b.FirstRecord, sl.b.FirstLine, sl.b.Offset = s.record, s.line, s.offset
-			}
-			sl.b.Rows++
-			sl.b.Unchecked = true
-		}
-		s.offset += int64(i + 1)
-		off = end
-		taken++
-		if sl.b.Rows > 0 && (sl.b.Rows >= s.cfg.BatchSize || sl.size()+off-start >= s.cfg.MaxBatchBytes ||
-			(s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) {
-			sl.ready = true
-			s.ready = append(s.ready, sl)
-		}
-		if s.cfg.Limit > 0 && s.rows >= s.cfg.Limit {
-			break
-		}
-	}
-	if off > start {
-		s.take(sl, buf[start:off], c, pos+start)
-	}
-	if off > 0 {
-		br.Discard(off)
-	}
-	return taken
-}
 
 // Checker validates and counts the batches of a splitter with
 // Config.DeferChecks. The zero value is ready; one Checker serves one
@@ -163,11 +47,9 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 	borrowed := b.Hold != nil
 	for p := 0; p < len(data); {
 		// The common plain line is found and checked in one pass.
-		r, i, fast := nextLineFast(data[p:])
+		r, i, fast := ilp.NextLine(data[p:])
 		if i < 0 {
-			if i = bytes.IndexByte(data[p:], '\n'); i < 0 {
-				i = len(data) - p // cannot happen: the splitter ends every line
-			}
+			i = len(data) - p // cannot happen: the splitter ends every line
 		}
 		raw := data[p : p+i]
 		l := raw
@@ -175,25 +57,25 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 			l = l[:n-1]
 		}
 		if !fast {
-			r = scanILP(l)
+			r = ilp.Scan(l)
 		}
 		keep := true
 		switch {
-		case r.reason != "":
+		case r.Reason != "":
 			record++
 			if !skipInvalid {
-				return skipped, &MalformedError{Source: b.Source, Record: record, Line: line, Offset: off, Reason: r.reason}
+				return skipped, &MalformedError{Source: b.Source, Record: record, Line: line, Offset: off, Reason: r.Reason}
 			}
 			skipped++
 			keep = false
 			if c.OnSkip != nil {
-				c.OnSkip(Skipped{Source: b.Source, Record: record, Line: line, Offset: off, Raw: l, Reason: r.reason})
+				c.OnSkip(Skipped{Source: b.Source, Record: record, Line: line, Offset: off, Raw: l, Reason: r.Reason})
 			}
-		case r.row:
+		case r.Row:
 			record++
 			rows++
-			metrics += r.fields
-			countTable(c.names, b, l[:r.nameEnd])
+			metrics += r.Fields
+			countTable(c.names, b, l[:r.NameEnd])
 		}
 		if !keep || len(l) != len(raw) {
 			shift = true

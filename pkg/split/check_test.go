@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -81,7 +82,7 @@ func (o *outcome) add(b *load.Batch) {
 func recordsOnly(data []byte) []byte {
 	var out []byte
 	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
-		if ilpRecord(bytes.TrimSuffix(l, []byte("\n"))) {
+		if ilp.IsRecord(bytes.TrimSuffix(l, []byte("\n"))) {
 			out = append(out, l...)
 		}
 	}

@@ -221,7 +221,7 @@ func (in *Input) restartAt(off int) {
 // pointing into it is released.
 func (in *Input) releaseMapping() {
 	in.dropWindows()
-	in.ra.mm.release()
+	in.ra.mm.Release()
 }
 
 // Detect returns the format of the input from its first bytes (without
@@ -316,7 +316,7 @@ func (b *raReader) release(c *raChunk) { c.Release() }
 
 // chunkPos returns the chunk the unread bytes of the view are in and the
 // index of the first one in its buf, or nil when they are in the scratch
-// buffer: bulkDeferred's batches point into the chunk (zero-copy).
+// buffer: cutBuffered's batches point into the chunk (zero-copy).
 func (b *raReader) chunkPos() (*raChunk, int) {
 	if b.vc == nil {
 		return nil, 0
@@ -490,31 +490,28 @@ var (
 // and go on without copying the chunk. A mapped chunk is a window of the
 // file's mapping (read-only) whose head holds the file's bytes before it.
 //
-// refs counts the chunk's holders: the reader while its bytes are in view,
+// Its loan counts the chunk's holders: the reader while its bytes are in view,
 // and every zero-copy batch pointing into it (load.Batch.Hold); the last
 // Release gives it back to the ring.
 type raChunk struct {
+	loan   // its holders; back returns it to the ring
 	buf    []byte
 	n      int
 	err    error // after the data
 	head   int
 	mapped bool
 	ra     *readAhead
-	refs   refs
 	// touched is prefault's result for a mapped window.
 	touched byte
 }
 
-// Release drops one hold on c (load.Batch.Hold); the last one returns c to
-// the ring (a mapped window's pages are dropped from the process first).
-func (c *raChunk) Release() {
-	if !c.refs.release() {
-		return
-	}
+// giveBack returns c to the ring after its last Release (a mapped window's
+// pages are dropped from the process first).
+func (c *raChunk) giveBack() {
 	if c.mapped {
 		c.ra.mm.drop(c.buf[c.head:c.n])
 		c.buf, c.mapped = nil, false
-		c.ra.mm.release()
+		c.ra.mm.Release()
 	}
 	c.ra.free <- c // never blocks: the ring holds every chunk
 }
@@ -553,7 +550,9 @@ func newReadAhead(src io.Reader, fill bool) *readAhead {
 		done: make(chan struct{}),
 	}
 	for i := 0; i < raChunks; i++ {
-		r.free <- &raChunk{ra: r}
+		c := &raChunk{ra: r}
+		c.back = c.giveBack
+		r.free <- c
 	}
 	return r
 }
@@ -583,7 +582,7 @@ func (r *readAhead) loop() {
 		}
 		c.buf = c.buf[:cap(c.buf)]
 		c.n, c.err, c.head = raHead, nil, raHead
-		c.refs.start()
+		c.lend()
 		for empty := 0; c.n < len(c.buf) && c.err == nil; {
 			n, err := r.src.Read(c.buf[c.n:])
 			c.n, c.err = c.n+n, err
@@ -627,7 +626,7 @@ func (r *readAhead) mapLoop() bool {
 		head := min(off, raMapHead)
 		end := min(off+raMapWindow, len(data))
 		c.buf, c.n, c.err, c.head, c.mapped = data[off-head:end:end], end-off+head, nil, head, true
-		c.refs.start()
+		c.lend()
 		r.mm.hold()
 		c.touched = prefault(c.buf[head:])
 		r.mapped.Add(int64(end - off))

@@ -13,4 +13,4 @@ type mapping struct{ data []byte }
 func mapFile(*os.File, int64) (*mapping, error) { return nil, errors.New("no memory mapping") }
 func (m *mapping) drop([]byte)                  {}
 func (m *mapping) hold()                        {}
-func (m *mapping) release()                     {}
+func (m *mapping) Release()                     {}

@@ -94,7 +94,7 @@ func splitFileScanned(t *testing.T, in *Input, cfg Config) (o outcome, zeroCopy,
 		if b.Hold != nil {
 			zeroCopy++
 		}
-		if _, ok := b.Hold.(*segHold); ok {
+		if _, ok := b.Hold.(*loans); ok {
 			scanned++
 		}
 		n, cerr := c.Check(b, cfg.SkipInvalid)
@@ -159,7 +159,7 @@ func TestMappedFile(t *testing.T) {
 				}
 				got, zc, scanned := splitFileScanned(t, in, cfg)
 				in.Close()
-				if live := in.ra.mm.live.n.Load(); live != 0 {
+				if live := in.ra.mm.n.Load(); live != 0 {
 					t.Errorf("%s: %d holds left on the mapping after Close", name, live)
 				}
 				sameOutcome(t, name, false, want, got)
@@ -250,7 +250,7 @@ func FuzzMappedFile(f *testing.F) {
 		}
 		got, _ := splitFile(t, in, cfg)
 		in.Close()
-		if live := in.ra.mm.live.n.Load(); live != 0 {
+		if live := in.ra.mm.n.Load(); live != 0 {
 			t.Fatalf("%d holds left on the mapping after Close", live)
 		}
 		if want.err != got.err || want.rows != got.rows || want.metrics != got.metrics || want.skiped != got.skiped ||

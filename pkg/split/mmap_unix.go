@@ -9,12 +9,12 @@ import (
 )
 
 // mapping is a read-only private memory mapping of a whole regular file.
-// live counts its holders: the Input (until Close) and every window in
-// use (a chunk with holds); the last release unmaps it, so that a batch
-// still pointing into it after the Input's Close stays readable.
+// Its loan's holders are the Input (until Close) and every window or
+// segment in use; the last Release unmaps it, so that a batch still
+// pointing into it after the Input's Close stays readable.
 type mapping struct {
+	loan
 	data []byte
-	live refs
 }
 
 // mapFile maps the first size bytes of f.
@@ -27,7 +27,8 @@ func mapFile(f *os.File, size int64) (*mapping, error) {
 		return nil, err
 	}
 	m := &mapping{data: data}
-	m.live.start()
+	m.back = func() { _ = unix.Munmap(m.data) }
+	m.lend()
 	return m, nil
 }
 
@@ -48,14 +49,4 @@ func (m *mapping) drop(b []byte) {
 	}
 	base := addr(m.data)
 	_ = unix.Madvise(m.data[lo-base:hi-base], unix.MADV_DONTNEED)
-}
-
-// hold adds a holder (a window handed out).
-func (m *mapping) hold() { m.live.hold() }
-
-// release drops a holder; the last one unmaps the file.
-func (m *mapping) release() {
-	if m.live.release() {
-		_ = unix.Munmap(m.data)
-	}
 }

@@ -7,16 +7,17 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
 )
 
 // Parallel scan of a mapped ILP file (deferred checks, one part): the
 // mapping is cut into segments of whole lines, and one goroutine per core
 // finds and checks the lines of a segment at a time, in one pass
-// (nextLineFast), recording where each row ends, its fields and its
+// (ilp.NextLine), recording where each row ends, its fields and its
 // measurement. The splitter then cuts batches from the segments in order
 // without reading the bytes again: a batch is a slice of the mapping,
-// already checked. This holds while lines are plain rows (scanILPFast's
+// already checked. This holds while lines are plain rows (ilp.ScanPlain's
 // shape, LF endings, within the record limit); at the first other line (a
 // comment, a blank or malformed line, a CRLF ending, a last line without
 // '\n') the splitter goes on from that line's start with the read-ahead
@@ -43,7 +44,7 @@ type pseg struct {
 	done   chan struct{}
 
 	sc   *pscan
-	refs refs // the splitter's (until it moves on) and its batches'
+	loan // the splitter's (until it moves on) and its batches'; back drops its pages
 }
 
 // nameRun is a run of rows of one measurement, up to row end (exclusive).
@@ -52,11 +53,8 @@ type nameRun struct {
 	end  int32
 }
 
-// Release drops a hold on g; the last one drops its pages from the process.
-func (g *pseg) Release() {
-	if !g.refs.release() {
-		return
-	}
+// giveBack drops g's pages from the process after its last Release.
+func (g *pseg) giveBack() {
 	// From the page g starts in to the one it ends in (that one is the
 	// next segment's to drop): a page of a neighbour still in use is read
 	// again from the page cache if it is needed.
@@ -67,17 +65,7 @@ func (g *pseg) Release() {
 		hi = g.end
 	}
 	g.sc.mm.drop(data[lo:hi])
-	g.sc.mm.release()
-}
-
-// segHold is a batch's hold on the segments it spans (load.Batch.Hold).
-type segHold struct{ segs []*pseg }
-
-func (h *segHold) Release() {
-	for _, g := range h.segs {
-		g.Release()
-	}
-	h.segs = h.segs[:0]
+	g.sc.mm.Release()
 }
 
 // pscan runs the scan: a producer cuts segments in order, workers scan
@@ -151,7 +139,8 @@ func (sc *pscan) produce() {
 		// by at most one search.
 		end := sc.lineStart(start + pscanSegment)
 		g := &pseg{start: start, end: end, done: make(chan struct{}), sc: sc}
-		g.refs.start()
+		g.back = g.giveBack
+		g.lend()
 		sc.mm.hold()
 		select {
 		case sc.order <- g:
@@ -189,20 +178,19 @@ func (sc *pscan) scan(g *pseg, names map[string]string) {
 	sum := int32(0)
 	var last []byte // the current run's raw name
 	for p := g.start; p < g.end; {
-		r, i, ok := nextLineFast(data[p:])
+		// A line's '\n' is before g.end (segments end at line starts),
+		// or it is the file's last line, without one.
+		r, i, ok := ilp.NextLine(data[p:])
 		if i < 0 {
-			if i = bytes.IndexByte(data[p:g.end], '\n'); i < 0 {
-				return // a last line without '\n'
-			}
-			r, ok = scanILPFast(data[p : p+i])
+			return // a last line without '\n'
 		}
 		if !ok || i+1 > sc.maxRecord || p+i+1-g.start > math.MaxInt32 {
 			return
 		}
-		sum += int32(r.fields)
+		sum += int32(r.Fields)
 		g.ends = append(g.ends, int32(p+i+1-g.start))
 		g.fields = append(g.fields, sum)
-		raw := data[p : p+r.nameEnd]
+		raw := data[p : p+r.NameEnd]
 		if len(g.runs) == 0 || !bytes.Equal(raw, last) {
 			name, ok := names[string(raw)]
 			if !ok {
@@ -238,13 +226,12 @@ func (s *Splitter) startPscan() {
 	in.stopReadAhead()
 	s.ps.sc = newPscan(in.ra.mm, s.cfg.MaxRecordBytes, s.bom)
 	in.pscan = s.ps.sc
-	s.step = s.stepPscan
 }
 
-// stepPscan fills the ILP slot with one batch cut from the scanned
-// segments, or, at the first line they do not take, goes on with the
-// read-ahead path from its start.
-func (s *Splitter) stepPscan() error {
+// cutScanned fills the ILP slot with one batch cut from the scanned
+// segments, or, at the first line they do not take, stops the scan so that
+// stepILP goes on from that line's start with the read-ahead.
+func (s *Splitter) cutScanned() error {
 	ps := &s.ps
 	sl := s.slotFor(-1, 0)
 	b := &sl.b
@@ -252,7 +239,7 @@ func (s *Splitter) stepPscan() error {
 	if s.cfg.Limit > 0 {
 		want = int(min(int64(want), s.cfg.Limit-s.rows))
 	}
-	hold := &segHold{}
+	hold := &loans{}
 	start, end := -1, 0 // the batch's bytes in the mapping
 	metrics := 0
 	b.Tables = b.Tables[:0]
@@ -292,8 +279,8 @@ func (s *Splitter) stepPscan() error {
 				break
 			}
 		}
-		g.refs.hold()
-		hold.segs = append(hold.segs, g)
+		g.hold()
+		*hold = append(*hold, &g.loan)
 		before := int32(0)
 		if from > 0 {
 			before = g.fields[from-1]
@@ -377,6 +364,5 @@ func (s *Splitter) releasePscan() {
 func (s *Splitter) pscanDone() error {
 	s.releasePscan()
 	s.in.restartAt(int(s.offset))
-	s.step = s.stepILPDeferred
 	return nil
 }

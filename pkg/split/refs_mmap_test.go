@@ -16,25 +16,37 @@ import (
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// TestRefsLifeCycle: a hold or a release after the last release panics.
-func TestRefsLifeCycle(t *testing.T) {
-	var r refs
-	r.start()
-	r.hold()
-	if r.release() || !r.release() {
-		t.Fatal("the second release is the last")
+// TestLoanLifeCycle: the last release (only that one) gives the bytes
+// back; a hold or a release after it panics.
+func TestLoanLifeCycle(t *testing.T) {
+	backs := 0
+	l := loan{back: func() { backs++ }}
+	l.lend()
+	l.hold()
+	if l.Release(); backs != 0 {
+		t.Fatal("the first of two releases gave the bytes back")
 	}
-	for name, f := range map[string]func(*refs){"hold": (*refs).hold, "release": func(r *refs) { r.release() }} {
+	if l.Release(); backs != 1 {
+		t.Fatal("the last release did not give the bytes back")
+	}
+	h := loans{&l}
+	l.lend()
+	l.hold()
+	h.Release()
+	if backs != 1 || len(h) != 0 {
+		t.Fatalf("loans.Release: %d gave backs, %d loans left", backs, len(h))
+	}
+	for name, f := range map[string]func(*loan){"hold": (*loan).hold, "release": (*loan).Release} {
 		func() {
-			var r refs
-			r.start()
-			r.release()
+			l := loan{back: func() {}}
+			l.lend()
+			l.Release()
 			defer func() {
 				if recover() == nil {
 					t.Errorf("%s after the last release did not panic", name)
 				}
 			}()
-			f(&r)
+			f(&l)
 		}()
 	}
 }

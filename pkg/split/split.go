@@ -1,6 +1,7 @@
-// Package split owns reading load inputs and cutting them into batches; the
-// CSV and pgcopy grammars it cuts with are pkg/format/csv's and
-// pkg/format/pgcopy's (ILP's scanning kernels are still here).
+// Package split owns reading load inputs (files, stdin, gzip, zstd, memory
+// mapping, who holds the bytes) and cutting them into batches; it owns no
+// grammar: each format's is pkg/format/ilp's, pkg/format/csv's or
+// pkg/format/pgcopy's.
 //
 // It opens load inputs (files or stdin, gzip and zstd detected
 // from the content, decoded in parallel where the members or frames can be
@@ -87,6 +88,7 @@ import (
 	"hash/maphash"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -213,12 +215,27 @@ func (s *Splitter) take(sl *slot, p []byte, c *raChunk, at int) {
 		sl.z.end += len(p)
 		return
 	case sl.z.c == nil && len(sl.b.Data) == 0 && c != nil:
-		c.refs.hold()
+		c.hold()
 		sl.z = span{c: c, start: at, end: at + len(p)}
 		return
 	}
 	s.own(sl)
+	s.grow(sl, len(p))
 	sl.b.Data = append(sl.b.Data, p...)
+}
+
+// grow makes room for n more bytes in sl's batch: when it must grow, once
+// for the rest of the batch (at the size of its rows so far, within
+// MaxBatchBytes and 8 MiB), not by append's steps line after line (a
+// batch copied from a zero-copy span or from the parallel scan goes on
+// line by line).
+func (s *Splitter) grow(sl *slot, n int) {
+	d := sl.b.Data
+	if len(d)+n <= cap(d) || sl.b.Rows == 0 {
+		return
+	}
+	rest := max(s.cfg.BatchSize-sl.b.Rows, 1) * (len(d)/sl.b.Rows + 1)
+	sl.b.Data = slices.Grow(d, max(min(rest, s.cfg.MaxBatchBytes-len(d), 8<<20), 0)+n)
 }
 
 // keepSpare keeps a batch buffer handed back while its slot had one.
@@ -467,7 +484,7 @@ func (sl *slot) begin(record, line, offset int64) {
 // added marks sl ready when it holds a full batch.
 func (s *Splitter) added(sl *slot) {
 	s.rows++
-	if (sl.b.Rows >= s.cfg.BatchSize || len(sl.b.Data) >= s.cfg.MaxBatchBytes || (s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) && !sl.ready {
+	if (sl.b.Rows >= s.cfg.BatchSize || sl.size() >= s.cfg.MaxBatchBytes || (s.cfg.Limit > 0 && s.rows >= s.cfg.Limit)) && !sl.ready {
 		sl.ready = true
 		s.ready = append(s.ready, sl)
 	}

@@ -1,4 +1,22 @@
-// Package ilp encodes rows as InfluxDB line protocol, byte for byte as
+// Package ilp owns InfluxDB line protocol: its byte-level grammar (Scan and
+// its kernels, the one check of a line every loader uses) and its encoder.
+//
+// # Reading
+//
+// Scan checks one line without decoding values (docs/formats.md says what
+// it refuses). Most lines have a plain shape (no escapes, strings or
+// comments: all that tsload writes) that ScanPlain checks 8 bytes at a
+// time (SWAR) or 64 at a time (AVX2, scan_amd64.s); ScanCareful reads any
+// line byte by byte and gives the reasons for refusals, with the same
+// result on every line ScanPlain takes (FuzzILPFastPath). NextLine finds
+// a line's end and checks it with the plain kernel (one pass with AVX2),
+// for a reader that cuts a buffer of lines: the lines it declines go to
+// Scan. IsRecord tells records from comment and blank lines without a
+// scan; Unescape gives a measurement's name.
+//
+// # Writing
+//
+// The Encoder writes rows byte for byte as
 // github.com/influxdata/line-protocol/v2's Encoder writes them: tags sorted
 // by key, NULL tags and fields omitted, doubles in shortest round-trip form,
 // integers with the i suffix, nanosecond timestamps (docs/formats.md, "ILP").

@@ -141,19 +141,25 @@ func FuzzFastEqualsEncoder(f *testing.F) {
 	f.Add("eu", "host_1", 2.26, int64(5))
 	f.Add("a b", "x\\y", 1e-5, int64(-1))
 	f.Fuzz(func(t *testing.T, zone, host string, v float64, n int64) {
-		fast, _ := New([]*schema.Table{testTable})
-		strict, _ := New([]*schema.Table{testTable})
-		strict.Strict = true
-		r := row(zone, host, v, n, 0)
-		got, err1 := fast.AppendRow(nil, r)
-		want, err2 := strict.AppendRow(nil, r)
-		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("fast err %v, Encoder err %v", err1, err2)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("fast %q != Encoder %q", got, want)
-		}
+		fastEqualsEncoder(t, testTable, row(zone, host, v, n, 0))
 	})
+}
+
+// fastEqualsEncoder fails unless the fast path writes r (of table tb) as
+// the line-protocol Encoder does, or both refuse it.
+func fastEqualsEncoder(t *testing.T, tb *schema.Table, r *format.Row) {
+	t.Helper()
+	fast, _ := New([]*schema.Table{tb})
+	strict, _ := New([]*schema.Table{tb})
+	strict.Strict = true
+	got, err1 := fast.AppendRow(nil, r)
+	want, err2 := strict.AppendRow(nil, r)
+	if (err1 == nil) != (err2 == nil) {
+		t.Fatalf("fast err %v, Encoder err %v", err1, err2)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("fast %q != Encoder %q", got, want)
+	}
 }
 
 func BenchmarkAppendRow(b *testing.B) {
@@ -221,19 +227,9 @@ func FuzzFloatRowsEqualEncoder(f *testing.F) {
 	f.Add(2.26, 0.0, 100.0, uint64(0))
 	f.Add(-1e-5, 1e21, math.Nextafter(0.3, 1), uint64(2))
 	f.Fuzz(func(t *testing.T, a, b, c float64, null uint64) {
-		fast, _ := New([]*schema.Table{floatTable})
-		strict, _ := New([]*schema.Table{floatTable})
-		strict.Strict = true
 		r := floatRow(a, b, c)
 		r.Null = null & 7
-		got, err1 := fast.AppendRow(nil, r)
-		want, err2 := strict.AppendRow(nil, r)
-		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("fast err %v, Encoder err %v", err1, err2)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("fast %q != Encoder %q", got, want)
-		}
+		fastEqualsEncoder(t, floatTable, r)
 	})
 }
 

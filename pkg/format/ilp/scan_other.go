@@ -1,15 +1,14 @@
 //go:build !amd64 || purego
 
-package split
+package ilp
 
 // useAVX2 is false: plainSWAR does all the work.
 const useAVX2 = false
 
 // plainAVX2 is not called where there is no vector implementation.
 func plainAVX2(line []byte) (plain bool, parity uint64, spaces, lastSp, firstSp, nameEnd, fields int) {
-	panic("split: no AVX2 kernel in this build")
+	panic("ilp: no AVX2 kernel in this build")
 }
 
-// nextLineFast leaves every line to the caller where there is no vector
-// implementation.
-func nextLineFast([]byte) (r ilpLine, n int, ok bool) { return r, -1, false }
+// NextLine (scan.go) without a vector implementation.
+func NextLine(b []byte) (r Line, n int, plain bool) { return nextLineSWAR(b) }

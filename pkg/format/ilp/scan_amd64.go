@@ -1,10 +1,10 @@
 //go:build amd64 && !purego
 
-package split
+package ilp
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects plainAVX2 for scanILPFast's work.
+// useAVX2 selects plainAVX2 for ScanPlain's work.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
 
 // plainResult is what plainBlocksAVX2 finds in its blocks.
@@ -22,38 +22,38 @@ type plainResult struct {
 	eqsBefore int
 }
 
-// plainBlocksAVX2 is scanILPFast's word loop over b 64 bytes at a time
-// (len(b) is a multiple of 64), in AVX2: it takes the loop's parity (0 or
-// all ones) and prev (0 or 0x80) and returns them with the rest of
-// plainResult; viol is non-zero when a byte is a control character,
-// non-ASCII, a backslash or a quote, or the separators and '=' do not
-// alternate, as in the loop. Positions are indexes in b. Implemented in
-// ilp_amd64.s. skip > 0 (with a single block) ignores the block's first
-// skip bytes: positions then count from the first byte after them.
+// blocksAVX2 is ScanPlain's word loop over b 64 bytes at a time (the
+// bytes after the last whole block are not read), in AVX2: it takes the
+// loop's parity (0 or all ones) and prev (0 or 0x80) and returns them with
+// the rest of plainResult; viol is non-zero when a byte is a control
+// character, non-ASCII, a backslash or a quote, or the separators and '='
+// do not alternate, as in the loop. Positions are indexes in b. skip > 0
+// (with a single block) ignores the block's first skip bytes: positions
+// then count from the first byte after them. With line, the line that
+// starts at b[0] is found and checked in the same pass: n is the index of
+// its '\n' and r describes b[:n] (n is -1, r meaningless, when no whole
+// block holds a '\n'). Implemented in scan_amd64.s.
 //
 //go:noescape
-func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) (r plainResult)
+func blocksAVX2(b []byte, parity, prev uint64, skip int, line bool) (r plainResult, n int)
 
-// lineAVX2 runs plainBlocksAVX2's checks on the line that starts at b[0]
-// and finds its end in the same pass: n is the index of the first '\n' in
-// b and r describes b[:n]. It reads only whole 64-byte blocks of b: n is
-// -1 (r meaningless) when none of them holds a '\n'. Implemented in
-// ilp_amd64.s.
-//
-//go:noescape
-func lineAVX2(b []byte) (r plainResult, n int)
+// plainBlocksAVX2 checks the whole blocks of b (blocksAVX2 without line).
+func plainBlocksAVX2(b []byte, parity, prev uint64, skip int) plainResult {
+	r, _ := blocksAVX2(b, parity, prev, skip, false)
+	return r
+}
 
-// nextLineFast finds the line at the start of b (up to its '\n') and
-// checks it with lineAVX2 in one pass: n is the index of the '\n' (-1:
-// not found in b's whole blocks, the caller looks itself) and ok reports
-// that the line is plain (scanILPFast's result is then r).
-func nextLineFast(b []byte) (r ilpLine, n int, ok bool) {
+// NextLine (scan.go) with AVX2: the line's end and its check are one
+// pass of blocksAVX2 over b's whole blocks; a line they do not end is
+// found by nextLineSWAR. (One function, not a wrapper: the result is
+// copied once per line.)
+func NextLine(b []byte) (r Line, n int, plain bool) {
 	if !useAVX2 {
-		return r, -1, false
+		return nextLineSWAR(b)
 	}
-	p, n := lineAVX2(b)
+	p, n := blocksAVX2(b, 0, 0, 0, true)
 	if n < 0 {
-		return r, -1, false
+		return nextLineSWAR(b)
 	}
 	line := b[:n]
 	if n == 0 || !plainFirst[line[0]] || p.viol != 0 {
@@ -65,7 +65,7 @@ func nextLineFast(b []byte) (r ilpLine, n int, ok bool) {
 	if !plainSections(line, p.parity, p.spaces, p.lastSp) {
 		return r, n, false
 	}
-	return ilpLine{row: true, nameEnd: p.firstSep, keyEnd: p.firstSp, fields: p.eqs - p.eqsBefore}, n, true
+	return Line{Row: true, NameEnd: p.firstSep, KeyEnd: p.firstSp, Fields: p.eqs - p.eqsBefore}, n, true
 }
 
 // neutralBlock pads a line's tail to a block: 'a' is neither special nor
