@@ -98,6 +98,8 @@ type Config struct {
 	SerializationPass bool
 	// Cost configures the footprint and server resource measurement.
 	Cost CostConfig
+	// Pace makes the run open-loop: batches sent on a schedule (pace.go).
+	Pace Pace
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -228,6 +230,7 @@ type run struct {
 	interrupted bool
 	started     bool
 	cost        costState // what the load costs (cost.go)
+	pace        *pacer    // the schedule of a paced run (pace.go); nil: closed loop
 }
 
 // inputFormat is the format of one input.
@@ -253,6 +256,9 @@ func (r *run) run(ctx context.Context) (err error) {
 	cfg := &r.cfg
 	if cfg.DoLoad && r.target == nil {
 		return errors.New("no target to load into (use DoLoad=false to split only)")
+	}
+	if err := cfg.Pace.Validate(); err != nil {
+		return err
 	}
 	defer func() {
 		if r.firstInput != nil {
@@ -423,6 +429,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	}
 
 	r.start = time.Now()
+	r.pace = r.newPacer()
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
@@ -437,6 +444,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		err := r.read(gctx, free, queues)
 		if err == nil {
 			readDone.Store(true)
+			r.pace.readDone()
 		}
 		if err != nil && gctx.Err() == nil {
 			r.failed.Add(1) // a malformed record or an unreadable input
@@ -534,7 +542,7 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 		if i > 0 {
 			in.Close()
 		}
-		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit {
+		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.over() {
 			break
 		}
 	}
@@ -564,6 +572,11 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 			return nil
 		}
 		if err != nil {
+			free <- b
+			return err
+		}
+		if stop, err := r.pace.wait(ctx, b); stop || err != nil { // a paced run: at its due time
+			b.Release()
 			free <- b
 			return err
 		}
@@ -602,6 +615,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			free <- b
 			return ctx.Err()
 		}
+		r.pace.taken(b)
 		skipped, err := chk.Check(b, r.cfg.SkipInvalid)
 		if skipped > 0 {
 			r.skipped.Add(int64(skipped))
@@ -620,6 +634,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			err = r.overErrorLimit()
 		}
 		b.Release() // a zero-copy batch's memory goes back to the reader
+		r.pace.done(b)
 		free <- b
 		if err != nil {
 			r.failed.Add(1)
@@ -646,7 +661,9 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 				return err
 			}
 		}
-		st.record(b, ack, time.Since(t0))
+		lat := time.Since(t0)
+		st.record(b, ack, lat)
+		r.pace.acked(st, b, lat)
 		r.onRefused(b, ack)
 		return nil
 	})
@@ -768,6 +785,7 @@ func (r *run) finish(ctx context.Context, err error) {
 		st.mu.Unlock()
 	}
 	res.Latency = h.summary()
+	r.pace.results(r.cfg.Pace, res)
 
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))

@@ -27,6 +27,7 @@ func serializationPass(ctx context.Context, cfg Config) (*load.Results, error) {
 	pass := cfg
 	pass.DoLoad, pass.Verify, pass.SerializationPass, pass.Progress = false, false, false, false
 	pass.ResultsFile = ""
+	pass.Pace = Pace{} // serialising alone runs flat out
 	pass.Stderr = io.Discard
 	res, err := Run(ctx, pass, nil)
 	if err != nil {
