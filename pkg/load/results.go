@@ -115,8 +115,9 @@ type Pace struct {
 	SLOQuantile float64 `json:"slo_quantile,omitempty"`
 	SLOMillis   float64 `json:"slo_ms,omitempty"`
 
-	// OfferedRowsPerSec is the rows the schedule made due over the run's
-	// seconds; AchievedRowsPerSec the rows acknowledged over them.
+	// OfferedRowsPerSec is the rows the schedule made due over the time it
+	// took to make them due; AchievedRowsPerSec the rows acknowledged over
+	// the run's seconds (a server that falls behind stretches them).
 	OfferedRowsPerSec  float64 `json:"offered_rows_per_sec"`
 	AchievedRowsPerSec float64 `json:"achieved_rows_per_sec"`
 	// LatencyFromDue is per batch, from its due time to its acknowledgement.

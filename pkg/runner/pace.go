@@ -112,7 +112,7 @@ func (p *pacer) wait(ctx context.Context, b *load.Batch) (stop bool, err error) 
 	}
 	p.cut += int64(b.Rows)
 	at := p.sched.at(float64(p.cut))
-	if e := p.sched.end(); e > 0 && at > e {
+	if e := p.sched.end(); e > 0 && at > e+time.Microsecond { // (rounding at the last row)
 		p.ended = true
 		return true, nil
 	}
@@ -171,7 +171,7 @@ func (p *pacer) acked(st *workerStats, b *load.Batch, sendLat time.Duration) {
 	ps.periodSend.record(sendLat)
 	ps.mu.Unlock()
 	if p.sched.stepped() {
-		k := p.sched.stepAt(due.Sub(p.start))
+		k := p.sched.stepAt(due.Sub(p.start) - 1) // due at a step's end: its last batch
 		p.stepMu.Lock()
 		for len(p.stepHists) <= k {
 			p.stepHists = append(p.stepHists, newHistogram())
@@ -248,13 +248,32 @@ func (p *pacer) period(now, last time.Time) *load.PeriodPace {
 	return pp
 }
 
-// stepTicker returns the channel of the steps' ends (nil: no staircase).
+// stepTicker returns a channel that receives the end of each step, on
+// time from the run's start (a ticker would drift by when the reporter
+// started), and its stop (nil channel: no staircase).
 func (p *pacer) stepTicker() (<-chan time.Time, func()) {
 	if p == nil || !p.sched.stepped() {
 		return nil, func() {}
 	}
-	t := time.NewTicker(p.sched.every)
-	return t.C, t.Stop
+	c, quit := make(chan time.Time), make(chan struct{})
+	go func() {
+		t := time.NewTimer(time.Until(p.start.Add(p.sched.every)))
+		defer t.Stop()
+		for k := 1; ; k++ {
+			select {
+			case now := <-t.C:
+				select {
+				case c <- now:
+				case <-quit:
+					return
+				}
+				t.Reset(time.Until(p.start.Add(time.Duration(k+1) * p.sched.every)))
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return c, func() { close(quit) }
 }
 
 // stepEnded samples the backlog at the end of a step; acked are the rows
@@ -291,14 +310,14 @@ func (p *pacer) results(cfg Pace, res *load.Results) {
 		AchievedRowsPerSec: res.RowsPerSec,
 		LatencyFromDue:     h.summary(),
 	}
-	end := res.End
-	el := end.Sub(p.start)
-	offered := min(p.sched.rows(el), float64(p.released.Load()))
+	// Offered: the rows the schedule made due over the time it took to
+	// make them due (not the run's seconds, which a slow server stretches).
+	due := float64(p.released.Load())
 	if !p.inputDone.Load() && !p.ended {
-		offered = p.sched.rows(el) // stopped early: the schedule still ran
+		due = max(due, p.sched.rows(res.End.Sub(p.start))) // stopped early: the schedule still ran
 	}
-	if res.Seconds > 0 {
-		pc.OfferedRowsPerSec = offered / res.Seconds
+	if t := p.sched.at(due); t > 0 {
+		pc.OfferedRowsPerSec = due / t.Seconds()
 	}
 	if p.sched.stepped() {
 		pc.Steps, pc.SustainableRowsPerSec = p.steps(cfg.SLO, res)
