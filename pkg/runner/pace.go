@@ -29,8 +29,10 @@ import (
 //   - backlog = due - sent; lag = how long ago the oldest batch of the
 //     backlog fell due (0 when there is none).
 //
-// On schedule the backlog is 0 but for a batch between its release and a
-// worker taking it.
+// A batch released less than handOver ago is on its way to a free worker
+// (microseconds), not waiting for one: while the oldest due batch is that
+// young, the backlog is 0.
+const handOver = time.Millisecond
 
 // pacer is the pace of one run; a nil pacer is the closed loop.
 type pacer struct {
@@ -204,6 +206,9 @@ func (p *pacer) backlog(now time.Time) (int64, time.Duration) {
 	var lag time.Duration
 	if n > 0 {
 		lag = max(el-p.sched.at(float64(sent+min(n, p.batch))), 0)
+	}
+	if lag < handOver {
+		n, lag = 0, 0 // being handed to a free worker: on schedule
 	}
 	if n > p.maxBacklog.Load() {
 		p.maxBacklog.Store(n)
