@@ -129,9 +129,8 @@ type Pace struct {
 
 	// Steps are the staircase's steps, in order.
 	Steps []RateStep `json:"steps,omitempty"`
-	// SustainableRowsPerSec is the rate of the highest step that, like
-	// every step before it, kept the SLO with a bounded backlog (0: none
-	// did; see docs/rate.md).
+	// SustainableRowsPerSec is the rate of the highest step that kept the
+	// SLO with a bounded backlog (0: none did; see docs/rate.md).
 	SustainableRowsPerSec float64 `json:"sustainable_rows_per_sec,omitempty"`
 }
 

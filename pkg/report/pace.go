@@ -81,7 +81,7 @@ func (c *Cell) paceRow(f func(float64) string) []string {
 }
 
 // paceLegend explains the pace columns under a Markdown table.
-const paceLegend = "offered rows/s, p99 from due ms, max lag s, sustainable rows/s: paced runs (--rate, --rate-steps), medians across runs; latency from due counts from when each batch was due to be sent, waits included; sustainable: the highest step up to which every step kept the SLO with a bounded backlog (docs/rate.md)."
+const paceLegend = "offered rows/s, p99 from due ms, max lag s, sustainable rows/s: paced runs (--rate, --rate-steps), medians across runs; latency from due counts from when each batch was due to be sent, waits included; sustainable: the highest step that kept the SLO with a bounded backlog (docs/rate.md)."
 
 // timeSeries is one line of a chart over the seconds since the start.
 type timeSeries struct {

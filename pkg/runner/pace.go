@@ -333,7 +333,9 @@ func (p *pacer) results(cfg Pace, res *load.Results) {
 }
 
 // steps judges the staircase's steps, and returns the sustainable rate:
-// that of the highest step that, like every step before it, was OK.
+// that of the highest step that was OK. A step below it may have failed
+// (a warm-up, a passing stall): it is listed, and did not carry a backlog
+// into the step that passed, which would have failed it.
 func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
 	p.stepMu.Lock()
 	defer p.stepMu.Unlock()
@@ -342,7 +344,7 @@ func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
 		n = min(n, p.sched.last+1)
 	}
 	var out []load.RateStep
-	sustainable, failed := 0.0, false
+	sustainable := 0.0
 	var prev stepEnd
 	for k := 0; k < n; k++ {
 		st := load.RateStep{RowsPerSec: p.sched.rateOf(k), At: (time.Duration(k) * p.sched.every).Seconds()}
@@ -374,10 +376,9 @@ func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
 		}
 		ok = ok && st.Batches > 0
 		st.OK = ok
-		if ok && !failed {
+		if ok {
 			sustainable = st.RowsPerSec
 		}
-		failed = failed || !ok
 		out = append(out, st)
 		prev = end
 	}
@@ -427,9 +428,9 @@ func writePace(w io.Writer, pc *load.Pace) {
 		slo = fmt.Sprintf("p%g from due < %g ms and a bounded backlog", pc.SLOQuantile, pc.SLOMillis)
 	}
 	if pc.SustainableRowsPerSec > 0 {
-		fmt.Fprintf(w, "sustainable rate: %s rows/s (the highest step up to which every step kept %s)\n", rate(pc.SustainableRowsPerSec), slo)
+		fmt.Fprintf(w, "sustainable rate: %s rows/s (the highest step that kept %s)\n", rate(pc.SustainableRowsPerSec), slo)
 	} else {
-		fmt.Fprintf(w, "sustainable rate: none (the first step did not keep %s)\n", slo)
+		fmt.Fprintf(w, "sustainable rate: none (no step kept %s)\n", slo)
 	}
 }
 
