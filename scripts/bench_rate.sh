@@ -9,7 +9,7 @@
 # as many rows as the staircase needs into a fresh database with
 #   load_<target> --rate-steps START,STEP,EVERY,MAX --slo p99=100ms
 # (default steps 10k,10k,5s,100k: ten steps, 50 s; docs/rate.md says how steps are judged) and
-# prints a Markdown table row: the sustainable rate, the first step that failed and why, then
+# prints a Markdown table row: the sustainable rate, why the step above it failed, then
 # one line per step. The results file, its log and `report plot` charts (offered vs achieved,
 # latency percentiles over time) go to --out (default $TSLOAD_STATE/bench_rate/<target>).
 # The server must be running (scripts/start_<server>.sh); the loaders' default addresses are
@@ -92,7 +92,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 pc = r["pace"]
 steps = pc["steps"]
-fail = next((s for s in steps if not s["ok"]), None)
+sus = pc.get("sustainable_rows_per_sec", 0)
+fail = next((s for s in steps if not s["ok"] and s["rows_per_sec"] > sus), None)
 why = "none (every step held: raise MAX)"
 if fail:
     reasons = []
@@ -101,8 +102,7 @@ if fail:
     q = fail.get("slo_quantile_ms", 0)
     if q >= pc.get("slo_ms", 0): reasons.append(f"p{pc.get('slo_quantile', 99):g} {q:.0f} ms")
     why = f"{fail['rows_per_sec']:,.0f} rows/s: " + ", ".join(reasons or ["no batch acknowledged"])
-sus = pc.get("sustainable_rows_per_sec", 0)
-print(f"| target | sustainable rows/s (p{pc.get('slo_quantile', 99):g} from due < {pc.get('slo_ms', 0):g} ms) | first step that failed | peak achieved rows/s |")
+print(f"| target | sustainable rows/s (p{pc.get('slo_quantile', 99):g} from due < {pc.get('slo_ms', 0):g} ms) | the next step failed | peak achieved rows/s |")
 print("| --- | ---: | --- | ---: |")
 peak = max(s["achieved_rows_per_sec"] for s in steps)
 print(f"| {sys.argv[2]} | {f'{sus:,.0f}' if sus else 'none'} | {why} | {peak:,.0f} |")

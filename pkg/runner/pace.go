@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -176,7 +178,10 @@ func (p *pacer) acked(st *workerStats, b *load.Batch, sendLat time.Duration) {
 		k := p.sched.stepAt(due.Sub(p.start) - 1) // due at a step's end: its last batch
 		p.stepMu.Lock()
 		for len(p.stepHists) <= k {
-			p.stepHists = append(p.stepHists, newHistogram())
+			// Two significant digits (1%) for a step's quantile: a
+			// staircase without MAX may have many steps, and a
+			// three-digit histogram is ~180 KiB.
+			p.stepHists = append(p.stepHists, &histogram{hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 2)})
 		}
 		p.stepHists[k].record(lat)
 		p.stepMu.Unlock()

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -225,6 +226,59 @@ func TestStaircase(t *testing.T) {
 		}
 		if !res.Verify.OK || res.Rows != res.RowsRead {
 			t.Errorf("rows %d read %d verify %+v", res.Rows, res.RowsRead, res.Verify)
+		}
+	})
+}
+
+// TestPacedComposes: pacing with hash workers, a limit, retries and an
+// interrupt while the reader waits for a due time.
+func TestPacedComposes(t *testing.T) {
+	path, perTable := ilpInput(t, 3000)
+	t.Run("hash workers, limit, retries", func(t *testing.T) {
+		f := newFake()
+		f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
+			if b.Seq == 3 && attempt == 1 {
+				return load.Ack{}, load.Retryable(errors.New("503 busy"))
+			}
+			return load.Ack{Rows: b.Rows}, nil
+		}
+		cfg := baseConfig(path)
+		cfg.BatchSize, cfg.Workers, cfg.HashWorkers, cfg.Limit = 100, 3, true, 2000
+		cfg.Pace = Pace{Rate: 20000}
+		res, err := Run(context.Background(), cfg, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Rows != 2000 || !res.Verify.OK || res.Retries != 1 || f.orderErr != nil {
+			t.Fatalf("rows %d verify %+v retries %d order %v", res.Rows, res.Verify, res.Retries, f.orderErr)
+		}
+		// The retried batch waited a back-off after its due time: from due
+		// it took at least that, from the send (its second attempt) not.
+		if res.Pace.LatencyFromDue.Max < ms(backoffMin) {
+			t.Errorf("from due %+v: the retry's back-off is missing", res.Pace.LatencyFromDue)
+		}
+	})
+	t.Run("interrupted while waiting for a due time", func(t *testing.T) {
+		cfg := baseConfig(path)
+		cfg.BatchSize, cfg.Workers = 100, 2
+		cfg.Pace = Pace{Rate: 1000} // 3 s of input
+		ctx, cancel := context.WithTimeout(context.Background(), 350*time.Millisecond)
+		defer cancel()
+		f := newFake()
+		res, err := Run(ctx, cfg, f)
+		if !errors.Is(err, errInterrupted) || res.Status != load.StatusInterrupted {
+			t.Fatalf("err %v status %s", err, res.Status)
+		}
+		var held int64
+		for _, n := range f.rows {
+			held += n
+		}
+		if res.Rows != held || res.Rows == 0 || res.Rows >= 3000 {
+			t.Fatalf("rows %d, the fake holds %d of %v", res.Rows, held, perTable)
+		}
+		// The schedule ran for the whole 350 ms: about 350 rows were due.
+		if pc := res.Pace; pc == nil || pc.OfferedRowsPerSec < 900 || pc.OfferedRowsPerSec > 1001 {
+			t.Errorf("pace %+v", pc)
 		}
 	})
 }
