@@ -129,6 +129,9 @@ type Pace struct {
 
 	// Steps are the staircase's steps, in order.
 	Steps []RateStep `json:"steps,omitempty"`
+	// Halted: the staircase stopped at the end of a step whose backlog
+	// was not bounded (the steps above it were not run).
+	Halted bool `json:"halted,omitempty"`
 	// SustainableRowsPerSec is the rate of the highest step that kept the
 	// SLO with a bounded backlog (0: none did; see docs/rate.md).
 	SustainableRowsPerSec float64 `json:"sustainable_rows_per_sec,omitempty"`

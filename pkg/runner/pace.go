@@ -51,6 +51,9 @@ type pacer struct {
 	released  atomic.Int64
 	sent      atomic.Int64
 	inputDone atomic.Bool
+	// halt ends a staircase at a step whose backlog was not bounded: the
+	// steps above could not pass with that backlog carried into them.
+	halt atomic.Bool
 
 	mu   sync.Mutex
 	dues map[*load.Batch]time.Time // the batches handed out (at most the free-list's)
@@ -111,7 +114,8 @@ func (p *pacer) wait(ctx context.Context, b *load.Batch) (stop bool, err error) 
 	if p == nil {
 		return false, nil
 	}
-	if p.ended {
+	if p.ended || p.halt.Load() {
+		p.ended = true
 		return true, nil
 	}
 	p.cut += int64(b.Rows)
@@ -296,6 +300,9 @@ func (p *pacer) stepEnded(now time.Time, acked int64) {
 		return // the staircase is over; the run is finishing
 	}
 	p.stepEnds = append(p.stepEnds, stepEnd{at: now.Sub(p.start), backlog: n, lag: lag, acked: acked})
+	if n > p.nw*p.batch {
+		p.halt.Store(true)
+	}
 }
 
 // results fills res.Pace at the end of the run.
@@ -332,6 +339,7 @@ func (p *pacer) results(cfg Pace, res *load.Results) {
 	if p.sched.stepped() {
 		pc.Steps, pc.SustainableRowsPerSec = p.steps(cfg.SLO, res)
 	}
+	pc.Halted = p.halt.Load()
 	pc.MaxBacklogRows = p.maxBacklog.Load()
 	pc.MaxLagSeconds = time.Duration(p.maxLag.Load()).Seconds()
 	res.Pace = pc
@@ -361,7 +369,7 @@ func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
 			// The run ended in this step: complete when it was the last
 			// step of a staircase that ended (everything was sent).
 			end = stepEnd{at: res.End.Sub(p.start), acked: res.Rows}
-			st.Complete = p.sched.capped && k == p.sched.last && p.ended
+			st.Complete = p.sched.capped && k == p.sched.last && p.ended && !p.halt.Load()
 		}
 		st.Seconds = (end.at - time.Duration(k)*p.sched.every).Seconds()
 		if st.Seconds > 0 {
@@ -407,7 +415,7 @@ func writePace(w io.Writer, pc *load.Pace) {
 	l := pc.LatencyFromDue
 	fmt.Fprintf(w, "paced: offered %s rows/s, achieved %s rows/s; max backlog %s rows, max lag %s\n",
 		rate(pc.OfferedRowsPerSec), rate(pc.AchievedRowsPerSec), count(pc.MaxBacklogRows), seconds(pc.MaxLagSeconds).Round(time.Millisecond))
-	fmt.Fprintf(w, "latency from due ms (what a producer sees): mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
+	fmt.Fprintf(w, "latency from due ms (what a producer sees; batch latency above is from the send): mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
 	if len(pc.Steps) == 0 {
 		return
 	}
@@ -428,6 +436,12 @@ func writePace(w io.Writer, pc *load.Pace) {
 		fmt.Fprintf(&b, "%s: p99 %.1f ms %s", rate(st.RowsPerSec), st.LatencyFromDue.P99, verdict)
 	}
 	fmt.Fprintf(w, "steps (rows/s): %s\n", b.String())
+	for _, st := range pc.Steps {
+		if pc.Halted && st.Complete && !st.Bounded {
+			fmt.Fprintf(w, "staircase stopped after %s rows/s: its backlog (%s rows) was not bounded\n", rate(st.RowsPerSec), count(st.BacklogRows))
+			break
+		}
+	}
 	slo := "a bounded backlog"
 	if pc.SLOQuantile > 0 {
 		slo = fmt.Sprintf("p%g from due < %g ms and a bounded backlog", pc.SLOQuantile, pc.SLOMillis)

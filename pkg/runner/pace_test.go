@@ -212,9 +212,11 @@ func TestStaircase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The staircase stops after the first step that leaves a backlog
+		// (3000 rows/s); the next may have started.
 		pc := res.Pace
-		if len(pc.Steps) != 3 {
-			t.Fatalf("steps %+v", pc.Steps)
+		if len(pc.Steps) < 2 || !pc.Halted || pc.Steps[1].Bounded || !pc.Steps[1].Complete {
+			t.Fatalf("halted %v, steps %+v", pc.Halted, pc.Steps)
 		}
 		for _, st := range pc.Steps[1:] {
 			if st.OK || st.Bounded {
