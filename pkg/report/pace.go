@@ -250,20 +250,7 @@ func seriesSVG(title, sub, yLabel string, series []timeSeries, seconds float64) 
 		}
 	}
 	y = s.legend(items, y)
-	yMax, yStep := niceScale(maxY*1.05, 5)
-	xMax, xStep := niceScale(maxX, 8)
-	left := chartPad + labelSize*1.6 + yTickWidth(yMax, yStep) + 8
-	right := chartPad + fontWidth(axisLabel(xMax, xStep), tickSize, false)/2
-	f := frame{left: left, top: y + 8, width: chartWidth - right - left, height: plotHeight0 * 0.85, xMax: xMax, yMax: yMax}
-	bottom := f.top + f.height + 6 + labelSize*1.3 + labelSize*1.6 + chartPad
-	s.yAxis(f, yStep, yLabel)
-	for _, v := range ticks(xMax, xStep) {
-		x := f.x(v)
-		s.line(x, f.top+f.height, x, f.top+f.height+4, `stroke="#333" stroke-width="1"`)
-		s.text(x, f.top+f.height+6+labelSize, tickSize, "middle", ` class="tick"`, axisLabel(v, xStep))
-	}
-	s.line(f.left, f.y(0), f.left+f.width, f.y(0), `stroke="#333" stroke-width="1"`)
-	s.text(f.left+f.width/2, bottom-chartPad-labelSize*0.3, labelSize, "middle", ` class="axis-title"`, "seconds since the start of the load")
+	f, bottom := s.timeFrame(y, maxX, maxY, yLabel)
 	empty := true
 	for i, sr := range series {
 		c := palette[i%len(palette)]
