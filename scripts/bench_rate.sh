@@ -71,20 +71,30 @@ print(int(total) + int(sys.argv[2]))
 PY
 )
 
+# A database (a table in QuestDB, which has one database) of this run only: other runs on the
+# same server may load their own "cpu".
 db=tsload_rate_$(date +%s)
 flags=(--db-name "$db" --drop-db)
-[ "$target" = questdb ] && flags=()   # QuestDB has one database; the tables are dropped below
+rename=(cat)
+if [ "$target" = questdb ]; then
+  flags=()
+  rename=(sed "s/^cpu,/${db},/")
+  trap 'curl -s -G --data-urlencode "query=DROP TABLE IF EXISTS $db" http://127.0.0.1:9000/exec >/dev/null || true' EXIT
+fi
 res=$out/steps.json
 rm -f "$res"
 echo "bench_rate.sh: $target, --rate-steps $steps --slo $slo, batch $batch, workers $workers, $rows rows" >&2
-if [ "$target" = questdb ]; then
-  curl -s -G --data-urlencode "query=DROP TABLE IF EXISTS cpu" http://127.0.0.1:9000/exec >/dev/null || true
-fi
+# The loader stops reading when the staircase ends: generate_data's broken pipe is no failure.
+set +e
 "$bin/generate_data" --use-case cpu-only --seed 1 --scale 1000 --timestamp-end 2017-01-01T00:00:00Z \
-  --max-rows "$rows" | "$bin/load_$target" --batch-size "$batch" --workers "$workers" \
+  --max-rows "$rows" 2>/dev/null | "${rename[@]}" | "$bin/load_$target" --batch-size "$batch" --workers "$workers" \
   --rate-steps "$steps" --slo "$slo" --reporting-period 1s --results-file "$res" \
-  "${flags[@]}" "${extra[@]}" >"$res.log" 2>&1 || {
-  echo "bench_rate.sh: the load failed (see $res.log):" >&2; tail -3 "$res.log" >&2; exit 1; }
+  "${flags[@]}" "${extra[@]}" >"$res.log" 2>&1
+status=${PIPESTATUS[2]}
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "bench_rate.sh: the load failed (see $res.log):" >&2; tail -3 "$res.log" >&2; exit 1
+fi
 "$bin/report" plot --out "$out" "$res" >/dev/null
 
 python3 - "$res" "$target" <<'PY'
