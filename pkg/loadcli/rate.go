@@ -66,10 +66,11 @@ func parseRate(s string) (float64, error) {
 		mult, s = 1e6, s[:len(s)-1]
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	v *= mult
 	if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return 0, fmt.Errorf("want a positive number of rows per second (200000, 200k, 1.5M)")
 	}
-	return v * mult, nil
+	return v, nil
 }
 
 // parseSteps reads START,STEP,EVERY[,MAX].
@@ -86,8 +87,8 @@ func parseSteps(s string) (runner.Steps, error) {
 	if st.Step, err = parseRate(parts[1]); err != nil {
 		return st, fmt.Errorf("STEP: %w", err)
 	}
-	if st.Every, err = time.ParseDuration(parts[2]); err != nil || st.Every <= 0 {
-		return st, fmt.Errorf("EVERY: want a positive duration (30s), got %q", parts[2])
+	if st.Every, err = time.ParseDuration(parts[2]); err != nil || st.Every < runner.MinStep {
+		return st, fmt.Errorf("EVERY: want a duration of at least %s (30s), got %q", runner.MinStep, parts[2])
 	}
 	if len(parts) == 4 {
 		if st.Max, err = parseRate(parts[3]); err != nil {

@@ -38,9 +38,11 @@ func TestRateFlags(t *testing.T) {
 	}{
 		{[]string{"--rate", "0"}, "--rate 0: want a positive number"},
 		{[]string{"--rate", "fast"}, "--rate fast: want a positive number"},
+		{[]string{"--rate", "1e308M"}, "want a positive number"},
+		{[]string{"--rate-steps", "1,1,1ms"}, "EVERY: want a duration of at least 10ms"},
 		{[]string{"--rate", "1000", "--rate-steps", "1,1,1s"}, "exclusive"},
 		{[]string{"--rate-steps", "1000,1000"}, "START,STEP,EVERY[,MAX]"},
-		{[]string{"--rate-steps", "1000,1000,soon"}, "EVERY: want a positive duration"},
+		{[]string{"--rate-steps", "1000,1000,soon"}, "EVERY: want a duration of at least 10ms"},
 		{[]string{"--rate-steps", "1000,0,1s"}, "STEP: want a positive number"},
 		{[]string{"--rate-steps", "5000,1000,1s,1000"}, "MAX 1000 is below START 5000"},
 		{[]string{"--slo", "p99=1s"}, "--slo needs --rate or --rate-steps"},
@@ -69,4 +71,29 @@ func TestRateDoLoadFalse(t *testing.T) {
 	if !strings.Contains(stderr.String(), "paced: offered") || !strings.Contains(stderr.String(), "latency from due ms") {
 		t.Errorf("summary:\n%s", stderr.String())
 	}
+}
+
+// FuzzRateFlags: the rate flags' parsers never panic, and what they accept
+// is a valid pace.
+func FuzzRateFlags(f *testing.F) {
+	for _, s := range []string{"200k", "1.5M", "10k,5000,30s,50k", "1,1,1ns", "p99=100ms", "p99.9=1s", "0", "-1k", "1e308M", "NaN", "Inf", ",,,", "p=1s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if v, err := parseRate(s); err == nil {
+			if err := (runner.Pace{Rate: v}).Validate(); err != nil {
+				t.Fatalf("parseRate(%q) = %v, invalid: %v", s, v, err)
+			}
+		}
+		if st, err := parseSteps(s); err == nil {
+			if err := (runner.Pace{Steps: st}).Validate(); err != nil {
+				t.Fatalf("parseSteps(%q) = %+v, invalid: %v", s, st, err)
+			}
+		}
+		if slo, err := parseSLO(s); err == nil {
+			if err := (runner.Pace{Rate: 1, SLO: slo}).Validate(); err != nil {
+				t.Fatalf("parseSLO(%q) = %+v, invalid: %v", s, slo, err)
+			}
+		}
+	})
 }

@@ -71,6 +71,7 @@ func TestPaceValidate(t *testing.T) {
 		{Pace{Rate: 10, Steps: Steps{Start: 1, Step: 1, Every: time.Second}}, "exclusive"},
 		{Pace{Steps: Steps{Start: 10, Every: time.Second}}, "steps of 0"},
 		{Pace{Steps: Steps{Start: 10, Step: 1}}, "every"},
+		{Pace{Steps: Steps{Start: 10, Step: 1, Every: time.Millisecond}}, "at least 10ms"},
 		{Pace{Steps: Steps{Start: 10, Step: 1, Every: time.Second, Max: 5}}, "at least the start"},
 		{Pace{Rate: 10, SLO: SLO{Quantile: 100, Bound: time.Second}}, "quantile"},
 		{Pace{Rate: 10, SLO: SLO{Quantile: 99}}, "bound"},

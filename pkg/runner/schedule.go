@@ -32,6 +32,10 @@ type Steps struct {
 	Max         float64
 }
 
+// MinStep is the shortest step of a staircase: each step's end is a timer
+// and a sample of the backlog.
+const MinStep = 10 * time.Millisecond
+
 // SLO is a bound on one latency quantile, measured from the due time.
 type SLO struct {
 	Quantile float64 // percent, e.g. 99
@@ -53,8 +57,8 @@ func (p Pace) Validate() error {
 		return fmt.Errorf("pace: steps start at %v rows/s: want a positive finite number", s.Start)
 	case s.Start > 0 && (s.Step <= 0 || math.IsNaN(s.Step) || math.IsInf(s.Step, 0)):
 		return fmt.Errorf("pace: steps of %v rows/s: want a positive finite number", s.Step)
-	case s.Start > 0 && s.Every <= 0:
-		return fmt.Errorf("pace: steps every %s: want a positive duration", s.Every)
+	case s.Start > 0 && s.Every < MinStep:
+		return fmt.Errorf("pace: steps every %s: want at least %s", s.Every, MinStep)
 	case s.Start > 0 && s.Max != 0 && (s.Max < s.Start || math.IsNaN(s.Max) || math.IsInf(s.Max, 0)):
 		return fmt.Errorf("pace: steps up to %v rows/s: want at least the start, %v", s.Max, s.Start)
 	case p.SLO.Bound < 0 || p.SLO.Quantile < 0 || p.SLO.Quantile >= 100 || (p.SLO.Bound > 0) != (p.SLO.Quantile > 0):
