@@ -149,8 +149,10 @@ type RateStep struct {
 	QuantileMillis float64 `json:"slo_quantile_ms,omitempty"`
 	BacklogRows    int64   `json:"backlog_rows"` // at the step's end
 	LagSeconds     float64 `json:"lag_seconds"`  // at the step's end
-	// Bounded: the backlog at the step's end was at most one batch per
-	// worker. Complete: the step ran for its whole duration.
+	// Bounded: the backlog did not grow through the step (it was not
+	// above one batch per worker at half, three quarters and the end of
+	// the step while growing; docs/rate.md). Complete: the step ran for
+	// its whole duration.
 	Bounded  bool `json:"bounded"`
 	Complete bool `json:"complete"`
 	// OK: complete, bounded, and within the SLO.

@@ -63,6 +63,7 @@ type pacer struct {
 	stepMu    sync.Mutex
 	stepHists []*histogram // from due, by the step the batch was due in
 	stepEnds  []stepEnd    // samples at each step's end
+	samples   []int64      // the current step's backlog samples (stepSamples)
 	lastRows  float64      // schedule rows at the previous period's end (reporter only)
 
 	maxBacklog atomic.Int64
@@ -83,6 +84,7 @@ type stepEnd struct {
 	backlog int64
 	lag     time.Duration
 	acked   int64 // rows acknowledged so far
+	bounded bool  // see stepSample
 }
 
 // newPacer returns the pacer of r's run, nil when the run is not paced.
@@ -262,18 +264,26 @@ func (p *pacer) period(now, last time.Time) *load.PeriodPace {
 	return pp
 }
 
-// stepTicker returns a channel that receives the end of each step, on
-// time from the run's start (a ticker would drift by when the reporter
-// started), and its stop (nil channel: no staircase).
+// stepSamples are the points of a step at which the backlog is sampled,
+// in fractions of the step: the last is its end.
+var stepSamples = [...]float64{0.5, 0.75, 1}
+
+// stepTicker returns a channel that receives the sampling times of each
+// step (stepSamples), on time from the run's start (a ticker would drift
+// by when the reporter started), and its stop (nil channel: no staircase).
 func (p *pacer) stepTicker() (<-chan time.Time, func()) {
 	if p == nil || !p.sched.stepped() {
 		return nil, func() {}
 	}
 	c, quit := make(chan time.Time), make(chan struct{})
+	at := func(i int) time.Time {
+		k, f := i/len(stepSamples), stepSamples[i%len(stepSamples)]
+		return p.start.Add(time.Duration((float64(k) + f) * float64(p.sched.every)))
+	}
 	go func() {
-		t := time.NewTimer(time.Until(p.start.Add(p.sched.every)))
+		t := time.NewTimer(time.Until(at(0)))
 		defer t.Stop()
-		for k := 1; ; k++ {
+		for i := 1; ; i++ {
 			select {
 			case now := <-t.C:
 				select {
@@ -281,7 +291,7 @@ func (p *pacer) stepTicker() (<-chan time.Time, func()) {
 				case <-quit:
 					return
 				}
-				t.Reset(time.Until(p.start.Add(time.Duration(k+1) * p.sched.every)))
+				t.Reset(time.Until(at(i)))
 			case <-quit:
 				return
 			}
@@ -290,17 +300,34 @@ func (p *pacer) stepTicker() (<-chan time.Time, func()) {
 	return c, func() { close(quit) }
 }
 
-// stepEnded samples the backlog at the end of a step; acked are the rows
-// acknowledged so far.
-func (p *pacer) stepEnded(now time.Time, acked int64) {
+// stepSample samples the backlog of the current step (acked: the rows
+// acknowledged so far); at the step's end it judges whether the backlog
+// was bounded, and halts the staircase when it was not.
+//
+// One sample could catch a passing hiccup of a loaded machine, so a step's
+// backlog counts as unbounded only when it was above one batch per worker
+// at each of the three samples (half, three quarters and the end of the
+// step) and grew from the first to the last without falling in between:
+// what a server slower than the rate does, (rate - capacity) x t.
+func (p *pacer) stepSample(now time.Time, acked int64) {
 	n, lag := p.backlog(now)
 	p.stepMu.Lock()
 	defer p.stepMu.Unlock()
 	if e := p.sched.end(); e > 0 && len(p.stepEnds) > p.sched.last {
 		return // the staircase is over; the run is finishing
 	}
-	p.stepEnds = append(p.stepEnds, stepEnd{at: now.Sub(p.start), backlog: n, lag: lag, acked: acked})
-	if n > p.nw*p.batch {
+	p.samples = append(p.samples, n)
+	if len(p.samples) < len(stepSamples) {
+		return
+	}
+	limit := p.nw * p.batch
+	growing := p.samples[len(p.samples)-1] > p.samples[0]
+	for i, v := range p.samples {
+		growing = growing && v > limit && (i == 0 || v >= p.samples[i-1])
+	}
+	p.samples = p.samples[:0]
+	p.stepEnds = append(p.stepEnds, stepEnd{at: now.Sub(p.start), backlog: n, lag: lag, acked: acked, bounded: !growing})
+	if growing {
 		p.halt.Store(true)
 	}
 }
@@ -368,7 +395,7 @@ func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
 		default:
 			// The run ended in this step: complete when it was the last
 			// step of a staircase that ended (everything was sent).
-			end = stepEnd{at: res.End.Sub(p.start), acked: res.Rows}
+			end = stepEnd{at: res.End.Sub(p.start), acked: res.Rows, bounded: true} // everything was sent
 			st.Complete = p.sched.capped && k == p.sched.last && p.ended && !p.halt.Load()
 		}
 		st.Seconds = (end.at - time.Duration(k)*p.sched.every).Seconds()
@@ -376,7 +403,7 @@ func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
 			st.AchievedRowsPerSec = float64(end.acked-prev.acked) / st.Seconds
 		}
 		st.BacklogRows, st.LagSeconds = end.backlog, end.lag.Seconds()
-		st.Bounded = end.backlog <= p.nw*p.batch
+		st.Bounded = end.bounded
 		ok := st.Complete && st.Bounded
 		if k < len(p.stepHists) {
 			h := p.stepHists[k]

@@ -88,7 +88,7 @@ func (r *run) startReporter() (stop func()) {
 			case now := <-bar:
 				r.drawBar(now)
 			case now := <-stepEnds:
-				r.pace.stepEnded(now, r.totals(false).rows)
+				r.pace.stepSample(now, r.totals(false).rows)
 			}
 		}
 	}()
