@@ -285,3 +285,19 @@ func TestPacedComposes(t *testing.T) {
 		}
 	})
 }
+
+// TestPacedProgressBar: on a terminal, a paced run's bar says how far
+// behind the schedule it is.
+func TestPacedProgressBar(t *testing.T) {
+	var out strings.Builder
+	st := &workerStats{tables: map[string]int64{}, hist: newHistogram()}
+	r := &run{cfg: Config{Stderr: &out, BatchSize: 1000, Workers: 1, Pace: Pace{Rate: 1000}}, totalSize: -1, workers: []*workerStats{st}}
+	r.start = time.Unix(100, 0)
+	r.pace = r.newPacer()
+	// Nothing sent after 10 s at 1000 rows/s: ten batches due, the
+	// oldest since 1 s.
+	r.drawBar(time.Unix(110, 0))
+	if want := ", backlog 10,000 rows (lag 9s)"; !strings.HasSuffix(out.String(), want) {
+		t.Fatalf("bar %q, want it to end in %q", out.String(), want)
+	}
+}

@@ -147,6 +147,10 @@ func (r *run) drawBar(now time.Time) {
 		fmt.Fprintf(&b, " of ~%s", count(int64(float64(tot.rows)/frac)))
 	}
 	fmt.Fprintf(&b, ", %s rows/s", rate(rps))
+	if r.pace != nil { // a paced run: how far behind the schedule
+		n, lag := r.pace.backlog(now)
+		fmt.Fprintf(&b, ", backlog %s rows (lag %s)", count(n), lag.Round(time.Millisecond))
+	}
 	if frac > 0.001 {
 		eta := time.Duration(el * (1 - frac) / frac * float64(time.Second)).Round(time.Second)
 		fmt.Fprintf(&b, ", ETA %s", eta)
