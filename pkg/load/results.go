@@ -57,6 +57,10 @@ type Results struct {
 	// --rate-steps) and what it measured; nil for a closed-loop run.
 	Pace *Pace `json:"pace,omitempty"`
 
+	// Loop is how a run that replays its inputs (--loop) or ends at a
+	// duration (--duration) went; nil for other runs.
+	Loop *Loop `json:"loop,omitempty"`
+
 	Verify *Verification `json:"verify,omitempty"`
 
 	// Serialization is filled by loaders that also time serialisation alone
@@ -95,6 +99,27 @@ type Period struct {
 	Server *PeriodServer `json:"server,omitempty"`
 	// Pace is the schedule's state in the period of a paced run.
 	Pace *PeriodPace `json:"pace,omitempty"`
+	// Pass is the pass of the inputs being read at the period's end (a
+	// run with Loop; 0 otherwise).
+	Pass int `json:"pass,omitempty"`
+}
+
+// Loop is a long run: its inputs replayed pass after pass (Replay), each
+// pass's timestamps moved by the span of the first times the pass's
+// number minus one, and/or reading stopped at a duration.
+type Loop struct {
+	Replay bool `json:"replay"`
+	// Duration is the run's bound on reading, in seconds (0: none).
+	Duration float64 `json:"duration_seconds,omitempty"`
+	// Passes is how many passes were read (the last one may be partial).
+	Passes int `json:"passes"`
+	// Span is the shift between passes, in Unit: the inputs' largest
+	// timestamp minus the smallest plus one unit.
+	Span int64  `json:"span,omitempty"`
+	Unit string `json:"unit,omitempty"` // "µs" (CSV, pgcopy) or "ILP timestamp units" (the loader's precision)
+	// Stopped says reading stopped at Duration (rather than at the end of
+	// the input, a row limit or a staircase's end).
+	Stopped bool `json:"stopped_at_duration,omitempty"`
 }
 
 // Pace is what a paced (open-loop) run offered and measured. Latency from

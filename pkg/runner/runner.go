@@ -100,6 +100,11 @@ type Config struct {
 	Cost CostConfig
 	// Pace makes the run open-loop: batches sent on a schedule (pace.go).
 	Pace Pace
+	// Loop replays the inputs pass after pass, each pass's timestamps
+	// shifted past the last's; Duration stops reading at that age of the
+	// run (loop.go).
+	Loop     bool
+	Duration time.Duration
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -231,6 +236,7 @@ type run struct {
 	started     bool
 	cost        costState // what the load costs (cost.go)
 	pace        *pacer    // the schedule of a paced run (pace.go); nil: closed loop
+	loop        *looper   // Loop and Duration (loop.go); nil: neither
 }
 
 // inputFormat is the format of one input.
@@ -258,6 +264,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		return errors.New("no target to load into (use DoLoad=false to split only)")
 	}
 	if err := cfg.Pace.Validate(); err != nil {
+		return err
+	}
+	if err := r.checkLoop(); err != nil {
 		return err
 	}
 	defer func() {
@@ -430,6 +439,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 
 	r.start = time.Now()
 	r.pace = r.newPacer()
+	r.loop = r.newLooper()
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
@@ -502,17 +512,17 @@ func (r *run) finishTarget(ctx context.Context) error {
 	return nil
 }
 
-// read splits the inputs in order into batches for the workers.
-func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *load.Batch) error {
+// readPass splits the inputs in order into batches for the workers (pass
+// 1, or a later one of a loop: read).
+func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, queues []chan *load.Batch, seq *int64) error {
 	inputs := r.cfg.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	var seq int64
 	for i, path := range inputs {
 		var sp *split.Splitter
 		var in *split.Input
-		if i == 0 {
+		if i == 0 && pass == 1 {
 			sp, in = r.first, r.firstInput
 		} else {
 			var err error
@@ -526,11 +536,11 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 			}
 		}
 		r.curInput.Store(in)
-		err := r.readOne(ctx, sp, free, queues, &seq)
+		err := r.readOne(ctx, sp, free, queues, seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
 		r.skipped.Add(sp.Skipped())
 		if err != nil {
-			if i > 0 {
+			if i > 0 || pass > 1 {
 				in.Close()
 			}
 			return err
@@ -539,10 +549,10 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 			r.doneSize.Add(in.Size)
 		}
 		r.curInput.Store(nil)
-		if i > 0 {
+		if i > 0 || pass > 1 {
 			in.Close()
 		}
-		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.over() {
+		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.over() || r.loop.over() {
 			break
 		}
 	}
@@ -579,6 +589,11 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 			b.Release()
 			free <- b
 			return err
+		}
+		if r.loop.over() { // Duration: this batch is not sent
+			b.Release()
+			free <- b
+			return nil
 		}
 		*seq++
 		b.Seq = *seq
@@ -621,6 +636,10 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			r.skipped.Add(int64(skipped))
 			r.rowsRead.Add(-int64(skipped))
 		}
+		restore := func() {}
+		if err == nil {
+			restore, err = r.loop.apply(b) // Loop: pass 2 on, shifted timestamps (loop.go)
+		}
 		if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
 			err = r.verifier.countBefore(ctx, batchTables(b))
 		}
@@ -633,6 +652,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 		if err == nil {
 			err = r.overErrorLimit()
 		}
+		restore()
 		b.Release() // a zero-copy batch's memory goes back to the reader
 		r.pace.done(b)
 		free <- b
@@ -786,6 +806,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	res.Latency = h.summary()
 	r.pace.results(r.cfg.Pace, res)
+	r.loop.results(r.cfg, res)
 
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))

@@ -111,6 +111,7 @@ func (r *run) period(now, last time.Time, lastTot totals) (load.Period, totals) 
 		TotalRows: tot.rows,
 		Server:    r.costPeriod(),
 		Pace:      r.pace.period(now, last),
+		Pass:      r.loop.pass(),
 	}
 	if p.Seconds > 0 {
 		p.RowsPerSec = float64(p.Rows) / p.Seconds
@@ -208,6 +209,7 @@ func writeSummary(w io.Writer, res *load.Results, doLoad bool) {
 	l := res.Latency
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
 	writePace(w, res.Pace)
+	writeLoop(w, res.Loop)
 	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
 		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
 	writeCost(w, res.Cost)
