@@ -246,7 +246,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(append(CommonFlags(spec), errorFlags()...), rateFlags()...), spec.Flags...)
+	flags := append(append(append(append(CommonFlags(spec), errorFlags()...), rateFlags()...), loopFlags()...), spec.Flags...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -361,6 +361,9 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		return cfg, err
 	}
 	if cfg.Pace, err = paceConfig(c); err != nil {
+		return cfg, err
+	}
+	if err = loopConfig(c, &cfg); err != nil {
 		return cfg, err
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
