@@ -68,8 +68,8 @@ func eachTimestamp(data []byte, fn func(line int, ts int64, start, end int) erro
 			if reason != "" {
 				return &TimeError{Line: line, Reason: reason}
 			}
-			ts, err := strconv.ParseInt(string(l[s:e]), 10, 64)
-			if err != nil || strconv.FormatInt(ts, 10) != string(l[s:e]) {
+			ts, ok := parseTimestamp(l[s:e])
+			if !ok {
 				return &TimeError{Line: line, Reason: "timestamp " + strconv.Quote(string(l[s:e])) + " is not a decimal integer as line protocol writes it"}
 			}
 			if err := fn(line, ts, off+s, off+e); err != nil {
@@ -118,4 +118,35 @@ fields:
 		return 0, 0, "no timestamp (a line that takes the server's time cannot be replayed with shifted timestamps)"
 	}
 	return start, end, ""
+}
+
+// parseTimestamp reads a decimal int64 written as strconv writes it (an
+// optional '-', no leading zeros, no "-0"), without allocating: any other
+// spelling would not come back the same from a shift and back.
+func parseTimestamp(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	d := b
+	if neg {
+		d = b[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v-1) - 1, true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
 }
