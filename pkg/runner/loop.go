@@ -38,7 +38,8 @@ import (
 // only passes from the second pay that copy.
 type looper struct {
 	replay   bool
-	deadline time.Time // zero: none
+	deadline time.Time     // zero: none
+	length   time.Duration // Duration
 
 	mu      sync.Mutex
 	starts  []int64 // the first Seq of each pass (starts[0] = 1)
@@ -89,7 +90,7 @@ func (r *run) newLooper() *looper {
 	l := &looper{replay: r.cfg.Loop, starts: []int64{1}, cut: -1, ready: make(chan struct{}),
 		lo: math.MaxInt64, hi: math.MinInt64, bufs: map[*load.Batch]*[]byte{}, cols: map[*schema.Table]int{}}
 	if r.cfg.Duration > 0 {
-		l.deadline = r.start.Add(r.cfg.Duration)
+		l.deadline, l.length = r.start.Add(r.cfg.Duration), r.cfg.Duration
 	}
 	return l
 }
@@ -326,4 +327,31 @@ func writeLoop(w interface{ Write([]byte) (int, error) }, lp *load.Loop) {
 		s = "duration: " + s
 	}
 	fmt.Fprintln(w, s)
+}
+
+// fraction is the progress bar's fraction done at el into the run, frac
+// being the fraction of the input read (-1: unknown): a loop's files are
+// read many times, so its progress is the time towards Duration (unknown
+// without one); a run with a Duration alone ends at whichever comes
+// first.
+func (l *looper) fraction(el time.Duration, frac float64) float64 {
+	switch {
+	case l == nil:
+		return frac
+	case l.deadline.IsZero():
+		return -1 // a loop ended by a row limit or a staircase
+	}
+	f := min(1, el.Seconds()/l.length.Seconds())
+	if !l.replay {
+		f = max(f, frac)
+	}
+	return f
+}
+
+// barPass is the progress bar's pass of a loop.
+func (l *looper) barPass() string {
+	if p := l.pass(); p > 0 {
+		return fmt.Sprintf(", pass %d", p)
+	}
+	return ""
 }

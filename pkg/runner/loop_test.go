@@ -236,3 +236,19 @@ func TestLoopComposes(t *testing.T) {
 		t.Errorf("%d rows sent in 1 s at 50k rows/s (%d passes)", res.Rows, res.Loop.Passes)
 	}
 }
+
+// A loop's progress bar: the time towards --duration and the pass, not
+// the fraction of a file read many times.
+func TestLoopProgressBar(t *testing.T) {
+	var out strings.Builder
+	st := &workerStats{tables: map[string]int64{}, hist: newHistogram(), rows: 5000}
+	r := &run{cfg: Config{Stderr: &out, Loop: true, Duration: 40 * time.Second}, totalSize: 100, workers: []*workerStats{st}}
+	r.doneSize.Store(300) // three passes of the file
+	r.start = time.Unix(100, 0)
+	r.loop = r.newLooper()
+	r.loop.starts = []int64{1, 10, 20}
+	r.drawBar(time.Unix(110, 0))
+	if want := "[=======                       ]  25% 5,000 rows of ~20,000, 500 rows/s, pass 3, ETA 30s"; !strings.HasSuffix(out.String(), want) {
+		t.Fatalf("bar %q, want it to end in %q", out.String(), want)
+	}
+}

@@ -135,6 +135,7 @@ func (r *run) drawBar(now time.Time) {
 		}
 		frac = min(float64(read)/float64(r.totalSize), 1)
 	}
+	frac = r.loop.fraction(now.Sub(r.start), frac) // Loop, Duration (loop.go)
 	const width = 30
 	var b strings.Builder
 	b.WriteString("\r\033[K")
@@ -148,6 +149,7 @@ func (r *run) drawBar(now time.Time) {
 		fmt.Fprintf(&b, " of ~%s", count(int64(float64(tot.rows)/frac)))
 	}
 	fmt.Fprintf(&b, ", %s rows/s", rate(rps))
+	b.WriteString(r.loop.barPass())
 	if r.pace != nil { // a paced run: how far behind the schedule
 		n, lag := r.pace.backlog(now)
 		fmt.Fprintf(&b, ", backlog %s rows (lag %s)", count(n), lag.Round(time.Millisecond))
