@@ -636,9 +636,9 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			r.skipped.Add(int64(skipped))
 			r.rowsRead.Add(-int64(skipped))
 		}
-		restore := func() {}
+		unshift := func() {}
 		if err == nil {
-			restore, err = r.loop.apply(b) // Loop: pass 2 on, shifted timestamps (loop.go)
+			unshift, err = r.loop.apply(b) // Loop: pass 2 on, shifted timestamps (loop.go)
 		}
 		if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
 			err = r.verifier.countBefore(ctx, batchTables(b))
@@ -652,7 +652,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 		if err == nil {
 			err = r.overErrorLimit()
 		}
-		restore()
+		unshift()
 		b.Release() // a zero-copy batch's memory goes back to the reader
 		r.pace.done(b)
 		free <- b
