@@ -104,7 +104,7 @@ func newApp(stdout io.Writer) *cli.App {
 			},
 			{
 				Name:      "plot",
-				Usage:     "PNG and SVG of each run's insert rate per reporting period over time (DIR/<name>.rate.png/.svg)",
+				Usage:     "PNG and SVG of each run's insert rate per reporting period over time (DIR/<name>.rate.png/.svg; a paced run also .pace: offered vs achieved rows/s, and .latency: percentiles from due and from send)",
 				ArgsUsage: "results.json...",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},

@@ -74,6 +74,14 @@ type Results struct {
 	Latency LatencySummary `json:"latency_ms"` // per-batch write latency, acknowledged batches
 	Periods []Period       `json:"periods"`    // one per --reporting-period
 
+	// Pace is the open-loop schedule of a paced run (--rate,
+	// --rate-steps) and what it measured; nil for a closed-loop run.
+	Pace *Pace `json:"pace,omitempty"`
+
+	// Loop is how a run that replays its inputs (--loop) or ends at a
+	// duration (--duration) went; nil for other runs.
+	Loop *Loop `json:"loop,omitempty"`
+
 	Verify *Verification `json:"verify,omitempty"`
 
 	// Serialization is filled by loaders that also time serialisation alone
@@ -110,6 +118,105 @@ type Period struct {
 	TotalRows     int64   `json:"total_rows"` // cumulative at the period's end
 	// Server is the server's resource use in the period (when measured).
 	Server *PeriodServer `json:"server,omitempty"`
+	// Pace is the schedule's state in the period of a paced run.
+	Pace *PeriodPace `json:"pace,omitempty"`
+	// Pass is the pass of the inputs being read at the period's end (a
+	// run with Loop; 0 otherwise).
+	Pass int `json:"pass,omitempty"`
+}
+
+// Loop is a long run: its inputs replayed pass after pass (Replay), each
+// pass's timestamps moved by the span of the first times the pass's
+// number minus one, and/or reading stopped at a duration.
+type Loop struct {
+	Replay bool `json:"replay"`
+	// Duration is the run's bound on reading, in seconds (0: none).
+	Duration float64 `json:"duration_seconds,omitempty"`
+	// Passes is how many passes were read (the last one may be partial).
+	Passes int `json:"passes"`
+	// Span is the shift between passes, in Unit: the inputs' largest
+	// timestamp minus the smallest plus one unit.
+	Span int64  `json:"span,omitempty"`
+	Unit string `json:"unit,omitempty"` // "µs" (CSV, pgcopy) or "ILP timestamp units" (the loader's precision)
+	// Stopped says reading stopped at Duration (rather than at the end of
+	// the input, a row limit or a staircase's end).
+	Stopped bool `json:"stopped_at_duration,omitempty"`
+}
+
+// Pace is what a paced (open-loop) run offered and measured. Latency from
+// the due time is what a producer sending on the schedule sees: it counts
+// the wait for a free worker and every retry, so a server that stalls
+// cannot hide the stall (Results.Latency is from the send of the attempt
+// that succeeded: what the server took).
+type Pace struct {
+	// Rate is the constant offered rate, rows/s (0 for a staircase).
+	Rate float64 `json:"rate,omitempty"`
+	// StepsStart, StepsStep, StepsEvery and StepsMax describe a staircase.
+	StepsStart float64 `json:"steps_start,omitempty"`
+	StepsStep  float64 `json:"steps_step,omitempty"`
+	StepsEvery float64 `json:"steps_every_seconds,omitempty"`
+	StepsMax   float64 `json:"steps_max,omitempty"`
+	// SLOQuantile and SLOMillis are the latency bound steps are judged by
+	// (e.g. 99 and 100: p99 from due under 100 ms); 0 when none.
+	SLOQuantile float64 `json:"slo_quantile,omitempty"`
+	SLOMillis   float64 `json:"slo_ms,omitempty"`
+
+	// OfferedRowsPerSec is the rows the schedule made due over the time it
+	// took to make them due; AchievedRowsPerSec the rows acknowledged over
+	// the run's seconds (a server that falls behind stretches them).
+	OfferedRowsPerSec  float64 `json:"offered_rows_per_sec"`
+	AchievedRowsPerSec float64 `json:"achieved_rows_per_sec"`
+	// LatencyFromDue is per batch, from its due time to its acknowledgement.
+	LatencyFromDue LatencySummary `json:"latency_from_due_ms"`
+	// MaxBacklogRows and MaxLagSeconds are the largest backlog and lag
+	// sampled (each period's end, each step's end).
+	MaxBacklogRows int64   `json:"max_backlog_rows"`
+	MaxLagSeconds  float64 `json:"max_lag_seconds"`
+
+	// Steps are the staircase's steps, in order.
+	Steps []RateStep `json:"steps,omitempty"`
+	// Halted: the staircase stopped at the end of a step whose backlog
+	// was not bounded (the steps above it were not run).
+	Halted bool `json:"halted,omitempty"`
+	// SustainableRowsPerSec is the rate of the highest step that kept the
+	// SLO with a bounded backlog (0: none did; see docs/rate.md).
+	SustainableRowsPerSec float64 `json:"sustainable_rows_per_sec,omitempty"`
+}
+
+// RateStep is one step of a staircase.
+type RateStep struct {
+	RowsPerSec         float64        `json:"rows_per_sec"` // offered
+	At                 float64        `json:"at"`           // seconds since Start when it began
+	Seconds            float64        `json:"seconds"`      // how long it ran
+	AchievedRowsPerSec float64        `json:"achieved_rows_per_sec"`
+	Batches            int64          `json:"batches"` // acknowledged batches due in the step
+	LatencyFromDue     LatencySummary `json:"latency_from_due_ms"`
+	// QuantileMillis is the SLO's quantile of LatencyFromDue (e.g. p99).
+	QuantileMillis float64 `json:"slo_quantile_ms,omitempty"`
+	BacklogRows    int64   `json:"backlog_rows"` // at the step's end
+	LagSeconds     float64 `json:"lag_seconds"`  // at the step's end
+	// Bounded: the backlog did not grow through the step (it was not
+	// above one batch per worker at half, three quarters and the end of
+	// the step while growing; docs/rate.md). Complete: the step ran for
+	// its whole duration.
+	Bounded  bool `json:"bounded"`
+	Complete bool `json:"complete"`
+	// OK: complete, bounded, and within the SLO.
+	OK bool `json:"ok"`
+}
+
+// PeriodPace is a paced run's schedule in one reporting period.
+type PeriodPace struct {
+	Rate              float64 `json:"rate"`                 // the schedule's rate at the period's end, rows/s
+	OfferedRowsPerSec float64 `json:"offered_rows_per_sec"` // rows that fell due in the period / its seconds
+	// BacklogRows are the rows due and not yet taken by a worker at the
+	// period's end; LagSeconds how long ago the oldest of them fell due.
+	BacklogRows int64   `json:"backlog_rows"`
+	LagSeconds  float64 `json:"lag_seconds"`
+	// Latencies of the batches acknowledged in the period, from the send
+	// and from the due time.
+	Latency        LatencySummary `json:"latency_ms"`
+	LatencyFromDue LatencySummary `json:"latency_from_due_ms"`
 }
 
 // Verification compares the rows acknowledged per table with the database's count.

@@ -34,6 +34,8 @@
 //	--server-pid P          the server's process for its CPU/RSS/IO (default: the local listener on the target's port)
 //	--server-data-dir D     the server's data directory, sized beside the database's own storage figures
 //	--footprint-settle D    wait up to D for the tables' size on disk to stop changing (0: measured once)
+//	--rate R                offer R rows/s on a fixed schedule (open loop); latency also from each batch's due time
+//	--rate-steps S,STEP,EVERY[,MAX]  a staircase of offered rates; with --slo pQ=D, the sustainable rate
 //
 // # Configuration vocabulary
 //
@@ -256,7 +258,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), spec.Flags...)
+	flags := append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), spec.Flags...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -378,6 +380,12 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 	}
 	var err error
 	if cfg.Cost, err = costConfig(c); err != nil {
+		return cfg, err
+	}
+	if cfg.Pace, err = paceConfig(c); err != nil {
+		return cfg, err
+	}
+	if err = loopConfig(c, &cfg); err != nil {
 		return cfg, err
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {

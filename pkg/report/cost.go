@@ -221,13 +221,7 @@ func ServerSVG(r Run) string {
 	cx, cy := chartWidth-chartPad-labelSize*0.4, f.top+f.height/2
 	fmt.Fprintf(&s.b, `<text x="%s" y="%s" font-size="%s" text-anchor="middle" transform="rotate(-90 %s %s)" class="axis-title">RSS MB</text>`+"\n",
 		num(cx), num(cy), num(labelSize), num(cx), num(cy))
-	for _, v := range ticks(xMax, xStep) {
-		x := f.x(v)
-		s.line(x, f.top+f.height, x, f.top+f.height+4, `stroke="#333" stroke-width="1"`)
-		s.text(x, f.top+f.height+6+labelSize, tickSize, "middle", ` class="tick"`, axisLabel(v, xStep))
-	}
-	s.line(f.left, f.y(0), f.left+f.width, f.y(0), `stroke="#333" stroke-width="1"`)
-	s.text(f.left+f.width/2, bottom-chartPad-labelSize*0.3, labelSize, "middle", ` class="axis-title"`, "seconds since the start of the load")
+	s.timeAxis(f, xStep, bottom)
 	for _, series := range []struct {
 		fr    frame
 		v     func(pt) float64

@@ -168,6 +168,9 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		p.CostLegend = costLegend
 		p.CostNotes = t.costNotes()
 	}
+	if t.hasPace() {
+		p.ValueHeads = append(append([]string(nil), p.ValueHeads...), paceColumns...)
+	}
 	servers := map[string]bool{}
 	for i := range t.Cells {
 		c := &t.Cells[i]
@@ -184,6 +187,9 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		values := c.markdownRow()
 		if t.hasCost() {
 			values = append(values, c.costRow()...)
+		}
+		if t.hasPace() {
+			values = append(values, c.paceRow(thousands)...)
 		}
 		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
@@ -213,6 +219,9 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		p.Rates = append(p.Rates, template.HTML(RateSVG(r, MetricRows, "")))
 		if svg := ServerSVG(r); svg != "" {
 			p.Rates = append(p.Rates, template.HTML(svg)) // beside its rate
+		}
+		for _, svg := range PaceSVGs(r) {
+			p.Rates = append(p.Rates, template.HTML(svg))
 		}
 	}
 

@@ -46,7 +46,9 @@ type PlotConfig struct {
 }
 
 // RunPlot writes DIR/<results name>.rate.png and .svg for every results
-// file: its insert rate per reporting period over time.
+// file: its insert rate per reporting period over time; for a paced run
+// also .pace (offered vs achieved rows/s) and .latency (percentiles from
+// due and from send per period).
 func RunPlot(cfg PlotConfig) error {
 	if cfg.Metric == "" {
 		cfg.Metric = MetricRows
@@ -68,8 +70,12 @@ func RunPlot(cfg PlotConfig) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range files {
+		more, err := savePacePlots(r, cfg.OutDir, used)
+		for _, f := range append(files, more...) {
 			fmt.Fprintln(cfg.Out, f)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -212,6 +212,33 @@ func (s *svgBuilder) yAxis(f frame, step float64, title string) {
 		num(cx), num(cy), num(labelSize), num(cx), num(cy), html.EscapeString(title))
 }
 
+// timeFrame lays out, from y, a plotting area of seconds since the start
+// (to maxX) against a y axis from 0 (to maxY, titled yLabel), draws both
+// axes, and returns the area and the chart's bottom.
+func (s *svgBuilder) timeFrame(y, maxX, maxY float64, yLabel string) (frame, float64) {
+	yMax, yStep := niceScale(maxY*1.05, 5)
+	xMax, xStep := niceScale(maxX, 8)
+	left := chartPad + labelSize*1.6 + yTickWidth(yMax, yStep) + 8
+	right := chartPad + fontWidth(axisLabel(xMax, xStep), tickSize, false)/2
+	f := frame{left: left, top: y + 8, width: chartWidth - right - left, height: plotHeight0 * 0.85, xMax: xMax, yMax: yMax}
+	bottom := f.top + f.height + 6 + labelSize*1.3 + labelSize*1.6 + chartPad
+	s.yAxis(f, yStep, yLabel)
+	s.timeAxis(f, xStep, bottom)
+	return f, bottom
+}
+
+// timeAxis draws the x axis of seconds since the start of the load: its
+// ticks and labels, the axis line at y=0, and its title above bottom.
+func (s *svgBuilder) timeAxis(f frame, step, bottom float64) {
+	for _, v := range ticks(f.xMax, step) {
+		x := f.x(v)
+		s.line(x, f.top+f.height, x, f.top+f.height+4, `stroke="#333" stroke-width="1"`)
+		s.text(x, f.top+f.height+6+labelSize, tickSize, "middle", ` class="tick"`, axisLabel(v, step))
+	}
+	s.line(f.left, f.y(0), f.left+f.width, f.y(0), `stroke="#333" stroke-width="1"`)
+	s.text(f.left+f.width/2, bottom-chartPad-labelSize*0.3, labelSize, "middle", ` class="axis-title"`, "seconds since the start of the load")
+}
+
 // yTickWidth is the widest tick label of a y axis.
 func yTickWidth(yMax, step float64) float64 {
 	w := 0.0
@@ -396,21 +423,7 @@ func RateSVG(r Run, m Metric, context string) string {
 		pts = append(pts, pt{p.At - p.Seconds/2, v})
 		maxY, maxX = math.Max(maxY, v), math.Max(maxX, p.At)
 	}
-	yMax, yStep := niceScale(maxY*1.05, 5)
-	xMax, xStep := niceScale(maxX, 8)
-	left := chartPad + labelSize*1.6 + yTickWidth(yMax, yStep) + 8
-	right := chartPad + fontWidth(axisLabel(xMax, xStep), tickSize, false)/2
-	f := frame{left: left, top: y + 8, width: chartWidth - right - left, height: plotHeight0 * 0.85, xMax: xMax, yMax: yMax}
-	bottom := f.top + f.height + 6 + labelSize*1.3 + labelSize*1.6 + chartPad
-
-	s.yAxis(f, yStep, m.label())
-	for _, v := range ticks(xMax, xStep) {
-		x := f.x(v)
-		s.line(x, f.top+f.height, x, f.top+f.height+4, `stroke="#333" stroke-width="1"`)
-		s.text(x, f.top+f.height+6+labelSize, tickSize, "middle", ` class="tick"`, axisLabel(v, xStep))
-	}
-	s.line(f.left, f.y(0), f.left+f.width, f.y(0), `stroke="#333" stroke-width="1"`)
-	s.text(f.left+f.width/2, bottom-chartPad-labelSize*0.3, labelSize, "middle", ` class="axis-title"`, "seconds since the start of the load")
+	f, bottom := s.timeFrame(y, maxX, maxY, m.label())
 
 	if len(pts) > 1 {
 		var d strings.Builder

@@ -345,6 +345,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	if t.hasCost() {
 		cols = append(append([]string(nil), valueColumns...), costColumns...)
 	}
+	if t.hasPace() {
+		cols = append(append([]string(nil), cols...), paceColumns...)
+	}
 	t.writeMDHeader(&b, cols)
 	var failures []string
 	for i := range t.Cells {
@@ -353,10 +356,16 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		if t.hasCost() {
 			row = append(row, c.costRow()...)
 		}
+		if t.hasPace() {
+			row = append(row, c.paceRow(thousands)...)
+		}
 		writeMDRow(&b, row)
 		failures = append(failures, c.Errors...)
 	}
 	b.WriteString("\nrows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency.\n")
+	if t.hasPace() {
+		b.WriteString("\n" + paceLegend + "\n")
+	}
 	t.writeMDNotes(&b, t.hasCost(), failures)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -401,6 +410,9 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	if t.hasCost() {
 		head = append(head, csvCostColumns...)
 	}
+	if t.hasPace() {
+		head = append(head, csvPaceColumns...)
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -409,6 +421,9 @@ func (t *Table) WriteCSV(w io.Writer) error {
 		row := append(append([]string(nil), c.Key...), c.csvRow()...)
 		if t.hasCost() {
 			row = append(row, c.csvCostRow()...)
+		}
+		if t.hasPace() {
+			row = append(row, c.paceRow(plain)...)
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -75,6 +75,12 @@ func (r *run) openJournal(ctx context.Context) error {
 		}
 		return nil // nothing to journal: stdin cannot be read twice
 	}
+	if cfg.Loop {
+		if old != nil {
+			return errors.New("a looped run cannot be resumed (its passes are not journaled)")
+		}
+		return nil // a pass re-reads the inputs: batch places repeat
+	}
 	jr := &journal{path: JournalPath(cfg.ResultsFile), stderr: cfg.Stderr, fly: map[int64]*flight{}, run: r.res.RunID,
 		cut: make([]int64, len(cfg.Inputs))}
 	parts := 1

@@ -108,6 +108,13 @@ type Config struct {
 	// cannot settle batches in doubt, sending them again.
 	Resume           *Journal
 	AcceptDuplicates bool
+	// Pace makes the run open-loop: batches sent on a schedule (pace.go).
+	Pace Pace
+	// Loop replays the inputs pass after pass, each pass's timestamps
+	// shifted past the last's; Duration stops reading at that age of the
+	// run (loop.go).
+	Loop     bool
+	Duration time.Duration
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -245,6 +252,8 @@ type run struct {
 	prefix      *prefixer    // TablePrefix (nil: none)
 	jr          *journal     // the load's journal (resume.go), nil when not journaled
 	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
+	pace        *pacer       // the schedule of a paced run (pace.go); nil: closed loop
+	loop        *looper      // Loop and Duration (loop.go); nil: neither
 }
 
 // inputFormat is the format of one input.
@@ -272,6 +281,12 @@ func (r *run) run(ctx context.Context) (err error) {
 		return errors.New("no target to load into (use DoLoad=false to split only)")
 	}
 	if err := ilp.CheckTablePrefix(cfg.TablePrefix); err != nil {
+		return err
+	}
+	if err := cfg.Pace.Validate(); err != nil {
+		return err
+	}
+	if err := r.checkLoop(); err != nil {
 		return err
 	}
 	defer func() {
@@ -458,6 +473,8 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	}
 
 	r.start = time.Now()
+	r.pace = r.newPacer()
+	r.loop = r.newLooper()
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
@@ -472,6 +489,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		err := r.read(gctx, free, queues)
 		if err == nil {
 			readDone.Store(true)
+			r.pace.readDone()
 		}
 		if err != nil && gctx.Err() == nil {
 			r.failed.Add(1) // a malformed record or an unreadable input
@@ -529,17 +547,17 @@ func (r *run) finishTarget(ctx context.Context) error {
 	return nil
 }
 
-// read splits the inputs in order into batches for the workers.
-func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *load.Batch) error {
+// readPass splits the inputs in order into batches for the workers (pass
+// 1, or a later one of a loop: read).
+func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, queues []chan *load.Batch, seq *int64) error {
 	inputs := r.cfg.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	var seq int64
 	for i, path := range inputs {
 		var sp *split.Splitter
 		var in *split.Input
-		if i == 0 {
+		if i == 0 && pass == 1 {
 			sp, in = r.first, r.firstInput
 		} else {
 			var err error
@@ -554,11 +572,11 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 		}
 		r.curInput.Store(in)
 		r.jr.setInput(i)
-		err := r.readOne(ctx, sp, free, queues, &seq)
+		err := r.readOne(ctx, sp, free, queues, seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
 		r.skipped.Add(sp.Skipped())
 		if err != nil {
-			if i > 0 {
+			if i > 0 || pass > 1 {
 				in.Close()
 			}
 			return err
@@ -567,10 +585,10 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 			r.doneSize.Add(in.Size)
 		}
 		r.curInput.Store(nil)
-		if i > 0 {
+		if i > 0 || pass > 1 {
 			in.Close()
 		}
-		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit {
+		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.over() || r.loop.over() {
 			break
 		}
 	}
@@ -602,6 +620,16 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		if err != nil {
 			free <- b
 			return err
+		}
+		if stop, err := r.pace.wait(ctx, b); stop || err != nil { // a paced run: at its due time
+			b.Release()
+			free <- b
+			return err
+		}
+		if r.loop.over() { // Duration: this batch is not sent
+			b.Release()
+			free <- b
+			return nil
 		}
 		*seq++
 		b.Seq = *seq
@@ -643,6 +671,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 		}
 		err := r.workOne(ctx, wctx, st, w, &chk, b)
 		b.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
+		r.pace.done(b)
 		free <- b
 		if err != nil {
 			return err
@@ -656,13 +685,21 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	r.pace.taken(b)
 	skipped, err := chk.Check(b, r.cfg.SkipInvalid)
 	if skipped > 0 {
 		r.skipped.Add(int64(skipped))
 		r.rowsRead.Add(-int64(skipped))
 	}
+	// The prefix applies first and is restored last (deferred: after
+	// unshift), so each puts back what it changed.
 	restore := r.prefix.apply(b) // TablePrefix (prefix.go)
 	defer restore()
+	if err == nil {
+		var unshift func()
+		unshift, err = r.loop.apply(b) // Loop: pass 2 on, shifted timestamps (loop.go)
+		defer unshift()
+	}
 	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
 		err = r.verifier.countBefore(ctx, batchTables(b))
 	}
@@ -700,7 +737,9 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 				return err
 			}
 		}
-		st.record(b, ack, time.Since(t0))
+		lat := time.Since(t0)
+		st.record(b, ack, lat)
+		r.pace.acked(st, b, lat)
 		r.jr.acked(b, ack)
 		r.onRefused(b, ack)
 		return nil
@@ -826,6 +865,8 @@ func (r *run) finish(ctx context.Context, err error) {
 		st.mu.Unlock()
 	}
 	res.Latency = h.summary()
+	r.pace.results(r.cfg.Pace, res)
+	r.loop.results(r.cfg, res)
 
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))

@@ -27,6 +27,9 @@ func serializationPass(ctx context.Context, cfg Config) (*load.Results, error) {
 	pass := cfg
 	pass.DoLoad, pass.Verify, pass.SerializationPass, pass.Progress = false, false, false, false
 	pass.ResultsFile = ""
+	pass.Pace = Pace{} // serialising alone runs flat out
+	// One pass of the files: a rate, not a second long run.
+	pass.Loop, pass.Duration = false, 0
 	pass.Stderr = io.Discard
 	res, err := Run(ctx, pass, nil)
 	if err != nil {

@@ -55,6 +55,8 @@ func (r *run) startReporter() (stop func()) {
 		defer close(finished)
 		period := time.NewTicker(r.cfg.ReportingPeriod)
 		defer period.Stop()
+		stepEnds, stopSteps := r.pace.stepTicker()
+		defer stopSteps()
 		var bar <-chan time.Time
 		if r.cfg.Progress {
 			t := time.NewTicker(time.Second)
@@ -80,11 +82,13 @@ func (r *run) startReporter() (stop func()) {
 				if !r.cfg.Progress {
 					overall := float64(tot.rows) / p.At
 					overallM := float64(tot.metrics) / p.At
-					fmt.Fprintf(r.cfg.Stderr, "[%7.1fs] period %s rows/s %s metrics/s | overall %s rows/s %s metrics/s | %s rows\n",
-						p.At, rate(p.RowsPerSec), rate(p.MetricsPerSec), rate(overall), rate(overallM), count(tot.rows))
+					fmt.Fprintf(r.cfg.Stderr, "[%7.1fs] period %s rows/s %s metrics/s | overall %s rows/s %s metrics/s | %s rows%s\n",
+						p.At, rate(p.RowsPerSec), rate(p.MetricsPerSec), rate(overall), rate(overallM), count(tot.rows), paceLine(p.Pace))
 				}
 			case now := <-bar:
 				r.drawBar(now)
+			case now := <-stepEnds:
+				r.pace.stepSample(now, r.totals(false).rows)
 			}
 		}
 	}()
@@ -106,6 +110,8 @@ func (r *run) period(now, last time.Time, lastTot totals) (load.Period, totals) 
 		Batches:   tot.batches - lastTot.batches,
 		TotalRows: tot.rows,
 		Server:    r.costPeriod(),
+		Pace:      r.pace.period(now, last),
+		Pass:      r.loop.pass(),
 	}
 	if p.Seconds > 0 {
 		p.RowsPerSec = float64(p.Rows) / p.Seconds
@@ -129,6 +135,7 @@ func (r *run) drawBar(now time.Time) {
 		}
 		frac = min(float64(read)/float64(r.totalSize), 1)
 	}
+	frac = r.loop.fraction(now.Sub(r.start), frac) // Loop, Duration (loop.go)
 	const width = 30
 	var b strings.Builder
 	b.WriteString("\r\033[K")
@@ -142,6 +149,11 @@ func (r *run) drawBar(now time.Time) {
 		fmt.Fprintf(&b, " of ~%s", count(int64(float64(tot.rows)/frac)))
 	}
 	fmt.Fprintf(&b, ", %s rows/s", rate(rps))
+	b.WriteString(r.loop.barPass())
+	if r.pace != nil { // a paced run: how far behind the schedule
+		n, lag := r.pace.backlog(now)
+		fmt.Fprintf(&b, ", backlog %s rows (lag %s)", count(n), lag.Round(time.Millisecond))
+	}
 	if frac > 0.001 {
 		eta := time.Duration(el * (1 - frac) / frac * float64(time.Second)).Round(time.Second)
 		fmt.Fprintf(&b, ", ETA %s", eta)
@@ -198,6 +210,8 @@ func writeSummary(w io.Writer, res *load.Results, doLoad bool) {
 	}
 	l := res.Latency
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
+	writePace(w, res.Pace)
+	writeLoop(w, res.Loop)
 	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
 		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
 	writeCost(w, res.Cost)

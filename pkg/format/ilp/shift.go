@@ -1,0 +1,152 @@
+package ilp
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+)
+
+// TimeError is a line whose timestamp cannot be read or shifted: Line is
+// its 1-based number within the data given (comment and blank lines
+// count).
+type TimeError struct {
+	Line   int
+	Reason string
+}
+
+func (e *TimeError) Error() string { return "line " + strconv.Itoa(e.Line) + ": " + e.Reason }
+
+// TimeRange returns the smallest and largest timestamp of data's lines (in
+// the units the lines carry them: the loader's precision); ok is false
+// when data holds no line. A line without a timestamp is a *TimeError: its
+// time is the server's clock, which no shift can move.
+func TimeRange(data []byte) (lo, hi int64, ok bool, err error) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	err = eachTimestamp(data, func(_ int, ts int64, _, _ int) error {
+		lo, hi, ok = min(lo, ts), max(hi, ts), true
+		return nil
+	})
+	return lo, hi, ok, err
+}
+
+// AppendShifted appends data with every line's timestamp moved by delta
+// units; nothing else changes (comments, blank lines and the rest of each
+// line are copied as they are). A timestamp that would leave int64 is a
+// *TimeError.
+func AppendShifted(dst, data []byte, delta int64) ([]byte, error) {
+	last := 0
+	err := eachTimestamp(data, func(line int, ts int64, start, end int) error {
+		s := ts + delta
+		if (delta > 0 && s < ts) || (delta < 0 && s > ts) {
+			return &TimeError{Line: line, Reason: "timestamp " + strconv.FormatInt(ts, 10) + " shifted by " + strconv.FormatInt(delta, 10) + " overflows int64"}
+		}
+		dst = append(dst, data[last:start]...)
+		dst = strconv.AppendInt(dst, s, 10)
+		last = end
+		return nil
+	})
+	return append(dst, data[last:]...), err
+}
+
+// eachTimestamp calls fn with the number, timestamp and the timestamp
+// token's offsets in data of every line that is not blank or a comment.
+func eachTimestamp(data []byte, fn func(line int, ts int64, start, end int) error) error {
+	line := 0
+	for off := 0; off < len(data); {
+		line++
+		n := bytes.IndexByte(data[off:], '\n')
+		end := off + n
+		if n < 0 {
+			end = len(data)
+		}
+		l := data[off:end]
+		if len(l) > 0 && l[len(l)-1] == '\r' {
+			l = l[:len(l)-1]
+		}
+		if t := bytes.TrimLeft(l, " \t"); len(t) > 0 && t[0] != '#' {
+			s, e, reason := timestampToken(l)
+			if reason != "" {
+				return &TimeError{Line: line, Reason: reason}
+			}
+			ts, ok := parseTimestamp(l[s:e])
+			if !ok {
+				return &TimeError{Line: line, Reason: "timestamp " + strconv.Quote(string(l[s:e])) + " is not a decimal integer as line protocol writes it"}
+			}
+			if err := fn(line, ts, off+s, off+e); err != nil {
+				return err
+			}
+		}
+		off = end + 1
+	}
+	return nil
+}
+
+// timestampToken finds the timestamp of a line: the third section, after
+// the unescaped space that ends the measurement and tags and the one
+// (outside string fields' quotes) that ends the fields.
+func timestampToken(l []byte) (start, end int, reason string) {
+	i := 0
+	for ; i < len(l) && l[i] != ' '; i++ { // measurement and tags
+		if l[i] == '\\' {
+			i++
+		}
+	}
+	for i < len(l) && l[i] == ' ' {
+		i++
+	}
+	quoted := false
+	for ; i < len(l); i++ { // fields
+		switch c := l[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == ' ' && !quoted:
+			goto fields
+		}
+	}
+	return 0, 0, "no timestamp (a line that takes the server's time cannot be replayed with shifted timestamps)"
+fields:
+	for i < len(l) && l[i] == ' ' {
+		i++
+	}
+	start, end = i, len(l)
+	for end > start && (l[end-1] == ' ' || l[end-1] == '\t') {
+		end--
+	}
+	if start == end {
+		return 0, 0, "no timestamp (a line that takes the server's time cannot be replayed with shifted timestamps)"
+	}
+	return start, end, ""
+}
+
+// parseTimestamp reads a decimal int64 written as strconv writes it (an
+// optional '-', no leading zeros, no "-0"), without allocating: any other
+// spelling would not come back the same from a shift and back.
+func parseTimestamp(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	d := b
+	if neg {
+		d = b[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v-1) - 1, true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
+}

@@ -1,0 +1,99 @@
+package pgcopy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+// tuple builds a COPY tuple of fields (nil: NULL).
+func tuple(fields ...[]byte) []byte {
+	b := binary.BigEndian.AppendUint16(nil, uint16(len(fields)))
+	for _, f := range fields {
+		if f == nil {
+			b = binary.BigEndian.AppendUint32(b, 0xffffffff)
+			continue
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(f)))
+		b = append(b, f...)
+	}
+	return b
+}
+
+func ts(us int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(us)) }
+
+func TestShift(t *testing.T) {
+	in := append(tuple([]byte("host_0"), nil, ts(100)), tuple([]byte(""), []byte("x"), ts(-7))...)
+	got, err := AppendShifted([]byte("keep"), in, 2, 1000)
+	want := append([]byte("keep"), append(tuple([]byte("host_0"), nil, ts(1100)), tuple([]byte(""), []byte("x"), ts(993))...)...)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("got %x, %v\nwant %x", got, err, want)
+	}
+	lo, hi, ok, err := TimeRange(in, 2)
+	if lo != -7 || hi != 100 || !ok || err != nil {
+		t.Errorf("range %d %d %v %v", lo, hi, ok, err)
+	}
+	for _, c := range []struct {
+		in     []byte
+		reason string
+	}{
+		{tuple(ts(1), nil), "tuple 1: field 2 (the timestamp) is not an 8-byte timestamptz"},
+		{append(tuple(ts(1), ts(2)), tuple(ts(1), []byte("abcd"))...), "tuple 2: field 2"},
+		{tuple(ts(1)), "tuple 1: field 2"},
+		{tuple(ts(1), ts(2))[:10], "tuple 1:"},
+	} {
+		if _, _, _, err := TimeRange(c.in, 1); err == nil || !strings.Contains(err.Error(), c.reason) {
+			t.Errorf("%x: %v, want %q", c.in, err, c.reason)
+		}
+	}
+}
+
+// FuzzShift: shifting then shifting back gives the bytes given, and a
+// shift changes nothing but the 8 bytes of each tuple's timestamp.
+func FuzzShift(f *testing.F) {
+	f.Add(append(tuple([]byte("h"), ts(5)), tuple(nil, ts(9))...), uint8(1), int64(3))
+	f.Add(tuple(ts(0)), uint8(0), int64(-1))
+	f.Fuzz(func(t *testing.T, data []byte, c uint8, delta int64) {
+		col := int(c % 4)
+		lo, hi, ok, err := TimeRange(data, col)
+		if err != nil || !ok || (delta > 0 && hi+delta < hi) || (delta < 0 && lo+delta > lo) {
+			return
+		}
+		s, err := AppendShifted(nil, data, col, delta)
+		if err != nil {
+			t.Fatalf("shift of a readable range: %v", err)
+		}
+		lo2, hi2, _, err := TimeRange(s, col)
+		if err != nil || lo2 != lo+delta || hi2 != hi+delta {
+			t.Fatalf("shifted range %d..%d %v, want %d..%d", lo2, hi2, err, lo+delta, hi+delta)
+		}
+		back, err := AppendShifted(nil, s, col, -delta)
+		if err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("shift back: %x %v, want %x", back, err, data)
+		}
+		diff := append([]byte(nil), s...)
+		eachTime(data, col, func(_ int, _ int64, at int) error {
+			copy(diff[at:at+8], data[at:at+8])
+			return nil
+		})
+		if !bytes.Equal(diff, data) {
+			t.Fatalf("shift changed more than the timestamps: %x -> %x", data, s)
+		}
+	})
+}
+
+// BenchmarkAppendShifted is a later pass's cost per batch: the copy with
+// each tuple's timestamp rewritten.
+func BenchmarkAppendShifted(b *testing.B) {
+	var data []byte
+	for i := 0; i < 1000; i++ {
+		data = append(data, tuple(ts(int64(i)), []byte("host_1"), []byte("eu-west-1"), ts(1), ts(2), ts(3), ts(4))...)
+	}
+	var dst []byte
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = AppendShifted(dst[:0], data, 0, 3600e6)
+	}
+}

@@ -1,0 +1,120 @@
+package loadcli
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// Flags of an open-loop run (runner.Pace; docs/rate.md).
+const (
+	FlagRate      = "rate"
+	FlagRateSteps = "rate-steps"
+	FlagSLO       = "slo"
+)
+
+func rateFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: FlagRate, Usage: "offer this many rows/s over all workers on a fixed schedule (open loop; k and M suffixes: 200k) and measure latency from each batch's due time too (default: closed loop, as fast as the server answers)"},
+		&cli.StringFlag{Name: FlagRateSteps, Usage: "START,STEP,EVERY[,MAX]: a staircase of offered rates, START rows/s for EVERY, then START+STEP, ...; with MAX the run ends after the step at MAX; reports the sustainable rate (see --slo)"},
+		&cli.StringFlag{Name: FlagSLO, Usage: "pQ=D, e.g. p99=100ms: the bound on the latency from due that a step of --rate-steps must keep (with a bounded backlog) to count as sustainable"},
+	}
+}
+
+// paceConfig maps the rate flags.
+func paceConfig(c *cli.Context) (runner.Pace, error) {
+	var p runner.Pace
+	var err error
+	if s := c.String(FlagRate); s != "" {
+		if p.Rate, err = parseRate(s); err != nil {
+			return p, fmt.Errorf("--%s %s: %w", FlagRate, s, err)
+		}
+	}
+	if s := c.String(FlagRateSteps); s != "" {
+		if p.Rate > 0 {
+			return p, fmt.Errorf("--%s and --%s are exclusive: a staircase starts at its own rate", FlagRate, FlagRateSteps)
+		}
+		if p.Steps, err = parseSteps(s); err != nil {
+			return p, fmt.Errorf("--%s %s: %w", FlagRateSteps, s, err)
+		}
+	}
+	if s := c.String(FlagSLO); s != "" {
+		if !p.On() {
+			return p, fmt.Errorf("--%s needs --%s or --%s", FlagSLO, FlagRate, FlagRateSteps)
+		}
+		if p.SLO, err = parseSLO(s); err != nil {
+			return p, fmt.Errorf("--%s %s: %w", FlagSLO, s, err)
+		}
+	}
+	return p, p.Validate()
+}
+
+// parseRate reads a positive rows/s figure, with an optional k (1e3) or M
+// (1e6) suffix.
+func parseRate(s string) (float64, error) {
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(s, "k"), strings.HasSuffix(s, "K"):
+		mult, s = 1e3, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1e6, s[:len(s)-1]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	v *= mult
+	if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("want a positive number of rows per second (200000, 200k, 1.5M)")
+	}
+	return v, nil
+}
+
+// parseSteps reads START,STEP,EVERY[,MAX].
+func parseSteps(s string) (runner.Steps, error) {
+	var st runner.Steps
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 && len(parts) != 4 {
+		return st, fmt.Errorf("want START,STEP,EVERY[,MAX] (e.g. 10k,10k,30s,200k), got %d fields", len(parts))
+	}
+	var err error
+	if st.Start, err = parseRate(parts[0]); err != nil {
+		return st, fmt.Errorf("START: %w", err)
+	}
+	if st.Step, err = parseRate(parts[1]); err != nil {
+		return st, fmt.Errorf("STEP: %w", err)
+	}
+	if st.Every, err = time.ParseDuration(parts[2]); err != nil || st.Every < runner.MinStep {
+		return st, fmt.Errorf("EVERY: want a duration of at least %s (30s), got %q", runner.MinStep, parts[2])
+	}
+	if len(parts) == 4 {
+		if st.Max, err = parseRate(parts[3]); err != nil {
+			return st, fmt.Errorf("MAX: %w", err)
+		}
+		if st.Max < st.Start {
+			return st, fmt.Errorf("MAX %s is below START %s", parts[3], parts[0])
+		}
+	}
+	return st, nil
+}
+
+// parseSLO reads pQ=D (p99=100ms, p99.9=1s).
+func parseSLO(s string) (runner.SLO, error) {
+	var slo runner.SLO
+	q, d, ok := strings.Cut(s, "=")
+	if !ok || !strings.HasPrefix(q, "p") {
+		return slo, fmt.Errorf("want pQ=D, e.g. p99=100ms")
+	}
+	v, err := strconv.ParseFloat(q[1:], 64)
+	if err != nil || v <= 0 || v >= 100 {
+		return slo, fmt.Errorf("quantile %q: want p followed by a percentage between 0 and 100 (p99, p99.9)", q)
+	}
+	b, err := time.ParseDuration(d)
+	if err != nil || b <= 0 {
+		return slo, fmt.Errorf("bound %q: want a positive duration (100ms)", d)
+	}
+	return runner.SLO{Quantile: v, Bound: b}, nil
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The sustainable ingest rate of a local database: the highest offered rate (rows/s) that it
+# takes with the latency from each batch's due time under a bound and a bounded backlog.
+#
+#   scripts/bench_rate.sh questdb|timescale|influx|cnosdb [--steps START,STEP,EVERY,MAX]
+#       [--slo p99=100ms] [--batch-size 1000] [--workers 2] [--out DIR] [-- loader flags...]
+#
+# Streams a cpu-only ILP dataset (generate_data, seed 1, 1000 hosts, 10 s interval; no file) of
+# as many rows as the staircase needs into a fresh database with
+#   load_<target> --rate-steps START,STEP,EVERY,MAX --slo p99=100ms
+# (default steps 10k,10k,5s,100k: ten steps, 50 s; docs/rate.md says how steps are judged) and
+# prints a Markdown table row: the sustainable rate, why the step above it failed, then
+# one line per step. The results file, its log and `report plot` charts (offered vs achieved,
+# latency percentiles over time) go to --out (default $TSLOAD_STATE/bench_rate/<target>).
+# The server must be running (scripts/start_<server>.sh); the loaders' default addresses are
+# used, other flags follow `--`. A sustainable rate equal to MAX means every step held: raise
+# MAX. Figures from a shared or loaded machine are noisy: run it more than once.
+# TSLOAD_RATE_STEPS, TSLOAD_RATE_SLO, TSLOAD_RATE_BATCH and TSLOAD_RATE_WORKERS set the defaults.
+set -euo pipefail
+
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || usage
+target=$1; shift
+case "$target" in questdb|timescale|influx|cnosdb) ;; *) usage ;; esac
+
+steps=${TSLOAD_RATE_STEPS:-10k,10k,5s,100k}
+slo=${TSLOAD_RATE_SLO:-p99=100ms}
+batch=${TSLOAD_RATE_BATCH:-1000}
+workers=${TSLOAD_RATE_WORKERS:-2}
+out=""
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --steps) steps=$2; shift 2 ;;
+    --slo) slo=$2; shift 2 ;;
+    --batch-size) batch=$2; shift 2 ;;
+    --workers) workers=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) usage ;;
+    *) echo "bench_rate.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+IFS=, read -r -a parts <<<"$steps"
+if [ ${#parts[@]} -ne 4 ]; then
+  echo "bench_rate.sh: --steps wants START,STEP,EVERY,MAX (a staircase that ends), got $steps" >&2
+  exit 2
+fi
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+state=${TSLOAD_STATE:-/tmp/tsload}
+out=${out:-$state/bench_rate/$target}
+mkdir -p "$out"
+bin=$root/bin
+(cd "$root" && go build -o "$bin/" ./cmd/...)
+
+# The rows the staircase sends (EVERY x the sum of the steps' rates), plus a batch.
+rows=$(python3 - "$steps" "$batch" <<'PY'
+import math, re, sys
+def rate(s):
+    m = {"k": 1e3, "K": 1e3, "M": 1e6}.get(s[-1], 1)
+    return float(s[:-1] if m != 1 else s) * m
+def secs(s):
+    units = {"ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    return sum(float(n) * units[u] for n, u in re.findall(r"([0-9.]+)(ms|s|m|h)", s))
+start, step, every, top = sys.argv[1].split(",")
+start, step, top, every = rate(start), rate(step), rate(top), secs(every)
+n = math.ceil((top - start) / step)
+total = sum(min(start + k * step, top) for k in range(n + 1)) * every
+print(int(total) + int(sys.argv[2]))
+PY
+)
+
+# A database (a table in QuestDB, which has one database) of this run only: other runs on the
+# same server may load their own "cpu".
+db=tsload_rate_$(date +%s)
+flags=(--db-name "$db" --drop-db)
+rename=(cat)
+if [ "$target" = questdb ]; then
+  flags=()
+  rename=(sed "s/^cpu,/${db},/")
+  trap 'curl -s -G --data-urlencode "query=DROP TABLE IF EXISTS $db" http://127.0.0.1:9000/exec >/dev/null || true' EXIT
+fi
+res=$out/steps.json
+rm -f "$res"
+echo "bench_rate.sh: $target, --rate-steps $steps --slo $slo, batch $batch, workers $workers, $rows rows" >&2
+# The loader stops reading when the staircase ends: generate_data's broken pipe is no failure.
+set +e
+"$bin/generate_data" --use-case cpu-only --seed 1 --scale 1000 --timestamp-end 2017-01-01T00:00:00Z \
+  --max-rows "$rows" 2>/dev/null | "${rename[@]}" | "$bin/load_$target" --batch-size "$batch" --workers "$workers" \
+  --rate-steps "$steps" --slo "$slo" --reporting-period 1s --results-file "$res" \
+  "${flags[@]}" "${extra[@]}" >"$res.log" 2>&1
+status=${PIPESTATUS[2]}
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "bench_rate.sh: the load failed (see $res.log):" >&2; tail -3 "$res.log" >&2; exit 1
+fi
+"$bin/report" plot --out "$out" "$res" >/dev/null
+
+python3 - "$res" "$target" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pc = r["pace"]
+steps = pc["steps"]
+sus = pc.get("sustainable_rows_per_sec", 0)
+fail = next((s for s in steps if not s["ok"] and s["rows_per_sec"] > sus), None)
+why = "none (every step held: raise MAX)"
+if fail:
+    reasons = []
+    if not fail["complete"]: reasons.append("partial")
+    if not fail["bounded"]: reasons.append(f"backlog {fail['backlog_rows']:,} rows")
+    q = fail.get("slo_quantile_ms", 0)
+    if q >= pc.get("slo_ms", 0): reasons.append(f"p{pc.get('slo_quantile', 99):g} {q:.0f} ms")
+    why = f"{fail['rows_per_sec']:,.0f} rows/s: " + ", ".join(reasons or ["no batch acknowledged"])
+print(f"| target | sustainable rows/s (p{pc.get('slo_quantile', 99):g} from due < {pc.get('slo_ms', 0):g} ms) | the next step failed | peak achieved rows/s |")
+print("| --- | ---: | --- | ---: |")
+peak = max(s["achieved_rows_per_sec"] for s in steps)
+print(f"| {sys.argv[2]} | {f'{sus:,.0f}' if sus else 'none'} | {why} | {peak:,.0f} |")
+print()
+for s in steps:
+    l = s["latency_from_due_ms"]
+    print(f"- {s['rows_per_sec']:,.0f} rows/s: achieved {s['achieved_rows_per_sec']:,.0f}, from due p50 {l['p50']:.1f} p99 {l['p99']:.1f} ms, "
+          f"backlog {s['backlog_rows']:,} rows at its end, {'ok' if s['ok'] else 'FAILED'}")
+PY
+echo "bench_rate.sh: results $res, plots in $out" >&2
