@@ -14,6 +14,7 @@
 # forced; and flux-core denies warnings that newer Rust raises, as a build dependency that
 # RUSTFLAGS does not reach, so a rustc wrapper caps lints at "warn" on every call without a cap.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 influx_version=2.7.12
 pkgconfig_version=v0.2.14
@@ -74,17 +75,7 @@ build_steps() {
 	local work=$1
 	set -x
 	GOBIN=$work/bin GOFLAGS= go install "github.com/influxdata/pkg-config@$pkgconfig_version"
-	cat >"$work/bin/rustc-cap-lints" <<'WRAP'
-#!/bin/sh
-# RUSTC_WRAPPER: $1 is rustc; add --cap-lints warn unless the call already caps lints.
-rustc=$1
-shift
-for a in "$@"; do
-	case $a in --cap-lints | --cap-lints=*) exec "$rustc" "$@" ;; esac
-done
-exec "$rustc" "$@" --cap-lints warn
-WRAP
-	chmod +x "$work/bin/rustc-cap-lints"
+	rustc_cap_lints "$work/bin"
 	local src
 	src=$(cd "$work" && GOFLAGS= go mod download -json "github.com/influxdata/influxdb/v2@v$influx_version" |
 		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')

@@ -45,6 +45,7 @@
 #   INFLUX_PORT=18086 INFLUX_RPC_PORT=18088 INFLUX_NAME=tiny INFLUX_CACHE_MAX=1m \
 #     INFLUX_CACHE_SNAPSHOT=256k scripts/start_influxdb.sh
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 version=1
 source_version=""
@@ -121,17 +122,7 @@ influx1_source_steps() {
 	if [[ -n $pc ]]; then
 		command -v cargo >/dev/null 2>&1 || { echo "cargo (Rust) is needed to build libflux for influxd $v" >&2; exit 1; }
 		GOBIN=$work/bin GOFLAGS= go install "github.com/influxdata/pkg-config@$pc"
-		cat >"$work/bin/rustc-cap-lints" <<'WRAP'
-#!/bin/sh
-# RUSTC_WRAPPER: $1 is rustc; add --cap-lints warn unless the call already caps lints.
-rustc=$1
-shift
-for a in "$@"; do
-	case $a in --cap-lints | --cap-lints=*) exec "$rustc" "$@" ;; esac
-done
-exec "$rustc" "$@" --cap-lints warn
-WRAP
-		chmod +x "$work/bin/rustc-cap-lints"
+		rustc_cap_lints "$work/bin"
 	fi
 	PATH=$work/bin:$PATH \
 		RUSTUP_TOOLCHAIN=stable \
