@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/pkg/format"
 )
 
 func TestShift(t *testing.T) {
@@ -31,7 +33,7 @@ func TestShift(t *testing.T) {
 		{"2016-01-01T00:00:00Z,a\n1451606400,b\n", "record 2: time \"1451606400\""},
 	} {
 		_, _, _, err := TimeRange([]byte(c.in), 0)
-		var te *TimeError
+		var te *format.TimeError
 		if !errors.As(err, &te) || !strings.Contains(err.Error(), c.reason) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.reason)
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/tsload/tsload/pkg/format"
 )
 
 func TestShift(t *testing.T) {
@@ -25,7 +27,7 @@ func TestShift(t *testing.T) {
 		{"ok u=1 1\ncpu u=1 1.5\n", "line 2: timestamp \"1.5\""},
 	} {
 		_, _, _, err := TimeRange([]byte(c.in))
-		var te *TimeError
+		var te *format.TimeError
 		if !errors.As(err, &te) || !bytes.Contains([]byte(err.Error()), []byte(c.reason)) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.reason)
 		}
