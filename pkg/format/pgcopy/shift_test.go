@@ -8,18 +8,7 @@ import (
 )
 
 // tuple builds a COPY tuple of fields (nil: NULL).
-func tuple(fields ...[]byte) []byte {
-	b := binary.BigEndian.AppendUint16(nil, uint16(len(fields)))
-	for _, f := range fields {
-		if f == nil {
-			b = binary.BigEndian.AppendUint32(b, 0xffffffff)
-			continue
-		}
-		b = binary.BigEndian.AppendUint32(b, uint32(len(f)))
-		b = append(b, f...)
-	}
-	return b
-}
+func tuple(fields ...[]byte) []byte { return AppendTuple(nil, fields...) }
 
 func ts(us int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(us)) }
 
