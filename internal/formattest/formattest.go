@@ -1,0 +1,54 @@
+// Package formattest holds the checks that the format packages' fuzzers
+// (pkg/format/ilp, csv, pgcopy) share. It is apart from pkg/format so that
+// no library imports package testing.
+package formattest
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tsload/tsload/pkg/format"
+)
+
+// Shifter is one format's TimeRange and AppendShifted over a batch's bytes
+// (the time column bound).
+type Shifter struct {
+	Range func(data []byte) (lo, hi int64, ok bool, err error)
+	Shift func(dst, data []byte, delta int64) ([]byte, error)
+	// Fits says whether times lo..hi moved by delta stay in what the format
+	// can write; nil: in int64.
+	Fits func(lo, hi, delta int64) bool
+}
+
+// RoundTrip shifts data by delta when its times are readable and fit: the
+// shifted range must be the range moved by delta, and shifting back must
+// give data again. It returns the shifted bytes, nil when data was passed
+// over.
+func (s Shifter) RoundTrip(t *testing.T, data []byte, delta int64) []byte {
+	t.Helper()
+	lo, hi, ok, err := s.Range(data)
+	if err != nil || !ok {
+		return nil
+	}
+	if s.Fits != nil && !s.Fits(lo, hi, delta) {
+		return nil
+	}
+	_, okLo := format.Shift(lo, delta)
+	_, okHi := format.Shift(hi, delta)
+	if !okLo || !okHi {
+		return nil
+	}
+	shifted, err := s.Shift(nil, data, delta)
+	if err != nil {
+		t.Fatalf("shift of a readable range: %v", err)
+	}
+	lo2, hi2, _, err := s.Range(shifted)
+	if err != nil || lo2 != lo+delta || hi2 != hi+delta {
+		t.Fatalf("shifted range %d..%d %v, want %d..%d", lo2, hi2, err, lo+delta, hi+delta)
+	}
+	back, err := s.Shift(nil, shifted, -delta)
+	if err != nil || !bytes.Equal(back, data) {
+		t.Fatalf("shift back: %q %v, want %q", back, err, data)
+	}
+	return shifted
+}
