@@ -65,20 +65,8 @@ healthy() {
 	[[ $(curl -s --max-time 2 "${auth[@]}" "$url/health" 2>/dev/null) == OK ]]
 }
 
-wait_up() {
-	local pid=$1 i
-	for ((i = 0; i < wait_s * 4; i++)); do
-		is_v3 && return 0
-		if ! alive "$pid"; then
-			say "influxdb3 (pid $pid) exited during start-up; last lines of $log:"
-			tail -n 20 "$log" >&2 || true
-			return 1
-		fi
-		sleep 0.25
-	done
-	say "influxdb3 did not answer $url/ping within ${wait_s}s; log: $log"
-	return 1
-}
+# up waits until the server of pid $1 answers as an InfluxDB 3.
+up() { wait_up "$1" "$wait_s" "$log" "InfluxDB 3 $name" is_v3; }
 
 # ensure_token creates the admin token once (a server accepts that only while it has none).
 ensure_token() {
@@ -125,7 +113,7 @@ start() {
 	local pid
 	# Leave a running server alone (this script's, or an InfluxDB 3 on the port).
 	if pid=$(running_pid "$pidfile"); then
-		wait_up "$pid"
+		up "$pid"
 		[[ -s $tokenfile ]] || { unpack; ensure_token; }
 		say "InfluxDB 3 $name already running at $url (pid $pid)"
 		return 0
@@ -153,7 +141,7 @@ start() {
 	LOG_FILTER=${LOG_FILTER:-warn} nohup "$bin" "${args[@]}" >"$log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$pidfile"
-	wait_up "$pid"
+	up "$pid"
 	ensure_token
 	local i
 	for ((i = 0; i < wait_s * 4; i++)); do

@@ -99,3 +99,22 @@ unpacked() {
 	fi
 	echo "$dest"
 }
+
+# wait_up PID SECONDS LOG WHAT PROBE... runs PROBE every 0.25 s until it succeeds; it fails when
+# the process PID exits first (showing the last lines of LOG) or SECONDS pass. WHAT names the
+# server in the messages.
+wait_up() {
+	local pid=$1 secs=$2 log=$3 what=$4 i
+	shift 4
+	for ((i = 0; i < secs * 4; i++)); do
+		"$@" && return 0
+		if ! alive "$pid"; then
+			say "$what (pid $pid) exited during start-up; last lines of $log:"
+			tail -n 20 "$log" >&2 || true
+			return 1
+		fi
+		sleep 0.25
+	done
+	say "$what did not answer within ${secs}s; log: $log"
+	return 1
+}

@@ -51,21 +51,8 @@ ping_ok() {
 }
 
 wait_ready() {
-	local pid=$1 i
-	for ((i = 0; i < wait_s * 4; i++)); do
-		if ping_ok; then
-			say "CnosDB $name ready at $url (pid $pid, data $dir)"
-			return 0
-		fi
-		if ! alive "$pid"; then
-			say "CnosDB (pid $pid) exited during start-up; last lines of $log:"
-			tail -n 20 "$log" >&2 || true
-			return 1
-		fi
-		sleep 0.25
-	done
-	say "CnosDB did not answer $url/api/v1/ping within ${wait_s}s; log: $log"
-	return 1
+	wait_up "$1" "$wait_s" "$log" "CnosDB $name" ping_ok || return 1
+	say "CnosDB $name ready at $url (pid $1, data $dir)"
 }
 
 command -v curl >/dev/null 2>&1 || apt_install curl

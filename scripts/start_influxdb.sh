@@ -47,6 +47,8 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+say() { echo "$*" >&2; }
+
 version=1
 source_version=""
 build_only=0
@@ -217,17 +219,5 @@ CONF
 nohup "$influxd" -config "$dir/influxdb.conf" >"$dir/influxd.log" 2>&1 </dev/null &
 echo $! >"$dir/influxd.pid"
 
-for ((i = 0; i < wait_s * 4; i++)); do
-	if ping; then
-		echo "influxdb $name started at $url (pid $(cat "$dir/influxd.pid"), log $dir/influxd.log)" >&2
-		exit 0
-	fi
-	if ! kill -0 "$(cat "$dir/influxd.pid")" 2>/dev/null; then
-		echo "influxd exited; last log lines:" >&2
-		tail -n 20 "$dir/influxd.log" >&2 || true
-		exit 1
-	fi
-	sleep 0.25
-done
-echo "influxdb $name did not answer $url/ping within ${wait_s}s; log: $dir/influxd.log" >&2
-exit 1
+wait_up "$(cat "$dir/influxd.pid")" "$wait_s" "$dir/influxd.log" "influxdb $name" ping || exit 1
+say "influxdb $name started at $url (pid $(cat "$dir/influxd.pid"), log $dir/influxd.log)"
