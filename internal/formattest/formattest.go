@@ -52,3 +52,22 @@ func (s Shifter) RoundTrip(t *testing.T, data []byte, delta int64) []byte {
 	}
 	return shifted
 }
+
+// SameOutside fails t unless before and after hold the same bytes outside
+// their time fields, which spans calls fn with (start and end offsets; a
+// text format's time may change its length when shifted).
+func SameOutside(t *testing.T, before, after []byte, spans func(b []byte, fn func(start, end int))) {
+	t.Helper()
+	strip := func(b []byte) []byte {
+		var out []byte
+		last := 0
+		spans(b, func(start, end int) {
+			out = append(append(out, b[last:start]...), '#')
+			last = end
+		})
+		return append(out, b[last:]...)
+	}
+	if !bytes.Equal(strip(before), strip(after)) {
+		t.Fatalf("shift changed more than the times: %q -> %q", before, after)
+	}
+}
