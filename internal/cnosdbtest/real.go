@@ -52,6 +52,15 @@ func RealURL(t testing.TB) string {
 	return u
 }
 
+// RealDB is RealURL and a database name of the test's own (UniqueDB),
+// dropped when the test ends.
+func RealDB(t testing.TB) (base, db string) {
+	t.Helper()
+	base, db = RealURL(t), UniqueDB(t)
+	DropAtEnd(t, base, db)
+	return base, db
+}
+
 // UniqueDB returns a database name of the test's own.
 func UniqueDB(t testing.TB) string { return loadtest.UniqueDB(t) }
 
