@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -88,14 +87,7 @@ func TestSignal(t *testing.T) {
 			if !strings.Contains(stderr.String(), "load_influx: interrupted") {
 				t.Errorf("no interrupt message:\n%s", stderr.String())
 			}
-			data, err := os.ReadFile(results)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var res load.Results
-			if err := json.Unmarshal(data, &res); err != nil {
-				t.Fatal(err)
-			}
+			res := loadtest.ReadResults(t, results)
 			tg, err := influx.New(influx.Config{URLs: []string{url}, Precision: "n", DBName: db})
 			if err != nil {
 				t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -111,14 +110,7 @@ func TestSignal(t *testing.T) {
 			if !strings.Contains(stderr.String(), "load_timescale: interrupted") {
 				t.Errorf("no interrupt message:\n%s", stderr.String())
 			}
-			data, err := os.ReadFile(results)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var res load.Results
-			if err := json.Unmarshal(data, &res); err != nil {
-				t.Fatal(err)
-			}
+			res := loadtest.ReadResults(t, results)
 			conn, err := pgx.ConnectConfig(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
