@@ -122,15 +122,7 @@ type InstanceOptions struct {
 // or fails it when CI is set.
 func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	t.Helper()
-	root, err := loadtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := t.TempDir()
-	port, err := loadtest.FreePortRun(1, 4) // an instance listens on p-1 to p+4
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, state, port := loadtest.PrivatePlace(t, 1, 4) // an instance listens on p-1 to p+4
 	in := &Instance{URL: fmt.Sprintf("http://127.0.0.1:%d", port), t: t, dir: filepath.Join(state, "cnosdb", name)}
 	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "CNOSDB_NAME="+name, "CNOSDB_PORT="+strconv.Itoa(port))
 	if o.Auth || o.WriteLimit != "" {

@@ -185,15 +185,7 @@ type InstanceOptions struct {
 // test, or fails it when CI is set.
 func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	t.Helper()
-	root, err := loadtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := t.TempDir()
-	port, err := loadtest.FreePortRun(0, 1) // p+1: the admin-token recovery listener
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, state, port := loadtest.PrivatePlace(t, 0, 1) // p+1: the admin-token recovery listener
 	in := &Instance{Real: Real{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}, t: t, dir: filepath.Join(state, "influx", name)}
 	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "INFLUX_NAME="+name, "INFLUX_PORT="+strconv.Itoa(port))
 	if o.MaxRequestBytes > 0 {

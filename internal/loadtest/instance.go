@@ -62,3 +62,19 @@ func RunScript(env []string, path string, args ...string) error {
 	}
 	return nil
 }
+
+// PrivatePlace is where a private server of a test runs: the repository
+// root (whose scripts start it), a state directory of its own (removed
+// when the test ends) and a port p with p-below to p+above free
+// (FreePortRun).
+func PrivatePlace(t testing.TB, below, above int) (root, state string, port int) {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if port, err = FreePortRun(below, above); err != nil {
+		t.Fatal(err)
+	}
+	return root, t.TempDir(), port
+}
