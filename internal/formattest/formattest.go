@@ -18,12 +18,15 @@ type Shifter struct {
 	// Fits says whether times lo..hi moved by delta stay in what the format
 	// can write; nil: in int64.
 	Fits func(lo, hi, delta int64) bool
+	// Spans calls fn with the start and end offsets of every time field of
+	// b: outside them a shift must change nothing.
+	Spans func(b []byte, fn func(start, end int))
 }
 
 // RoundTrip shifts data by delta when its times are readable and fit: the
 // shifted range must be the range moved by delta, and shifting back must
-// give data again. It returns the shifted bytes, nil when data was passed
-// over.
+// give data again, and outside the time fields (Spans) the bytes must be
+// the same. It returns the shifted bytes, nil when data was passed over.
 func (s Shifter) RoundTrip(t *testing.T, data []byte, delta int64) []byte {
 	t.Helper()
 	lo, hi, ok, err := s.Range(data)
@@ -50,13 +53,14 @@ func (s Shifter) RoundTrip(t *testing.T, data []byte, delta int64) []byte {
 	if err != nil || !bytes.Equal(back, data) {
 		t.Fatalf("shift back: %q %v, want %q", back, err, data)
 	}
+	sameOutside(t, data, shifted, s.Spans)
 	return shifted
 }
 
-// SameOutside fails t unless before and after hold the same bytes outside
+// sameOutside fails t unless before and after hold the same bytes outside
 // their time fields, which spans calls fn with (start and end offsets; a
 // text format's time may change its length when shifted).
-func SameOutside(t *testing.T, before, after []byte, spans func(b []byte, fn func(start, end int))) {
+func sameOutside(t *testing.T, before, after []byte, spans func(b []byte, fn func(start, end int))) {
 	t.Helper()
 	strip := func(b []byte) []byte {
 		var out []byte

@@ -45,6 +45,9 @@ func shifter(col int) formattest.Shifter {
 	return formattest.Shifter{
 		Range: func(data []byte) (int64, int64, bool, error) { return TimeRange(data, col) },
 		Shift: func(dst, data []byte, delta int64) ([]byte, error) { return AppendShifted(dst, data, col, delta) },
+		Spans: func(b []byte, fn func(start, end int)) {
+			eachTime(b, col, func(_ int, _ int64, at int) error { fn(at, at+8); return nil })
+		},
 	}
 }
 
@@ -54,19 +57,7 @@ func FuzzShift(f *testing.F) {
 	f.Add(append(tuple([]byte("h"), ts(5)), tuple(nil, ts(9))...), uint8(1), int64(3))
 	f.Add(tuple(ts(0)), uint8(0), int64(-1))
 	f.Fuzz(func(t *testing.T, data []byte, c uint8, delta int64) {
-		col := int(c % 4)
-		s := shifter(col).RoundTrip(t, data, delta)
-		if s == nil {
-			return
-		}
-		diff := append([]byte(nil), s...)
-		eachTime(data, col, func(_ int, _ int64, at int) error {
-			copy(diff[at:at+8], data[at:at+8])
-			return nil
-		})
-		if !bytes.Equal(diff, data) {
-			t.Fatalf("shift changed more than the timestamps: %x -> %x", data, s)
-		}
+		shifter(int(c%4)).RoundTrip(t, data, delta)
 	})
 }
 
