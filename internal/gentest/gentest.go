@@ -50,3 +50,15 @@ func CPUHour(t testing.TB, f format.Format) ([]byte, int64) {
 	}
 	return data.Bytes(), st.Rows
 }
+
+// CPUHourEach runs run as a subtest for each format that carries a table's
+// columns (pgcopy, CSV) with CPUHour's data in it: what a loader reads
+// with no --table or schema lookup.
+func CPUHourEach(t *testing.T, run func(t *testing.T, f format.Format, data []byte, rows int64)) {
+	for _, f := range []format.Format{format.PGCopy, format.CSV} {
+		t.Run(f.String(), func(t *testing.T) {
+			data, rows := CPUHour(t, f)
+			run(t, f, data, rows)
+		})
+	}
+}
