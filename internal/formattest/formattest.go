@@ -75,3 +75,21 @@ func sameOutside(t *testing.T, before, after []byte, spans func(b []byte, fn fun
 		t.Fatalf("shift changed more than the times: %q -> %q", before, after)
 	}
 }
+
+// Bench measures Shift by delta over a batch of 1,000 rows, row(i) the
+// i-th (with its line end): a later loop pass's cost per batch.
+func (s Shifter) Bench(b *testing.B, row func(i int) []byte, delta int64) {
+	var data []byte
+	for i := 0; i < 1000; i++ {
+		data = append(data, row(i)...)
+	}
+	var dst []byte
+	var err error
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if dst, err = s.Shift(dst[:0], data, delta); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

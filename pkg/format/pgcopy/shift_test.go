@@ -64,14 +64,7 @@ func FuzzShift(f *testing.F) {
 // BenchmarkAppendShifted is a later pass's cost per batch: the copy with
 // each tuple's timestamp rewritten.
 func BenchmarkAppendShifted(b *testing.B) {
-	var data []byte
-	for i := 0; i < 1000; i++ {
-		data = append(data, tuple(ts(int64(i)), []byte("host_1"), []byte("eu-west-1"), ts(1), ts(2), ts(3), ts(4))...)
-	}
-	var dst []byte
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		dst, _ = AppendShifted(dst[:0], data, 0, 3600e6)
-	}
+	shifter(0).Bench(b, func(i int) []byte {
+		return tuple(ts(int64(i)), []byte("host_1"), []byte("eu-west-1"), ts(1), ts(2), ts(3), ts(4))
+	}, 3600e6)
 }
