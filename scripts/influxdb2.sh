@@ -14,6 +14,9 @@
 # forced; and flux-core denies warnings that newer Rust raises, as a build dependency that
 # RUSTFLAGS does not reach, so a rustc wrapper caps lints at "warn" on every call without a cap.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+say() { echo "$*" >&2; }
 
 influx_version=2.7.12
 pkgconfig_version=v0.2.14
@@ -36,9 +39,7 @@ need_tools() {
 	command -v cc >/dev/null 2>&1 || missing+=(gcc)
 	command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 	if ((${#missing[@]})); then
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get -o DPkg::Lock::Timeout=900 update -qq
-		apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
+		apt_install "${missing[@]}"
 	fi
 	command -v go >/dev/null 2>&1 || { echo "go is needed to build influxd $influx_version" >&2; exit 1; }
 	command -v cargo >/dev/null 2>&1 || { echo "cargo (Rust) is needed to build libflux for influxd $influx_version" >&2; exit 1; }
@@ -74,17 +75,7 @@ build_steps() {
 	local work=$1
 	set -x
 	GOBIN=$work/bin GOFLAGS= go install "github.com/influxdata/pkg-config@$pkgconfig_version"
-	cat >"$work/bin/rustc-cap-lints" <<'WRAP'
-#!/bin/sh
-# RUSTC_WRAPPER: $1 is rustc; add --cap-lints warn unless the call already caps lints.
-rustc=$1
-shift
-for a in "$@"; do
-	case $a in --cap-lints | --cap-lints=*) exec "$rustc" "$@" ;; esac
-done
-exec "$rustc" "$@" --cap-lints warn
-WRAP
-	chmod +x "$work/bin/rustc-cap-lints"
+	rustc_cap_lints "$work/bin"
 	local src
 	src=$(cd "$work" && GOFLAGS= go mod download -json "github.com/influxdata/influxdb/v2@v$influx_version" |
 		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
@@ -154,21 +145,9 @@ start() {
 		"${cache_flags[@]}" \
 		>"$dir/influxd.log" 2>&1 </dev/null &
 	echo $! >"$dir/influxd.pid"
-	for ((i = 0; i < wait_s * 4; i++)); do
-		if ping; then
-			setup
-			echo "influxdb $name ($influx_version) started at $url (pid $(cat "$dir/influxd.pid"), log $dir/influxd.log)" >&2
-			return 0
-		fi
-		if ! kill -0 "$(cat "$dir/influxd.pid")" 2>/dev/null; then
-			echo "influxd exited; last log lines:" >&2
-			tail -n 20 "$dir/influxd.log" >&2 || true
-			exit 1
-		fi
-		sleep 0.25
-	done
-	echo "influxdb $name did not answer $url/ping within ${wait_s}s; log: $dir/influxd.log" >&2
-	exit 1
+	wait_up "$(cat "$dir/influxd.pid")" "$wait_s" "$dir/influxd.log" "influxdb $name" ping || exit 1
+	setup
+	say "influxdb $name ($influx_version) started at $url (pid $(cat "$dir/influxd.pid"), log $dir/influxd.log)"
 }
 
 case ${1:-} in

@@ -31,17 +31,11 @@
 #                         "--wal-snapshot-size 1" to persist Parquet files at once)
 #   INFLUX3_FRESH=1       wipe the instance's data (and token) before starting
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 version=3.6.0
 root=$(cd "$(dirname "$0")/.." && pwd)
-vendor=$(realpath -m "$root/../shared/vendor")
-# A git worktree also looks beside its main checkout, where ../shared lives.
-if [[ ! -d $vendor ]] && command -v git >/dev/null 2>&1; then
-	common=$(git -C "$root" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
-	if [[ -n $common && -d $(dirname "$common")/../shared/vendor ]]; then
-		vendor=$(realpath -m "$(dirname "$common")/../shared/vendor")
-	fi
-fi
+vendor=$(vendor_dir "$root")
 bin_src=${TSLOAD_INFLUXDB3_BIN:-$vendor/influxdb3-$version-linux-amd64.xz}
 cache=${TSLOAD_CACHE:-$HOME/.cache/tsload}/influxdb3-$version
 state=${TSLOAD_STATE:-/tmp/tsload}
@@ -55,24 +49,6 @@ tokenfile=$dir/admin-token
 url=http://127.0.0.1:$port
 
 say() { echo "influxdb3: $*" >&2; }
-
-apt_install() {
-	say "installing $* with apt-get"
-	apt-get -o DPkg::Lock::Timeout=900 update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "$@" >/dev/null
-}
-
-# alive: the process runs (a killed server not yet reaped is a zombie: not alive).
-alive() {
-	kill -0 "$1" 2>/dev/null && [[ $(sed -E 's/.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null) != Z ]]
-}
-
-running_pid() {
-	[[ -f $pidfile ]] || return 1
-	local pid
-	pid=$(cat "$pidfile")
-	[[ -n $pid ]] && alive "$pid" && echo "$pid"
-}
 
 # is_v3: an InfluxDB 3 answers /ping on the port: 200 with x-influxdb-version 3.x, or (auth
 # on) 401 with an empty body and no version header.
@@ -89,20 +65,8 @@ healthy() {
 	[[ $(curl -s --max-time 2 "${auth[@]}" "$url/health" 2>/dev/null) == OK ]]
 }
 
-wait_up() {
-	local pid=$1 i
-	for ((i = 0; i < wait_s * 4; i++)); do
-		is_v3 && return 0
-		if ! alive "$pid"; then
-			say "influxdb3 (pid $pid) exited during start-up; last lines of $log:"
-			tail -n 20 "$log" >&2 || true
-			return 1
-		fi
-		sleep 0.25
-	done
-	say "influxdb3 did not answer $url/ping within ${wait_s}s; log: $log"
-	return 1
-}
+# up waits until the server of pid $1 answers as an InfluxDB 3.
+up() { wait_up "$1" "$wait_s" "$log" "InfluxDB 3 $name" is_v3; }
 
 # ensure_token creates the admin token once (a server accepts that only while it has none).
 ensure_token() {
@@ -126,21 +90,7 @@ unpack() {
 		say "no InfluxDB 3 server binary at $bin_src (set TSLOAD_INFLUXDB3_BIN): InfluxDB 3 not started"
 		exit 1
 	fi
-	if [[ $(head -c 6 "$bin_src" | od -An -tx1 | tr -d ' \n') != fd377a585a00 ]]; then
-		bin=$bin_src
-		[[ -x $bin ]] || { say "$bin is neither an .xz file nor executable: InfluxDB 3 not started"; exit 1; }
-		return
-	fi
-	bin=$cache/influxdb3
-	[[ -x $bin && ! $bin_src -nt $bin ]] && return
-	command -v xz >/dev/null 2>&1 || apt_install xz-utils
-	mkdir -p "$cache"
-	local tmp
-	tmp=$(mktemp "$cache/influxdb3.XXXXXX")
-	xz -dc "$bin_src" >"$tmp"
-	chmod +x "$tmp"
-	mv -f "$tmp" "$bin"
-	say "unpacked $bin_src into $bin"
+	bin=$(unpacked "$bin_src" "$cache/influxdb3" "InfluxDB 3") || exit 1
 }
 
 runtime_deps() {
@@ -162,8 +112,8 @@ start() {
 	command -v curl >/dev/null 2>&1 || apt_install curl
 	local pid
 	# Leave a running server alone (this script's, or an InfluxDB 3 on the port).
-	if pid=$(running_pid); then
-		wait_up "$pid"
+	if pid=$(running_pid "$pidfile"); then
+		up "$pid"
 		[[ -s $tokenfile ]] || { unpack; ensure_token; }
 		say "InfluxDB 3 $name already running at $url (pid $pid)"
 		return 0
@@ -191,7 +141,7 @@ start() {
 	LOG_FILTER=${LOG_FILTER:-warn} nohup "$bin" "${args[@]}" >"$log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$pidfile"
-	wait_up "$pid"
+	up "$pid"
 	ensure_token
 	local i
 	for ((i = 0; i < wait_s * 4; i++)); do
@@ -206,27 +156,7 @@ start() {
 }
 
 stop() {
-	if [[ ! -f $pidfile ]]; then
-		say "InfluxDB 3 $name: no pid file $pidfile (not running)"
-	else
-		local pid i
-		pid=$(cat "$pidfile")
-		if alive "$pid"; then
-			kill "$pid"
-			for ((i = 0; i < 120; i++)); do
-				alive "$pid" || break
-				sleep 0.25
-			done
-			if alive "$pid"; then
-				say "InfluxDB 3 $name (pid $pid) did not stop in 30s: sending SIGKILL"
-				kill -9 "$pid" 2>/dev/null || true
-			fi
-			say "InfluxDB 3 $name stopped (pid $pid)"
-		else
-			say "InfluxDB 3 $name: pid $pid not running"
-		fi
-		rm -f "$pidfile"
-	fi
+	stop_pidfile "$pidfile" "InfluxDB 3 $name"
 	if [[ ${INFLUX_PURGE:-0} == 1 ]]; then
 		rm -rf "$dir"
 	fi

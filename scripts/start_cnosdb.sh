@@ -28,16 +28,10 @@
 #   CNOSDB_WAIT         seconds to wait for /api/v1/ping (default 60)
 #   CNOSDB_FRESH=1      wipe the instance's data before starting
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-vendor=$(realpath -m "$root/../shared/vendor")
-# A git worktree also looks beside its main checkout, where ../shared lives.
-if [[ ! -d $vendor ]] && command -v git >/dev/null 2>&1; then
-	common=$(git -C "$root" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
-	if [[ -n $common && -d $(dirname "$common")/../shared/vendor ]]; then
-		vendor=$(realpath -m "$(dirname "$common")/../shared/vendor")
-	fi
-fi
+vendor=$(vendor_dir "$root")
 bin_src=${TSLOAD_CNOSDB_BIN:-$vendor/cnosdb-2.4.2.1-linux-amd64.xz}
 conf_src=${TSLOAD_CNOSDB_CONF:-$vendor/cnosdb-2.4.2.1.toml}
 cache=${TSLOAD_CACHE:-$HOME/.cache/tsload}
@@ -56,44 +50,15 @@ ping_ok() {
 	curl -fsS --max-time 2 "$url/api/v1/ping" 2>/dev/null | grep -q '"status":"healthy"'
 }
 
-# alive: the process runs (a killed server not yet reaped is a zombie: not alive).
-alive() {
-	kill -0 "$1" 2>/dev/null && [[ $(sed -E 's/.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null) != Z ]]
-}
-
-running_pid() {
-	[[ -f $pidfile ]] || return 1
-	local pid
-	pid=$(cat "$pidfile")
-	[[ -n $pid ]] && alive "$pid" && echo "$pid"
-}
-
 wait_ready() {
-	local pid=$1 i
-	for ((i = 0; i < wait_s * 4; i++)); do
-		if ping_ok; then
-			say "CnosDB $name ready at $url (pid $pid, data $dir)"
-			return 0
-		fi
-		if ! alive "$pid"; then
-			say "CnosDB (pid $pid) exited during start-up; last lines of $log:"
-			tail -n 20 "$log" >&2 || true
-			return 1
-		fi
-		sleep 0.25
-	done
-	say "CnosDB did not answer $url/api/v1/ping within ${wait_s}s; log: $log"
-	return 1
+	wait_up "$1" "$wait_s" "$log" "CnosDB $name" ping_ok || return 1
+	say "CnosDB $name ready at $url (pid $1, data $dir)"
 }
 
-if ! command -v curl >/dev/null 2>&1; then
-	say "installing curl with apt-get"
-	apt-get -o DPkg::Lock::Timeout=900 update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq curl >/dev/null
-fi
+command -v curl >/dev/null 2>&1 || apt_install curl
 
 # Leave a running server alone (this script's, or whatever answers on the port).
-if pid=$(running_pid); then
+if pid=$(running_pid "$pidfile"); then
 	say "CnosDB $name already running (pid $pid)"
 	wait_ready "$pid"
 	exit
@@ -113,26 +78,7 @@ if [[ ! -f $conf_src ]]; then
 fi
 
 # Unpack once (again only when the source is newer than the unpacked copy).
-if [[ $(head -c 6 "$bin_src" | od -An -tx1 | tr -d ' \n') == fd377a585a00 ]]; then
-	base=$(basename "$bin_src" .xz)
-	bin=$cache/$base/cnosdb
-	if [[ ! -x $bin || $bin_src -nt $bin ]]; then
-		if ! command -v xz >/dev/null 2>&1; then
-			say "installing xz-utils with apt-get"
-			apt-get -o DPkg::Lock::Timeout=900 update -qq
-			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq xz-utils >/dev/null
-		fi
-		mkdir -p "$cache/$base"
-		tmp=$(mktemp "$cache/$base/cnosdb.XXXXXX")
-		xz -dc "$bin_src" >"$tmp"
-		chmod +x "$tmp"
-		mv -f "$tmp" "$bin"
-		say "unpacked $bin_src into $bin"
-	fi
-else
-	bin=$bin_src
-	[[ -x $bin ]] || { say "$bin is neither an .xz file nor executable: CnosDB not started"; exit 1; }
-fi
+bin=$(unpacked "$bin_src" "$cache/$(basename "$bin_src" .xz)/cnosdb" CnosDB) || exit 1
 
 if [[ ${CNOSDB_FRESH:-0} == 1 ]]; then
 	rm -rf "$dir"

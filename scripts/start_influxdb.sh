@@ -45,6 +45,9 @@
 #   INFLUX_PORT=18086 INFLUX_RPC_PORT=18088 INFLUX_NAME=tiny INFLUX_CACHE_MAX=1m \
 #     INFLUX_CACHE_SNAPSHOT=256k scripts/start_influxdb.sh
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+say() { echo "$*" >&2; }
 
 version=1
 source_version=""
@@ -121,17 +124,7 @@ influx1_source_steps() {
 	if [[ -n $pc ]]; then
 		command -v cargo >/dev/null 2>&1 || { echo "cargo (Rust) is needed to build libflux for influxd $v" >&2; exit 1; }
 		GOBIN=$work/bin GOFLAGS= go install "github.com/influxdata/pkg-config@$pc"
-		cat >"$work/bin/rustc-cap-lints" <<'WRAP'
-#!/bin/sh
-# RUSTC_WRAPPER: $1 is rustc; add --cap-lints warn unless the call already caps lints.
-rustc=$1
-shift
-for a in "$@"; do
-	case $a in --cap-lints | --cap-lints=*) exec "$rustc" "$@" ;; esac
-done
-exec "$rustc" "$@" --cap-lints warn
-WRAP
-		chmod +x "$work/bin/rustc-cap-lints"
+		rustc_cap_lints "$work/bin"
 	fi
 	PATH=$work/bin:$PATH \
 		RUSTUP_TOOLCHAIN=stable \
@@ -226,17 +219,5 @@ CONF
 nohup "$influxd" -config "$dir/influxdb.conf" >"$dir/influxd.log" 2>&1 </dev/null &
 echo $! >"$dir/influxd.pid"
 
-for ((i = 0; i < wait_s * 4; i++)); do
-	if ping; then
-		echo "influxdb $name started at $url (pid $(cat "$dir/influxd.pid"), log $dir/influxd.log)" >&2
-		exit 0
-	fi
-	if ! kill -0 "$(cat "$dir/influxd.pid")" 2>/dev/null; then
-		echo "influxd exited; last log lines:" >&2
-		tail -n 20 "$dir/influxd.log" >&2 || true
-		exit 1
-	fi
-	sleep 0.25
-done
-echo "influxdb $name did not answer $url/ping within ${wait_s}s; log: $dir/influxd.log" >&2
-exit 1
+wait_up "$(cat "$dir/influxd.pid")" "$wait_s" "$dir/influxd.log" "influxdb $name" ping || exit 1
+say "influxdb $name started at $url (pid $(cat "$dir/influxd.pid"), log $dir/influxd.log)"

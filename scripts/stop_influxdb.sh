@@ -9,6 +9,7 @@
 # or v2 with --version 2), INFLUX_PURGE=1 also removes the instance's data
 # directory.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 default_name=main
 while [[ $# -gt 0 ]]; do
@@ -25,26 +26,9 @@ name=${INFLUX_NAME:-$default_name}
 dir=$state/influx/$name
 pidfile=$dir/influxd.pid
 
-if [[ ! -f $pidfile ]]; then
-	echo "influxdb $name: no pid file $pidfile (not running)" >&2
-else
-	pid=$(cat "$pidfile")
-	if kill -0 "$pid" 2>/dev/null; then
-		kill "$pid"
-		for ((i = 0; i < 120; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.25
-		done
-		if kill -0 "$pid" 2>/dev/null; then
-			echo "influxdb $name (pid $pid) did not stop in 30s: sending SIGKILL" >&2
-			kill -9 "$pid" 2>/dev/null || true
-		fi
-		echo "influxdb $name stopped (pid $pid)" >&2
-	else
-		echo "influxdb $name: pid $pid not running" >&2
-	fi
-	rm -f "$pidfile"
-fi
+say() { echo "$*" >&2; }
+
+stop_pidfile "$pidfile" "influxdb $name"
 if [[ ${INFLUX_PURGE:-0} == 1 ]]; then
 	rm -rf "$dir"
 fi

@@ -20,9 +20,7 @@ import (
 // set.
 
 func TestMain_Load(t *testing.T) {
-	base := cnosdbtest.RealURL(t)
-	db := cnosdbtest.UniqueDB(t)
-	cnosdbtest.DropAtEnd(t, base, db)
+	base, db := cnosdbtest.RealDB(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("cpu,h=a v=1 1\ncpu,h=b v=2 1\nmem,h=a f=1i 2\n"), 0o644)
@@ -66,9 +64,7 @@ func TestMain_BadFlags(t *testing.T) {
 // TestMain_Refused: a refused batch (a bad line) fails the run, names the
 // line, and is not counted.
 func TestMain_Refused(t *testing.T) {
-	base := cnosdbtest.RealURL(t)
-	db := cnosdbtest.UniqueDB(t)
-	cnosdbtest.DropAtEnd(t, base, db)
+	base, db := cnosdbtest.RealDB(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	var b strings.Builder

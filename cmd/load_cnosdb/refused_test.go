@@ -10,9 +10,7 @@ import (
 // TestRefusedInputDropsNothing: a csv file with --drop-db leaves the
 // database as it was (CnosDB takes line protocol only).
 func TestRefusedInputDropsNothing(t *testing.T) {
-	base := cnosdbtest.RealURL(t)
-	db := cnosdbtest.UniqueDB(t)
-	cnosdbtest.DropAtEnd(t, base, db)
+	base, db := cnosdbtest.RealDB(t)
 	loadtest.RefusedInput{
 		Spec:    spec(),
 		Args:    []string{"--urls", base, "--db-name", db},

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
 )
@@ -17,10 +16,8 @@ import (
 // Before, the runner took "before" as 0 for every table under --drop-db and
 // the second run failed with "another client changed the tables".
 func TestDropDBKeepsOtherTable(t *testing.T) {
-	httpURL, pg := questdbServer(t)
+	httpURL, pg, table := questdbTables(t, "dropkeep_")
 	dir := t.TempDir()
-	table := fmt.Sprintf("dropkeep_%d", time.Now().UnixNano()%1e9)
-	loadtest.DropQuestDBTables(t, httpURL, table)
 	file := filepath.Join(dir, "in.ilp")
 	var b strings.Builder
 	const rows = 500

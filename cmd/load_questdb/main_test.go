@@ -31,14 +31,23 @@ func questdbServer(t *testing.T) (httpURL, pg string) {
 	return httpURL, pg
 }
 
+// questdbTables is questdbServer with a table name (or name prefix) of the
+// test's own, prefix followed by a number; the tables it starts are dropped
+// when the test ends.
+func questdbTables(t *testing.T, prefix string) (httpURL, pg, name string) {
+	t.Helper()
+	httpURL, pg = questdbServer(t)
+	name = fmt.Sprintf("%s%d", prefix, time.Now().UnixNano()%1e9)
+	loadtest.DropQuestDBTables(t, httpURL, name)
+	return httpURL, pg, name
+}
+
 // TestCLI runs load_questdb's command line with a --conf string and a
 // serialization pass: auto_flush_rows becomes the batch size, both rates
 // reach the results file, and the password never does.
 func TestCLI(t *testing.T) {
-	httpURL, pg := questdbServer(t)
+	httpURL, pg, table := questdbTables(t, "cli_")
 	dir := t.TempDir()
-	table := fmt.Sprintf("cli_%d", time.Now().UnixNano()%1e9)
-	loadtest.DropQuestDBTables(t, httpURL, table)
 	file := filepath.Join(dir, "in.ilp")
 	var b strings.Builder
 	const rows = 2000
@@ -110,10 +119,8 @@ func TestCLIErrors(t *testing.T) {
 // TestGzipBodies loads gzip-compressed ILP/HTTP request bodies (QuestDB
 // 9.1+) from a zstd-compressed input file: every row is verified.
 func TestGzipBodies(t *testing.T) {
-	httpURL, pg := questdbServer(t)
+	httpURL, pg, table := questdbTables(t, "gzbody_")
 	dir := t.TempDir()
-	table := fmt.Sprintf("gzbody_%d", time.Now().UnixNano()%1e9)
-	loadtest.DropQuestDBTables(t, httpURL, table)
 	var b strings.Builder
 	const rows = 3000
 	for i := range rows {

@@ -17,10 +17,9 @@ import (
 // the lookup), dropped by the second run and verified under its own name.
 // No table "cpu" is created, dropped or counted.
 func TestTablePrefix(t *testing.T) {
-	httpURL, pg := questdbServer(t)
+	httpURL, pg, prefix := questdbTables(t, "pfx")
+	prefix += "_"
 	dir := t.TempDir()
-	prefix := fmt.Sprintf("pfx%d_", time.Now().UnixNano()%1e9)
-	loadtest.DropQuestDBTables(t, httpURL, prefix)
 	file, rows := gentest.GenFile(t, dir, "cpu.ilp", "cpu-only", format.ILP, 5, time.Hour)
 	table := prefix + "cpu"
 	for run := 1; run <= 2; run++ {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,11 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/usecase"
 )
 
 // TestLoop replays an hour of cpu-only data (3 hosts, 1,080 rows) three
@@ -25,43 +22,35 @@ import (
 // verified exactly, and the table holds 3,240 distinct (hostname, time),
 // the passes 3590 s + 1 µs apart.
 func TestLoop(t *testing.T) {
-	for _, f := range []format.Format{format.PGCopy, format.CSV} {
-		t.Run(f.String(), func(t *testing.T) {
-			base, db := freshDB(t, "tsload_loop")
-			var data bytes.Buffer
-			st, err := gen.Generate(context.Background(), gen.Config{UseCase: usecase.CPUOnly, Format: f, Seed: 1, Scale: 3, Workers: 1,
-				Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), Stdout: &data, Stderr: io.Discard})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			in := filepath.Join(dir, "cpu."+f.String())
-			os.WriteFile(in, data.Bytes(), 0o644)
-			results := filepath.Join(dir, "r.json")
-			r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in,
-				"--results-file", results, "--batch-size", "250", "--workers", "2", "--loop", "--limit", "3240"}, results, "")
-			var res load.Results
-			if err := json.Unmarshal(r.Results, &res); err != nil {
-				t.Fatal(err)
-			}
-			if st.Rows != 1080 || res.Rows != 3240 || res.Verify == nil || !res.Verify.OK || res.Loop == nil || res.Loop.Passes != 3 || res.Loop.Span != 3590e6+1 {
-				t.Fatalf("rows %d of 3x%d, verify %+v, loop %+v\n%s", res.Rows, st.Rows, res.Verify, res.Loop, r.Stderr)
-			}
-			u, _ := url.Parse(base)
-			u.Path = "/" + db
-			conn, err := pgx.Connect(context.Background(), u.String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(context.Background())
-			var n int64
-			var span time.Duration
-			if err := conn.QueryRow(context.Background(), `SELECT count(DISTINCT (hostname, time)), max(time) - min(time) FROM cpu`).Scan(&n, &span); err != nil {
-				t.Fatal(err)
-			}
-			if want := 2*(3590*time.Second+time.Microsecond) + 3590*time.Second; n != 3240 || span != want {
-				t.Fatalf("%d distinct (hostname, time), span %s; want 3240, %s", n, span, want)
-			}
-		})
-	}
+	gentest.CPUHourEach(t, func(t *testing.T, f format.Format, data []byte, rows int64) {
+		base, db := freshDB(t, "tsload_loop")
+		dir := t.TempDir()
+		in := filepath.Join(dir, "cpu."+f.String())
+		os.WriteFile(in, data, 0o644)
+		results := filepath.Join(dir, "r.json")
+		r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in,
+			"--results-file", results, "--batch-size", "250", "--workers", "2", "--loop", "--limit", "3240"}, results, "")
+		var res load.Results
+		if err := json.Unmarshal(r.Results, &res); err != nil {
+			t.Fatal(err)
+		}
+		if rows != 1080 || res.Rows != 3240 || res.Verify == nil || !res.Verify.OK || res.Loop == nil || res.Loop.Passes != 3 || res.Loop.Span != 3590e6+1 {
+			t.Fatalf("rows %d of 3x%d, verify %+v, loop %+v\n%s", res.Rows, rows, res.Verify, res.Loop, r.Stderr)
+		}
+		u, _ := url.Parse(base)
+		u.Path = "/" + db
+		conn, err := pgx.Connect(context.Background(), u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		var n int64
+		var span time.Duration
+		if err := conn.QueryRow(context.Background(), `SELECT count(DISTINCT (hostname, time)), max(time) - min(time) FROM cpu`).Scan(&n, &span); err != nil {
+			t.Fatal(err)
+		}
+		if want := 2*(3590*time.Second+time.Microsecond) + 3590*time.Second; n != 3240 || span != want {
+			t.Fatalf("%d distinct (hostname, time), span %s; want 3240, %s", n, span, want)
+		}
+	})
 }

@@ -52,6 +52,35 @@ func group(c *cli.Context) ([]string, error) {
 
 var metricFlag = &cli.StringFlag{Name: "metric", Value: "rows", Usage: "rate to plot: rows or metrics (per second)"}
 
+// args are what the commands read besides their own flags: the results
+// files, and --group and --metric where the command has them (a flag the
+// command lacks reads as empty).
+type args struct {
+	files  []string
+	group  []string
+	metric report.Metric
+}
+
+// action runs run with the command's args, refusing bad ones first.
+func action(run func(c *cli.Context, a args) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		var a args
+		var err error
+		if a.files, err = files(c); err != nil {
+			return err
+		}
+		if a.group, err = group(c); err != nil {
+			return err
+		}
+		if m := c.String("metric"); m != "" {
+			if a.metric, err = report.ParseMetric(m); err != nil {
+				return err
+			}
+		}
+		return run(c, a)
+	}
+}
+
 // usageError answers a bad flag in one line, as the loaders do, instead of
 // the whole help.
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -90,17 +119,9 @@ func newApp(stdout io.Writer) *cli.App {
 					&cli.StringFlag{Name: "format", Value: "md", Usage: "md, csv, or cost (rows/s beside bytes on disk, bytes/row, server CPU-s per million rows, server peak RSS, loader CPU)"},
 					groupFlag,
 				},
-				Action: func(c *cli.Context) error {
-					fs, err := files(c)
-					if err != nil {
-						return err
-					}
-					g, err := group(c)
-					if err != nil {
-						return err
-					}
-					return report.RunTable(report.TableConfig{Files: fs, Format: c.String("format"), Group: g, Out: stdout})
-				},
+				Action: action(func(c *cli.Context, a args) error {
+					return report.RunTable(report.TableConfig{Files: a.files, Format: c.String("format"), Group: a.group, Out: stdout})
+				}),
 			},
 			{
 				Name:      "plot",
@@ -110,17 +131,9 @@ func newApp(stdout io.Writer) *cli.App {
 					&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
 					metricFlag,
 				},
-				Action: func(c *cli.Context) error {
-					fs, err := files(c)
-					if err != nil {
-						return err
-					}
-					m, err := report.ParseMetric(c.String("metric"))
-					if err != nil {
-						return err
-					}
-					return report.RunPlot(report.PlotConfig{Files: fs, OutDir: c.String("out"), Metric: m, Out: stdout})
-				},
+				Action: action(func(c *cli.Context, a args) error {
+					return report.RunPlot(report.PlotConfig{Files: a.files, OutDir: c.String("out"), Metric: a.metric, Out: stdout})
+				}),
 			},
 			{
 				Name:      "bars",
@@ -132,21 +145,9 @@ func newApp(stdout io.Writer) *cli.App {
 					metricFlag,
 					&cli.StringFlag{Name: "name", Usage: "file name without extension (default bars_<metric>)"},
 				},
-				Action: func(c *cli.Context) error {
-					fs, err := files(c)
-					if err != nil {
-						return err
-					}
-					g, err := group(c)
-					if err != nil {
-						return err
-					}
-					m, err := report.ParseMetric(c.String("metric"))
-					if err != nil {
-						return err
-					}
-					return report.RunBars(report.BarsConfig{Files: fs, OutDir: c.String("out"), Group: g, Metric: m, Name: c.String("name"), Out: stdout})
-				},
+				Action: action(func(c *cli.Context, a args) error {
+					return report.RunBars(report.BarsConfig{Files: a.files, OutDir: c.String("out"), Group: a.group, Metric: a.metric, Name: c.String("name"), Out: stdout})
+				}),
 			},
 			{
 				Name:      "html",
@@ -157,33 +158,21 @@ func newApp(stdout io.Writer) *cli.App {
 					groupFlag,
 					&cli.StringFlag{Name: "title", Usage: "page title (default: the targets and the dataset)"},
 				},
-				Action: func(c *cli.Context) error {
-					fs, err := files(c)
-					if err != nil {
-						return err
-					}
-					g, err := group(c)
-					if err != nil {
-						return err
-					}
+				Action: action(func(c *cli.Context, a args) error {
 					out := c.String("out")
 					if out == "-" {
 						out = ""
 					}
-					return report.RunHTML(report.HTMLConfig{Files: fs, Group: g, Title: c.String("title"), OutFile: out, Out: stdout})
-				},
+					return report.RunHTML(report.HTMLConfig{Files: a.files, Group: a.group, Title: c.String("title"), OutFile: out, Out: stdout})
+				}),
 			},
 			{
 				Name:      "merge",
 				Usage:     "combine per-shard results into one results document on stdout (summed counts, rate over the common wall-clock window)",
 				ArgsUsage: "shard.json...",
-				Action: func(c *cli.Context) error {
-					fs, err := files(c)
-					if err != nil {
-						return err
-					}
-					return report.RunMerge(report.MergeConfig{Files: fs, Out: stdout})
-				},
+				Action: action(func(c *cli.Context, a args) error {
+					return report.RunMerge(report.MergeConfig{Files: a.files, Out: stdout})
+				}),
 			},
 		},
 	}

@@ -2,11 +2,8 @@ package cnosdbtest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -48,27 +45,24 @@ func RealURL(t testing.TB) string {
 		u = DefaultURL
 	}
 	if err := Ping(u); err != nil {
-		skipOrFail(t,
+		loadtest.SkipOrFail(t,
 			fmt.Sprintf("CnosDB at %s unreachable: %v (start it with scripts/start_cnosdb.sh)", u, err),
 			fmt.Sprintf("CnosDB at %s unreachable under CI: %v (scripts/start_cnosdb.sh starts it)", u, err))
 	}
 	return u
 }
 
-// UniqueDB returns a database name of the test's own.
-func UniqueDB(t testing.TB) string {
-	name := strings.ToLower(t.Name())
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, name)
-	if len(name) > 40 {
-		name = name[:40]
-	}
-	return fmt.Sprintf("tsload_%s_%d", name, time.Now().UnixNano()%1e9)
+// RealDB is RealURL and a database name of the test's own (UniqueDB),
+// dropped when the test ends.
+func RealDB(t testing.TB) (base, db string) {
+	t.Helper()
+	base, db = RealURL(t), UniqueDB(t)
+	DropAtEnd(t, base, db)
+	return base, db
 }
+
+// UniqueDB returns a database name of the test's own.
+func UniqueDB(t testing.TB) string { return loadtest.UniqueDB(t) }
 
 // SQL posts stmt to base's /api/v1/sql (tenant cnosdb, db when set) as
 // user:password and returns the status and body.
@@ -128,15 +122,7 @@ type InstanceOptions struct {
 // or fails it when CI is set.
 func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	t.Helper()
-	root, err := loadtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := t.TempDir()
-	port, err := freePorts()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, state, port := loadtest.PrivatePlace(t, 1, 4) // an instance listens on p-1 to p+4
 	in := &Instance{URL: fmt.Sprintf("http://127.0.0.1:%d", port), t: t, dir: filepath.Join(state, "cnosdb", name)}
 	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "CNOSDB_NAME="+name, "CNOSDB_PORT="+strconv.Itoa(port))
 	if o.Auth || o.WriteLimit != "" {
@@ -146,7 +132,7 @@ func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 		}
 		data, err := os.ReadFile(tmpl)
 		if err != nil {
-			skipOrFail(t, "no CnosDB config template: "+err.Error(), "no CnosDB config template under CI: "+err.Error())
+			loadtest.SkipOrFail(t, "no CnosDB config template: "+err.Error(), "no CnosDB config template under CI: "+err.Error())
 		}
 		conf := string(data)
 		edit := func(from, to string) {
@@ -189,21 +175,14 @@ func (in *Instance) Start() error {
 	return in.run(filepath.Join(root, "scripts", "start_cnosdb.sh"))
 }
 
-func (in *Instance) run(path string) error {
-	cmd := exec.Command("bash", path)
-	cmd.Env = in.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %v\n%s", filepath.Base(path), err, out)
-	}
-	return nil
-}
+func (in *Instance) run(path string) error { return loadtest.RunScript(in.env, path) }
 
 func (in *Instance) script(path string, start bool) {
 	err := in.run(path)
 	switch {
 	case err == nil:
 	case start && strings.Contains(err.Error(), "no CnosDB server binary"):
-		skipOrFail(in.t, err.Error(), "under CI: "+err.Error())
+		loadtest.SkipOrFail(in.t, err.Error(), "under CI: "+err.Error())
 	case start:
 		in.t.Fatal(err)
 	default:
@@ -227,39 +206,6 @@ func vendorDir(root string) string {
 		return dir
 	}
 	return filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "..", "shared", "vendor")
-}
-
-// freePorts finds an HTTP port p with p-1 to p+4 free too: an instance
-// listens on all six. It looks below Linux's default ephemeral range
-// (32768-60999), where the local end of an outgoing connection could take
-// a port between the check and the server's bind.
-func freePorts() (int, error) {
-	for try := 0; try < 100; try++ {
-		p := 20001 + rand.IntN(12000)
-		free := true
-		for q := p - 1; q <= p+4 && free; q++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q))
-			if err != nil {
-				free = false
-				continue
-			}
-			l.Close()
-		}
-		if free {
-			return p, nil
-		}
-	}
-	return 0, errors.New("no six free ports in a row")
-}
-
-// skipOrFail skips t, unless CI is set (every server must be up there):
-// then it fails t.
-func skipOrFail(t testing.TB, skip, fail string) {
-	t.Helper()
-	if os.Getenv("CI") == "" {
-		t.Skip(skip)
-	}
-	t.Fatal(fail)
 }
 
 // Count returns count(*) of table in db on base (0 when the table was never

@@ -277,6 +277,20 @@ func (s *Server) auth(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// post is what /api/v1/write and /api/v1/sql check first: a POST (405
+// otherwise), the credentials, then the body (see body). ok is false when
+// it has answered the request.
+func (s *Server) post(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(405)
+		return nil, false
+	}
+	if !s.auth(w, r) {
+		return nil, false
+	}
+	return s.body(w, r)
+}
+
 // body reads the request body, enforcing Content-Length and the limit.
 func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.ContentLength < 0 {
@@ -326,14 +340,7 @@ type row struct {
 }
 
 func (s *Server) write(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(405)
-		return
-	}
-	if !s.auth(w, r) {
-		return
-	}
-	data, ok := s.body(w, r)
+	data, ok := s.post(w, r)
 	if !ok {
 		return
 	}
@@ -574,14 +581,7 @@ func unquote(s string) string {
 }
 
 func (s *Server) sql(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.WriteHeader(405)
-		return
-	}
-	if !s.auth(w, r) {
-		return
-	}
-	body, ok := s.body(w, r)
+	body, ok := s.post(w, r)
 	if !ok {
 		return
 	}

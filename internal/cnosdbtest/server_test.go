@@ -153,9 +153,7 @@ func TestConformance(t *testing.T) {
 		}
 	})
 	t.Run("real", func(t *testing.T) {
-		base := RealURL(t)
-		db := UniqueDB(t)
-		DropAtEnd(t, base, db)
+		base, db := RealDB(t)
 		runSteps(t, base, db, conformance)
 	})
 }

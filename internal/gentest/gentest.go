@@ -6,6 +6,7 @@ package gentest
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
 // GenFile writes a small data set of useCase (seed 42, from 2016-01-01 for
@@ -34,4 +36,29 @@ func GenFile(t testing.TB, dir, name, useCase string, f format.Format, scale int
 		t.Fatal(err)
 	}
 	return path, st.Rows
+}
+
+// CPUHour is an hour of cpu-only data in f from gen.DefaultStart: 3 hosts
+// every 10 s, seed 1, 1,080 rows. It returns the data and its row count.
+func CPUHour(t testing.TB, f format.Format) ([]byte, int64) {
+	t.Helper()
+	var data bytes.Buffer
+	st, err := gen.Generate(context.Background(), gen.Config{UseCase: usecase.CPUOnly, Format: f, Seed: 1, Scale: 3, Workers: 1,
+		Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), Stdout: &data, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data.Bytes(), st.Rows
+}
+
+// CPUHourEach runs run as a subtest for each format that carries a table's
+// columns (pgcopy, CSV) with CPUHour's data in it: what a loader reads
+// with no --table or schema lookup.
+func CPUHourEach(t *testing.T, run func(t *testing.T, f format.Format, data []byte, rows int64)) {
+	for _, f := range []format.Format{format.PGCopy, format.CSV} {
+		t.Run(f.String(), func(t *testing.T) {
+			data, rows := CPUHour(t, f)
+			run(t, f, data, rows)
+		})
+	}
 }

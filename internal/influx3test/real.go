@@ -3,15 +3,11 @@ package influx3test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -87,19 +83,7 @@ func Health(base, token string) error {
 // UniqueDB returns a database name of the test's own. InfluxDB 3 Core holds
 // at most 5 databases (dropped ones do not count): a test keeps one at a
 // time and drops it at the end (DropAtEnd).
-func UniqueDB(t testing.TB) string {
-	name := strings.ToLower(t.Name())
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, name)
-	if len(name) > 40 {
-		name = name[:40]
-	}
-	return fmt.Sprintf("tsload_%s_%d", name, time.Now().UnixNano()%1e9)
-}
+func UniqueDB(t testing.TB) string { return loadtest.UniqueDB(t) }
 
 // Do sends one request with the token; body is sent as it is (a string or
 // []byte), or as JSON otherwise. It returns the status and body.
@@ -201,15 +185,7 @@ type InstanceOptions struct {
 // test, or fails it when CI is set.
 func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	t.Helper()
-	root, err := loadtest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := t.TempDir()
-	port, err := freePorts()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, state, port := loadtest.PrivatePlace(t, 0, 1) // p+1: the admin-token recovery listener
 	in := &Instance{Real: Real{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}, t: t, dir: filepath.Join(state, "influx", name)}
 	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "INFLUX_NAME="+name, "INFLUX_PORT="+strconv.Itoa(port))
 	if o.MaxRequestBytes > 0 {
@@ -248,37 +224,8 @@ func (in *Instance) Start() error {
 	return in.run(filepath.Join(root, "scripts", "influxdb3.sh"), "start")
 }
 
-func (in *Instance) run(path, verb string) error {
-	cmd := exec.Command("bash", path, verb)
-	cmd.Env = in.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %v\n%s", filepath.Base(path), verb, err, out)
-	}
-	return nil
-}
+func (in *Instance) run(path, verb string) error { return loadtest.RunScript(in.env, path, verb) }
 
 // Kill stops the server with SIGKILL (no clean shutdown) and waits until
 // the process is gone. It may be called from any goroutine.
 func (in *Instance) Kill() error { return loadtest.KillPIDFile(filepath.Join(in.dir, "influxdb3.pid")) }
-
-// freePorts finds a port p with p+1 free too (the admin-token recovery
-// listener), below Linux's ephemeral range so that no outgoing connection
-// takes it between the check and the server's bind.
-func freePorts() (int, error) {
-	for try := 0; try < 100; try++ {
-		p := 20001 + rand.IntN(12000)
-		free := true
-		for q := p; q <= p+1 && free; q++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", q))
-			if err != nil {
-				free = false
-				continue
-			}
-			l.Close()
-		}
-		if free {
-			return p, nil
-		}
-	}
-	return 0, errors.New("no two free ports in a row")
-}

@@ -39,7 +39,7 @@ func pgURL() string {
 }
 
 // HTTPServer is the base URL in env (default def) of the server named name
-// that script starts, once its GET /ping answers; it skips the test when
+// that script starts, once its GET /ping answers 2xx; it skips the test when
 // the server is unreachable, unless CI is set.
 func HTTPServer(t testing.TB, name, env, def, script string) string {
 	t.Helper()
@@ -49,12 +49,17 @@ func HTTPServer(t testing.TB, name, env, def, script string) string {
 	}
 	c := http.Client{Timeout: 2 * time.Second}
 	resp, err := c.Get(u + "/ping")
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			err = fmt.Errorf("GET /ping answered %d", resp.StatusCode)
+		}
+	}
 	if err != nil {
 		SkipOrFail(t,
 			fmt.Sprintf("%s at %s unreachable: %v (run %s)", name, u, err, script),
 			fmt.Sprintf("%s at %s unreachable under CI: %v (run %s)", name, u, err, script))
 	}
-	resp.Body.Close()
 	return u
 }
 

@@ -275,16 +275,11 @@ func (l *looper) timeColumn(b *load.Batch) (int, error) {
 
 // where names the input line or record of a format's TimeError.
 func (l *looper) where(b *load.Batch, err error) error {
-	var ie *ilp.TimeError
-	var ce *csv.TimeError
-	var pe *pgcopy.TimeError
-	switch {
-	case errors.As(err, &ie):
-		return fmt.Errorf("%s: line %d: %s", b.Source, b.FirstLine+int64(ie.Line)-1, ie.Reason)
-	case errors.As(err, &ce):
-		return fmt.Errorf("%s: record %d: %s", b.Source, b.FirstRecord+int64(ce.Record)-1, ce.Reason)
-	case errors.As(err, &pe):
-		return fmt.Errorf("%s: record %d: %s", b.Source, b.FirstRecord+int64(pe.Tuple)-1, pe.Reason)
+	if te := (*format.TimeError)(nil); errors.As(err, &te) {
+		if te.Unit == "line" {
+			return fmt.Errorf("%s: line %d: %s", b.Source, b.FirstLine+int64(te.N)-1, te.Reason)
+		}
+		return fmt.Errorf("%s: record %d: %s", b.Source, b.FirstRecord+int64(te.N)-1, te.Reason)
 	}
 	return fmt.Errorf("%s: %w", b.Where(), err)
 }

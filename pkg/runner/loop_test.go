@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,27 +13,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
-	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/usecase"
 )
 
 // loopInput writes an hour of cpu-only data (3 hosts every 10 s) in f.
 func loopInput(t *testing.T, f format.Format) (string, int64) {
-	var data bytes.Buffer
-	st, err := gen.Generate(context.Background(), gen.Config{UseCase: usecase.CPUOnly, Format: f, Seed: 1, Scale: 3, Workers: 1,
-		Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), Stdout: &data, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, rows := gentest.CPUHour(t, f)
 	path := filepath.Join(t.TempDir(), "cpu."+f.String())
-	if err := os.WriteFile(path, data.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path, st.Rows
+	return path, rows
 }
 
 // rowKeys records "host timestamp" of every row written (an independent

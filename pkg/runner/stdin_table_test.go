@@ -3,12 +3,10 @@ package runner
 import (
 	"bytes"
 	"context"
-	"io"
 	"testing"
-	"time"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -16,28 +14,20 @@ import (
 // load_x` without --table: the pgcopy stream declares its table in the
 // header's tsload chunk, the CSV header is the cpu table's columns.
 func TestStdinSingleTableNeedsNoTable(t *testing.T) {
-	for _, f := range []format.Format{format.PGCopy, format.CSV} {
-		t.Run(f.String(), func(t *testing.T) {
-			var data bytes.Buffer
-			st, err := gen.Generate(context.Background(), gen.Config{UseCase: usecase.CPUOnly, Format: f, Seed: 1, Scale: 3, Workers: 1,
-				Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), Stdout: &data, Stderr: io.Discard})
-			if err != nil {
-				t.Fatal(err)
-			}
-			fk := newFake()
-			cfg := baseConfig()
-			cfg.Stdin = &data
-			cfg.Workers = 2
-			res, err := Run(context.Background(), cfg, fk)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(fk.prepared.Tables) != 1 || fk.prepared.Tables[0] != usecase.LookupTable("cpu") {
-				t.Fatalf("prepared tables %v", fk.prepared.Tables)
-			}
-			if res.Rows != st.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual["cpu"] != st.Rows {
-				t.Fatalf("rows %d of %d, verify %+v", res.Rows, st.Rows, res.Verify)
-			}
-		})
-	}
+	gentest.CPUHourEach(t, func(t *testing.T, _ format.Format, data []byte, rows int64) {
+		fk := newFake()
+		cfg := baseConfig()
+		cfg.Stdin = bytes.NewReader(data)
+		cfg.Workers = 2
+		res, err := Run(context.Background(), cfg, fk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fk.prepared.Tables) != 1 || fk.prepared.Tables[0] != usecase.LookupTable("cpu") {
+			t.Fatalf("prepared tables %v", fk.prepared.Tables)
+		}
+		if res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual["cpu"] != rows {
+			t.Fatalf("rows %d of %d, verify %+v", res.Rows, rows, res.Verify)
+		}
+	})
 }

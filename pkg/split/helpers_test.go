@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -58,19 +59,8 @@ func gz(b ...[]byte) []byte {
 	return out.Bytes()
 }
 
-// pgField encodes one field; nil is NULL.
-func pgTuple(fields ...[]byte) []byte {
-	out := binary.BigEndian.AppendUint16(nil, uint16(len(fields)))
-	for _, f := range fields {
-		if f == nil {
-			out = binary.BigEndian.AppendUint32(out, 0xffffffff)
-			continue
-		}
-		out = binary.BigEndian.AppendUint32(out, uint32(len(f)))
-		out = append(out, f...)
-	}
-	return out
-}
+// pgTuple encodes one tuple; a nil field is NULL.
+func pgTuple(fields ...[]byte) []byte { return pgcopy.AppendTuple(nil, fields...) }
 
 func pgHeader() []byte {
 	return append(append([]byte(nil), pgcopyMagic...), 0, 0, 0, 0, 0, 0, 0, 0)

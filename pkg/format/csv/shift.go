@@ -5,30 +5,20 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/tsload/tsload/pkg/format"
 )
-
-// TimeError is a record whose time field cannot be read or shifted:
-// Record is its 1-based number within the data given.
-type TimeError struct {
-	Record int
-	Reason string
-}
-
-func (e *TimeError) Error() string { return "record " + strconv.Itoa(e.Record) + ": " + e.Reason }
 
 // TimeRange returns the smallest and largest time (microseconds since
 // the Unix epoch: the format's resolution) in field col of data's
 // records; ok is false when data holds none. A time not written as
 // AppendTime writes it (RFC 3339 in UTC, "Z", at most 6 fractional
-// digits, none when zero) is a *TimeError: shifting it could not give
+// digits, none when zero) is a *format.TimeError: shifting it could not give
 // the same text back.
 func TimeRange(data []byte, col int) (lo, hi int64, ok bool, err error) {
-	lo, hi = math.MaxInt64, math.MinInt64
-	err = eachTime(data, col, func(_ int, us int64, _, _ int) error {
-		lo, hi, ok = min(lo, us), max(hi, us), true
-		return nil
+	return format.TimeRange(func(add func(int64)) error {
+		return eachTime(data, col, func(_ int, us int64, _, _ int) error { add(us); return nil })
 	})
-	return lo, hi, ok, err
 }
 
 // AppendShifted appends data with field col of every record moved by
@@ -38,9 +28,9 @@ func AppendShifted(dst, data []byte, col int, delta int64) ([]byte, error) {
 	var tmp []byte
 	prev := int64(math.MinInt64)
 	err := eachTime(data, col, func(rec int, us int64, start, end int) error {
-		s := us + delta
-		if (delta > 0 && s < us) || (delta < 0 && s > us) || s > maxMicros || s < minMicros {
-			return &TimeError{Record: rec, Reason: "time shifted by " + strconv.FormatInt(delta, 10) + "µs leaves the years 1678-2262"}
+		s, ok := format.Shift(us, delta)
+		if !ok || s > maxMicros || s < minMicros {
+			return &format.TimeError{Unit: "record", N: rec, Reason: "time shifted by " + strconv.FormatInt(delta, 10) + "µs leaves the years 1678-2262"}
 		}
 		if s != prev { // rows of one time come together: formatted once
 			tmp, prev = AppendTime(tmp[:0], s*1000), s
@@ -75,7 +65,7 @@ func eachTimeOf(data []byte, col int, fast bool, fn func(rec int, us int64, star
 		rec++
 		f, next, ok := plainField(data, off, col)
 		if !ok && next >= 0 && fast {
-			return &TimeError{Record: rec, Reason: "no field " + strconv.Itoa(col+1) + " (the time column)"}
+			return &format.TimeError{Unit: "record", N: rec, Reason: "no field " + strconv.Itoa(col+1) + " (the time column)"}
 		}
 		if next < 0 || !fast { // quotes: the Scanner finds the record's end
 			sc.Reset()
@@ -84,7 +74,7 @@ func eachTimeOf(data []byte, col int, fast bool, fn func(rec int, us int64, star
 				sc.Scan(append(data[off:len(data):len(data)], '\n'))
 			}
 			if sc.N <= col {
-				return &TimeError{Record: rec, Reason: "no field " + strconv.Itoa(col+1) + " (the time column)"}
+				return &format.TimeError{Unit: "record", N: rec, Reason: "no field " + strconv.Itoa(col+1) + " (the time column)"}
 			}
 			f, next = sc.Fields[col], off+sc.pos
 		}
@@ -95,7 +85,7 @@ func eachTimeOf(data []byte, col int, fast bool, fn func(rec int, us int64, star
 				tmp = AppendTime(tmp[:0], t.UnixNano())
 			}
 			if f.Quoted || err != nil || !bytes.Equal(tmp, text) || t.UnixNano()%1000 != 0 {
-				return &TimeError{Record: rec, Reason: "time " + strconv.Quote(string(text)) + " is not RFC 3339 in UTC as tsload writes it (e.g. 2016-01-01T00:00:10Z)"}
+				return &format.TimeError{Unit: "record", N: rec, Reason: "time " + strconv.Quote(string(text)) + " is not RFC 3339 in UTC as tsload writes it (e.g. 2016-01-01T00:00:10Z)"}
 			}
 			us = t.UnixNano() / 1000
 		}

@@ -4,41 +4,30 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+
+	"github.com/tsload/tsload/pkg/format"
 )
-
-// TimeError is a line whose timestamp cannot be read or shifted: Line is
-// its 1-based number within the data given (comment and blank lines
-// count).
-type TimeError struct {
-	Line   int
-	Reason string
-}
-
-func (e *TimeError) Error() string { return "line " + strconv.Itoa(e.Line) + ": " + e.Reason }
 
 // TimeRange returns the smallest and largest timestamp of data's lines (in
 // the units the lines carry them: the loader's precision); ok is false
-// when data holds no line. A line without a timestamp is a *TimeError: its
+// when data holds no line. A line without a timestamp is a *format.TimeError: its
 // time is the server's clock, which no shift can move.
 func TimeRange(data []byte) (lo, hi int64, ok bool, err error) {
-	lo, hi = math.MaxInt64, math.MinInt64
-	err = eachTimestamp(data, func(_ int, ts int64, _, _ int) error {
-		lo, hi, ok = min(lo, ts), max(hi, ts), true
-		return nil
+	return format.TimeRange(func(add func(int64)) error {
+		return eachTimestamp(data, func(_ int, ts int64, _, _ int) error { add(ts); return nil })
 	})
-	return lo, hi, ok, err
 }
 
 // AppendShifted appends data with every line's timestamp moved by delta
 // units; nothing else changes (comments, blank lines and the rest of each
 // line are copied as they are). A timestamp that would leave int64 is a
-// *TimeError.
+// *format.TimeError.
 func AppendShifted(dst, data []byte, delta int64) ([]byte, error) {
 	last := 0
 	err := eachTimestamp(data, func(line int, ts int64, start, end int) error {
-		s := ts + delta
-		if (delta > 0 && s < ts) || (delta < 0 && s > ts) {
-			return &TimeError{Line: line, Reason: "timestamp " + strconv.FormatInt(ts, 10) + " shifted by " + strconv.FormatInt(delta, 10) + " overflows int64"}
+		s, ok := format.Shift(ts, delta)
+		if !ok {
+			return &format.TimeError{Unit: "line", N: line, Reason: "timestamp " + strconv.FormatInt(ts, 10) + " shifted by " + strconv.FormatInt(delta, 10) + " overflows int64"}
 		}
 		dst = append(dst, data[last:start]...)
 		dst = strconv.AppendInt(dst, s, 10)
@@ -66,11 +55,11 @@ func eachTimestamp(data []byte, fn func(line int, ts int64, start, end int) erro
 		if t := bytes.TrimLeft(l, " \t"); len(t) > 0 && t[0] != '#' {
 			s, e, reason := timestampToken(l)
 			if reason != "" {
-				return &TimeError{Line: line, Reason: reason}
+				return &format.TimeError{Unit: "line", N: line, Reason: reason}
 			}
 			ts, ok := parseTimestamp(l[s:e])
 			if !ok {
-				return &TimeError{Line: line, Reason: "timestamp " + strconv.Quote(string(l[s:e])) + " is not a decimal integer as line protocol writes it"}
+				return &format.TimeError{Unit: "line", N: line, Reason: "timestamp " + strconv.Quote(string(l[s:e])) + " is not a decimal integer as line protocol writes it"}
 			}
 			if err := fn(line, ts, off+s, off+e); err != nil {
 				return err

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/tsload/tsload/internal/formattest"
+	"github.com/tsload/tsload/pkg/format"
 )
 
 func TestShift(t *testing.T) {
@@ -25,7 +28,7 @@ func TestShift(t *testing.T) {
 		{"ok u=1 1\ncpu u=1 1.5\n", "line 2: timestamp \"1.5\""},
 	} {
 		_, _, _, err := TimeRange([]byte(c.in))
-		var te *TimeError
+		var te *format.TimeError
 		if !errors.As(err, &te) || !bytes.Contains([]byte(err.Error()), []byte(c.reason)) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.reason)
 		}
@@ -41,53 +44,15 @@ func FuzzShift(f *testing.F) {
 	f.Add([]byte("cpu,host=a u=1 100\n# x\nm f=\"a b\" -3\r\n"), int64(7))
 	f.Add([]byte("m,t=a\\ b f=1i 0"), int64(-1))
 	f.Fuzz(func(t *testing.T, data []byte, delta int64) {
-		lo, hi, ok, err := TimeRange(data)
-		if err != nil || !ok {
-			return
-		}
-		if (delta > 0 && hi+delta < hi) || (delta < 0 && lo+delta > lo) {
-			return
-		}
-		s, err := AppendShifted(nil, data, delta)
-		if err != nil {
-			t.Fatalf("shift of a readable range: %v", err)
-		}
-		lo2, hi2, _, err := TimeRange(s)
-		if err != nil || lo2 != lo+delta || hi2 != hi+delta {
-			t.Fatalf("shifted range %d..%d %v, want %d..%d", lo2, hi2, err, lo+delta, hi+delta)
-		}
-		back, err := AppendShifted(nil, s, -delta)
-		if err != nil || !bytes.Equal(back, data) {
-			t.Fatalf("shift back: %q %v, want %q", back, err, data)
-		}
-		// Outside the timestamps the bytes are the same.
-		strip := func(b []byte) []byte {
-			var out []byte
-			last := 0
-			eachTimestamp(b, func(_ int, _ int64, start, end int) error {
-				out = append(append(out, b[last:start]...), '#')
-				last = end
-				return nil
-			})
-			return append(out, b[last:]...)
-		}
-		if !bytes.Equal(strip(data), strip(s)) {
-			t.Fatalf("shift changed more than the timestamps: %q -> %q", data, s)
-		}
+		formattest.Shifter{Range: TimeRange, Shift: AppendShifted, Spans: func(b []byte, fn func(start, end int)) {
+			eachTimestamp(b, func(_ int, _ int64, start, end int) error { fn(start, end); return nil })
+		}}.RoundTrip(t, data, delta)
 	})
 }
 
 // BenchmarkAppendShifted is a later pass's cost per batch: the copy with
 // the timestamps moved.
 func BenchmarkAppendShifted(b *testing.B) {
-	var data []byte
-	for i := 0; i < 1000; i++ {
-		data = append(data, "cpu,hostname=host_1,region=eu-west-1 usage_user=58.1,usage_system=2.5,usage_idle=24.3 1451606400000000000\n"...)
-	}
-	var dst []byte
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		dst, _ = AppendShifted(dst[:0], data, 3600e9)
-	}
+	row := []byte("cpu,hostname=host_1,region=eu-west-1 usage_user=58.1,usage_system=2.5,usage_idle=24.3 1451606400000000000\n")
+	formattest.Shifter{Shift: AppendShifted}.Bench(b, func(int) []byte { return row }, 3600e9)
 }

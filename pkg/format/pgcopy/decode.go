@@ -26,6 +26,21 @@ func CheckFlags(flags uint32) error {
 	return nil
 }
 
+// AppendTuple appends the COPY binary tuple of fields (nil: NULL) to dst:
+// the inverse of Tuple, for callers that hold a row's values as bytes.
+func AppendTuple(dst []byte, fields ...[]byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(fields)))
+	for _, f := range fields {
+		if f == nil {
+			dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
+			continue
+		}
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(f)))
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
 // Tuple reads the COPY binary tuple at b[0] (int16 field count, then per
 // field an int32 length, -1 for NULL, and that many bytes), appending each
 // field's bytes to dst (nil for NULL, a non-nil empty slice for an empty

@@ -52,19 +52,6 @@ func refTuples(body []byte, maxField int) (tuples [][][]byte, trailer bool, ok b
 // is a *ShortError whose Need is more than what was given, and Tuple on
 // that many bytes goes further.
 func FuzzTupleAgainstReference(f *testing.F) {
-	tuple := func(fields ...[]byte) []byte {
-		var b []byte
-		b = binary.BigEndian.AppendUint16(b, uint16(len(fields)))
-		for _, v := range fields {
-			if v == nil {
-				b = binary.BigEndian.AppendUint32(b, 0xffffffff)
-				continue
-			}
-			b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
-			b = append(b, v...)
-		}
-		return b
-	}
 	f.Add(append(tuple([]byte("abc"), nil, []byte{}), Trailer...))
 	f.Add(append(append(tuple([]byte{1, 2, 3, 4, 5, 6, 7, 8}), tuple(nil, []byte("x"))...), Trailer...))
 	f.Add([]byte{0, 2, 0, 0, 0, 9, 1})

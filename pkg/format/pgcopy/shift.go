@@ -4,30 +4,19 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"math"
 	"strconv"
+
+	"github.com/tsload/tsload/pkg/format"
 )
-
-// TimeError is a tuple whose timestamp cannot be read or shifted: Tuple
-// is its 1-based number within the data given.
-type TimeError struct {
-	Tuple  int
-	Reason string
-}
-
-func (e *TimeError) Error() string { return "tuple " + strconv.Itoa(e.Tuple) + ": " + e.Reason }
 
 // TimeRange returns the smallest and largest value (microseconds since
 // 2000-01-01, COPY binary's timestamptz) of field col of data's tuples
 // (tuples only, as a batch holds them); ok is false when data holds none.
-// A NULL or a field that is not 8 bytes is a *TimeError.
+// A NULL or a field that is not 8 bytes is a *format.TimeError.
 func TimeRange(data []byte, col int) (lo, hi int64, ok bool, err error) {
-	lo, hi = math.MaxInt64, math.MinInt64
-	err = eachTime(data, col, func(_ int, us int64, _ int) error {
-		lo, hi, ok = min(lo, us), max(hi, us), true
-		return nil
+	return format.TimeRange(func(add func(int64)) error {
+		return eachTime(data, col, func(_ int, us int64, _ int) error { add(us); return nil })
 	})
-	return lo, hi, ok, err
 }
 
 // AppendShifted appends data with field col of every tuple moved by delta
@@ -36,9 +25,9 @@ func AppendShifted(dst, data []byte, col int, delta int64) ([]byte, error) {
 	base := len(dst)
 	dst = append(dst, data...)
 	err := eachTime(data, col, func(n int, us int64, at int) error {
-		s := us + delta
-		if (delta > 0 && s < us) || (delta < 0 && s > us) {
-			return &TimeError{Tuple: n, Reason: "timestamp shifted by " + strconv.FormatInt(delta, 10) + "µs overflows int64"}
+		s, ok := format.Shift(us, delta)
+		if !ok {
+			return &format.TimeError{Unit: "tuple", N: n, Reason: "timestamp shifted by " + strconv.FormatInt(delta, 10) + "µs overflows int64"}
 		}
 		binary.BigEndian.PutUint64(dst[base+at:], uint64(s))
 		return nil
@@ -57,13 +46,13 @@ func eachTime(data []byte, col int, fn func(n int, us int64, at int) error) erro
 		var err error
 		fields, size, err = Tuple(fields[:0], data[off:], 0)
 		if errors.Is(err, io.EOF) {
-			return &TimeError{Tuple: n, Reason: "a trailer inside the tuples"}
+			return &format.TimeError{Unit: "tuple", N: n, Reason: "a trailer inside the tuples"}
 		}
 		if err != nil {
-			return &TimeError{Tuple: n, Reason: err.Error()}
+			return &format.TimeError{Unit: "tuple", N: n, Reason: err.Error()}
 		}
 		if len(fields) <= col || len(fields[col]) != 8 {
-			return &TimeError{Tuple: n, Reason: "field " + strconv.Itoa(col+1) + " (the timestamp) is not an 8-byte timestamptz"}
+			return &format.TimeError{Unit: "tuple", N: n, Reason: "field " + strconv.Itoa(col+1) + " (the timestamp) is not an 8-byte timestamptz"}
 		}
 		at := off + 2
 		for f := 0; f < col; f++ {

@@ -5,21 +5,12 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/internal/formattest"
 )
 
 // tuple builds a COPY tuple of fields (nil: NULL).
-func tuple(fields ...[]byte) []byte {
-	b := binary.BigEndian.AppendUint16(nil, uint16(len(fields)))
-	for _, f := range fields {
-		if f == nil {
-			b = binary.BigEndian.AppendUint32(b, 0xffffffff)
-			continue
-		}
-		b = binary.BigEndian.AppendUint32(b, uint32(len(f)))
-		b = append(b, f...)
-	}
-	return b
-}
+func tuple(fields ...[]byte) []byte { return AppendTuple(nil, fields...) }
 
 func ts(us int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(us)) }
 
@@ -49,51 +40,31 @@ func TestShift(t *testing.T) {
 	}
 }
 
+// shifter is TimeRange and AppendShifted with the time in field col.
+func shifter(col int) formattest.Shifter {
+	return formattest.Shifter{
+		Range: func(data []byte) (int64, int64, bool, error) { return TimeRange(data, col) },
+		Shift: func(dst, data []byte, delta int64) ([]byte, error) { return AppendShifted(dst, data, col, delta) },
+		Spans: func(b []byte, fn func(start, end int)) {
+			eachTime(b, col, func(_ int, _ int64, at int) error { fn(at, at+8); return nil })
+		},
+	}
+}
+
 // FuzzShift: shifting then shifting back gives the bytes given, and a
 // shift changes nothing but the 8 bytes of each tuple's timestamp.
 func FuzzShift(f *testing.F) {
 	f.Add(append(tuple([]byte("h"), ts(5)), tuple(nil, ts(9))...), uint8(1), int64(3))
 	f.Add(tuple(ts(0)), uint8(0), int64(-1))
 	f.Fuzz(func(t *testing.T, data []byte, c uint8, delta int64) {
-		col := int(c % 4)
-		lo, hi, ok, err := TimeRange(data, col)
-		if err != nil || !ok || (delta > 0 && hi+delta < hi) || (delta < 0 && lo+delta > lo) {
-			return
-		}
-		s, err := AppendShifted(nil, data, col, delta)
-		if err != nil {
-			t.Fatalf("shift of a readable range: %v", err)
-		}
-		lo2, hi2, _, err := TimeRange(s, col)
-		if err != nil || lo2 != lo+delta || hi2 != hi+delta {
-			t.Fatalf("shifted range %d..%d %v, want %d..%d", lo2, hi2, err, lo+delta, hi+delta)
-		}
-		back, err := AppendShifted(nil, s, col, -delta)
-		if err != nil || !bytes.Equal(back, data) {
-			t.Fatalf("shift back: %x %v, want %x", back, err, data)
-		}
-		diff := append([]byte(nil), s...)
-		eachTime(data, col, func(_ int, _ int64, at int) error {
-			copy(diff[at:at+8], data[at:at+8])
-			return nil
-		})
-		if !bytes.Equal(diff, data) {
-			t.Fatalf("shift changed more than the timestamps: %x -> %x", data, s)
-		}
+		shifter(int(c%4)).RoundTrip(t, data, delta)
 	})
 }
 
 // BenchmarkAppendShifted is a later pass's cost per batch: the copy with
 // each tuple's timestamp rewritten.
 func BenchmarkAppendShifted(b *testing.B) {
-	var data []byte
-	for i := 0; i < 1000; i++ {
-		data = append(data, tuple(ts(int64(i)), []byte("host_1"), []byte("eu-west-1"), ts(1), ts(2), ts(3), ts(4))...)
-	}
-	var dst []byte
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		dst, _ = AppendShifted(dst[:0], data, 0, 3600e6)
-	}
+	shifter(0).Bench(b, func(i int) []byte {
+		return tuple(ts(int64(i)), []byte("host_1"), []byte("eu-west-1"), ts(1), ts(2), ts(3), ts(4))
+	}, 3600e6)
 }

@@ -33,9 +33,7 @@ func batch(data string, firstLine int64) *load.Batch {
 // own (created; dropped when the test ends).
 func realTarget(t *testing.T, mod func(*Config)) *Target {
 	t.Helper()
-	base := cnosdbtest.RealURL(t)
-	db := cnosdbtest.UniqueDB(t)
-	cnosdbtest.DropAtEnd(t, base, db)
+	base, db := cnosdbtest.RealDB(t)
 	cfg := Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: db, GzipLevel: 1}
 	if mod != nil {
 		mod(&cfg)

@@ -30,9 +30,7 @@ import (
 // bad line (422 040004) refused for good. Counts are read from the server
 // directly, not through the proxy.
 func TestFaults(t *testing.T) {
-	base := cnosdbtest.RealURL(t)
-	db := cnosdbtest.UniqueDB(t)
-	cnosdbtest.DropAtEnd(t, base, db)
+	base, db := cnosdbtest.RealDB(t)
 	loadtest.FaultSuite{
 		Loader:   "load_cnosdb",
 		Upstream: base,

@@ -25,16 +25,7 @@ import (
 
 func influxURL(t *testing.T) string {
 	t.Helper()
-	u := os.Getenv("TSLOAD_INFLUX_URL")
-	if u == "" {
-		u = "http://127.0.0.1:8086"
-	}
-	if err := ping(u); err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("InfluxDB at %s unreachable: %v (run scripts/start_influxdb.sh)", u, err),
-			fmt.Sprintf("InfluxDB at %s unreachable under CI: %v (run scripts/start_influxdb.sh)", u, err))
-	}
-	return u
+	return loadtest.HTTPServer(t, "InfluxDB", "TSLOAD_INFLUX_URL", "http://127.0.0.1:8086", "scripts/start_influxdb.sh")
 }
 
 func ping(u string) error {

@@ -22,15 +22,7 @@ import (
 
 func influx2(t *testing.T) Config {
 	t.Helper()
-	u := os.Getenv("TSLOAD_INFLUX2_URL")
-	if u == "" {
-		u = "http://127.0.0.1:8087"
-	}
-	if err := ping(u); err != nil {
-		loadtest.SkipOrFail(t,
-			"InfluxDB 2 at "+u+" unreachable: "+err.Error()+" (run scripts/start_influxdb.sh --version 2)",
-			"InfluxDB 2 at "+u+" unreachable under CI: "+err.Error()+" (run scripts/start_influxdb.sh --version 2)")
-	}
+	u := loadtest.HTTPServer(t, "InfluxDB 2", "TSLOAD_INFLUX2_URL", "http://127.0.0.1:8087", "scripts/start_influxdb.sh --version 2")
 	token := os.Getenv("TSLOAD_INFLUX2_TOKEN")
 	if token == "" {
 		token = "tsload-test-token"

@@ -23,15 +23,7 @@ func TestFaults(t *testing.T) {
 	loadtest.FaultSuite{
 		Loader:   "load_questdb",
 		Upstream: s.http,
-		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-			tg, err := New(Config{Transport: HTTP, URL: "http://" + proxy, PG: s.pg, Dedup: true, WALTimeout: time.Minute,
-				RequestTimeout: timeout, MinThroughput: 1 << 30, Lookup: testTable})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { tg.Close() })
-			return tg, load.PrepareOptions{CreateDB: true, DropDB: true}
-		},
+		New:      proxied(s.pg),
 		Rows: func(t *testing.T, tg load.Target, table string) (rows, keys int64) {
 			q := tg.(*Target)
 			rows, keys = questdbRows(t, q, table)
@@ -49,6 +41,20 @@ func TestFaults(t *testing.T) {
 	}.Run(t, uniqueName(t, "fault"))
 }
 
+// proxied makes the suite's targets: ILP/HTTP through the proxy, DEDUP
+// tables, counts over pg (not proxied).
+func proxied(pg string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+		tg, err := New(Config{Transport: HTTP, URL: "http://" + proxy, PG: pg, Dedup: true, WALTimeout: time.Minute,
+			RequestTimeout: timeout, MinThroughput: 1 << 30, Lookup: testTable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg, load.PrepareOptions{CreateDB: true, DropDB: true}
+	}
+}
+
 // privateQuestDB starts a QuestDB of the test's own (scripts/start_questdb.sh
 // with its own root and free ports) for the suite's kill scenario; counts
 // go over its PG wire, which the kill cuts too (a stale connection that
@@ -57,15 +63,7 @@ func privateQuestDB(t *testing.T) loadtest.Private {
 	srv, s := startPrivateQuestDB(t)
 	return loadtest.Private{
 		Upstream: s.http,
-		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-			tg, err := New(Config{Transport: HTTP, URL: "http://" + proxy, PG: s.pg, Dedup: true, WALTimeout: time.Minute,
-				RequestTimeout: timeout, MinThroughput: 1 << 30, Lookup: testTable})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { tg.Close() })
-			return tg, load.PrepareOptions{CreateDB: true, DropDB: true}
-		},
+		New:      proxied(s.pg),
 		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
 			direct, err := New(Config{Transport: HTTP, URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute, Lookup: testTable})
 			if err != nil {

@@ -29,11 +29,7 @@ func TestIntegrationFootprint(t *testing.T) {
 	a, b := uniqueName(t, "fp_n"), uniqueName(t, "fp_2n")
 	tg := newTarget(t, s, HTTP, false, testTable(a), testTable(b))
 	const n = 240 // 10 days
-	w, err := tg.NewWriter(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openWriter(t, tg)
 	for _, tc := range []struct {
 		table string
 		rows  int

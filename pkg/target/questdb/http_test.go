@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
@@ -212,22 +213,9 @@ func TestNewConfigErrors(t *testing.T) {
 // BenchmarkHTTPWriter measures the writer's own cost per batch against a
 // server that answers 204 at once.
 func BenchmarkHTTPWriter(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.WriteHeader(204)
-	}))
-	defer srv.Close()
-	tg, _ := New(Config{URL: srv.URL})
+	tg, _ := New(Config{URL: loadtest.DiscardServer(b)})
 	defer tg.Close()
 	w, _ := tg.NewWriter(context.Background(), 0)
 	line := "cpu,hostname=host_1,region=eu-west-1 usage_user=58.1,usage_system=2.2,usage_idle=24.5 1451606400000000000\n"
-	batch := ilpBatch(strings.Repeat(line, 5000), 1)
-	b.SetBytes(int64(len(batch.Data)))
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if _, err := w.Write(context.Background(), batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(5000*b.N)/b.Elapsed().Seconds(), "rows/s")
+	loadtest.BenchWrite(b, w, ilpBatch(strings.Repeat(line, 5000), 1))
 }

@@ -253,11 +253,7 @@ func TestIntegrationBadLineHTTP(t *testing.T) {
 	name := uniqueName(t, "it_bad")
 	tg := newTarget(t, s, HTTP, true, testTable(name))
 	ctx := context.Background()
-	w, err := tg.NewWriter(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openWriter(t, tg)
 	if _, err := w.Write(ctx, makeBatch(name, 0, 100, 100, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +261,7 @@ func TestIntegrationBadLineHTTP(t *testing.T) {
 	// break row 150, which is input line 102 + 50 = 152.
 	bad := makeBatch(name, 100, 100, 100, 2)
 	bad.Data = []byte(strings.Replace(string(bad.Data), "v=149.5", "v=oops", 1))
-	_, err = w.Write(ctx, bad)
+	_, err := w.Write(ctx, bad)
 	if err == nil || load.IsRetryable(err) {
 		t.Fatalf("bad line: err %v, want a fatal error", err)
 	}
@@ -293,11 +289,7 @@ func TestIntegrationBadLineTCP(t *testing.T) {
 	name := uniqueName(t, "it_badtcp")
 	tg := newTarget(t, s, TCP, false, testTable(name))
 	ctx := context.Background()
-	w, err := tg.NewWriter(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openWriter(t, tg)
 	bad := makeBatch(name, 0, 100, 100, 1)
 	bad.Data = []byte(strings.Replace(string(bad.Data), "v=49.5", "v=oops", 1))
 	if _, err := w.Write(ctx, bad); err != nil {
@@ -354,6 +346,17 @@ func TestIntegrationPrepareOptions(t *testing.T) {
 	if err != nil || !ok || !info.dedup || !info.wal {
 		t.Errorf("after --drop-db: %+v exists=%v err=%v, want a WAL table with DEDUP", info, ok, err)
 	}
+}
+
+// openWriter opens a writer of tg, closed when the test ends.
+func openWriter(t *testing.T, tg *Target) load.Writer {
+	t.Helper()
+	w, err := tg.NewWriter(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
 }
 
 func newTargetOpts(t *testing.T, s qdb, dedup bool, opts load.PrepareOptions, tables ...*schema.Table) *Target {
