@@ -15,10 +15,11 @@
 # The server must be running (scripts/start_<server>.sh); the loaders' default addresses are
 # used, other flags follow `--`. A sustainable rate equal to MAX means every step held: raise
 # MAX. Figures from a shared or loaded machine are noisy: run it more than once.
-# TSLOAD_RATE_STEPS, TSLOAD_RATE_SLO, TSLOAD_RATE_BATCH and TSLOAD_RATE_WORKERS set the defaults.
+# TSLOAD_RATE_STEPS, TSLOAD_RATE_SLO, TSLOAD_RATE_BATCH and TSLOAD_RATE_WORKERS set the defaults;
+# TSLOAD_RATE_EVERY and TSLOAD_RATE_MAX override the step length and MAX of any --steps.
 set -euo pipefail
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in questdb|timescale|influx|cnosdb) ;; *) usage ;; esac
@@ -46,6 +47,11 @@ if [ ${#parts[@]} -ne 4 ]; then
   echo "bench_rate.sh: --steps wants START,STEP,EVERY,MAX (a staircase that ends), got $steps" >&2
   exit 2
 fi
+# TSLOAD_RATE_EVERY and TSLOAD_RATE_MAX replace the staircase's step length and MAX whatever
+# --steps says (the README test runs the documented examples short with them).
+if [ -n "${TSLOAD_RATE_EVERY:-}" ]; then parts[2]=$TSLOAD_RATE_EVERY; fi
+if [ -n "${TSLOAD_RATE_MAX:-}" ]; then parts[3]=$TSLOAD_RATE_MAX; fi
+steps=$(IFS=,; echo "${parts[*]}")
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 state=${TSLOAD_STATE:-/tmp/tsload}

@@ -43,7 +43,7 @@ go test -count=1 -timeout 20m ./...
 # Every shell command of README.md, in order, at a small size, against the servers started
 # above; alone, because the commands load into the databases the README names.
 echo "== README examples"
-TSLOAD_README_TEST=1 go test -count=1 -timeout 15m -run '^TestREADME$' ./internal/readmetest
+TSLOAD_README_TEST=1 go test -count=1 -timeout 30m -run '^TestREADME$' ./internal/readmetest
 
 # fuzz PKG FN runs one fuzzer for $fuzztime. Go 1.26's fuzzing coordinator can fail a target
 # with a bare "context deadline exceeded" when -fuzztime ends (a race between its deadline and
