@@ -114,6 +114,10 @@ func New(cfg Config) (*Target, error) {
 		Password:           cfg.Password,
 		AlwaysBasicAuth:    true,
 		Timeout:            cfg.RequestTimeout,
+		// /metrics lists every database's vnodes: a server holding a few
+		// hundred databases answers with more than the default 1 MiB
+		// (footprint.go reads it whole).
+		ErrorBodyLimit: 64 << 20,
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,9 @@ package cnosdb
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +63,33 @@ func TestServerAddr(t *testing.T) {
 		if got := (&Target{cfg: Config{URLs: []string{url}}}).ServerAddr(); got != want {
 			t.Errorf("%s: %q, want %q", url, got, want)
 		}
+	}
+}
+
+// A server holding many databases answers /metrics with megabytes: the
+// vnodes of the load's database are still found (the body was cut at the
+// client's 1 MiB default, and the footprint was "not measured").
+func TestVnodesLargeMetrics(t *testing.T) {
+	var body strings.Builder
+	for i := 0; body.Len() < 3<<20; i++ {
+		fmt.Fprintf(&body, "vnode_disk_storage_total{database=\"other%d\",node_id=\"1001\",tenant=\"cnosdb\",vnode_id=\"%d\"} 4096\n", i, i+100)
+	}
+	body.WriteString("vnode_disk_storage_total{database=\"db1\",node_id=\"1001\",tenant=\"cnosdb\",vnode_id=\"7\"} 132187\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(body.String()))
+	}))
+	defer srv.Close()
+	tg, err := New(Config{URLs: []string{srv.URL}, DBName: "db1", Tenant: "cnosdb", User: "root", Precision: "ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	vs, err := tg.vnodes(context.Background())
+	if err != nil || len(vs) != 1 || vs[0] != (vnode{"7", 132187}) {
+		t.Fatalf("vnodes = %v, %v", vs, err)
 	}
 }
