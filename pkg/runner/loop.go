@@ -145,7 +145,7 @@ func (r *run) nextPass(ctx context.Context, pass int, seq int64) (bool, error) {
 		if l.hi-l.lo >= math.MaxInt64/2 {
 			return false, fmt.Errorf("the inputs' timestamps span %d..%d %s: a second pass would leave int64", l.lo, l.hi, l.unit)
 		}
-		l.span = l.hi - l.lo + 1
+		l.span = loopSpan(l.hi-l.lo, l.unit)
 	} else {
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -349,4 +349,20 @@ func (l *looper) barPass() string {
 		return fmt.Sprintf(", pass %d", p)
 	}
 	return ""
+}
+
+// ilpSpanQuantum: an ILP span is a whole number of 1000 of the lines' units
+// (1 µs for nanosecond lines), plus one quantum. The runner does not know
+// the lines' precision, and a server may keep less of it than was sent
+// (QuestDB stores microseconds): with one nanosecond added, pass 2's first
+// rows truncated to microseconds took the time of pass 1's last rows and
+// a DEDUP table kept one of each.
+const ilpSpanQuantum = 1000
+
+// loopSpan is the shift between passes for timestamps spread over d units.
+func loopSpan(d int64, unit string) int64 {
+	if unit != loopUnit(format.ILP) {
+		return d + 1 // CSV and pgcopy: microseconds, what every target keeps
+	}
+	return (d/ilpSpanQuantum + 1) * ilpSpanQuantum
 }

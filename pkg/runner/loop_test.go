@@ -88,7 +88,7 @@ func TestLoopPasses(t *testing.T) {
 		span int64
 		unit string
 	}{
-		{format.ILP, 3590e9 + 1, "ILP timestamp units"},
+		{format.ILP, 3590e9 + 1000, "ILP timestamp units"}, // a whole 1000 units (1 µs) more: loopSpan
 		{format.CSV, 3590e6 + 1, "µs"},
 		{format.PGCopy, 3590e6 + 1, "µs"},
 	} {
