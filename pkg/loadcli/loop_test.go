@@ -42,7 +42,7 @@ func TestLoopFlags(t *testing.T) {
 	if err := Run(context.Background(), spec(&calls, nil), []string{"load_test", "--file", path, "--do-load=false", "--loop", "--limit", "3702"}, nil, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), "loop: 3 passes, each shifted by 1 ILP timestamp units") {
+	if !strings.Contains(stderr.String(), "loop: 3 passes, each shifted by 1000 ILP timestamp units") {
 		t.Errorf("summary:\n%s", stderr.String())
 	}
 }
