@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -183,6 +184,18 @@ type Awaiter interface {
 // the table held rows before the load.
 type Overwriter interface {
 	Overwrites() bool
+}
+
+// A ContentCounter is a Target that can compute a table's fingerprint in
+// the database (rows, distinct series, time range, per field the non-NULL
+// count and sum: package fingerprint) so that verification proves the
+// content and not only the row count. Content answers every query, after
+// waiting as Count does for acknowledged rows to be visible; a table that
+// does not exist comes back with zero rows. A field the database cannot
+// aggregate comes back with Count -1, and a string field whose lengths it
+// cannot sum with Len -1: verification then says what it could not check.
+type ContentCounter interface {
+	Content(ctx context.Context, q []fingerprint.Query) (map[string]*fingerprint.Table, error)
 }
 
 // Writer writes batches over one connection. It is used by one goroutine.

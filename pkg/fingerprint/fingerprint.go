@@ -1,0 +1,100 @@
+// Package fingerprint describes the content of a table as a few aggregates
+// that both a loader (while it reads the input) and a database (with one
+// query after the load) can compute: rows, distinct series, the time range,
+// and per field the count of non-NULL values and their sum. Verification
+// compares the two: a count proves the rows arrived, a fingerprint that
+// they arrived unchanged.
+//
+// This file is the contract between the reader side (which accumulates a
+// Table per table while it checks the input) and the targets (which answer
+// a Query with the database's own aggregates, load.ContentCounter).
+package fingerprint
+
+// Kind is the kind of a field's values, as the input carries them (ILP:
+// a float, an `i` integer, a `u` unsigned integer, a quoted string, a
+// boolean; CSV and pgcopy: the column's type).
+type Kind uint8
+
+// Field kinds.
+const (
+	Float  Kind = 1 // float8 or float4 (Float4 in Field says which was stored)
+	Int    Kind = 2 // signed integer (ILP `i`, int8, int4)
+	Uint   Kind = 3 // unsigned integer (ILP `u`)
+	String Kind = 4 // string field (not a tag)
+	Bool   Kind = 5
+)
+
+var kindNames = [...]string{Float: "float", Int: "integer", Uint: "unsigned", String: "string", Bool: "boolean"}
+
+// String names the kind.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// Int128 is an exact signed 128-bit sum of integers (two's complement:
+// Hi holds the sign and the high 64 bits, Lo the low 64 bits), so that the
+// sum of any number of int64 or uint64 values a file can hold is exact.
+type Int128 struct {
+	Hi int64
+	Lo uint64
+}
+
+// FieldQuery asks a database for the aggregates of one field.
+type FieldQuery struct {
+	Name string
+	Kind Kind
+}
+
+// Query asks a database for the fingerprint of one table.
+type Query struct {
+	Table string
+	// Time is the name of the timestamp column where the database has one
+	// ("time" in InfluxDB and CnosDB, the table's first column otherwise).
+	Time string
+	// Tags are the series-identifying columns (ILP tags, text columns).
+	Tags []string
+	// Fields are the fields to aggregate, sorted by name.
+	Fields []FieldQuery
+}
+
+// Field is the aggregate of one field of a table.
+type Field struct {
+	Name string
+	Kind Kind
+	// Count is the number of non-NULL values.
+	Count int64
+	// Float fields: Sum is a compensated (Neumaier) sum of the values and
+	// AbsSum the sum of their magnitudes, which bounds the rounding error a
+	// comparison must allow (float4 storage, the database's own summation).
+	Sum, AbsSum float64
+	// Float4 marks a float field the database stores in 32 bits (set by
+	// the target from the column's type): values are compared after rounding.
+	Float4 bool
+	// Int and Uint fields: the exact sum.
+	IntSum Int128
+	// String fields: the sum of the values' lengths in bytes (after
+	// unescaping), where the database can compute it (Len < 0: not known).
+	// Bool fields: the number of true values.
+	Len  int64
+	True int64
+}
+
+// Table is the fingerprint of one table: what the loader read into it, or
+// what the database holds.
+type Table struct {
+	Name string
+	Rows int64
+	// Series is the number of distinct tag sets; exact when SeriesExact,
+	// an estimate otherwise (beyond the exact limit, or a database that
+	// only estimates).
+	Series      int64
+	SeriesExact bool
+	// MinTime and MaxTime are the smallest and largest timestamps, in
+	// nanoseconds since the Unix epoch (0 and 0 for an empty table).
+	MinTime, MaxTime int64
+	// Fields, sorted by name.
+	Fields []Field
+}
