@@ -46,6 +46,9 @@ type Config struct {
 	Format format.Format
 	// Table names the table of single-table csv/pgcopy inputs.
 	Table string
+	// Mapping says which columns of a tabular input are the timestamp,
+	// the tags and the fields when the input does not say it (issue 25).
+	Mapping load.Mapping
 
 	BatchSize, Workers int
 	// HashWorkers routes each series to one worker (ILP: measurement and
