@@ -258,7 +258,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), spec.Flags...)
+	flags := append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), append(mappingFlags(), spec.Flags...)...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -307,7 +307,7 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 		defer t.Close()
 		if cfg.Format != format.Unknown {
 			// A given format is refused before any input is read.
-			if err := t.Accepts(cfg.Format); err != nil {
+			if err := runner.Accepts(t, cfg.Format); err != nil {
 				return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)
 			}
 		}
@@ -386,6 +386,9 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		return cfg, err
 	}
 	if err = loopConfig(c, &cfg); err != nil {
+		return cfg, err
+	}
+	if err = mappingConfig(c, &cfg); err != nil {
 		return cfg, err
 	}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {

@@ -24,6 +24,7 @@ type fakeTarget struct {
 	mu        sync.Mutex
 	prepared  *load.PrepareOptions
 	refuse    format.Format // Accepts refuses this format
+	refuseILP bool          // and line protocol (so CSV is not written as lines)
 	rows      map[string]int64
 	countErr  int64 // added to every count (to fail verification)
 	countFail int   // the first countFail counts fail (retryable)
@@ -49,7 +50,7 @@ func newFake() *fakeTarget {
 }
 
 func (f *fakeTarget) Accepts(fm format.Format) error {
-	if f.refuse != format.Unknown && fm == f.refuse {
+	if f.refuse != format.Unknown && fm == f.refuse || f.refuseILP && fm == format.ILP {
 		return fmt.Errorf("the fake takes no %s", fm)
 	}
 	return nil

@@ -257,6 +257,7 @@ type run struct {
 	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
 	pace        *pacer       // the schedule of a paced run (pace.go); nil: closed loop
 	loop        *looper      // Loop and Duration (loop.go); nil: neither
+	own         *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
 }
 
 // inputFormat is the format of one input.
@@ -297,6 +298,8 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.firstInput.Close()
 		}
 	}()
+	r.own = r.newOwnData(ctx)
+	defer r.own.done()
 	if err := r.openInputs(); err != nil {
 		return err
 	}
@@ -312,11 +315,15 @@ func (r *run) run(ctx context.Context) (err error) {
 		// Before Prepare: input the target cannot load must not cost the
 		// database anything (a --drop-db).
 		for _, in := range r.formats {
-			if err := r.target.Accepts(in.format); err != nil {
+			if err := Accepts(r.target, in.format); err != nil {
 				return fmt.Errorf("%s: %s input: %w", in.source, in.format, err)
 			}
 		}
 	}
+	if err := r.own.prepare(r); err != nil {
+		return err
+	}
+	r.own.describe(r, cfg.Stderr)
 
 	if err := r.openJournal(ctx); err != nil {
 		return err
@@ -324,7 +331,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
-		opts.Tables = r.prefix.tableList(r.tables)
+		opts.Tables = r.prefix.tableList(r.own.tables(r, r.tables))
 		setup := time.Now()
 		if err := r.ping(ctx); err != nil {
 			return err
@@ -385,6 +392,7 @@ func (r *run) splitConfig() split.Config {
 		SkipInvalid:    r.cfg.SkipInvalid,
 		MaxRecordBytes: r.cfg.MaxRecordBytes,
 		Lookup:         r.cfg.Lookup,
+		Columns:        r.cfg.Mapping.Columns,
 		DeferChecks:    true, // split.Config applies it where it can (one part, no limit with --skip-invalid)
 		OnSkip:         r.onSkip,
 	}
@@ -409,6 +417,7 @@ func (r *run) openInputs() error {
 			in.Close()
 			return err
 		}
+		r.own.noteInput(in.Source, sp)
 		r.inputGzip = append(r.inputGzip, in.Gzip)
 		if in.Size < 0 || r.totalSize < 0 {
 			r.totalSize = -1
@@ -696,6 +705,11 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 	}
 	// The prefix applies first and is restored last (deferred: after
 	// unshift), so each puts back what it changed.
+	if err == nil {
+		var untab func()
+		untab, err = r.own.apply(b) // CSV written as lines (tabular.go)
+		defer untab()
+	}
 	restore := r.prefix.apply(b) // TablePrefix (prefix.go)
 	defer restore()
 	if err == nil {

@@ -56,13 +56,19 @@ func (s *Splitter) initCSV() error {
 	s.line++
 	s.offset += int64(len(line))
 	first := trimEOL(line)
+	var saved []byte // the first record, when there is no header
 	if string(first) == string(csvMagic) {
 		c.multi = true
 		if err := s.readCSVTables(); err != nil {
 			return err
 		}
 	} else {
-		if err := s.csvSingleTable(first); err != nil {
+		header := first
+		if len(s.cfg.Columns) > 0 {
+			saved = append([]byte(nil), line...) // the header's reading may move the buffer
+			header = []byte(strings.Join(s.cfg.Columns, ","))
+		}
+		if err := s.csvSingleTable(header); err != nil {
 			return err
 		}
 		c.cur = 0
@@ -72,6 +78,13 @@ func (s *Splitter) initCSV() error {
 		c.tag = append(c.tag, tagColumns(t))
 	}
 	s.step = s.stepCSV
+	if saved != nil && len(first) > 0 {
+		// No header: the first line is the first record.
+		s.line--
+		s.offset -= int64(len(saved))
+		s.record++
+		return s.csvRecord(saved, 1, s.offset)
+	}
 	return nil
 }
 

@@ -134,6 +134,9 @@ type Config struct {
 	MaxBatchBytes int
 	// Lookup returns the schema of a known table (usecase.LookupTable), or nil.
 	Lookup func(name string) *schema.Table
+	// Columns names the columns of a single-table CSV input without a
+	// header: its first line is then a record.
+	Columns []string
 	// DeferChecks leaves the per-line work of an unrouted ILP input
 	// (validation, metric and per-table counts) to the batch's consumer,
 	// which calls a split.Checker on it (load.Batch.Unchecked): the

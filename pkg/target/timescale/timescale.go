@@ -341,6 +341,7 @@ type Target struct {
 	opts       load.PrepareOptions
 	hypertable bool
 	tables     map[string]*tableInfo // created (or found) in the target database
+	existing   map[string]bool       // tables the catalog found: used as they are, no DDL (catalog.go)
 	finished   bool
 	finishErr  error
 	report     map[string]float64 // Finish's figures (load.Reporter)
@@ -507,7 +508,7 @@ func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *sche
 			return load.Settingf("timescale: table %q already exists ({AbortOnExist})", name)
 		}
 	}
-	if t.opts.CreateDB || inferred {
+	if (t.opts.CreateDB || inferred) && !t.existing[name] {
 		if _, err := conn.Exec(ctx, tableDDL(tb, t.cfg.Unlogged)); err != nil {
 			return fmt.Errorf("timescale: creating table %q: %w", name, &writeError{msg: describe(err, nil), err: err})
 		}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tsload/tsload/internal/loadtest"
+)
+
+// ownDB creates a fresh database holding the user's tables of ddl, filled
+// by fill, and returns the server's URL, the database and a connection.
+func ownDB(t *testing.T, prefix string, sql ...string) (base, db string, conn *pgx.Conn) {
+	t.Helper()
+	base, db = freshDB(t, prefix)
+	ctx := context.Background()
+	maint, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer maint.Close(ctx)
+	if _, err := maint.Exec(ctx, `CREATE DATABASE "`+db+`"`); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(base)
+	u.Path = "/" + db
+	if conn, err = pgx.Connect(ctx, u.String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	for _, q := range sql {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return base, db, conn
+}
+
+// export writes COPY table TO STDOUT with opts (PostgreSQL's own bytes)
+// to path.
+func export(t *testing.T, conn *pgx.Conn, table, opts, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := conn.PgConn().CopyTo(context.Background(), f, "COPY "+table+" TO STDOUT "+opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// content is every row of table, in order, as text.
+func content(t *testing.T, conn *pgx.Conn, table string) string {
+	t.Helper()
+	var s string
+	if err := conn.QueryRow(context.Background(), "SELECT coalesce(string_agg(x::text, ';' ORDER BY x::text), '') FROM "+table+" x").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestExistingTablesDecide loads PostgreSQL's own exports (COPY ... TO
+// (FORMAT binary) and (FORMAT csv, HEADER)) back into the emptied tables
+// they came from: a table of the user's (meter) and one named like a
+// use-case table (readings) whose columns are not the use case's. The
+// columns come from the database's catalog; the rows come back as they
+// were, and the tables stay as the user made them (no hypertable made of
+// a plain table).
+func TestExistingTablesDecide(t *testing.T) {
+	base, db, conn := ownDB(t, "tsload_own",
+		`CREATE TABLE meter (device text NOT NULL, time timestamptz NOT NULL, kwh double precision, phase int4)`,
+		`INSERT INTO meter SELECT 'm' || (i % 3), '2024-01-01T00:00:00Z'::timestamptz + i * interval '1 minute', i / 7.0, i % 3 FROM generate_series(1, 500) i`,
+		`CREATE TABLE readings (time timestamptz NOT NULL, sensor varchar(20), value float8)`,
+		`INSERT INTO readings SELECT '2024-01-01T00:00:00Z'::timestamptz + i * interval '1 second', 's' || (i % 5), i * 1.5 FROM generate_series(1, 300) i`)
+	dir := t.TempDir()
+	want := map[string]string{}
+	for _, table := range []string{"meter", "readings"} {
+		want[table] = content(t, conn, table)
+		export(t, conn, table, "(FORMAT binary)", filepath.Join(dir, table+".pgcopy"))
+		export(t, conn, table, "(FORMAT csv, HEADER)", filepath.Join(dir, table+".csv"))
+	}
+	for _, ext := range []string{"pgcopy", "csv"} {
+		for _, table := range []string{"meter", "readings"} {
+			for _, create := range []string{"--do-create-db=false", "--do-create-db=true"} {
+				t.Run(ext+"/"+table+"/"+create, func(t *testing.T) {
+					if _, err := conn.Exec(context.Background(), "TRUNCATE "+table); err != nil {
+						t.Fatal(err)
+					}
+					results := filepath.Join(t.TempDir(), "r.json")
+					args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", filepath.Join(dir, table+"."+ext),
+						"--table", table, create, "--results-file", results}
+					r := loadtest.RunCLI(t, spec(), args, results, "")
+					res := loadtest.ReadResults(t, results)
+					if res.Verify == nil || !res.Verify.OK || res.Verify.Actual[table] != int64(strings.Count(want[table], ";")+1) {
+						t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)
+					}
+					if got := content(t, conn, table); got != want[table] {
+						t.Fatalf("content differs:\n got %.200s\nwant %.200s", got, want[table])
+					}
+					var hyper bool
+					conn.QueryRow(context.Background(), "SELECT EXISTS (SELECT 1 FROM timescaledb_information.hypertables WHERE hypertable_name = $1)", table).Scan(&hyper)
+					if hyper {
+						t.Fatalf("the user's plain table %s was made a hypertable", table)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestExistingTableMismatch: a file whose shape is not the existing
+// table's is refused before anything is sent, naming the column and both
+// types.
+func TestExistingTableMismatch(t *testing.T) {
+	base, db, conn := ownDB(t, "tsload_ownx",
+		`CREATE TABLE meter (device text NOT NULL, time timestamptz NOT NULL, kwh double precision)`,
+		`INSERT INTO meter VALUES ('a', '2024-01-01T00:00:00Z', 1.5)`,
+		`CREATE TABLE other (device text, time timestamptz NOT NULL, kwh int8)`,
+		`CREATE TABLE narrow (device text, time timestamptz NOT NULL, kwh int4)`)
+	dir := t.TempDir()
+	export(t, conn, "meter", "(FORMAT binary)", filepath.Join(dir, "meter.pgcopy"))
+	csvExtra := filepath.Join(dir, "extra.csv")
+	os.WriteFile(csvExtra, []byte("device,time,kwh,volts\na,2024-01-01T00:00:00Z,1.5,230\n"), 0o644)
+	csvMissing := filepath.Join(dir, "missing.csv")
+	os.WriteFile(csvMissing, []byte("device,kwh\na,1.5\n"), 0o644)
+	csvText := filepath.Join(dir, "text.csv")
+	os.WriteFile(csvText, []byte("device,time,kwh\na,2024-01-01T00:00:00Z,1.5\n"), 0o644)
+	for _, c := range []struct {
+		file, table, want string
+	}{
+		// PostgreSQL's own binary COPY carries no types: a value of the
+		// wrong length is what shows a field is not the column's type.
+		{"meter.pgcopy", "narrow", "record 1 (byte offset 19): field 3 (kwh) has 8 bytes, a value of table narrow's column kwh (integer) has 4"},
+		{"extra.csv", "meter", "column volts: the input has it (int8), table meter does not"},
+		{"missing.csv", "meter", "column time: table meter needs it (timestamp with time zone, no default)"},
+		{"text.csv", "other", "record 1 (line 2, byte offset 16): column kwh: the input has \"1.5\" (float8), table other has bigint"},
+	} {
+		results := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", filepath.Join(dir, c.file), "--table", c.table, "--results-file", results}
+		r := loadtest.RunCLI(t, spec(), args, results, c.want)
+		if res := loadtest.ReadResults(t, results); res.Rows != 0 || !strings.Contains(r.Err.Error(), filepath.Join(dir, c.file)) {
+			t.Errorf("%s: rows %d, err %v", c.file, res.Rows, r.Err)
+		}
+	}
+	var n int
+	conn.QueryRow(context.Background(), "SELECT (SELECT count(*) FROM meter) + (SELECT count(*) FROM other) + (SELECT count(*) FROM narrow)").Scan(&n)
+	if n != 1 {
+		t.Fatalf("%d rows: a refused file wrote some", n)
+	}
+}

@@ -1,0 +1,406 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/format/csv"
+	"github.com/tsload/tsload/pkg/format/ilp"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/split"
+)
+
+// Accepts is what the runner loads into t from input of format f: what t
+// takes itself, and CSV into a target of line protocol, which the workers
+// turn into lines (ownData). It returns t's own refusal otherwise.
+func Accepts(t load.Target, f format.Format) error {
+	err := t.Accepts(f)
+	if err != nil && f == format.CSV && t.Accepts(format.ILP) == nil {
+		return nil
+	}
+	return err
+}
+
+// ownData is how the runner loads data it did not write itself (issue 25):
+// the database's catalog deciding the tables that exist (catalog.go), and
+// CSV rows written as line protocol on the workers for a target that
+// takes nothing else (lines). Each worker rewrites a CSV batch into a
+// buffer kept per batch of the free-list before it is written and puts it
+// back as the splitter made it afterwards, as prefix.go does.
+type ownData struct {
+	cat         *catalog
+	inputTables [][]*schema.Table // per input, the tables it holds
+	inOrder     map[string]bool   // per input source, whether a batch's rows are consecutive input lines
+	cancel      context.CancelFunc
+	lines       bool              // CSV batches are written as lines
+	unit        int64             // nanoseconds per unit of the lines' timestamps
+	timeUnit    time.Duration     // Mapping.TimeUnit (0: RFC 3339 text)
+
+	inferred map[*schema.Table][]schema.Type // CSV column types from the first records (sample)
+
+	mu      sync.Mutex
+	layouts map[string]*rowLayout // by layoutKey
+	bufs    map[*load.Batch]*[]byte
+}
+
+// rowLayout is how the rows of one input table become lines.
+type rowLayout struct {
+	enc     *ilp.RowEncoder
+	time    int
+	width   int
+	origin  string // where the types came from, for errors
+	tagCols []string
+	fields  []ilp.RowField
+}
+
+// newOwnData prepares the run's catalog (the splitter's Lookup goes
+// through it) before the inputs are opened.
+func (r *run) newOwnData(ctx context.Context) *ownData {
+	o := &ownData{layouts: map[string]*rowLayout{}, bufs: map[*load.Batch]*[]byte{}, unit: 1, inferred: map[*schema.Table][]schema.Type{},
+		inOrder: map[string]bool{}, cancel: func() {}}
+	if r.target != nil {
+		// The catalog is asked only for the tables of CSV and pgcopy input.
+		cctx := ctx
+		if !r.cfg.DoLoad {
+			cctx, o.cancel = context.WithTimeout(ctx, catalogTimeout)
+		}
+		o.cat = r.newCatalog(cctx)
+	}
+	if o.cat != nil || len(r.cfg.Mapping.Columns) > 0 {
+		r.cfg.Lookup = r.lookup(o.cat)
+	}
+	if u, ok := r.target.(load.LineUnit); ok && u.LineUnit() > 0 {
+		o.unit = int64(u.LineUnit())
+	}
+	return o
+}
+
+func isTabular(f format.Format) bool { return f == format.CSV || f == format.PGCopy }
+
+// noteInput records the tables of the next input (openInputs).
+func (o *ownData) noteInput(source string, sp *split.Splitter) {
+	o.inputTables = append(o.inputTables, sp.Tables())
+	o.inOrder[source] = sp.InOrder()
+}
+
+// done ends the catalog's questions.
+func (o *ownData) done() { o.cancel() }
+
+// tables are the tables Prepare creates when they do not exist: the
+// inputs', with the tags of Mapping.Tags when it names them.
+func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
+	tags := r.cfg.Mapping.Tags
+	out := make([]*schema.Table, len(tables))
+	for i, t := range tables {
+		types := o.inferred[t]
+		if tags == nil && types == nil {
+			out[i] = t
+			continue
+		}
+		c := &schema.Table{Name: t.Name, Columns: slices.Clone(t.Columns)}
+		for j := range c.Columns {
+			if types != nil {
+				c.Columns[j].Type = types[j]
+				c.Columns[j].Tag = types[j] == schema.Text
+			}
+			if tags != nil {
+				c.Columns[j].Tag = slices.Contains(tags, c.Columns[j].Name)
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// prepare checks the inputs against the catalog and, when the target
+// takes CSV only as lines, makes each CSV table's layout; it returns the
+// tables as Prepare is to create them.
+func (o *ownData) prepare(r *run) error {
+	if r.cfg.DoLoad {
+		if err := r.checkCatalog(o.cat); err != nil {
+			return err
+		}
+	} else if o.cat != nil {
+		if err := r.checkCatalog(o.cat); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintf(r.cfg.Stderr, "mapping: %v\n", err)
+		}
+	}
+	m := r.cfg.Mapping
+	if m.TimeUnit != "" {
+		u, err := TimeUnit(m.TimeUnit)
+		if err != nil {
+			return err
+		}
+		o.timeUnit = u
+	}
+	if r.target == nil {
+		return nil
+	}
+	for i, in := range r.formats {
+		lines := in.format == format.CSV && r.target.Accepts(format.CSV) != nil && r.target.Accepts(format.ILP) == nil
+		var sample *sampled
+		if in.format == format.PGCopy && len(o.inputTables[i]) == 1 {
+			if err := r.samplePGCopy(i, o.inputTables[i][0]); err != nil {
+				return err
+			}
+		}
+		if in.format == format.CSV && len(o.inputTables[i]) == 1 && (lines || o.cat.table(o.inputTables[i][0].Name) != nil) {
+			var err error
+			if sample, err = r.sample(i, o.inputTables[i][0]); err != nil {
+				return err
+			}
+		}
+		if !lines {
+			continue
+		}
+		o.lines = true
+		for _, t := range o.inputTables[i] {
+			if o.layouts[layoutKey(t)] != nil {
+				continue
+			}
+			known := r.cfg.Lookup(t.Name) == t
+			if sample != nil && !known && o.cat.table(t.Name) == nil {
+				o.inferred[t] = sample.infer(t)
+			}
+			l, err := o.layout(t, o.cat.table(t.Name), m, known, o.inferred[t])
+			if err != nil {
+				return fmt.Errorf("%s: %w", in.source, err)
+			}
+			o.layouts[layoutKey(t)] = l
+		}
+	}
+	return nil
+}
+
+// layoutKey names a table's layout: its name and columns (a splitter
+// opened again for a later input or pass makes tables of its own).
+func layoutKey(t *schema.Table) string {
+	return t.Name + "\x00" + strings.Join(t.ColumnNames(), ",")
+}
+
+// TimeUnit parses a time unit: s, ms, us or ns.
+func TimeUnit(s string) (time.Duration, error) {
+	switch s {
+	case "s":
+		return time.Second, nil
+	case "ms":
+		return time.Millisecond, nil
+	case "us", "µs":
+		return time.Microsecond, nil
+	case "ns":
+		return time.Nanosecond, nil
+	}
+	return 0, fmt.Errorf("time unit %q: want s, ms, us or ns", s)
+}
+
+// layout is how the rows of input table t become lines: the timestamp
+// column (m.TimeColumn, else the first), the tags (m.Tags, else the
+// database's tag columns when the table exists, else t's), the other
+// columns fields typed as the database's table has them, else as t says
+// (the use case's, the input's declaration, or inferred from the first
+// record).
+func (o *ownData) layout(t *schema.Table, ct *load.CatalogTable, m load.Mapping, known bool, inferred []schema.Type) (*rowLayout, error) {
+	l := &rowLayout{width: len(t.Columns), origin: "inferred from the input's first record"}
+	if inferred != nil {
+		l.origin = fmt.Sprintf("inferred from the input's first %d records", sampleRows)
+	}
+	switch {
+	case ct != nil:
+		l.origin = "of table " + t.Name + " in the database"
+	case known:
+		l.origin = "of the use case's table " + t.Name
+	}
+	l.time = 0
+	if m.TimeColumn != "" {
+		l.time = slices.Index(t.ColumnNames(), m.TimeColumn)
+		if l.time < 0 {
+			return nil, fmt.Errorf("table %s: no time column %s (its columns: %s)", t.Name, m.TimeColumn, strings.Join(t.ColumnNames(), ", "))
+		}
+	}
+	typeOf := func(i int) schema.Type { return t.Columns[i].Type }
+	if inferred != nil {
+		typeOf = func(i int) schema.Type { return inferred[i] }
+	}
+	tagOf := func(i int) bool { return t.Columns[i].Tag }
+	if ct != nil {
+		idx := map[string]int{}
+		for j, c := range ct.Table.Columns {
+			idx[c.Name] = j
+		}
+		typeOf = func(i int) schema.Type { return ct.Table.Columns[idx[t.Columns[i].Name]].Type }
+		tagOf = func(i int) bool { return ct.Table.Columns[idx[t.Columns[i].Name]].Tag }
+		if dbTime := ct.Table.Columns[0]; dbTime.Type == schema.Timestamp && dbTime.Name != t.Columns[l.time].Name {
+			return nil, fmt.Errorf("table %s: the time column is %s in the database, the input's is %s", t.Name, dbTime.Name, t.Columns[l.time].Name)
+		}
+	}
+	if m.Tags != nil {
+		for _, tag := range m.Tags {
+			if !slices.Contains(t.ColumnNames(), tag) {
+				return nil, fmt.Errorf("table %s: no tag column %s (its columns: %s)", t.Name, tag, strings.Join(t.ColumnNames(), ", "))
+			}
+		}
+		tagOf = func(i int) bool { return slices.Contains(m.Tags, t.Columns[i].Name) }
+	}
+	lay := ilp.RowLayout{Measurement: t.Name}
+	for i, c := range t.Columns {
+		if i == l.time {
+			continue
+		}
+		if tagOf(i) {
+			lay.Tags = append(lay.Tags, ilp.RowTag{Col: i, Key: c.Name})
+			l.tagCols = append(l.tagCols, c.Name)
+			continue
+		}
+		f := ilp.RowField{Col: i, Key: c.Name}
+		switch typeOf(i) {
+		case schema.Float8, schema.Float4:
+			f.Kind = ilp.FloatValue
+		case schema.Int8, schema.Int4:
+			f.Kind = ilp.IntValue
+		case schema.Text:
+			f.Kind = ilp.StringValue
+		default:
+			return nil, fmt.Errorf("table %s: column %s is %s (%s), which a line cannot carry as a field", t.Name, c.Name, typeOf(i), l.origin)
+		}
+		lay.Fields = append(lay.Fields, f)
+	}
+	l.fields = lay.Fields
+	enc, err := ilp.NewRowEncoder(lay)
+	if err != nil {
+		return nil, err
+	}
+	l.enc = enc
+	return l, nil
+}
+
+// apply rewrites a CSV batch as lines and returns what puts it back.
+func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
+	if o == nil || !o.lines || b.Format != format.CSV || b.Rows == 0 {
+		return func() {}, nil
+	}
+	o.mu.Lock()
+	consecutive := o.inOrder[b.Source]
+	l := o.layouts[layoutKey(b.Table)]
+	buf := o.bufs[b]
+	if buf == nil {
+		buf = new([]byte)
+		o.bufs[b] = buf
+	}
+	o.mu.Unlock()
+	if l == nil {
+		return func() {}, fmt.Errorf("%s: no line layout for table %s", b.Where(), b.Table.Name)
+	}
+	out, err := o.lines1(l, (*buf)[:0], b, consecutive)
+	*buf = out
+	if err != nil {
+		return func() {}, err
+	}
+	data, table, f := b.Data, b.Table, b.Format
+	b.Data, b.Table, b.Format = out, nil, format.ILP
+	return func() { b.Data, b.Table, b.Format = data, table, f }, nil
+}
+
+// lines1 appends the lines of batch b's CSV records to dst.
+func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bool) ([]byte, error) {
+	vals := make([][]byte, l.width)
+	var scratch []byte
+	data := b.Data
+	line := b.FirstLine
+	for off, rec := 0, int64(0); off < len(data); rec++ {
+		if cap(scratch) < len(data) {
+			scratch = make([]byte, 0, len(data))
+		}
+		scratch = scratch[:0]
+		next, n, err := csv.ParseRecord(data, off, vals, &scratch)
+		where := func() string {
+			if consecutive {
+				return fmt.Sprintf("%s: record %d (line %d, byte offset %d)", b.Source, b.FirstRecord+rec, line, b.Offset+int64(off))
+			}
+			return fmt.Sprintf("%s: row %d of the batch", b.Where(), rec+1)
+		}
+		if err != nil {
+			return dst, fmt.Errorf("%s: %w", where(), err)
+		}
+		ts, err := csv.ParseTime(vals[l.time], o.timeUnit)
+		if err != nil {
+			return dst, fmt.Errorf("%s: time column: %q: %v", where(), shorten(vals[l.time]), err)
+		}
+		if ts%o.unit != 0 {
+			return dst, fmt.Errorf("%s: time %q is finer than the lines' unit (%s)", where(), shorten(vals[l.time]), time.Duration(o.unit))
+		}
+		dst, err = l.enc.AppendRow(dst, vals, ts/o.unit)
+		if err != nil {
+			var ve *ilp.ValueError
+			if errors.As(err, &ve) {
+				return dst, fmt.Errorf("%s: %w (the column's type is %s)", where(), err, l.origin)
+			}
+			return dst, fmt.Errorf("%s: %w", where(), err)
+		}
+		off = next
+		line += int64(n)
+	}
+	return dst, nil
+}
+
+func shorten(v []byte) string {
+	if len(v) > 40 {
+		return string(v[:40]) + "..."
+	}
+	return string(v)
+}
+
+// describe says, with DoLoad false, what a load would have used for each
+// tabular table: the database's table or not, and for lines the timestamp,
+// tags and fields.
+func (o *ownData) describe(r *run, w io.Writer) {
+	if o == nil || r.cfg.DoLoad {
+		return
+	}
+	for i, in := range r.formats {
+		if !isTabular(in.format) {
+			continue
+		}
+		for _, t := range o.inputTables[i] {
+			var b strings.Builder
+			fmt.Fprintf(&b, "mapping: %s: table %s", in.source, r.cfg.TablePrefix+t.Name)
+			switch {
+			case o.cat == nil:
+				b.WriteString(" (the database was not asked)")
+			case o.cat.failed() != nil:
+				fmt.Fprintf(&b, " (the database did not answer: %v)", o.cat.failed())
+			case o.cat.table(t.Name) != nil:
+				b.WriteString(" exists in the database: its columns and types are used")
+			default:
+				b.WriteString(" does not exist: it would be created")
+			}
+			b.WriteString(": ")
+			for j, c := range t.Columns {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				ty := c.Type.String()
+				if ct := o.cat.table(t.Name); ct != nil {
+					if k := slices.Index(ct.Table.ColumnNames(), c.Name); k >= 0 {
+						ty = ct.Types[k]
+					}
+				}
+				fmt.Fprintf(&b, "%s %s", c.Name, ty)
+			}
+			if l := o.layouts[layoutKey(t)]; l != nil {
+				fmt.Fprintf(&b, "; as lines: time %s, tags [%s], fields", t.Columns[l.time].Name, strings.Join(l.tagCols, ","))
+				for _, f := range l.fields {
+					fmt.Fprintf(&b, " %s:%s", f.Key, f.Kind)
+				}
+			}
+			fmt.Fprintln(w, b.String())
+		}
+	}
+}
