@@ -40,9 +40,9 @@ type ownData struct {
 	inputTables [][]*schema.Table // per input, the tables it holds
 	inOrder     map[string]bool   // per input source, whether a batch's rows are consecutive input lines
 	cancel      context.CancelFunc
-	lines       bool              // CSV batches are written as lines
-	unit        int64             // nanoseconds per unit of the lines' timestamps
-	timeUnit    time.Duration     // Mapping.TimeUnit (0: RFC 3339 text)
+	lines       bool          // CSV batches are written as lines
+	unit        int64         // nanoseconds per unit of the lines' timestamps
+	timeUnit    time.Duration // Mapping.TimeUnit (0: RFC 3339 text)
 
 	inferred map[*schema.Table][]schema.Type // CSV column types from the first records (sample)
 
