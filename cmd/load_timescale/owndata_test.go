@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/owndatatest"
 )
 
 // ownDB creates a fresh database holding the user's tables of ddl, filled
@@ -153,4 +154,13 @@ func TestExistingTableMismatch(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("%d rows: a refused file wrote some", n)
 	}
+}
+
+// TestCSVSameAsILP: tsload's own CSV files load with the same verified
+// counts as its ILP files of the same data (owndatatest.CSVSuite).
+func TestCSVSameAsILP(t *testing.T) {
+	base, db := freshDB(t, "tsload_csvilp")
+	owndatatest.CSVSuite{Spec: spec(), Args: func(t *testing.T, _ string) []string {
+		return []string{"--postgres", base, "--db-name", db}
+	}}.SameAsILP(t, "csv_")
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -135,7 +136,11 @@ func (r *run) checkCatalog(c *catalog) error {
 			if ct == nil {
 				continue
 			}
-			if err := fits(in.format, t, ct, c.prefix); err != nil {
+			timeCol := -1 // written as lines: the timestamp is the table's, whatever its name
+			if in.format == format.CSV && Accepts(r.target, format.CSV) == nil && r.target.Accepts(format.CSV) != nil {
+				timeCol = max(0, slices.Index(t.ColumnNames(), r.cfg.Mapping.TimeColumn))
+			}
+			if err := fits(in.format, t, ct, c.prefix, timeCol); err != nil {
 				return fmt.Errorf("%s: %w", in.source, err)
 			}
 		}
@@ -144,15 +149,22 @@ func (r *run) checkCatalog(c *catalog) error {
 }
 
 // fits says why input table t (of format f) cannot be loaded into the
-// database's table ct.
-func fits(f format.Format, t *schema.Table, ct *load.CatalogTable, prefix string) error {
+// database's table ct. Column timeCol of t (-1: none) is written as a
+// line's timestamp, into the table's time column (its first).
+func fits(f format.Format, t *schema.Table, ct *load.CatalogTable, prefix string, timeCol int) error {
 	name := prefix + t.Name
 	have := map[string]int{}
 	for i, col := range ct.Table.Columns {
 		have[col.Name] = i
 	}
 	used := map[int]bool{}
-	for _, col := range t.Columns {
+	if timeCol >= 0 && ct.Table.Columns[0].Type == schema.Timestamp {
+		used[0] = true
+	}
+	for k, col := range t.Columns {
+		if k == timeCol {
+			continue
+		}
 		i, ok := have[col.Name]
 		if !ok {
 			return fmt.Errorf("column %s: the input has it (%s), table %s does not (its columns: %s)",

@@ -237,9 +237,6 @@ func (o *ownData) layout(t *schema.Table, ct *load.CatalogTable, m load.Mapping,
 		}
 		typeOf = func(i int) schema.Type { return ct.Table.Columns[idx[t.Columns[i].Name]].Type }
 		tagOf = func(i int) bool { return ct.Table.Columns[idx[t.Columns[i].Name]].Tag }
-		if dbTime := ct.Table.Columns[0]; dbTime.Type == schema.Timestamp && dbTime.Name != t.Columns[l.time].Name {
-			return nil, fmt.Errorf("table %s: the time column is %s in the database, the input's is %s", t.Name, dbTime.Name, t.Columns[l.time].Name)
-		}
 	}
 	if m.Tags != nil {
 		for _, tag := range m.Tags {

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/owndatatest"
+)
+
+// TestCSV loads CSV into the real QuestDB as lines (owndatatest.CSVSuite).
+func TestCSV(t *testing.T) {
+	httpURL, pg, prefix := questdbTables(t, "csv_")
+	owndatatest.CSVSuite{Spec: spec(), Args: func(t *testing.T, p string) []string {
+		loadtest.DropQuestDBTables(t, httpURL, p)
+		return []string{"--http-url", httpURL, "--pg", pg}
+	}}.Run(t, prefix)
+}
