@@ -1,7 +1,9 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -163,4 +165,70 @@ func TestCSVSameAsILP(t *testing.T) {
 	owndatatest.CSVSuite{Spec: spec(), Args: func(t *testing.T, _ string) []string {
 		return []string{"--postgres", base, "--db-name", db}
 	}}.SameAsILP(t, "csv_")
+}
+
+// TestTSBSFile loads a file of TSBS's own generator (testdata/README.md),
+// gzip'd and not, into the tables TSBS's loader makes, and counts as TSBS
+// says: a cpu row per values line, a tags row per host. A damaged file is
+// refused naming its line.
+func TestTSBSFile(t *testing.T) {
+	gz := filepath.Join("testdata", "tsbs-cpu-only.timescaledb.gz")
+	f, err := os.Open(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "tsbs.timescaledb")
+	os.WriteFile(plain, raw, 0o644)
+	lines := strings.Split(string(raw), "\n")
+	wantRows, hosts := int64(0), map[string]bool{}
+	for _, l := range lines[3:] { // the header: tags, cpu, blank
+		if strings.HasPrefix(l, "cpu,") {
+			wantRows++
+		}
+		if h, ok := strings.CutPrefix(l, "tags,hostname="); ok {
+			hosts[strings.SplitN(h, ",", 2)[0]] = true
+		}
+	}
+	for _, file := range []string{gz, plain} {
+		base, db := freshDB(t, "tsload_tsbs")
+		results := filepath.Join(t.TempDir(), "r.json")
+		r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", file, "--results-file", results}, results, "")
+		res := loadtest.ReadResults(t, results)
+		if v := res.Verify; v == nil || !v.OK || v.Actual["cpu"] != wantRows || v.Actual["tags"] != int64(len(hosts)) || wantRows != 240 {
+			t.Fatalf("%s: verify %+v, want cpu %d, tags %d\n%s", file, res.Verify, wantRows, len(hosts), r.Stderr)
+		}
+		// The columns of TSBS's loader.
+		u, _ := url.Parse(base)
+		u.Path = "/" + db
+		conn, err := pgx.Connect(context.Background(), u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cols string
+		conn.QueryRow(context.Background(), `SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ',' ORDER BY attnum) FROM pg_attribute
+			WHERE attrelid = 'cpu'::regclass AND attnum > 0 AND NOT attisdropped`).Scan(&cols)
+		var hostOf1 string
+		conn.QueryRow(context.Background(), `SELECT t.hostname FROM cpu c JOIN tags t ON t.id = c.tags_id ORDER BY c.time, t.hostname LIMIT 1`).Scan(&hostOf1)
+		conn.Close(context.Background())
+		if !strings.HasPrefix(cols, "time timestamp with time zone,tags_id integer,usage_user double precision,") || !strings.HasSuffix(cols, ",additional_tags jsonb") || hostOf1 != "host_0" {
+			t.Fatalf("cpu columns %s, first host %q", cols, hostOf1)
+		}
+	}
+	// A values line with a field too few (line 6) is refused by its line.
+	bad := filepath.Join(t.TempDir(), "bad.timescaledb")
+	lines[5] = lines[5][:strings.LastIndex(lines[5], ",")]
+	os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644)
+	base, db := freshDB(t, "tsload_tsbsx")
+	results := filepath.Join(t.TempDir(), "r.json")
+	loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", bad, "--results-file", results},
+		results, bad+": line 6 (byte offset ")
 }

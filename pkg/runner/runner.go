@@ -408,7 +408,7 @@ func (r *run) openInputs() error {
 	r.totalSize = 0
 	seen := map[string]bool{}
 	for i, path := range inputs {
-		in, err := split.Open(path, r.cfg.Stdin, r.cfg.MaxRecordBytes)
+		in, err := r.openInput(path)
 		if err != nil {
 			return err
 		}
@@ -573,7 +573,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, que
 			sp, in = r.first, r.firstInput
 		} else {
 			var err error
-			if in, err = split.Open(path, r.cfg.Stdin, r.cfg.MaxRecordBytes); err != nil {
+			if in, err = r.openInput(path); err != nil {
 				return err
 			}
 			c := r.splitConfig()

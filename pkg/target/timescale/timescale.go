@@ -487,6 +487,11 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 			return load.Settingf("timescale: {DirectCompress} needs TimescaleDB 2.21 or later (no %s setting on the server)", directCompressGUC)
 		}
 	}
+	if opts.CreateDB && tsbsLayout(opts.Tables, opts.TablePrefix) { // TSBS's own tables (tsbs.go)
+		if err := t.createTSBSLocked(ctx, admin, opts.Tables); err != nil {
+			return err
+		}
+	}
 	for _, tb := range opts.Tables {
 		if err := t.createTableLocked(ctx, admin, tb, false); err != nil {
 			return err
