@@ -65,7 +65,7 @@ func TestREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	programs := map[string]bool{"go": true, "export": true, "gzip": true, "cd": true, "bash": true}
+	programs := map[string]bool{"go": true, "export": true, "gzip": true, "cd": true, "bash": true, "psql": true, "curl": true}
 	cmds, err := os.ReadDir(filepath.Join(root, "cmd"))
 	if err != nil {
 		t.Fatal(err)

@@ -95,17 +95,28 @@ func (o *ownData) noteInput(source string, sp *split.Splitter) {
 func (o *ownData) done() { o.cancel() }
 
 // tables are the tables Prepare creates when they do not exist: the
-// inputs', with the tags of Mapping.Tags when it names them.
+// inputs', with the tags of Mapping.Tags when it names them, the types
+// inferred from the first records, and for tables written as lines the
+// time column first.
 func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 	tags := r.cfg.Mapping.Tags
 	out := make([]*schema.Table, len(tables))
 	for i, t := range tables {
 		types := o.inferred[t]
-		if tags == nil && types == nil {
+		if l := o.layouts[layoutKey(t)]; tags == nil && types == nil && (l == nil || l.time == 0) {
 			out[i] = t
 			continue
 		}
 		c := &schema.Table{Name: t.Name, Columns: slices.Clone(t.Columns)}
+		if l := o.layouts[layoutKey(t)]; l != nil && l.time > 0 {
+			// Written as lines: the time column first, the table's
+			// timestamp (QuestDB's designated one) in a table made for them.
+			tc := c.Columns[l.time]
+			c.Columns = append([]schema.Column{tc}, slices.Delete(c.Columns, l.time, l.time+1)...)
+			if types != nil {
+				types = append([]schema.Type{types[l.time]}, slices.Delete(slices.Clone(types), l.time, l.time+1)...)
+			}
+		}
 		for j := range c.Columns {
 			if types != nil {
 				c.Columns[j].Type = types[j]
