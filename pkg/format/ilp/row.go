@@ -68,8 +68,8 @@ type RowEncoder struct {
 
 // NewRowEncoder checks l's names and returns its encoder.
 func NewRowEncoder(l RowLayout) (*RowEncoder, error) {
-	if l.Measurement == "" {
-		return nil, errors.New("empty measurement name")
+	if err := checkKey(l.Measurement); err != nil || l.Measurement[0] == '#' {
+		return nil, fmt.Errorf("measurement %q: a name that is empty, starts with # (a comment line), or holds a line end, NUL or invalid UTF-8", l.Measurement)
 	}
 	if len(l.Fields) == 0 {
 		return nil, fmt.Errorf("%s: no field column", l.Measurement)
@@ -101,8 +101,8 @@ func checkKey(k string) error {
 		return fmt.Errorf("%q: invalid UTF-8", k)
 	}
 	for i := 0; i < len(k); i++ {
-		if k[i] == '\n' || k[i] == '\r' || k[i] == 0 {
-			return fmt.Errorf("%q: a line end or NUL in the name", k)
+		if k[i] < 0x20 || k[i] == 0x7f || k[i] == '\\' {
+			return fmt.Errorf("%q: a control character or backslash in the name", k)
 		}
 	}
 	return nil
@@ -165,8 +165,8 @@ func (e *RowEncoder) AppendRow(dst []byte, vals [][]byte, ts int64) ([]byte, err
 		dst = append(dst, e.tagKeys[i]...)
 		for _, c := range v {
 			switch {
-			case c == '\n' || c == '\r' || c == 0:
-				return dst[:start], valueError(t.Key, v, "holds a line end or NUL, which a tag cannot")
+			case c < 0x20 || c == 0x7f:
+				return dst[:start], valueError(t.Key, v, "holds a line end or another control character, which a tag cannot")
 			case c == '\\':
 				// Readers disagree on a backslash before another byte.
 				return dst[:start], valueError(t.Key, v, "holds a backslash, which tsload does not write in a tag")

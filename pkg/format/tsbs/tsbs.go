@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,8 +172,8 @@ func (t *Reader) header() error {
 	for _, f := range bytes.Split(line[len("tags,"):], []byte{','}) {
 		name, typ, ok := strings.Cut(strings.TrimSpace(string(f)), " ")
 		st, known := tagTypes[typ]
-		if !ok || !known || !ident(name) {
-			return &Error{Line: 1, Offset: off, Reason: fmt.Sprintf("tag %q: want \"<name> <type>\" with a type of string, float32, float64, int64 or int32", f)}
+		if !ok || !known || !ident(name) || name == "id" || slices.Contains(t.tags, name) {
+			return &Error{Line: 1, Offset: off, Reason: fmt.Sprintf("tag %q: want \"<name> <type>\" with a type of string, float32, float64, int64 or int32, a name once and not id", f)}
 		}
 		t.tags = append(t.tags, name)
 		t.types = append(t.types, st)
@@ -195,10 +196,12 @@ func (t *Reader) header() error {
 			return &Error{Line: t.line, Offset: off, Reason: fmt.Sprintf("measurement line %q: want \"<measurement>,<field>,...\" naming a measurement once", truncate(line))}
 		}
 		out = append(out, "#table "+cols[0]+" time:timestamptz,tags_id:int4"...)
+		seen := map[string]bool{"time": true, "tags_id": true, "additional_tags": true}
 		for _, c := range cols[1:] {
-			if !ident(c) {
-				return &Error{Line: t.line, Offset: off, Reason: fmt.Sprintf("measurement %s: field name %q", cols[0], c)}
+			if !ident(c) || seen[c] {
+				return &Error{Line: t.line, Offset: off, Reason: fmt.Sprintf("measurement %s: field name %q (a name, once, not time, tags_id or additional_tags)", cols[0], c)}
 			}
+			seen[c] = true
 			out = append(out, ","+c+":float8"...)
 		}
 		out = append(out, '\n')
@@ -220,7 +223,10 @@ func (t *Reader) Read(p []byte) (int, error) {
 		}
 		t.out, t.pos = t.out[:0], 0
 		for len(t.out) < 64<<10 && t.err == nil {
-			t.err = t.point()
+			mark := len(t.out)
+			if t.err = t.point(); t.err != nil {
+				t.out = t.out[:mark] // nothing of a refused point
+			}
 		}
 	}
 	n := copy(p, t.out[t.pos:])
