@@ -69,6 +69,7 @@ var allowed = map[string][]string{
 		"github.com/influxdata/line-protocol/v2/lineprotocol", // the encoder we match byte for byte
 		"golang.org/x/sys/cpu"},                               // whether the line scanner's AVX2 kernel can run
 	"pkg/format/pgcopy": {"pkg/format", "pkg/schema"},
+	"pkg/format/tsbs":   {"pkg/format/csv", "pkg/schema"}, // written as a tsload CSV stream
 }
 
 func TestImportAllowlist(t *testing.T) {
