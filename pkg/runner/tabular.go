@@ -320,6 +320,7 @@ func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
 func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bool) ([]byte, error) {
 	vals := make([][]byte, l.width)
 	var scratch []byte
+	var parser csv.RecordParser
 	data := b.Data
 	line := b.FirstLine
 	for off, rec := 0, int64(0); off < len(data); rec++ {
@@ -327,7 +328,7 @@ func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bo
 			scratch = make([]byte, 0, len(data))
 		}
 		scratch = scratch[:0]
-		next, n, err := csv.ParseRecord(data, off, vals, &scratch)
+		next, n, err := parser.ParseRecord(data, off, vals, &scratch)
 		where := func() string {
 			if consecutive {
 				return fmt.Sprintf("%s: record %d (line %d, byte offset %d)", b.Source, b.FirstRecord+rec, line, b.Offset+int64(off))

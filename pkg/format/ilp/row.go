@@ -187,6 +187,10 @@ func (e *RowEncoder) AppendRow(dst []byte, vals [][]byte, ts int64) ([]byte, err
 		dst = append(dst, e.fieldKeys[i]...)
 		switch f.Kind {
 		case FloatValue:
+			if plainDecimal(v, true) {
+				dst = append(dst, v...) // the number as written: the server reads the same value
+				break
+			}
 			x, err := strconv.ParseFloat(string(v), 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 				if len(v) == 0 {
@@ -197,6 +201,10 @@ func (e *RowEncoder) AppendRow(dst []byte, vals [][]byte, ts int64) ([]byte, err
 			}
 			dst = format.AppendFloat(dst, x)
 		case IntValue:
+			if plainDecimal(v, false) {
+				dst = append(append(dst, v...), 'i')
+				break
+			}
 			x, err := strconv.ParseInt(string(v), 10, 64)
 			if err != nil {
 				if len(v) == 0 {
@@ -232,4 +240,36 @@ func (e *RowEncoder) AppendRow(dst []byte, vals [][]byte, ts int64) ([]byte, err
 	dst = append(dst, ' ')
 	dst = strconv.AppendInt(dst, ts, 10)
 	return append(dst, '\n'), nil
+}
+
+// plainDecimal reports whether v is a number line protocol reads as
+// written: an optional minus, 1 to 15 digits without a leading zero (or a
+// lone 0), and with frac a '.' and 1 to 15 more digits. Such a number is
+// an exact int64 and a float's text equal to its value's; any other goes
+// through strconv.
+func plainDecimal(v []byte, frac bool) bool {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	n := i - start
+	if n == 0 || n > 15 || n > 1 && v[start] == '0' {
+		return false
+	}
+	if i == len(v) {
+		return true
+	}
+	if !frac || v[i] != '.' {
+		return false
+	}
+	i++
+	d := i
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	return i == len(v) && i-d >= 1 && i-d <= 15
 }
