@@ -16,3 +16,11 @@ func TestCSV(t *testing.T) {
 		return []string{"--urls", base, "--db-name", db}
 	}}.Run(t, "csv_")
 }
+
+// TestTSBSLines loads a file of TSBS's own generator (its line protocol).
+func TestTSBSLines(t *testing.T) {
+	base := cnosdbtest.RealURL(t)
+	db := cnosdbtest.UniqueDB(t)
+	cnosdbtest.DropAtEnd(t, base, db)
+	owndatatest.TSBSLines(t, spec(), "", "--urls", base, "--db-name", db)
+}

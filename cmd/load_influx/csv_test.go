@@ -13,3 +13,9 @@ func TestCSV(t *testing.T) {
 		return []string{"--urls", url, "--db-name", influxDB(t, url)}
 	}}.Run(t, "csv_")
 }
+
+// TestTSBSLines loads a file of TSBS's own generator (its line protocol).
+func TestTSBSLines(t *testing.T) {
+	url := influxURL(t)
+	owndatatest.TSBSLines(t, spec(), "", "--urls", url, "--db-name", influxDB(t, url))
+}

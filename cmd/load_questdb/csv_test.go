@@ -15,3 +15,9 @@ func TestCSV(t *testing.T) {
 		return []string{"--http-url", httpURL, "--pg", pg}
 	}}.Run(t, prefix)
 }
+
+// TestTSBSLines loads a file of TSBS's own generator (its line protocol).
+func TestTSBSLines(t *testing.T) {
+	httpURL, pg, prefix := questdbTables(t, "tsbs_")
+	owndatatest.TSBSLines(t, spec(), prefix, "--http-url", httpURL, "--pg", pg, "--table-prefix", prefix)
+}
