@@ -15,5 +15,5 @@ func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_influx", Usage: "load line-protocol files into InfluxDB 1.x, 2.x or 3.x", Target: "influx", Flags: flags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV}}
+	return loadcli.Spec{Name: "load_influx", Usage: "load line-protocol (or CSV, written as lines) files into InfluxDB 1.x, 2.x or 3.x", Target: "influx", Flags: flags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV}}
 }

@@ -14,7 +14,7 @@ func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_questdb", Usage: "load ILP files into QuestDB over HTTP or TCP", Target: "questdb", Flags: questdbFlags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV},
+	return loadcli.Spec{Name: "load_questdb", Usage: "load ILP (or CSV, written as ILP) files into QuestDB over HTTP or TCP", Target: "questdb", Flags: questdbFlags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV},
 		// QuestDB has one namespace: no database to name.
 		Unused: []string{loadcli.FlagDBName}}
 }

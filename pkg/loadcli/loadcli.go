@@ -29,6 +29,8 @@
 //	--accept-duplicates     with --resume where batches in doubt cannot be settled (QuestDB without DEDUP): send them again
 //	--db-name benchmark, --do-create-db (true), --do-abort-on-exist, --drop-db
 //	--table-prefix P        load every table as P<table> (data, queries and verification alike)
+//	--columns a,b,c         the columns of a CSV without a header, or of a pgcopy file's fields (mapping.go)
+//	--time-column, --time-unit, --tags  CSV written as line protocol: the timestamp column and its epoch unit, the tags
 //	--results-file F        the results as JSON (rates, latency, periods, flags; secrets redacted)
 //	--cpu-profile F         a CPU profile of the run, for go tool pprof
 //	--server-pid P          the server's process for its CPU/RSS/IO (default: the local listener on the target's port)

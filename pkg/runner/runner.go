@@ -192,7 +192,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	var noLoad *load.Results
 	var err error
 	if cfg.SerializationPass && cfg.DoLoad {
-		noLoad, err = serializationPass(ctx, cfg)
+		noLoad, err = serializationPass(ctx, cfg, t)
 	}
 	if err == nil && cfg.ErrorsFile != "" {
 		r.errs, err = createErrorsFile(cfg.ErrorsFile)

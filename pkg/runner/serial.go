@@ -19,8 +19,9 @@ import (
 // mib is 2^20 bytes.
 const mib = 1 << 20
 
-// serializationPass runs cfg's inputs through the runner without loading.
-func serializationPass(ctx context.Context, cfg Config) (*load.Results, error) {
+// serializationPass runs cfg's inputs through the runner without loading
+// (t only says how its input is written: CSV as lines; it is not sent to).
+func serializationPass(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) {
 	if len(cfg.Inputs) == 0 {
 		return nil, errors.New("a serialization pass needs file inputs (stdin cannot be read twice)")
 	}
@@ -31,7 +32,7 @@ func serializationPass(ctx context.Context, cfg Config) (*load.Results, error) {
 	// One pass of the files: a rate, not a second long run.
 	pass.Loop, pass.Duration = false, 0
 	pass.Stderr = io.Discard
-	res, err := Run(ctx, pass, nil)
+	res, err := Run(ctx, pass, t)
 	if err != nil {
 		return nil, fmt.Errorf("serialization pass: %w", err)
 	}
