@@ -1,9 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/owndatatest"
 )
 
@@ -23,4 +27,34 @@ func TestTSBSLines(t *testing.T) {
 	db := cnosdbtest.UniqueDB(t)
 	cnosdbtest.DropAtEnd(t, base, db)
 	owndatatest.TSBSLines(t, spec(), "", "--urls", base, "--db-name", db)
+}
+
+// TestCSVIntoExistingTable: an existing table's DESCRIBE TABLE decides how
+// CSV rows are written: its TAG column a tag, its DOUBLE column a float
+// where the file has integers (CnosDB refuses an integer for a DOUBLE
+// field), its STRING field a string.
+func TestCSVIntoExistingTable(t *testing.T) {
+	base, db := cnosdbtest.RealDB(t)
+	sql := func(stmt string) string {
+		st, body, err := cnosdbtest.SQL(base, "root", "", db, stmt)
+		if err != nil || st != 200 {
+			t.Fatalf("%s: %d %s %v", stmt, st, body, err)
+		}
+		return body
+	}
+	if st, body, err := cnosdbtest.SQL(base, "root", "", "", "CREATE DATABASE "+db); err != nil || st != 200 {
+		t.Fatalf("create database: %d %s %v", st, body, err)
+	}
+	sql("CREATE TABLE meter (kwh DOUBLE, note STRING, n BIGINT, TAGS(device))")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "meter.csv")
+	os.WriteFile(file, []byte("time,device,note,kwh,n\n2024-01-01T00:00:00Z,d1,hello,7,3\n2024-01-01T00:00:01Z,d2,x,8,4\n"), 0o644)
+	results := filepath.Join(dir, "r.json")
+	r := loadtest.RunCLI(t, spec(), []string{"load_cnosdb", "--urls", base, "--db-name", db, "--do-create-db=false", "--file", file, "--results-file", results}, results, "")
+	if res := loadtest.ReadResults(t, results); res.Verify == nil || !res.Verify.OK || res.Verify.Actual["meter"] != 2 {
+		t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)
+	}
+	if got := sql("SELECT device, note, kwh, n FROM meter ORDER BY time"); !strings.Contains(got, `"note":"hello"`) || !strings.Contains(got, `"kwh":8.0`) {
+		t.Fatalf("rows %s", got)
+	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
-// TestRefusedInputDropsNothing: a csv file with --drop-db leaves the
+// TestRefusedInputDropsNothing: a pgcopy file with --drop-db leaves the
 // database as it was (InfluxDB takes line protocol only).
 func TestRefusedInputDropsNothing(t *testing.T) {
 	url := influxURL(t)
@@ -24,7 +24,8 @@ func TestRefusedInputDropsNothing(t *testing.T) {
 		Spec:    spec(),
 		Args:    []string{"--urls", url, "--db-name", db},
 		Table:   "refused",
-		WantErr: "InfluxDB takes line protocol, not csv",
+		WantErr: "InfluxDB takes line protocol, not pgcopy",
+		PGCopy:  true, // CSV is written as lines
 		Count: func(t testing.TB) int64 {
 			n, err := tg.Count(context.Background(), []string{"refused"})
 			if err != nil {

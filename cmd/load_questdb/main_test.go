@@ -99,7 +99,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"--gzip", "--conf", "tcp::addr=x:9009;"}, "--gzip applies to ILP/HTTP only (not --transport tcp)"},
 		{[]string{"--gzip", "--gzip-level", "0"}, "invalid --gzip-level 0 (want 1-9)"},
 		{[]string{"--conf", "http::addr=x;auto_flush=on;"}, `key "auto_flush" does not apply to load_questdb: batches are cut by --batch-size (or auto_flush_rows)`},
-		{[]string{"--format", "csv"}, "--format csv: QuestDB is loaded over ILP"},
+		{[]string{"--format", "pgcopy"}, "--format pgcopy: QuestDB is loaded over ILP"},
 		{[]string{"--serialization-pass"}, "needs --file inputs"},
 	} {
 		var stderr bytes.Buffer

@@ -32,7 +32,8 @@ func TestRefusedInputDropsNothing(t *testing.T) {
 		Spec:    spec(),
 		Args:    []string{"--http-url", httpURL, "--pg", pg},
 		Table:   table,
-		WantErr: "csv input",
+		WantErr: "pgcopy input",
+		PGCopy:  true, // CSV is written as lines
 		Count: func(t testing.TB) int64 {
 			n, err := tg.Count(context.Background(), []string{table})
 			if err != nil {

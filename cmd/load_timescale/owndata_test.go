@@ -232,3 +232,25 @@ func TestTSBSFile(t *testing.T) {
 	loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", bad, "--results-file", results},
 		results, bad+": line 6 (byte offset ")
 }
+
+// TestColumnsMapsPGCopyFields: a binary COPY of some of a table's columns
+// (PostgreSQL's own) loads with --columns naming them; the others are NULL.
+func TestColumnsMapsPGCopyFields(t *testing.T) {
+	base, db, conn := ownDB(t, "tsload_owncol",
+		`CREATE TABLE src (time timestamptz NOT NULL, sensor text, value float8)`,
+		`INSERT INTO src SELECT '2024-01-01T00:00:00Z'::timestamptz + i * interval '1 second', 's' || i, i * 0.5 FROM generate_series(1, 200) i`,
+		`CREATE TABLE dst (sensor text, value float8, time timestamptz NOT NULL)`)
+	file := filepath.Join(t.TempDir(), "part.pgcopy")
+	export(t, conn, "src (value, time)", "(FORMAT binary)", file)
+	results := filepath.Join(t.TempDir(), "r.json")
+	r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", file, "--table", "dst",
+		"--columns", "value,time", "--results-file", results}, results, "")
+	if res := loadtest.ReadResults(t, results); res.Verify == nil || !res.Verify.OK || res.Verify.Actual["dst"] != 200 {
+		t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)
+	}
+	var same bool
+	if err := conn.QueryRow(context.Background(), `SELECT (SELECT string_agg(value || '@' || time, ';' ORDER BY time) FROM src) =
+		(SELECT string_agg(value || '@' || time, ';' ORDER BY time) FROM dst) AND (SELECT count(sensor) FROM dst) = 0`).Scan(&same); err != nil || !same {
+		t.Fatalf("dst differs from src's columns (%v)", err)
+	}
+}

@@ -137,7 +137,7 @@ func (r *run) checkCatalog(c *catalog) error {
 				continue
 			}
 			timeCol := -1 // written as lines: the timestamp is the table's, whatever its name
-			if in.format == format.CSV && Accepts(r.target, format.CSV) == nil && r.target.Accepts(format.CSV) != nil {
+			if in.format == format.CSV && linesOnly(r.target) {
 				timeCol = max(0, slices.Index(t.ColumnNames(), r.cfg.Mapping.TimeColumn))
 			}
 			if err := fits(in.format, t, ct, c.prefix, timeCol); err != nil {

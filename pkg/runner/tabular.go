@@ -19,14 +19,21 @@ import (
 )
 
 // Accepts is what the runner loads into t from input of format f: what t
-// takes itself, and CSV into a target of line protocol, which the workers
-// turn into lines (ownData). It returns t's own refusal otherwise.
+// takes itself, and CSV into a target of line protocol only, which the
+// workers turn into lines (ownData). It returns t's own refusal otherwise.
 func Accepts(t load.Target, f format.Format) error {
 	err := t.Accepts(f)
-	if err != nil && f == format.CSV && t.Accepts(format.ILP) == nil {
+	if err != nil && f == format.CSV && linesOnly(t) {
 		return nil
 	}
 	return err
+}
+
+// linesOnly reports whether t takes line protocol and neither CSV nor
+// pgcopy (QuestDB, InfluxDB, CnosDB; not a PostgreSQL method that takes
+// ILP and pgcopy: its refusal of CSV stands).
+func linesOnly(t load.Target) bool {
+	return t.Accepts(format.ILP) == nil && t.Accepts(format.CSV) != nil && t.Accepts(format.PGCopy) != nil
 }
 
 // ownData is how the runner loads data it did not write itself (issue 25):
@@ -156,7 +163,7 @@ func (o *ownData) prepare(r *run) error {
 		return nil
 	}
 	for i, in := range r.formats {
-		lines := in.format == format.CSV && r.target.Accepts(format.CSV) != nil && r.target.Accepts(format.ILP) == nil
+		lines := in.format == format.CSV && linesOnly(r.target)
 		var sample *sampled
 		if in.format == format.PGCopy && len(o.inputTables[i]) == 1 {
 			if err := r.samplePGCopy(i, o.inputTables[i][0]); err != nil {

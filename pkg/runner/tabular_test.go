@@ -30,6 +30,14 @@ func newLinesTarget() *linesTarget {
 	return &linesTarget{fakeTarget: f}
 }
 
+// Accepts takes line protocol only.
+func (l *linesTarget) Accepts(f format.Format) error {
+	if f != format.ILP {
+		return os.ErrInvalid
+	}
+	return nil
+}
+
 func (l *linesTarget) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
 	w, err := l.fakeTarget.NewWriter(ctx, worker)
 	return &linesWriter{Writer: w, l: l}, err
