@@ -95,7 +95,7 @@ func (r *run) lookup(c *catalog) func(string) *schema.Table {
 	cols := r.cfg.Mapping.Columns
 	return func(name string) *schema.Table {
 		t := base(name)
-		if ct := c.table(name); ct != nil {
+		if ct := c.table(name); ct != nil && !sameShape(t, ct.Table) {
 			t = ct.Table
 		}
 		if t == nil || len(cols) == 0 {
@@ -116,6 +116,22 @@ func (r *run) lookup(c *catalog) func(string) *schema.Table {
 		}
 		return p
 	}
+}
+
+// sameShape reports whether the database's table db is the use case's
+// table uc as made by a loader (the same columns and types after the
+// time column, whose name QuestDB gives as "timestamp"): the use case's
+// table then stands, with its tags.
+func sameShape(uc, db *schema.Table) bool {
+	if uc == nil || len(uc.Columns) != len(db.Columns) || db.Columns[0].Type != schema.Timestamp {
+		return false
+	}
+	for i := 1; i < len(uc.Columns); i++ {
+		if uc.Columns[i].Name != db.Columns[i].Name || uc.Columns[i].Type != db.Columns[i].Type {
+			return false
+		}
+	}
+	return true
 }
 
 // checkCatalog refuses, before anything is sent, an input whose table
