@@ -29,6 +29,9 @@ type CSVSuite struct {
 	// Args are the target's flags for a run loading tables under prefix
 	// (a database of its own, or the --table-prefix).
 	Args func(t *testing.T, prefix string) []string
+	// UseCases are the data sets compared (default cpu-only and devops,
+	// a multi-table stream).
+	UseCases []string
 }
 
 // Run runs the suite; prefix starts the tables' names.
@@ -50,7 +53,11 @@ func (s CSVSuite) load(t *testing.T, prefix, file, wantErr string, extra ...stri
 // own, and compares the verified counts per table.
 func (s CSVSuite) SameAsILP(t *testing.T, prefix string) {
 	dir := t.TempDir()
-	for _, uc := range []string{usecase.CPUOnly, usecase.DevOps} {
+	ucs := s.UseCases
+	if ucs == nil {
+		ucs = []string{usecase.CPUOnly, usecase.DevOps}
+	}
+	for _, uc := range ucs {
 		ilpFile, rows := gentest.GenFile(t, dir, uc+".ilp", uc, format.ILP, 2, 10*time.Minute)
 		csvFile, csvRows := gentest.GenFile(t, dir, uc+".csv", uc, format.CSV, 2, 10*time.Minute)
 		if rows != csvRows {
