@@ -189,6 +189,12 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
 	}
+	if cfg.ResultsFile != "" {
+		if err := checkResultsPath(cfg.ResultsFile); err != nil {
+			r.res.Status = load.StatusFailed
+			return r.res, err
+		}
+	}
 	var noLoad *load.Results
 	var err error
 	if cfg.SerializationPass && cfg.DoLoad {
