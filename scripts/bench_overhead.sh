@@ -20,6 +20,9 @@
 #     installed with apt-get when missing).
 #   one core: load_questdb again with GOMAXPROCS=1 on each input, so the table shows how the
 #     reader scales from one core to all of them.
+#   baseline: TSLOAD_BASELINE_BIN=DIR runs DIR's load_* as well (another build of tsload, e.g.
+#     an earlier commit's `go build -o DIR/ ./cmd/...`), each as "<loader> (baseline)" in the
+#     same rounds, so a change's effect on the reader is measured in one run.
 # Every command runs --runs times (default 3) and the fastest run counts: on a shared virtual
 # machine the noise only ever slows a run down. The runs go in rounds (every command once, then
 # again), so that a slow spell of the machine falls on every command alike.
@@ -163,6 +166,10 @@ for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one 
     if [ "$l" = load_timescale ]; then file=$csv$sfx; size=$csv_mb; fi
     add "$l" "$kind" "$size" "$bin/$l" --file "$file" --do-load=false --workers "$workers" \
       --batch-size 5000 --reporting-period 1h
+    if [ -n "${TSLOAD_BASELINE_BIN:-}" ]; then
+      add "$l (baseline)" "$kind" "$size" "$TSLOAD_BASELINE_BIN/$l" --file "$file" --do-load=false \
+        --workers "$workers" --batch-size 5000 --reporting-period 1h
+    fi
   done
   add "load_questdb, GOMAXPROCS=1" "$kind" "$mb" env GOMAXPROCS=1 "$bin/load_questdb" --file "$ilp$sfx" \
     --do-load=false --workers "$workers" --batch-size 5000 --reporting-period 1h
@@ -210,6 +217,13 @@ echo
 echo "- load_questdb uncompressed / tsbs_load_questdb (QuestDB fork): $(ratio "uncompressed|load_questdb" "uncompressed|tsbs_load_questdb (QuestDB fork)") in rows/s; CPU seconds ${cpu_of["uncompressed|load_questdb"]:-?} against ${cpu_of["uncompressed|tsbs_load_questdb (QuestDB fork)"]:-?} (tsload checks every line, the fork only the first of each batch)"
 echo "- load_questdb on --gzip output / gunzip -c | wc -l: $(ratio "gzip, generate_data --gzip (members)|load_questdb" "gzip, generate_data --gzip (members)|gunzip -c \\| wc -l")"
 echo "- load_questdb on --zstd output / zstd -dc | wc -l: $(ratio "zstd, generate_data --zstd|load_questdb" "zstd, generate_data --zstd|zstd -dc \\| wc -l")"
+if [ -n "${TSLOAD_BASELINE_BIN:-}" ]; then
+  for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
+    line="- $kind, this build / baseline ($TSLOAD_BASELINE_BIN):"
+    for l in "${loaders[@]}"; do line+=" $l $(ratio "$kind|$l" "$kind|$l (baseline)")"; done
+    echo "$line"
+  done
+fi
 for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
   echo "- load_questdb on $kind, all cores / one core: $(ratio "$kind|load_questdb" "$kind|load_questdb, GOMAXPROCS=1")"
 done

@@ -189,6 +189,12 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
 	}
+	if cfg.ResultsFile != "" {
+		if err := checkResultsPath(cfg.ResultsFile); err != nil {
+			r.res.Status = load.StatusFailed
+			return r.res, err
+		}
+	}
 	var noLoad *load.Results
 	var err error
 	if cfg.SerializationPass && cfg.DoLoad {
@@ -229,6 +235,7 @@ type run struct {
 	target load.Target
 	res    *load.Results
 	err    error
+	bad    firstMalformed // the earliest malformed record found (malformed.go)
 
 	first       *split.Splitter // the first input, opened to read its header
 	firstInput  *split.Input
@@ -519,7 +526,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		}
 		g.Go(func() error { return r.work(gctx, wctx, i, w, q, free) })
 	}
-	err := g.Wait()
+	err := r.bad.pick(g.Wait()) // the earliest malformed record (malformed.go)
 	if err == nil && ctx.Err() == nil && cfg.DoLoad {
 		err = r.finishTarget(ctx)
 	}
@@ -631,6 +638,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		}
 		if err != nil {
 			free <- b
+			r.bad.note(*seq+1, err) // the workers may hold an earlier one (malformed.go)
 			return err
 		}
 		if stop, err := r.pace.wait(ctx, b); stop || err != nil { // a paced run: at its due time
@@ -679,6 +687,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 				return nil
 			}
 		case <-ctx.Done():
+			r.drainAbandoned(&chk, q, free) // malformed.go
 			return ctx.Err()
 		}
 		err := r.workOne(ctx, wctx, st, w, &chk, b)
@@ -695,10 +704,12 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 // abandoned unwritten.
 func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, b *load.Batch) error {
 	if ctx.Err() != nil {
+		r.checkAbandoned(chk, b) // malformed.go: an earlier bad record than the one that stopped the run
 		return ctx.Err()
 	}
 	r.pace.taken(b)
 	skipped, err := chk.Check(b, r.cfg.SkipInvalid)
+	r.bad.note(b.Seq, err)
 	if skipped > 0 {
 		r.skipped.Add(int64(skipped))
 		r.rowsRead.Add(-int64(skipped))

@@ -271,3 +271,16 @@ func writeResults(path string, res *load.Results) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// checkResultsPath fails when the results file could not be written at
+// the end of the run (its directory missing or not writable), so that a
+// typo in the path costs nothing rather than the whole load's results.
+func checkResultsPath(path string) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".results-*.json")
+	if err != nil {
+		return fmt.Errorf("results file %s cannot be written (checked before loading): %w", path, err)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
