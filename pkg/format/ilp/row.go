@@ -159,10 +159,14 @@ func (e *RowEncoder) AppendRow(dst []byte, vals [][]byte, ts int64) ([]byte, err
 		if len(v) == 0 {
 			continue // NULL, or an empty value, which a tag cannot be
 		}
+		dst = append(dst, e.tagKeys[i]...)
+		if asIs(v) {
+			dst = append(dst, v...) // the common tag: printable ASCII, nothing to escape
+			continue
+		}
 		if !utf8.Valid(v) {
 			return dst[:start], valueError(t.Key, v, "is not valid UTF-8")
 		}
-		dst = append(dst, e.tagKeys[i]...)
 		for _, c := range v {
 			switch {
 			case c < 0x20 || c == 0x7f:
@@ -272,4 +276,24 @@ func plainDecimal(v []byte, frac bool) bool {
 		i++
 	}
 	return i == len(v) && i-d >= 1 && i-d <= 15
+}
+
+// verbatim marks the bytes a tag value or a string field holds as they
+// are: printable ASCII but for the backslash, the quote and the bytes a
+// tag escapes.
+var verbatim = func() (ok [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		ok[c] = c != '\\' && c != '"' && c != ',' && c != '='
+	}
+	return
+}()
+
+// asIs reports whether every byte of v is verbatim.
+func asIs(v []byte) bool {
+	for _, c := range v {
+		if !verbatim[c] {
+			return false
+		}
+	}
+	return true
 }
