@@ -342,6 +342,7 @@ type Target struct {
 	hypertable bool
 	tables     map[string]*tableInfo // created (or found) in the target database
 	existing   map[string]bool       // tables the catalog found: used as they are, no DDL (catalog.go)
+	tsbsTags   string                // the tags table of a TSBS file loaded (tsbs.go), "" for none
 	finished   bool
 	finishErr  error
 	report     map[string]float64 // Finish's figures (load.Reporter)
@@ -721,8 +722,14 @@ func (t *Target) Finish(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	t.finishErr = t.withAdminLocked(ctx, func(conn *pgx.Conn) error {
+		if err := t.finishTSBSLocked(ctx, conn); err != nil {
+			return err
+		}
 		if t.cfg.CreateIndexes == "after" {
 			for _, name := range names {
+				if t.existing[name] {
+					continue // a table that existed (or TSBS's, with its own indexes) gets no DDL
+				}
 				ti := t.tables[name]
 				if _, err := conn.Exec(ctx, indexDDL(ti.t)); err != nil {
 					return fmt.Errorf("timescale: creating index on %q: %w", ti.t.Name, &writeError{msg: describe(err, nil), err: err})

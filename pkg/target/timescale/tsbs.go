@@ -63,6 +63,7 @@ func (t *Target) createTSBSLocked(ctx context.Context, conn *pgx.Conn, tables []
 		switch {
 		case exists:
 		case tb.Name == t.opts.TablePrefix+tsbs.TagsTable:
+			t.tsbsTags = tb.Name
 			var cols, names []string
 			for _, c := range tb.Columns[1:] {
 				cols = append(cols, q(c.Name)+" "+tsbsType(c.Type))
@@ -95,6 +96,21 @@ func (t *Target) createTSBSLocked(ctx context.Context, conn *pgx.Conn, tables []
 			t.existing = map[string]bool{}
 		}
 		t.existing[tb.Name] = true
+	}
+	return nil
+}
+
+// finishTSBSLocked moves the sequence of a TSBS tags table made by this
+// target past the ids the load gave (the file's series, numbered from 1),
+// so that TSBS's own loader can add series to it afterwards. t.mu is held.
+func (t *Target) finishTSBSLocked(ctx context.Context, conn *pgx.Conn) error {
+	if t.tsbsTags == "" {
+		return nil
+	}
+	rel := sqlLiteral(schema.QuoteIdent(t.tsbsTags))
+	sql := "SELECT setval(pg_get_serial_sequence(" + rel + ", 'id'), (SELECT coalesce(max(id), 0) + 1 FROM " + schema.QuoteIdent(t.tsbsTags) + "), false)"
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("timescale: the sequence of TSBS's %q: %w", t.tsbsTags, &writeError{msg: describe(err, nil), err: err})
 	}
 	return nil
 }
