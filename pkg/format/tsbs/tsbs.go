@@ -18,7 +18,8 @@
 // Every refusal names the line and byte offset of the TSBS file: a
 // header that is not one, a tags line whose names are not the header's,
 // an unknown measurement, a field count other than the header's, a
-// timestamp or value that is not a number. Tags beyond the header's
+// timestamp or value that is not a number, a tag value with a control
+// character or invalid UTF-8. Tags beyond the header's
 // (TSBS stores them as JSON in additional_tags) are refused.
 package tsbs
 
@@ -32,6 +33,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/schema"
@@ -257,6 +259,9 @@ func (t *Reader) point() error {
 		k, v, ok := bytes.Cut(kv, []byte{'='})
 		if !ok || string(k) != t.tags[i] {
 			return &Error{Line: t.line, Offset: off, Reason: fmt.Sprintf("tag %d: want %s=<value>, got %q", i+1, t.tags[i], truncate(kv))}
+		}
+		if !utf8.Valid(v) || bytes.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return &Error{Line: t.line, Offset: off, Reason: fmt.Sprintf("tag %s: %q holds a control character or invalid UTF-8", t.tags[i], truncate(v))}
 		}
 		if i == 0 {
 			key = string(v)

@@ -67,6 +67,7 @@ func TestReaderRefuses(t *testing.T) {
 		{head + "cpu,1,2\n", "line 4 (byte offset 28): want a tags line"},
 		{head + "tags,hostname=a,extra=b\ncpu,1,2\n", "line 4 (byte offset 28): 2 tags, the header has 1"},
 		{head + "tags,host=a\ncpu,1,2\n", "tag 1: want hostname=<value>"},
+		{head + "tags,hostname=a\x00b\ncpu,1,2\n", `line 4 (byte offset 28): tag hostname: "a\x00b" holds a control character`},
 		{head + "tags,hostname=a\n", "line 5 (byte offset 44): a tags line without its values line"},
 		{head + "tags,hostname=a\nmem,1,2\n", "line 5 (byte offset 44): measurement \"mem\" is not in the header"},
 		{head + "tags,hostname=a\ncpu,1,2,3\n", "line 5 (byte offset 44): 3 values, measurement cpu has a timestamp and 1 fields"},
