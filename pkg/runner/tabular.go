@@ -142,14 +142,19 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 // takes CSV only as lines, makes each CSV table's layout; it returns the
 // tables as Prepare is to create them.
 func (o *ownData) prepare(r *run) error {
-	if r.cfg.DoLoad {
-		if err := r.checkCatalog(o.cat); err != nil {
+	// With DoLoad false nothing is refused for the database's sake: the
+	// refusal a load would make is said, and the input read all the same.
+	refuse := func(err error) error {
+		if err == nil || r.cfg.DoLoad {
 			return err
 		}
-	} else if o.cat != nil {
-		if err := r.checkCatalog(o.cat); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			fmt.Fprintf(r.cfg.Stderr, "mapping: %v\n", err)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintf(r.cfg.Stderr, "mapping: a load would refuse it: %v\n", err)
 		}
+		return nil
+	}
+	if err := refuse(r.checkCatalog(o.cat)); err != nil {
+		return err
 	}
 	m := r.cfg.Mapping
 	if m.TimeUnit != "" {
@@ -166,13 +171,13 @@ func (o *ownData) prepare(r *run) error {
 		lines := in.format == format.CSV && linesOnly(r.target)
 		var sample *sampled
 		if in.format == format.PGCopy && len(o.inputTables[i]) == 1 {
-			if err := r.samplePGCopy(i, o.inputTables[i][0]); err != nil {
+			if err := refuse(r.samplePGCopy(i, o.inputTables[i][0])); err != nil {
 				return err
 			}
 		}
 		if in.format == format.CSV && len(o.inputTables[i]) == 1 && (lines || o.cat.table(o.inputTables[i][0].Name) != nil) {
 			var err error
-			if sample, err = r.sample(i, o.inputTables[i][0]); err != nil {
+			if sample, err = r.sample(i, o.inputTables[i][0]); refuse(err) != nil {
 				return err
 			}
 		}

@@ -166,4 +166,16 @@ func TestCatalogDecides(t *testing.T) {
 	if !strings.Contains(stderr.String(), want) {
 		t.Fatalf("stderr %s\nwant %s", stderr.String(), want)
 	}
+	// A file the load would refuse is read all the same, and the refusal said.
+	stderr.Reset()
+	cfg = baseConfig(writeFile(t, "meter.csv", "time,device,n\n2016-01-01T00:00:00Z,d1,x\n"))
+	cfg.DoLoad, cfg.Stderr = false, &stderr
+	lt = newLinesTarget()
+	lt.cat = cat
+	if _, err := Run(context.Background(), cfg, lt); err == nil || !strings.Contains(err.Error(), `column n: "x" is not an integer`) {
+		t.Fatalf("err %v: the bad value is not found reading", err)
+	}
+	if want := "mapping: a load would refuse it: "; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "table meter has LONG") {
+		t.Fatalf("stderr %s\nwant %s", stderr.String(), want)
+	}
 }
