@@ -28,7 +28,20 @@ type Acc struct {
 	opt    Options
 	tables map[string]*TableAcc
 	last   *TableAcc
+	failed string // why the content cannot be proven (Fail)
 }
+
+// Fail records that what was read cannot be fingerprinted (a value the
+// reader could not decode), so content verification must not be trusted;
+// the first reason is kept.
+func (a *Acc) Fail(reason string) {
+	if a.failed == "" {
+		a.failed = reason
+	}
+}
+
+// Failed returns the reason given to Fail, or "".
+func (a *Acc) Failed() string { return a.failed }
 
 // NewAcc returns an empty accumulator.
 func NewAcc(opt Options) *Acc {
@@ -67,6 +80,7 @@ func (a *Acc) newTable(name string) *TableAcc {
 // which accumulators are merged (counts and exact sums are sums, series
 // and keys unions, float sums compensated: see Field).
 func (a *Acc) Merge(o *Acc) {
+	a.Fail(o.failed)
 	for name, ot := range o.tables {
 		t := a.tables[name]
 		if t == nil {
@@ -94,6 +108,15 @@ func (a *Acc) Result() map[string]*Read {
 	return m
 }
 
+// Scale multiplies the time range by unit (nanoseconds per unit of the
+// input's timestamps: ILP lines in the precision the loader was given).
+func (r *Read) Scale(unit int64) {
+	if unit > 1 {
+		r.MinTime *= unit
+		r.MaxTime *= unit
+	}
+}
+
 // Read is what the input holds for one table: its fingerprint and, when
 // keys were tracked, how many rows repeat an earlier row's (series,
 // timestamp) key.
@@ -105,6 +128,9 @@ type Read struct {
 	// had more keys than the limit and repeats could not be ruled out.
 	KeysTracked, KeysExact bool
 	Repeats                int64
+	// NoTime counts rows without a timestamp (ILP lines the server stamps
+	// on arrival): the time range then cannot be checked.
+	NoTime int64
 }
 
 // TableAcc accumulates one table. Call Row for each row and then Field
@@ -113,6 +139,7 @@ type TableAcc struct {
 	name             string
 	rows             int64
 	minTime, maxTime int64
+	noTime           int64
 	series           *seriesSet
 	keys             *keySet
 	fields           map[string]*FieldAcc
@@ -123,12 +150,14 @@ type TableAcc struct {
 }
 
 // Row counts one row of the series whose tag set hashes to series (see
-// SeriesKey) at time ts (nanoseconds since the epoch).
+// TagSet) at time ts (nanoseconds since the epoch, or the unit of the
+// input: see Read.Scale). A row's fields may be given before or after its
+// Row call, as long as each row calls Row once.
 func (t *TableAcc) Row(series uint64, ts int64) {
-	if t.rows == 0 || ts < t.minTime {
+	if t.rows == t.noTime || ts < t.minTime {
 		t.minTime = ts
 	}
-	if t.rows == 0 || ts > t.maxTime {
+	if t.rows == t.noTime || ts > t.maxTime {
 		t.maxTime = ts
 	}
 	t.rows++
@@ -136,6 +165,14 @@ func (t *TableAcc) Row(series uint64, ts int64) {
 	if t.keys != nil {
 		t.keys.add(HashPair(series, uint64(ts)))
 	}
+	t.next = 0
+}
+
+// RowNoTime counts a row without a timestamp (the database gives it one).
+func (t *TableAcc) RowNoTime(series uint64) {
+	t.rows++
+	t.noTime++
+	t.series.add(series)
 	t.next = 0
 }
 
@@ -166,15 +203,16 @@ func (t *TableAcc) Field(name []byte, kind Kind) *FieldAcc {
 }
 
 func (t *TableAcc) merge(o *TableAcc) {
-	if o.rows > 0 {
-		if t.rows == 0 || o.minTime < t.minTime {
+	if o.rows > o.noTime {
+		if t.rows == t.noTime || o.minTime < t.minTime {
 			t.minTime = o.minTime
 		}
-		if t.rows == 0 || o.maxTime > t.maxTime {
+		if t.rows == t.noTime || o.maxTime > t.maxTime {
 			t.maxTime = o.maxTime
 		}
 	}
 	t.rows += o.rows
+	t.noTime += o.noTime
 	t.series.merge(o.series)
 	if t.keys != nil && o.keys != nil {
 		t.keys.merge(o.keys)
@@ -193,7 +231,7 @@ func (t *TableAcc) merge(o *TableAcc) {
 }
 
 func (t *TableAcc) result() *Read {
-	r := &Read{Table: Table{Name: t.name, Rows: t.rows, MinTime: t.minTime, MaxTime: t.maxTime}}
+	r := &Read{Table: Table{Name: t.name, Rows: t.rows, MinTime: t.minTime, MaxTime: t.maxTime}, NoTime: t.noTime}
 	r.Series, r.SeriesExact = t.series.count()
 	if t.keys != nil {
 		r.KeysTracked, r.KeysExact, r.Repeats = true, !t.keys.over, t.keys.repeats

@@ -16,7 +16,7 @@ func Combine(before *Table, run *Expect, overwrites bool) *Expect {
 	if before == nil || before.Rows == 0 {
 		return run
 	}
-	e := &Expect{Table: Table{Name: run.Name}, FieldsUnproven: run.FieldsUnproven}
+	e := &Expect{Table: Table{Name: run.Name}, FieldsUnproven: run.FieldsUnproven, TimeUnproven: run.TimeUnproven}
 	e.Rows = before.Rows + run.Rows
 	e.RowsLow = before.Rows + run.RowsLow
 	if overwrites {
