@@ -128,6 +128,8 @@ type Read struct {
 	// had more keys than the limit and repeats could not be ruled out.
 	KeysTracked, KeysExact bool
 	Repeats                int64
+	// Tags are the tag keys the table's series carry, sorted.
+	Tags []string
 	// NoTime counts rows without a timestamp (ILP lines the server stamps
 	// on arrival): the time range then cannot be checked.
 	NoTime int64
@@ -143,6 +145,7 @@ type TableAcc struct {
 	series           *seriesSet
 	keys             *keySet
 	fields           map[string]*FieldAcc
+	tags             map[string]struct{}
 	// order caches the fields of the previous row in order, so that a row
 	// shaped like the one before finds its fields without a map lookup.
 	order []*FieldAcc
@@ -166,6 +169,17 @@ func (t *TableAcc) Row(series uint64, ts int64) {
 		t.keys.add(HashPair(series, uint64(ts)))
 	}
 	t.next = 0
+}
+
+// Tag records that the table's series carry tag key (the reader calls it
+// once per series it meets; the key is not retained).
+func (t *TableAcc) Tag(key []byte) {
+	if _, ok := t.tags[string(key)]; !ok {
+		if t.tags == nil {
+			t.tags = make(map[string]struct{})
+		}
+		t.tags[string(key)] = struct{}{}
+	}
 }
 
 // RowNoTime counts a row without a timestamp (the database gives it one).
@@ -220,6 +234,9 @@ func (t *TableAcc) merge(o *TableAcc) {
 		t.keys = &keySet{limit: o.keys.limit, set: make(map[uint64]struct{})}
 		t.keys.merge(o.keys)
 	}
+	for k := range o.tags {
+		t.Tag([]byte(k))
+	}
 	for n, of := range o.fields {
 		f := t.fields[n]
 		if f == nil {
@@ -239,6 +256,10 @@ func (t *TableAcc) result() *Read {
 	for _, f := range t.fields {
 		r.Fields = append(r.Fields, f.result())
 	}
+	for k := range t.tags {
+		r.Tags = append(r.Tags, k)
+	}
+	sort.Strings(r.Tags)
 	sort.Slice(r.Fields, func(i, j int) bool { return r.Fields[i].Name < r.Fields[j].Name })
 	return r
 }

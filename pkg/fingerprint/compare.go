@@ -173,7 +173,7 @@ func Compare(exp *Expect, found *Table) Result {
 		e := &exp.Fields[i]
 		f := byName[e.Name]
 		if e.Count < 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("table %q field %q: values of more than one kind in the input, not compared", name, e.Name))
+			r.Notes = append(r.Notes, fmt.Sprintf("table %q field %q: not compared (values of more than one kind in the input, or its aggregate before the load unknown)", name, e.Name))
 			continue
 		}
 		if f == nil {

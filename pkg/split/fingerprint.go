@@ -75,7 +75,7 @@ func (c *Checker) fpLine(l []byte, r ilp.Line) {
 	if err != nil {
 		c.FP.Fail(fmt.Sprintf("a value does not decode (%v)", err))
 	}
-	series := c.seriesOf(l[r.NameEnd:r.KeyEnd])
+	series := c.seriesOf(t, l[:r.KeyEnd], r.NameEnd)
 	if ts == nil {
 		t.RowNoTime(series)
 		return
@@ -84,20 +84,23 @@ func (c *Checker) fpLine(l []byte, r ilp.Line) {
 	if !ok {
 		c.FP.Fail(fmt.Sprintf("timestamp %q does not decode", ts))
 	}
+	if c.ILPUnit > 1 {
+		v *= c.ILPUnit
+	}
 	t.Row(series, v)
 }
 
 // seriesOf hashes the tag section of a series key (",k=v,k=v" or empty):
 // as it stands when it has no escapes and its keys are sorted (the
 // canonical form, what tsload writes), through a TagSet otherwise.
-func (c *Checker) seriesOf(key []byte) uint64 {
-	if len(key) == 0 {
+func (c *Checker) seriesOf(t *fingerprint.TableAcc, key []byte, nameEnd int) uint64 {
+	if len(key) == nameEnd {
 		return fingerprint.Hash(nil)
 	}
 	if h, ok := c.fp.series[string(key)]; ok {
 		return h
 	}
-	h := c.hashSeries(key[1:])
+	h := c.hashSeries(t, key[nameEnd+1:])
 	if c.fp.series == nil {
 		c.fp.series = make(map[string]uint64)
 	}
@@ -107,8 +110,8 @@ func (c *Checker) seriesOf(key []byte) uint64 {
 	return h
 }
 
-func (c *Checker) hashSeries(key []byte) uint64 {
-	if bytes.IndexByte(key, '\\') < 0 && keysSorted(key) {
+func (c *Checker) hashSeries(t *fingerprint.TableAcc, key []byte) uint64 {
+	if bytes.IndexByte(key, '\\') < 0 && keysSorted(t, key) {
 		return fingerprint.Hash(key)
 	}
 	s := &c.fp.tags
@@ -132,13 +135,16 @@ func (c *Checker) hashSeries(key []byte) uint64 {
 		}
 		v := key[:min(j, len(key))]
 		key = key[min(j+1, len(key)):]
-		s.Add(ilp.UnescapeKey(k), ilp.UnescapeKey(v))
+		k = ilp.UnescapeKey(k)
+		t.Tag(k)
+		s.Add(k, ilp.UnescapeKey(v))
 	}
 	return s.Hash()
 }
 
-// keysSorted reports whether the keys of k=v,k=v (no escapes) ascend.
-func keysSorted(tags []byte) bool {
+// keysSorted reports whether the keys of k=v,k=v (no escapes) ascend,
+// giving each key to t.Tag.
+func keysSorted(t *fingerprint.TableAcc, tags []byte) bool {
 	var prev []byte
 	for len(tags) > 0 {
 		e := bytes.IndexByte(tags, '=')
@@ -146,6 +152,7 @@ func keysSorted(tags []byte) bool {
 			return false
 		}
 		k := tags[:e]
+		t.Tag(k)
 		if prev != nil && bytes.Compare(prev, k) >= 0 {
 			return false
 		}
@@ -221,6 +228,7 @@ func (c *Checker) fpPGCopy(b *load.Batch) {
 				}
 			case schema.Text:
 				if col.Tag {
+					t.Tag([]byte(col.Name))
 					s.tags.Add([]byte(col.Name), v)
 				} else {
 					t.Field([]byte(col.Name), fingerprint.String).String(len(v))
@@ -290,6 +298,7 @@ func (c *Checker) fpCSV(b *load.Batch) {
 				ns, hasTime = s.lastNS, true
 			case schema.Text:
 				if col.Tag {
+					t.Tag([]byte(col.Name))
 					s.tags.Add([]byte(col.Name), text)
 				} else {
 					t.Field([]byte(col.Name), fingerprint.String).String(len(text))
