@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
@@ -32,6 +33,7 @@ type fpState struct {
 	// last CSV time text and its value
 	lastTime []byte
 	lastNS   int64
+	num      []byte // a binary tag's decimal text
 	// series caches the hash of ILP series keys as written (bounded by
 	// maxSeriesCache), so a series' later lines cost one map lookup.
 	series map[string]uint64
@@ -221,18 +223,18 @@ func (c *Checker) fpPGCopy(b *load.Batch) {
 			if v == nil {
 				continue // NULL
 			}
+			if col.Tag && i > 0 {
+				t.Tag([]byte(col.Name))
+				s.tags.Add([]byte(col.Name), pgTagText(s.num[:0], col.Type, v))
+				continue
+			}
 			switch col.Type {
 			case schema.Timestamp:
 				if i == 0 && len(v) == 8 {
 					ns, hasTime = (int64(binary.BigEndian.Uint64(v))+pgcopy.PostgresEpochMicros)*1000, true
 				}
 			case schema.Text:
-				if col.Tag {
-					t.Tag([]byte(col.Name))
-					s.tags.Add([]byte(col.Name), v)
-				} else {
-					t.Field([]byte(col.Name), fingerprint.String).String(len(v))
-				}
+				t.Field([]byte(col.Name), fingerprint.String).String(len(v))
 			case schema.Float8:
 				t.Field([]byte(col.Name), fingerprint.Float).Float(math.Float64frombits(binary.BigEndian.Uint64(v)))
 			case schema.Float4:
@@ -282,6 +284,11 @@ func (c *Checker) fpCSV(b *load.Batch) {
 			if f.Quoted {
 				text = []byte(f.Value(rec))
 			}
+			if col.Tag && i > 0 {
+				t.Tag([]byte(col.Name))
+				s.tags.Add([]byte(col.Name), text)
+				continue
+			}
 			switch col.Type {
 			case schema.Timestamp:
 				if i != 0 {
@@ -297,12 +304,7 @@ func (c *Checker) fpCSV(b *load.Batch) {
 				}
 				ns, hasTime = s.lastNS, true
 			case schema.Text:
-				if col.Tag {
-					t.Tag([]byte(col.Name))
-					s.tags.Add([]byte(col.Name), text)
-				} else {
-					t.Field([]byte(col.Name), fingerprint.String).String(len(text))
-				}
+				t.Field([]byte(col.Name), fingerprint.String).String(len(text))
 			case schema.Float8, schema.Float4:
 				v, ok := ilp.ParseFloat(text)
 				if !ok {
@@ -330,4 +332,16 @@ func (c *Checker) fpCSV(b *load.Batch) {
 		}
 		off = next
 	}
+}
+
+// pgTagText is a pgcopy tag's value as ILP writes it: text as it is, an
+// integer (weather's location_id) in decimal.
+func pgTagText(dst []byte, t schema.Type, v []byte) []byte {
+	switch {
+	case t == schema.Int4 && len(v) == 4:
+		return strconv.AppendInt(dst, int64(int32(binary.BigEndian.Uint32(v))), 10)
+	case t == schema.Int8 && len(v) == 8:
+		return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(v)), 10)
+	}
+	return v
 }

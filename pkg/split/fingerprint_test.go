@@ -239,3 +239,36 @@ func BenchmarkCheckFingerprint(b *testing.B) {
 		}
 	}
 }
+
+// TestFingerprintWeatherFormatsAgree: weather (an int4 tag, float4
+// fields) read from ILP, CSV and pgcopy is the same content, within the
+// float4 tolerance (pgcopy carries the 32-bit values, ILP and CSV their
+// decimal text).
+func TestFingerprintWeatherFormatsAgree(t *testing.T) {
+	dir := t.TempDir()
+	var ref *fingerprint.Read
+	for _, f := range []format.Format{format.ILP, format.CSV, format.PGCopy} {
+		path, rows := gentest.GenFile(t, dir, "weather."+f.String(), usecase.Weather, f, 5, 2*time.Hour)
+		in, err := Open(path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fingerprintOf(t, in, Config{BatchSize: 333, DeferChecks: true}, 2)["weather"]
+		in.Close()
+		if got == nil || got.Rows != rows || got.Series != 5 || len(got.Tags) != 1 || got.Tags[0] != "location_id" {
+			t.Fatalf("%s: %+v", f, got)
+		}
+		if ref == nil {
+			ref = got
+			continue
+		}
+		found := got.Table
+		found.Fields = append([]fingerprint.Field(nil), found.Fields...)
+		for i := range found.Fields {
+			found.Fields[i].Float4 = true
+		}
+		if r := fingerprint.Compare(fingerprint.ExpectRead(ref, false), &found); !r.OK() {
+			t.Fatalf("%s against ILP: %v", f, r.Mismatches)
+		}
+	}
+}
