@@ -18,8 +18,8 @@ type Options struct {
 }
 
 // DefaultKeyLimit is how many (series, timestamp) keys a load remembers
-// exactly to find repeated ones, about 10 to 20 bytes a key (a set of 64-bit
-// hashes); beyond it repeats can no longer be ruled out.
+// exactly to find repeated ones, 16 to 32 bytes a key (a set of 64-bit
+// hashes at most half full); beyond it repeats can no longer be ruled out.
 const DefaultKeyLimit = 1 << 23
 
 // Acc accumulates the fingerprints of the tables a worker reads. One Acc
@@ -70,7 +70,7 @@ func (a *Acc) Table(name []byte) *TableAcc {
 func (a *Acc) newTable(name string) *TableAcc {
 	t := &TableAcc{name: name, series: newSeriesSet(a.opt.SeriesLimit), fields: make(map[string]*FieldAcc)}
 	if a.opt.Keys {
-		t.keys = &keySet{limit: a.opt.KeyLimit, set: make(map[uint64]struct{})}
+		t.keys = newKeySet(a.opt.KeyLimit)
 	}
 	a.tables[name] = t
 	return t
@@ -157,6 +157,13 @@ type TableAcc struct {
 // input: see Read.Scale). A row's fields may be given before or after its
 // Row call, as long as each row calls Row once.
 func (t *TableAcc) Row(series uint64, ts int64) {
+	t.series.add(series)
+	t.RowKnown(series, ts)
+}
+
+// RowKnown is Row for a series this accumulator has been given before
+// (the reader caches what it has seen): the series set is not touched.
+func (t *TableAcc) RowKnown(series uint64, ts int64) {
 	if t.rows == t.noTime || ts < t.minTime {
 		t.minTime = ts
 	}
@@ -164,7 +171,6 @@ func (t *TableAcc) Row(series uint64, ts int64) {
 		t.maxTime = ts
 	}
 	t.rows++
-	t.series.add(series)
 	if t.keys != nil {
 		t.keys.add(HashPair(series, uint64(ts)))
 	}
@@ -231,7 +237,7 @@ func (t *TableAcc) merge(o *TableAcc) {
 	if t.keys != nil && o.keys != nil {
 		t.keys.merge(o.keys)
 	} else if o.keys != nil {
-		t.keys = &keySet{limit: o.keys.limit, set: make(map[uint64]struct{})}
+		t.keys = newKeySet(o.keys.limit)
 		t.keys.merge(o.keys)
 	}
 	for k := range o.tags {
@@ -362,37 +368,72 @@ func (f *FieldAcc) result() Field {
 }
 
 // keySet finds repeated (series, timestamp) keys: a set of their hashes
-// up to limit keys, after which it stops remembering (over) and repeats
-// can no longer be ruled out.
+// (open addressing, linear probing, at most half full) up to limit keys,
+// after which it stops remembering (over) and repeats can no longer be
+// ruled out. 0 marks an empty slot; the hash 0 is taken as 1.
 type keySet struct {
 	limit   int
-	set     map[uint64]struct{}
+	slots   []uint64
+	n       int
 	repeats int64
 	over    bool
 }
+
+func newKeySet(limit int) *keySet { return &keySet{limit: limit, slots: make([]uint64, 1024)} }
 
 func (k *keySet) add(h uint64) {
 	if k.over {
 		return
 	}
-	if _, ok := k.set[h]; ok {
-		k.repeats++
-		return
+	if h == 0 {
+		h = 1
 	}
-	if len(k.set) >= k.limit {
-		k.over, k.set = true, nil
-		return
+	mask := uint64(len(k.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch k.slots[i] {
+		case 0:
+			if k.n >= k.limit {
+				k.over, k.slots = true, nil
+				return
+			}
+			k.slots[i] = h
+			k.n++
+			if 2*k.n > len(k.slots) {
+				k.grow()
+			}
+			return
+		case h:
+			k.repeats++
+			return
+		}
 	}
-	k.set[h] = struct{}{}
+}
+
+func (k *keySet) grow() {
+	old := k.slots
+	k.slots = make([]uint64, 2*len(old))
+	mask := uint64(len(k.slots) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for k.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		k.slots[i] = h
+	}
 }
 
 func (k *keySet) merge(o *keySet) {
 	k.repeats += o.repeats
 	if k.over || o.over {
-		k.over, k.set = true, nil
+		k.over, k.slots = true, nil
 		return
 	}
-	for h := range o.set {
-		k.add(h)
+	for _, h := range o.slots {
+		if h != 0 {
+			k.add(h)
+		}
 	}
 }

@@ -43,16 +43,21 @@ type content struct {
 // says loudly when it falls back to counts.
 func (r *run) newContent() *content {
 	cfg := &r.cfg
-	if !cfg.VerifyContent || !cfg.Verify || !cfg.DoLoad {
+	if !cfg.VerifyContent || !cfg.Verify {
 		return nil
 	}
 	c := &content{before: map[string]*fingerprint.Table{}, asked: map[string]bool{}}
 	c.accs = make([]*fingerprint.Acc, cfg.Workers)
-	if ow, ok := r.target.(load.Overwriter); ok && ow.Overwrites() {
+	if ow, ok := r.target.(load.Overwriter); ok && ow.Overwrites() && cfg.DoLoad {
 		c.overwrites = true
 	}
 	for i := range c.accs {
 		c.accs[i] = fingerprint.NewAcc(fingerprint.Options{Keys: c.overwrites})
+	}
+	if !cfg.DoLoad {
+		// Nothing to compare with: the fingerprint is read (what it costs,
+		// and the dataset file's check: dataset.go) and summarised.
+		return c
 	}
 	cc, ok := r.target.(load.ContentCounter)
 	switch {
@@ -72,12 +77,21 @@ func (r *run) newContent() *content {
 	return c
 }
 
-// acc is worker id's accumulator (nil without content verification).
+// acc is worker id's accumulator (nil when nothing is fingerprinted).
 func (c *content) acc(id int) *fingerprint.Acc {
-	if c == nil || c.cc == nil {
+	if c == nil || c.fallback != "" {
 		return nil
 	}
 	return c.accs[id]
+}
+
+// read merges the workers' accumulators.
+func (c *content) read() *fingerprint.Acc {
+	merged := fingerprint.NewAcc(fingerprint.Options{Keys: c.overwrites})
+	for _, a := range c.accs {
+		merged.Merge(a)
+	}
+	return merged
 }
 
 // query is what the database is asked about table name (prefixed, as
@@ -175,11 +189,9 @@ func (c *content) ask(ctx context.Context, r *run, qs []fingerprint.Query) (map[
 func (r *run) verifyContent(ctx context.Context, tot totals) (*load.Verification, error) {
 	c := r.content
 	why := c.fallback
-	merged := fingerprint.NewAcc(fingerprint.Options{Keys: c.overwrites})
+	var merged *fingerprint.Acc
 	if why == "" {
-		for _, a := range c.accs {
-			merged.Merge(a)
-		}
+		merged = c.read()
 		switch {
 		case tot.partial:
 			why = "the server refused some rows of a batch, and which ones is not known"

@@ -77,7 +77,7 @@ func (c *Checker) fpLine(l []byte, r ilp.Line) {
 	if err != nil {
 		c.FP.Fail(fmt.Sprintf("a value does not decode (%v)", err))
 	}
-	series := c.seriesOf(t, l[:r.KeyEnd], r.NameEnd)
+	series, known := c.seriesOf(t, l[:r.KeyEnd], r.NameEnd)
 	if ts == nil {
 		t.RowNoTime(series)
 		return
@@ -89,27 +89,33 @@ func (c *Checker) fpLine(l []byte, r ilp.Line) {
 	if c.ILPUnit > 1 {
 		v *= c.ILPUnit
 	}
-	t.Row(series, v)
+	if known {
+		t.RowKnown(series, v)
+	} else {
+		t.Row(series, v)
+	}
 }
 
 // seriesOf hashes the tag section of a series key (",k=v,k=v" or empty):
 // as it stands when it has no escapes and its keys are sorted (the
 // canonical form, what tsload writes), through a TagSet otherwise.
-func (c *Checker) seriesOf(t *fingerprint.TableAcc, key []byte, nameEnd int) uint64 {
-	if len(key) == nameEnd {
-		return fingerprint.Hash(nil)
-	}
+// known reports a series this Checker's accumulator has been given.
+func (c *Checker) seriesOf(t *fingerprint.TableAcc, key []byte, nameEnd int) (h uint64, known bool) {
 	if h, ok := c.fp.series[string(key)]; ok {
-		return h
+		return h, true
 	}
-	h := c.hashSeries(t, key[nameEnd+1:])
+	if len(key) == nameEnd {
+		h = fingerprint.Hash(nil)
+	} else {
+		h = c.hashSeries(t, key[nameEnd+1:])
+	}
 	if c.fp.series == nil {
 		c.fp.series = make(map[string]uint64)
 	}
 	if len(c.fp.series) < maxSeriesCache {
 		c.fp.series[string(key)] = h
 	}
-	return h
+	return h, false
 }
 
 func (c *Checker) hashSeries(t *fingerprint.TableAcc, key []byte) uint64 {
