@@ -342,3 +342,28 @@ func kindOf(t schema.Type) fingerprint.Kind {
 	}
 	return fingerprint.Float
 }
+
+// writeRead prints what the workers fingerprinted of a run without a
+// database (--do-load=false with content verification): what a load
+// would compare, and what fingerprinting costs.
+func (r *run) writeRead() {
+	c := r.content
+	if c == nil || r.cfg.DoLoad {
+		return
+	}
+	a := c.read()
+	if f := a.Failed(); f != "" {
+		fmt.Fprintf(r.cfg.Stderr, "fingerprint: not possible: %s\n", f)
+		return
+	}
+	res := a.Result()
+	for _, n := range sortedKeys(res) {
+		t := res[n]
+		est := ""
+		if !t.SeriesExact {
+			est = " (estimated)"
+		}
+		fmt.Fprintf(r.cfg.Stderr, "fingerprint read: %s: %d rows, %d series%s, time %s to %s, %d fields\n", r.cfg.TablePrefix+n, t.Rows, t.Series, est,
+			time.Unix(0, t.MinTime).UTC().Format(time.RFC3339Nano), time.Unix(0, t.MaxTime).UTC().Format(time.RFC3339Nano), len(t.Fields))
+	}
+}

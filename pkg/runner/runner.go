@@ -888,6 +888,9 @@ func (r *run) finish(ctx context.Context, err error) {
 		r.res.Verify, err = r.verifyAll(ctx, r.wholeLoad(tot))
 		res.Retries = r.retries.Load()
 	}
+	if err == nil {
+		r.writeRead() // --do-load=false with content verification
+	}
 	switch {
 	case err == nil:
 		res.Status = load.StatusOK
