@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/retry"
@@ -201,6 +202,9 @@ func (r *run) verifyContent(ctx context.Context, tot totals) (*load.Verification
 	}
 	reads := map[string]*fingerprint.Read{}
 	if why == "" {
+		if err := r.checkDataset(merged); err != nil {
+			return &load.Verification{Mode: "content", Note: err.Error()}, err
+		}
 		for n, rd := range merged.Result() {
 			name := r.cfg.TablePrefix + n
 			rd.Name = name
@@ -346,15 +350,15 @@ func kindOf(t schema.Type) fingerprint.Kind {
 // writeRead prints what the workers fingerprinted of a run without a
 // database (--do-load=false with content verification): what a load
 // would compare, and what fingerprinting costs.
-func (r *run) writeRead() {
+func (r *run) writeRead() error {
 	c := r.content
 	if c == nil || r.cfg.DoLoad {
-		return
+		return nil
 	}
 	a := c.read()
 	if f := a.Failed(); f != "" {
 		fmt.Fprintf(r.cfg.Stderr, "fingerprint: not possible: %s\n", f)
-		return
+		return nil
 	}
 	res := a.Result()
 	for _, n := range sortedKeys(res) {
@@ -366,4 +370,45 @@ func (r *run) writeRead() {
 		fmt.Fprintf(r.cfg.Stderr, "fingerprint read: %s: %d rows, %d series%s, time %s to %s, %d fields\n", r.cfg.TablePrefix+n, t.Rows, t.Series, est,
 			time.Unix(0, t.MinTime).UTC().Format(time.RFC3339Nano), time.Unix(0, t.MaxTime).UTC().Format(time.RFC3339Nano), len(t.Fields))
 	}
+	return r.checkDataset(a)
+}
+
+// checkDataset compares what the workers read of a single input with the
+// fingerprint its dataset description carries (generate_data
+// --fingerprint): a file damaged on disk, or read differently, differs.
+// The check needs the whole file read: a load checks after sending (run
+// with --do-load=false first to check before).
+func (r *run) checkDataset(a *fingerprint.Acc) error {
+	if len(r.cfg.Inputs) != 1 || r.cfg.Limit > 0 || r.cfg.ILPUnit > 1 {
+		return nil
+	}
+	path := r.cfg.Inputs[0]
+	d, err := envinfo.ReadDataset(path)
+	if err != nil || d == nil || len(d.Fingerprint) == 0 {
+		return nil
+	}
+	reads := a.Result()
+	var bad []string
+	seen := map[string]bool{}
+	for _, tf := range d.Fingerprint {
+		seen[tf.Table] = true
+		got := reads[tf.Table]
+		if got == nil {
+			got = &fingerprint.Read{Table: fingerprint.Table{Name: tf.Table}}
+		}
+		cmp := fingerprint.Compare(fingerprint.ExpectRead(tf.Read(), false), &got.Table)
+		for _, m := range cmp.Mismatches {
+			bad = append(bad, m.String())
+		}
+	}
+	for n := range reads {
+		if !seen[n] {
+			bad = append(bad, fmt.Sprintf("table %q is not in the description", n))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s: the input differs from the fingerprint in %s%s (damaged since it was written?): %s", path, path, envinfo.SidecarSuffix, strings.Join(bad, "; "))
+	}
+	fmt.Fprintf(r.cfg.Stderr, "fingerprint: the input matches %s%s (%d tables)\n", path, envinfo.SidecarSuffix, len(d.Fingerprint))
+	return nil
 }

@@ -889,7 +889,7 @@ func (r *run) finish(ctx context.Context, err error) {
 		res.Retries = r.retries.Load()
 	}
 	if err == nil {
-		r.writeRead() // --do-load=false with content verification
+		err = r.writeRead() // --do-load=false with content verification
 	}
 	switch {
 	case err == nil:

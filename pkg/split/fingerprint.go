@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"time"
@@ -350,4 +351,39 @@ func pgTagText(dst []byte, t schema.Type, v []byte) []byte {
 		return strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(v)), 10)
 	}
 	return v
+}
+
+// FingerprintFile reads the file at path as a loader does (one worker)
+// and returns its content fingerprint, for a dataset description
+// (generate_data --fingerprint). ILP timestamps are taken as nanoseconds.
+func FingerprintFile(path string, lookup func(string) *schema.Table) (*fingerprint.Acc, error) {
+	in, err := Open(path, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	sp, err := New(in, Config{DeferChecks: true, Lookup: lookup})
+	if err != nil {
+		return nil, err
+	}
+	chk := Checker{FP: fingerprint.NewAcc(fingerprint.Options{})}
+	var b load.Batch
+	for {
+		_, err := sp.Next(&b)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		_, err = chk.Check(&b, false)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if f := chk.FP.Failed(); f != "" {
+		return nil, fmt.Errorf("%s: %s", path, f)
+	}
+	return chk.FP, nil
 }
