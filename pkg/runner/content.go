@@ -86,12 +86,14 @@ func (c *content) acc(id int) *fingerprint.Acc {
 	return c.accs[id]
 }
 
-// read merges the workers' accumulators.
+// read merges the workers' accumulators into the first (once the
+// workers are done: no second copy of the key sets).
 func (c *content) read() *fingerprint.Acc {
-	merged := fingerprint.NewAcc(fingerprint.Options{Keys: c.overwrites})
-	for _, a := range c.accs {
+	merged := c.accs[0]
+	for _, a := range c.accs[1:] {
 		merged.Merge(a)
 	}
+	c.accs = c.accs[:1]
 	return merged
 }
 
