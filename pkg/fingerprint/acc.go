@@ -17,10 +17,11 @@ type Options struct {
 	KeyLimit int
 }
 
-// DefaultKeyLimit is how many (series, timestamp) keys a load remembers
-// exactly to find repeated ones, 16 to 32 bytes a key (a set of 64-bit
-// hashes at most half full); beyond it repeats can no longer be ruled out.
-const DefaultKeyLimit = 1 << 23
+// DefaultKeyLimit is how many (series, timestamp) keys a table remembers
+// exactly to find repeated ones (a set of 64-bit hashes at most 3/4 full:
+// at the limit 2^24 slots, 128 MiB); beyond it repeats can no longer be
+// ruled out. 12M covers a 10M-row table.
+const DefaultKeyLimit = 12_000_000
 
 // Acc accumulates the fingerprints of the tables a worker reads. One Acc
 // belongs to one goroutine; Merge combines the workers' at the end.
@@ -368,7 +369,7 @@ func (f *FieldAcc) result() Field {
 }
 
 // keySet finds repeated (series, timestamp) keys: a set of their hashes
-// (open addressing, linear probing, at most half full) up to limit keys,
+// (open addressing, linear probing, at most 3/4 full) up to limit keys,
 // after which it stops remembering (over) and repeats can no longer be
 // ruled out. 0 marks an empty slot; the hash 0 is taken as 1.
 type keySet struct {
@@ -398,7 +399,7 @@ func (k *keySet) add(h uint64) {
 			}
 			k.slots[i] = h
 			k.n++
-			if 2*k.n > len(k.slots) {
+			if 4*k.n > 3*len(k.slots) {
 				k.grow()
 			}
 			return
