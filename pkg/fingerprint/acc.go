@@ -426,14 +426,23 @@ func (k *keySet) grow() {
 	}
 }
 
+// merge adds o's keys. The destination is grown first to hold both, and
+// o's slots are visited with an odd stride: taken in slot order (which
+// is hash order) the keys would pile up behind each other in the
+// destination's runs, and the merge would take quadratic time.
 func (k *keySet) merge(o *keySet) {
 	k.repeats += o.repeats
 	if k.over || o.over {
 		k.over, k.slots = true, nil
 		return
 	}
-	for _, h := range o.slots {
-		if h != 0 {
+	for want := min(k.n+o.n, k.limit); 4*want > 3*len(k.slots); {
+		k.grow()
+	}
+	n := uint64(len(o.slots))
+	step := (n * 5 / 8) | 1
+	for i, j := uint64(0), uint64(0); i < n; i, j = i+1, (j+step)&(n-1) {
+		if h := o.slots[j]; h != 0 {
 			k.add(h)
 		}
 	}
