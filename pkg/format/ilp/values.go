@@ -125,7 +125,13 @@ func ParseInt(b []byte) (int64, bool) {
 	if neg || len(b) > 0 && b[0] == '+' {
 		d = b[1:]
 	}
-	if len(d) == 0 || len(d) > 19 {
+	if len(d) == 0 {
+		return 0, false
+	}
+	for len(d) > 1 && d[0] == '0' { // leading zeros are allowed
+		d = d[1:]
+	}
+	if len(d) > 19 {
 		return 0, false
 	}
 	var v uint64
