@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/pkg/envinfo"
+	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -70,5 +72,30 @@ func TestContentDatasetFingerprint(t *testing.T) {
 	_, err = Run(context.Background(), cfg, nil)
 	if err == nil || !strings.Contains(err.Error(), `field "usage_user": sum expected`) || !strings.Contains(err.Error(), "dataset.json") {
 		t.Fatalf("a damaged file passed: %v", err)
+	}
+}
+
+// contentFake is the fake target claiming content fingerprints: for the
+// cases where the runner must not ask for them.
+type contentFake struct{ *fakeTarget }
+
+func (contentFake) Content(context.Context, []fingerprint.Query) (map[string]*fingerprint.Table, error) {
+	return nil, errors.New("Content must not be asked here")
+}
+
+// TestContentLoopFallsBack: --loop with --verify content verifies the
+// counts of all passes, saying why content is not verified.
+func TestContentLoopFallsBack(t *testing.T) {
+	path, n := loopInput(t, format.ILP)
+	cfg := baseConfig(path)
+	cfg.BatchSize, cfg.Loop, cfg.Limit, cfg.VerifyContent = 100, true, 2*n, true
+	var stderr bytes.Buffer
+	cfg.Stderr = &stderr
+	res, err := Run(context.Background(), cfg, contentFake{newFake()})
+	if err != nil || !res.Verify.OK || res.Verify.Mode != "count" || !strings.Contains(res.Verify.Note, "looped load") {
+		t.Fatalf("err %v verify %+v", err, res.Verify)
+	}
+	if !strings.Contains(stderr.String(), "content verification is not possible (a looped load") {
+		t.Fatalf("stderr:\n%s", stderr.String())
 	}
 }
