@@ -136,3 +136,37 @@ func FuzzFieldsAgainstLineProtocol(f *testing.F) {
 }
 
 var time0 = time.Time{}
+
+// BenchmarkParseFloat: the plain-decimal fast path against strconv on the
+// values a cpu line holds.
+func BenchmarkParseFloat(b *testing.B) {
+	vals := [][]byte{[]byte("58.2345"), []byte("2.26"), []byte("0"), []byte("99.1"), []byte("-12.375"), []byte("0.54")}
+	n := 0
+	for _, v := range vals {
+		n += len(v)
+	}
+	b.Run("fast", func(b *testing.B) {
+		b.SetBytes(int64(n))
+		b.ReportAllocs()
+		var s float64
+		for i := 0; i < b.N; i++ {
+			for _, v := range vals {
+				f, _ := ParseFloat(v)
+				s += f
+			}
+		}
+		_ = s
+	})
+	b.Run("strconv", func(b *testing.B) {
+		b.SetBytes(int64(n))
+		b.ReportAllocs()
+		var s float64
+		for i := 0; i < b.N; i++ {
+			for _, v := range vals {
+				f, _ := strconv.ParseFloat(string(v), 64)
+				s += f
+			}
+		}
+		_ = s
+	})
+}
