@@ -249,3 +249,31 @@ func TestRepeatedKeys(t *testing.T) {
 		t.Fatalf("over the limit and exact: %+v", got)
 	}
 }
+
+// TestDecimalAgreesWithFloat: plain decimals summed exactly (Decimal)
+// agree with the same values summed as floats, also merged.
+func TestDecimalAgreesWithFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	dec, flt := NewAcc(Options{}), NewAcc(Options{})
+	half := NewAcc(Options{})
+	for i := 0; i < 20000; i++ {
+		m, e, neg := r.Uint64N(1e15), r.IntN(23), r.IntN(2) == 0
+		v := float64(m) / pow10[e]
+		if neg {
+			v = -v
+		}
+		a := dec
+		if i%2 == 0 {
+			a = half
+		}
+		a.Table([]byte("t")).Row(1, 1)
+		a.Table([]byte("t")).Field([]byte("x"), Float).Decimal(m, e, neg)
+		flt.Table([]byte("t")).Row(1, 1)
+		flt.Table([]byte("t")).Field([]byte("x"), Float).Float(v)
+	}
+	dec.Merge(half)
+	d, f := dec.Result()["t"].Fields[0], flt.Result()["t"].Fields[0]
+	if d.Count != f.Count || math.Abs(d.Sum-f.Sum) > 1e-12*f.AbsSum || math.Abs(d.AbsSum-f.AbsSum) > 1e-12*f.AbsSum {
+		t.Fatalf("decimal %+v, float %+v", d, f)
+	}
+}

@@ -90,7 +90,7 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 			metrics += r.Fields
 			countTable(c.names, b, l[:r.NameEnd])
 			if c.FP != nil {
-				c.fpLine(l, r)
+				c.fpLine(l, r, fast)
 			}
 		}
 		if !keep || len(l) != len(raw) {

@@ -43,8 +43,9 @@ type fpState struct {
 // maxSeriesCache bounds fpState.series (about 200 bytes a series).
 const maxSeriesCache = 1 << 16
 
-// fpLine adds one checked ILP line (without its line end) to c.FP.
-func (c *Checker) fpLine(l []byte, r ilp.Line) {
+// fpLine adds one checked ILP line (without its line end) to c.FP;
+// plain: the plain kernel accepted it.
+func (c *Checker) fpLine(l []byte, r ilp.Line, plain bool) {
 	s := &c.fp
 	if s.names == nil {
 		s.names = make(map[string]string)
@@ -58,13 +59,17 @@ func (c *Checker) fpLine(l []byte, r ilp.Line) {
 		}
 	}
 	t := c.FP.Table([]byte(name))
-	ts, err := ilp.Fields(l, r, func(key []byte, v ilp.Value) {
+	ts, err := ilp.Fields(l, r, plain, func(key []byte, v ilp.Value) {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			key = ilp.UnescapeKey(key)
 		}
 		switch v.Kind {
 		case ilp.KindFloat:
-			t.Field(key, fingerprint.Float).Float(v.F)
+			if v.Dec {
+				t.Field(key, fingerprint.Float).Decimal(v.Mant, int(v.Exp), v.Neg)
+			} else {
+				t.Field(key, fingerprint.Float).Float(v.F)
+			}
 		case ilp.KindInt:
 			t.Field(key, fingerprint.Int).Int(v.I)
 		case ilp.KindUint:
@@ -189,8 +194,12 @@ func (c *Checker) fpBatch(b *load.Batch) {
 			if n := len(l); n > 0 && l[n-1] == '\r' {
 				l = l[:n-1]
 			}
-			if r := ilp.Scan(l); r.Row && r.Reason == "" {
-				c.fpLine(l, r)
+			r, plain := ilp.ScanPlain(l)
+			if !plain {
+				r = ilp.ScanCareful(l)
+			}
+			if r.Row && r.Reason == "" {
+				c.fpLine(l, r, plain)
 			}
 			p += i + 1
 		}

@@ -25,7 +25,14 @@ const (
 // Value is one decoded field.
 type Value struct {
 	Kind Kind
+	// F is a float's value, unless Dec: a plain decimal is given exactly,
+	// as -1^Neg * Mant / 10^Exp (at most 15 significant digits), and
+	// Float computes F from it (one correctly rounded division).
 	F    float64
+	Dec  bool
+	Neg  bool
+	Exp  uint8
+	Mant uint64
 	I    int64
 	U    uint64
 	B    bool
@@ -37,8 +44,10 @@ type Value struct {
 // fn with each raw key (escaped as written: see Unescape) and its value;
 // it returns the timestamp as written (nil when the line has none) and
 // the first value that does not decode (a number out of range: the
-// scanner does not decode values).
-func Fields(line []byte, r Line, fn func(key []byte, v Value)) (ts []byte, err error) {
+// scanner does not decode values). plain says the line has the plain
+// shape (ScanPlain accepted it: no escapes, no quotes), so keys end at
+// the first '='.
+func Fields(line []byte, r Line, plain bool, fn func(key []byte, v Value)) (ts []byte, err error) {
 	i := r.KeyEnd + 1
 	n := len(line)
 	for i < n && line[i] == ' ' { // more spaces between the sections
@@ -47,6 +56,13 @@ func Fields(line []byte, r Line, fn func(key []byte, v Value)) (ts []byte, err e
 	for i < n {
 		// The key: up to an unescaped '='.
 		k := i
+		if plain {
+			if j := bytes.IndexByte(line[i:], '='); j >= 0 {
+				i += j
+			} else {
+				i = n
+			}
+		}
 		for i < n && line[i] != '=' {
 			if line[i] == '\\' {
 				i++
@@ -68,8 +84,8 @@ func Fields(line []byte, r Line, fn func(key []byte, v Value)) (ts []byte, err e
 			}
 			v = Value{Kind: KindString, Len: i - s - esc}
 			i++ // closing quote
-		} else if f, end, ok := plainNumber(line, i); ok {
-			v, i = Value{Kind: KindFloat, F: f}, end
+		} else if m, e, neg, end, ok := plainNumber(line, i); ok {
+			v, i = Value{Kind: KindFloat, Dec: true, Neg: neg, Exp: e, Mant: m}, end
 		} else {
 			s := i
 			for i < n && line[i] != ',' && line[i] != ' ' {
@@ -156,13 +172,26 @@ func ParseInt(b []byte) (int64, bool) {
 // ParseTimestamp decodes a line's timestamp (in the input's precision).
 func ParseTimestamp(b []byte) (int64, bool) { return ParseInt(b) }
 
+// Float is the value of a float field.
+func (v Value) Float() float64 {
+	if !v.Dec {
+		return v.F
+	}
+	f := float64(v.Mant) / pow10[v.Exp]
+	if v.Neg {
+		f = -f
+	}
+	return f
+}
+
 // plainNumber decodes the float at line[i:] when it is a plain decimal
 // (an optional '-', digits, at most one '.', at most 15 significant
-// digits) ending the field (at a ',', a ' ' or the line's end), as
-// ParseFloat's fast path does, in the one pass that finds its end.
-func plainNumber(line []byte, i int) (f float64, end int, ok bool) {
+// digits) ending the field (at a ',', a ' ' or the line's end), in the one
+// pass that finds its end: its digits as an integer and the number of
+// them after the point (ParseFloat's fast path divides them).
+func plainNumber(line []byte, i int) (mant uint64, exp uint8, neg bool, end int, ok bool) {
 	n := len(line)
-	neg := i < n && line[i] == '-'
+	neg = i < n && line[i] == '-'
 	if neg {
 		i++
 	}
@@ -183,25 +212,21 @@ func plainNumber(line []byte, i int) (f float64, end int, ok bool) {
 			continue
 		}
 		if c != ',' && c != ' ' {
-			return 0, 0, false
+			return 0, 0, false, 0, false
 		}
 		break
 	}
 	if i == start || digits > 15 || (frac >= 0 && i-start == 1) {
-		return 0, 0, false
+		return 0, 0, false, 0, false
 	}
-	exp := 0
+	e := 0
 	if frac >= 0 {
-		exp = i - frac - 1
+		e = i - frac - 1
 	}
-	if exp >= len(pow10) {
-		return 0, 0, false
+	if e >= len(pow10) {
+		return 0, 0, false, 0, false
 	}
-	f = float64(m) / pow10[exp]
-	if neg {
-		f = -f
-	}
-	return f, i, true
+	return m, uint8(e), neg, i, true
 }
 
 // pow10 holds the powers of ten a float64 represents exactly.

@@ -110,7 +110,8 @@ func FuzzFieldsAgainstLineProtocol(f *testing.F) {
 			return
 		}
 		var got []fv
-		ts, err := Fields([]byte(line), r, func(k []byte, v Value) { got = append(got, fv{string(UnescapeKey(k)), v}) })
+		_, plain := ScanPlain([]byte(line))
+		ts, err := Fields([]byte(line), r, plain, func(k []byte, v Value) { got = append(got, fv{string(UnescapeKey(k)), v}) })
 		if err != nil {
 			t.Fatalf("%q: %v (line protocol reads %v)", line, err, want)
 		}
@@ -119,7 +120,7 @@ func FuzzFieldsAgainstLineProtocol(f *testing.F) {
 		}
 		for i := range got {
 			g, w := got[i], want[i]
-			if g.key != w.key || g.v.Kind != w.v.Kind || g.v.I != w.v.I || g.v.U != w.v.U || g.v.B != w.v.B || g.v.Len != w.v.Len || math.Float64bits(g.v.F) != math.Float64bits(w.v.F) {
+			if g.key != w.key || g.v.Kind != w.v.Kind || g.v.I != w.v.I || g.v.U != w.v.U || g.v.B != w.v.B || g.v.Len != w.v.Len || math.Float64bits(g.v.Float()) != math.Float64bits(w.v.Float()) {
 				t.Fatalf("%q: field %d %+v, line protocol %+v", line, i, g, w)
 			}
 		}
