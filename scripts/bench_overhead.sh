@@ -23,6 +23,8 @@
 #   baseline: TSLOAD_BASELINE_BIN=DIR runs DIR's load_* as well (another build of tsload, e.g.
 #     an earlier commit's `go build -o DIR/ ./cmd/...`), each as "<loader> (baseline)" in the
 #     same rounds, so a change's effect on the reader is measured in one run.
+#   fingerprint: load_questdb again with --verify content on each input: the workers also
+#     compute the content fingerprint (docs/verify.md), so the table shows what it costs.
 # Every command runs --runs times (default 3) and the fastest run counts: on a shared virtual
 # machine the noise only ever slows a run down. The runs go in rounds (every command once, then
 # again), so that a slow spell of the machine falls on every command alike.
@@ -34,7 +36,7 @@
 # TSLOAD_BENCH_END set the defaults of --scale (4000) and --timestamp-end (03:00, 3 hours).
 set -euo pipefail
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
 
 scale=${TSLOAD_BENCH_SCALE:-4000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
@@ -173,6 +175,8 @@ for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one 
   done
   add "load_questdb, GOMAXPROCS=1" "$kind" "$mb" env GOMAXPROCS=1 "$bin/load_questdb" --file "$ilp$sfx" \
     --do-load=false --workers "$workers" --batch-size 5000 --reporting-period 1h
+  add "load_questdb --verify content" "$kind" "$mb" "$bin/load_questdb" --file "$ilp$sfx" \
+    --do-load=false --workers "$workers" --batch-size 5000 --reporting-period 1h --verify content
   case "$sfx" in
     .gz|.1.gz) add "gunzip -c \\| wc -l" "$kind" "$mb" bash -o pipefail -c "gunzip -c '$ilp$sfx' | wc -l" ;;
     .zst) add "zstd -dc \\| wc -l" "$kind" "$mb" bash -o pipefail -c "zstd -dc '$ilp$sfx' | wc -l" ;;
@@ -226,5 +230,8 @@ if [ -n "${TSLOAD_BASELINE_BIN:-}" ]; then
 fi
 for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
   echo "- load_questdb on $kind, all cores / one core: $(ratio "$kind|load_questdb" "$kind|load_questdb, GOMAXPROCS=1")"
+done
+for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
+  echo "- load_questdb on $kind, with fingerprints / without (--verify content / count): $(ratio "$kind|load_questdb --verify content" "$kind|load_questdb") in rows/s; CPU seconds ${cpu_of["$kind|load_questdb --verify content"]:-?} against ${cpu_of["$kind|load_questdb"]:-?}"
 done
 rm -f "$out/time.txt"
