@@ -70,6 +70,9 @@ var allowed = map[string][]string{
 		"golang.org/x/sys/cpu"},                               // whether the line scanner's AVX2 kernel can run
 	"pkg/format/pgcopy": {"pkg/format", "pkg/schema"},
 	"pkg/format/tsbs":   {"pkg/format/csv", "pkg/schema"}, // written as a tsload CSV stream
+	"pkg/format/parquet": {"pkg/format", "pkg/schema",
+		"github.com/parquet-go/parquet-go", // the Parquet grammar (issue 25 measured it against arrow-go's)
+		"github.com/parquet-go/parquet-go/deprecated", "github.com/parquet-go/parquet-go/format"},
 }
 
 func TestImportAllowlist(t *testing.T) {

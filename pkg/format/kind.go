@@ -12,6 +12,7 @@ const (
 	ILP            // InfluxDB line protocol
 	CSV            // RFC 4180 CSV: single table with header, or the tsload multi-table stream
 	PGCopy         // PostgreSQL COPY binary: single table, or the tsload multi-table stream
+	Parquet        // Apache Parquet: one table per file (pkg/format/parquet)
 )
 
 func (f Format) String() string {
@@ -22,11 +23,13 @@ func (f Format) String() string {
 		return "csv"
 	case PGCopy:
 		return "pgcopy"
+	case Parquet:
+		return "parquet"
 	}
 	return "unknown"
 }
 
-// Parse parses "ilp", "csv" or "pgcopy".
+// Parse parses "ilp", "csv", "pgcopy" or "parquet".
 func Parse(s string) (Format, error) {
 	switch s {
 	case "ilp":
@@ -35,6 +38,8 @@ func Parse(s string) (Format, error) {
 		return CSV, nil
 	case "pgcopy":
 		return PGCopy, nil
+	case "parquet":
+		return Parquet, nil
 	}
-	return Unknown, fmt.Errorf("unknown format %q (want ilp, csv or pgcopy)", s)
+	return Unknown, fmt.Errorf("unknown format %q (want ilp, csv, pgcopy or parquet)", s)
 }

@@ -12,7 +12,7 @@
 // # Common flags
 //
 //	--file F (repeatable)   inputs, read in order; stdin when absent; gzip or zstd detected from the content
-//	--format ilp|csv|pgcopy default: detected from the first bytes (Spec.Formats: what --help offers)
+//	--format ilp|csv|pgcopy|parquet default: detected from the first bytes (Spec.Formats: what --help offers)
 //	--table T               (csv/pgcopy loaders) table of a single-table input (default: file name, cpu.csv.gz => cpu)
 //	--batch-size 5000       rows per batch (per request / COPY)
 //	--workers 2             parallel writers (connections)
@@ -77,6 +77,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -195,6 +196,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 	if formats == nil {
 		formats = []format.Format{format.ILP, format.CSV, format.PGCopy}
 	}
+	formats = append(slices.Clip(formats), format.Parquet) // every loader reads Parquet (turned into what it takes)
 	names := make([]string, len(formats))
 	tables := false
 	for i, f := range formats {
@@ -307,7 +309,7 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 	}
 	if t != nil {
 		defer t.Close()
-		if cfg.Format != format.Unknown {
+		if cfg.Format != format.Unknown && cfg.Format != format.Parquet { // Parquet becomes what the target takes
 			// A given format is refused before any input is read.
 			if err := runner.Accepts(t, cfg.Format); err != nil {
 				return fmt.Errorf("--%s %s: %w", FlagFormat, cfg.Format, err)

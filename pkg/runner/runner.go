@@ -319,7 +319,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if err := r.openInputs(); err != nil {
 		return err
 	}
-	r.res.Format = r.first.Format().String()
+	r.res.Format = r.first.InputFormat().String()
 	if r.errs != nil {
 		for _, in := range r.formats {
 			if in.format != format.ILP {
@@ -400,7 +400,7 @@ func (r *run) splitConfig() split.Config {
 	if r.cfg.HashWorkers {
 		parts = r.cfg.Workers
 	}
-	return split.Config{
+	c := split.Config{
 		Format:         r.cfg.Format,
 		Table:          r.cfg.Table,
 		BatchSize:      r.cfg.BatchSize,
@@ -412,6 +412,8 @@ func (r *run) splitConfig() split.Config {
 		DeferChecks:    true, // split.Config applies it where it can (one part, no limit with --skip-invalid)
 		OnSkip:         r.onSkip,
 	}
+	r.parquetConfig(&c) // parquet.go
+	return c
 }
 
 // openInputs opens the first input and reads the headers of all of them,

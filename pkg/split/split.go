@@ -147,6 +147,13 @@ type Config struct {
 	// splitter checks) with Parts > 1 (routing reads each line's series
 	// key) and with SkipInvalid and a Limit (the limit counts valid rows).
 	DeferChecks bool
+	// Mapping maps a Parquet file's columns (parquet.go).
+	Mapping load.Mapping
+	// ParquetAs is what a Parquet input's rows become: PGCopy tuples or
+	// ILP lines (anything else); ParquetReaders is how many row groups
+	// are read at once (default 1).
+	ParquetAs      format.Format
+	ParquetReaders int
 }
 
 func (c *Config) defaults() {
@@ -295,6 +302,7 @@ type Splitter struct {
 	csv    csvState
 	pgcopy pgcopyState
 	ps     pscanState
+	pq     *parquetState
 }
 
 // New reads the input's header (detecting the format when cfg.Format is
@@ -302,6 +310,12 @@ type Splitter struct {
 func New(in *Input, cfg Config) (*Splitter, error) {
 	cfg.defaults()
 	s := &Splitter{in: in, cfg: cfg, format: cfg.Format}
+	if ok, err := s.initParquet(); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	if err := s.skipBOM(); err != nil {
 		return nil, err
 	}
@@ -373,6 +387,9 @@ func (s *Splitter) Bytes() int64 { return s.offset }
 // are swapped with the splitter's, so both sides reuse their memory; b's
 // Seq is left to the caller.
 func (s *Splitter) Next(b *load.Batch) (part int, err error) {
+	if s.pq != nil {
+		return s.nextParquet(b)
+	}
 	for {
 		if len(s.ready) > 0 {
 			sl := s.ready[0]
@@ -623,6 +640,9 @@ func tagColumns(t *schema.Table) []bool {
 // the splitter is abandoned before io.EOF: after a failed batch, or an
 // error. The splitter must not be used afterwards.
 func (s *Splitter) Release() {
+	if s.pq != nil {
+		s.pq.close()
+	}
 	s.releasePscan()
 	for _, sl := range s.slots {
 		if sl != nil {
