@@ -60,7 +60,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return err },
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "use-case", Value: "cpu-only", Usage: "cpu-only, devops, iot or weather"},
-			&cli.StringFlag{Name: "format", Value: "ilp", Usage: "ilp, csv or pgcopy"},
+			&cli.StringFlag{Name: "format", Value: "ilp", Usage: "ilp, csv, pgcopy or parquet"},
+			&cli.Int64Flag{Name: "row-group-rows", DefaultText: "1048576", Usage: "parquet: rows per row group"},
 			&cli.Uint64Flag{Name: "seed", DefaultText: "none, required", Usage: "random seed (the same seed gives the same bytes)"},
 			&cli.IntFlag{Name: "scale", DefaultText: "1; weather: the whole grid, 1038240", Usage: "hosts (cpu-only, devops), trucks (iot) or grid locations (weather)"},
 			&cli.StringFlag{Name: "timestamp-start", Value: "2016-01-01T00:00:00Z", Usage: "first timestamp (RFC 3339 or YYYY-MM-DD)"},
@@ -105,6 +106,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 				}
 			}
 			cfg.MaxRows = c.Int64("max-rows")
+			cfg.RowGroupRows = c.Int64("row-group-rows")
 			cfg.File = c.String("file")
 			cfg.OutDir = c.String("out-dir")
 			cfg.Gzip = c.Bool("gzip")

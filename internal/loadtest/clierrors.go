@@ -46,7 +46,7 @@ func HelpTellsFormats(t testing.TB, spec loadcli.Spec) {
 		}
 	}
 	tables := false
-	for _, f := range []string{"ilp", "csv", "pgcopy"} {
+	for _, f := range []string{"ilp", "csv", "pgcopy", "parquet"} {
 		offered := strings.Contains(formatLine, " "+f)
 		tables = tables || (offered && f != "ilp")
 		err := loadcli.Run(context.Background(), spec, []string{spec.Name, "--do-load=false", "--format", f},

@@ -133,6 +133,9 @@ type Config struct {
 	// Zstd compresses the output with zstd (format.DefaultZstdLevel);
 	// exclusive with Gzip.
 	Zstd bool
+	// RowGroupRows is the rows of a Parquet row group (Parquet output
+	// only; 0: parquet.DefaultRowGroupRows).
+	RowGroupRows int64
 	// Workers generating in parallel; 0 means runtime.NumCPU().
 	Workers int
 	// Shard is this process's share; the zero value means the whole.
@@ -162,7 +165,7 @@ func (c *Config) normalize() error {
 		return err
 	}
 	if c.Format == format.Unknown {
-		return fmt.Errorf("no output format (want ilp, csv or pgcopy)")
+		return fmt.Errorf("no output format (want ilp, csv, pgcopy or parquet)")
 	}
 	if c.Scale < 0 {
 		return fmt.Errorf("scale %d: must be positive", c.Scale)
@@ -298,6 +301,8 @@ func newEncoders(f format.Format, tables []*schema.Table, perTable bool) ([]form
 			return csv.New(ts, multi)
 		case format.PGCopy:
 			return pgcopy.New(ts, multi)
+		case format.Parquet:
+			return newTupleEncoder(ts) // parquet.go
 		}
 		return nil, fmt.Errorf("unknown format %v", f)
 	}
@@ -330,6 +335,8 @@ func Extension(f format.Format) string {
 		return ".csv"
 	case format.PGCopy:
 		return ".pgcopy"
+	case format.Parquet:
+		return ".parquet"
 	}
 	return ".ilp"
 }
@@ -356,6 +363,9 @@ func (p *pipeline) run(ctx context.Context) (Stats, error) {
 	cfg := p.cfg
 	began := time.Now()
 	perTable := cfg.OutDir != ""
+	if err := cfg.checkParquet(len(p.tables)); err != nil { // parquet.go
+		return Stats{}, err
+	}
 	// validate the encoders before opening any output
 	encs, idx, err := newEncoders(cfg.Format, p.tables, perTable)
 	if err != nil {
@@ -363,6 +373,12 @@ func (p *pipeline) run(ctx context.Context) (Stats, error) {
 	}
 	outs, err := openOutputs(cfg, p.tables)
 	if err != nil {
+		return Stats{}, err
+	}
+	if err := wrapParquet(cfg, outs, p.tables); err != nil { // parquet.go
+		for _, o := range outs {
+			o.close()
+		}
 		return Stats{}, err
 	}
 	outOf := func(table int) *output {

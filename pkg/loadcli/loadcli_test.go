@@ -125,7 +125,7 @@ func TestErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--format", "xml"}, `unknown format "xml" (want ilp, csv or pgcopy)`},
+		{[]string{"--format", "xml"}, `unknown format "xml" (want ilp, csv, pgcopy or parquet)`},
 		{[]string{"--batch-size", "0"}, "--batch-size must be positive"},
 		{[]string{"--nope"}, "flag provided but not defined: -nope (see --help)"},
 		{[]string{"--file", "/nonexistent/x.ilp", "--do-load=false"}, "open /nonexistent/x.ilp: no such file or directory"},
