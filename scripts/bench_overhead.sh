@@ -9,7 +9,9 @@
 # is written by generate_data as ILP (load_questdb, load_influx, load_cnosdb) and CSV
 # (load_timescale), each uncompressed, --gzip (multi-member), gzip -1 of the plain file
 # (one member) and --zstd. Every loader runs on the four with --do-load=false and --workers
-# (default 2). Beside them, in the same run:
+# (default 2). A Parquet file of the same rows (generate_data --format parquet, row groups of
+# 1Mi rows, Snappy) goes to load_questdb (turned into ILP) and load_timescale (into COPY
+# tuples); its MB/s is of the Parquet file itself. Beside them, in the same run:
 #   peers: tsbs_load_influx and tsbs_load_timescaledb (timescale/tsbs) and tsbs_load_questdb
 #     (QuestDB's fork, questdb/tsbs) with --do-load=false --workers N on their own formats,
 #     written by their tsbs_generate_data for the same use case, scale and time range.
@@ -99,9 +101,12 @@ for f in ilp csv; do
   gen "$f" "$plain.zst"
   [ -s "$plain.1.gz" ] || gzip -1 -c "$plain" >"$plain.1.gz"
 done
+parquet=$out/$ds.parquet
+gen parquet "$parquet"
 rows=$(grep -c . "$ilp")
 mb=$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$ilp")
 csv_mb=$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$csv")
+pq_mb=$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$parquet")
 tsbs_gen_file() { # GENERATOR FORMAT FILE
   [ -n "$1" ] || return 1
   [ -s "$3" ] || "$1" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z \
@@ -202,10 +207,14 @@ for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one 
       ;;
   esac
 done
+for l in load_questdb load_timescale; do
+  add "$l" "parquet" "$pq_mb" "$bin/$l" --file "$parquet" --do-load=false --workers "$workers" \
+    --batch-size 5000 --reporting-period 1h
+done
 run_all
 
 sizes=""
-for f in "$ilp" "$ilp.gz" "$ilp.1.gz" "$ilp.zst"; do
+for f in "$ilp" "$ilp.gz" "$ilp.1.gz" "$ilp.zst" "$csv" "$parquet"; do
   sizes+="$(basename "$f"): $(python3 -c 'import os,sys; print(f"{os.path.getsize(sys.argv[1])/1e6:.0f} MB")' "$f"); "
 done
 ratio() { python3 -c 'import sys; a,b=map(float,sys.argv[1:]); print(f"{a/b:.2f}x" if b>0 else "-")' "${rate_of[$1]:-0}" "${rate_of[$2]:-0}"; }
@@ -228,6 +237,7 @@ if [ -n "${TSLOAD_BASELINE_BIN:-}" ]; then
     echo "$line"
   done
 fi
+echo "- Parquet / ILP, load_questdb: $(ratio "parquet|load_questdb" "uncompressed|load_questdb"); Parquet / CSV, load_timescale: $(ratio "parquet|load_timescale" "uncompressed|load_timescale") (rows/s)"
 for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
   echo "- load_questdb on $kind, all cores / one core: $(ratio "$kind|load_questdb" "$kind|load_questdb, GOMAXPROCS=1")"
 done
