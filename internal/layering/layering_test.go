@@ -72,7 +72,7 @@ var allowed = map[string][]string{
 	"pkg/format/tsbs":   {"pkg/format/csv", "pkg/schema"}, // written as a tsload CSV stream
 	"pkg/format/parquet": {"pkg/format", "pkg/schema",
 		"github.com/parquet-go/parquet-go", // the Parquet grammar (issue 25 measured it against arrow-go's)
-		"github.com/parquet-go/parquet-go/deprecated", "github.com/parquet-go/parquet-go/format"},
+		"github.com/parquet-go/parquet-go/deprecated", "github.com/parquet-go/parquet-go/encoding", "github.com/parquet-go/parquet-go/format"},
 }
 
 func TestImportAllowlist(t *testing.T) {
