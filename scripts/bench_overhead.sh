@@ -208,7 +208,7 @@ for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one 
   esac
 done
 for l in load_questdb load_timescale; do
-  add "$l" "parquet" "$pq_mb" "$bin/$l" --file "$parquet" --do-load=false --workers "$workers" \
+  add "$l" "parquet" "$pq_mb" "$bin/$l" --file "$parquet" --table cpu --do-load=false --workers "$workers" \
     --batch-size 5000 --reporting-period 1h
 done
 run_all
