@@ -1,0 +1,163 @@
+package contentq
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/fingerprint"
+)
+
+// Plan is one table's content query in the SQL of Apache DataFusion, which
+// CnosDB 2.x and InfluxDB 3 are built on, and how to read its one row.
+//
+// What DataFusion computes (checked on CnosDB 2.4.2 and InfluxDB 3 Core
+// 3.6.0): count(DISTINCT struct(tags...)) counts distinct tag sets exactly,
+// a missing (NULL) tag being a value of its own; sum over BIGINT wraps
+// around silently (two int64 maxima and -5 sum to -7), so integers are
+// summed as DECIMAL(38,0), exact to 10^38, and read as text (the JSON
+// writers refuse decimals); floats are summed in float64 in the order the
+// scan meets them; octet_length is a string's length in bytes.
+type Plan struct {
+	SQL    string
+	q      fingerprint.Query
+	stored []fingerprint.Kind // per field of q: the kind the database stores, 0 when no such column
+	tags   int                // tags of q that are columns
+}
+
+// Opaque is the kind of a column that is there but of a type content
+// verification does not aggregate: its field comes back with Count -1.
+const Opaque fingerprint.Kind = 255
+
+// DataFusion plans q on a table whose columns and their stored kinds are
+// cols (tags as String, Opaque for a type not aggregated; the time column
+// need not be there). quote quotes an identifier the database's way.
+func DataFusion(q fingerprint.Query, cols map[string]fingerprint.Kind, quote func(string) string) *Plan {
+	p := &Plan{q: q}
+	tm := q.Time
+	if tm == "" {
+		tm = "time"
+	}
+	sel := []string{"count(*) AS n", "CAST(min(" + quote(tm) + ") AS BIGINT) AS lo", "CAST(max(" + quote(tm) + ") AS BIGINT) AS hi"}
+	var tags []string
+	for _, t := range q.Tags {
+		if _, ok := cols[t]; ok {
+			tags = append(tags, quote(t))
+		}
+	}
+	p.tags = len(tags)
+	if len(tags) > 0 {
+		sel = append(sel, "count(DISTINCT struct("+strings.Join(tags, ", ")+")) AS s")
+	}
+	for i, f := range q.Fields {
+		k := cols[f.Name]
+		p.stored = append(p.stored, k)
+		if k == 0 || k == Opaque {
+			continue
+		}
+		c := quote(f.Name)
+		n := strconv.Itoa(i)
+		sel = append(sel, "count("+c+") AS c"+n)
+		switch k {
+		case fingerprint.Float:
+			sel = append(sel, "sum("+c+") AS s"+n, "sum(abs("+c+")) AS a"+n)
+		case fingerprint.Int, fingerprint.Uint:
+			sel = append(sel, "CAST(sum(CAST("+c+" AS DECIMAL(38,0))) AS VARCHAR) AS s"+n)
+		case fingerprint.String:
+			sel = append(sel, "sum(octet_length("+c+")) AS l"+n)
+		case fingerprint.Bool:
+			sel = append(sel, "sum(CASE WHEN "+c+" THEN 1 ELSE 0 END) AS t"+n)
+		}
+	}
+	p.SQL = "SELECT " + strings.Join(sel, ", ") + " FROM " + quote(q.Table)
+	return p
+}
+
+// Read turns the query's one row (JSON numbers as json.Number, NULLs
+// absent or nil) into the table's fingerprint.
+func (p *Plan) Read(row map[string]any) (*fingerprint.Table, error) {
+	t := &fingerprint.Table{Name: p.q.Table, SeriesExact: true}
+	var err error
+	get := func(key string) int64 {
+		v, e := Int64(row[key])
+		if e != nil && err == nil {
+			err = fmt.Errorf("%s: %v", key, e)
+		}
+		return v
+	}
+	t.Rows = get("n")
+	if t.Rows > 0 {
+		t.MinTime, t.MaxTime = get("lo"), get("hi")
+	}
+	if p.tags > 0 {
+		t.Series = get("s")
+	} else {
+		t.Series = NoTagSeries(t.Rows)
+	}
+	for i, f := range p.q.Fields {
+		n := strconv.Itoa(i)
+		k := p.stored[i]
+		out := fingerprint.Field{Name: f.Name, Kind: f.Kind}
+		switch k {
+		case 0: // no such column: no values
+		case Opaque:
+			out.Count = -1
+		default:
+			out.Kind = k
+			out.Count = get("c" + n)
+		}
+		switch k {
+		case fingerprint.Float:
+			out.Sum, out.AbsSum = Float64(row["s"+n]), Float64(row["a"+n])
+		case fingerprint.Int, fingerprint.Uint:
+			if s, ok := row["s"+n].(string); ok {
+				x, e := ParseInt128(s)
+				if e != nil && err == nil {
+					err = e
+				}
+				out.IntSum = x
+			}
+		case fingerprint.String:
+			out.Len = get("l" + n)
+		case fingerprint.Bool:
+			out.True = get("t" + n)
+		}
+		t.Fields = append(t.Fields, out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("content of %s: %w", p.q.Table, err)
+	}
+	return t, nil
+}
+
+// Int64 reads a JSON integer (json.Number, float64 or a decimal string);
+// nil (SQL NULL) is 0.
+func Int64(v any) (int64, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case json.Number:
+		return strconv.ParseInt(string(x), 10, 64)
+	case string:
+		return strconv.ParseInt(x, 10, 64)
+	case float64:
+		return int64(x), nil
+	}
+	return 0, fmt.Errorf("unexpected value %v (%T)", v, v)
+}
+
+// Float64 reads a JSON number; nil (SQL NULL) and anything else is 0.
+func Float64(v any) float64 {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case string:
+		f, _ := strconv.ParseFloat(x, 64)
+		return f
+	case float64:
+		return x
+	}
+	return 0
+}
