@@ -19,12 +19,12 @@ var _ load.ContentCounter = (*Target)(nil)
 // a look at its columns in pg_attribute first): count(*),
 // count(DISTINCT ROW(tags...)) (exact; a NULL tag is a value of its own),
 // min and max of the time column, and per field count(f) and
-// - float8 and real: sum(f::float8) and sum(abs(f::float8)) (a real is
-//   widened exactly, so a float4 column is marked Float4 and its sum is of
-//   the stored, rounded values);
-// - integer columns: sum(f::numeric), exact at any size;
-// - text: sum(octet_length(f));
-// - boolean: count(*) FILTER (WHERE f).
+//   - float8 and real: sum(f::float8) and sum(abs(f::float8)) (a real is
+//     widened exactly, so a float4 column is marked Float4 and its sum is of
+//     the stored, rounded values);
+//   - integer columns: sum(f::numeric), exact at any size;
+//   - text: sum(octet_length(f));
+//   - boolean: count(*) FILTER (WHERE f).
 //
 // PostgreSQL keeps microseconds: the times come back as the stored
 // microsecond times in nanoseconds (the loader floors nanoseconds to
