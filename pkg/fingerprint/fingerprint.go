@@ -69,6 +69,10 @@ type Field struct {
 	// Float fields: Sum is a compensated (Neumaier) sum of the values and
 	// AbsSum the sum of their magnitudes, which bounds the rounding error a
 	// comparison must allow (float4 storage, the database's own summation).
+	// A target fills AbsSum too where it can (sum(abs(x))): appending needs
+	// it to bound the error of the sum found before the load. The reader
+	// also fills AbsSum for integer fields (a database that sums integers
+	// in floating point answers Kind Float and Sum).
 	Sum, AbsSum float64
 	// Float4 marks a float field the database stores in 32 bits (set by
 	// the target from the column's type): values are compared after rounding.
@@ -95,6 +99,12 @@ type Table struct {
 	// MinTime and MaxTime are the smallest and largest timestamps, in
 	// nanoseconds since the Unix epoch (0 and 0 for an empty table).
 	MinTime, MaxTime int64
+	// TimeUnit is the resolution in nanoseconds the database stores
+	// timestamps in (1000: microseconds, as in QuestDB and PostgreSQL),
+	// set by the target on what it found; 0 or 1 means nanoseconds.
+	// Compare allows the found time to differ from the read one by less
+	// than one unit (databases truncate or round).
+	TimeUnit int64
 	// Fields, sorted by name.
 	Fields []Field
 }

@@ -1,0 +1,339 @@
+package fingerprint
+
+import (
+	"math"
+	"sort"
+)
+
+// Options bound what an accumulator remembers.
+type Options struct {
+	// SeriesLimit is how many series a table counts exactly before it
+	// estimates (DefaultSeriesLimit when 0).
+	SeriesLimit int
+	// Keys asks for the detection of rows whose (series, timestamp) key an
+	// earlier row of the input already has: what an overwriting database
+	// stores as one point. KeyLimit bounds it (DefaultKeyLimit when 0).
+	Keys     bool
+	KeyLimit int
+}
+
+// DefaultKeyLimit is how many (series, timestamp) keys a load remembers
+// exactly to find repeated ones, about 10 to 20 bytes a key (a set of 64-bit
+// hashes); beyond it repeats can no longer be ruled out.
+const DefaultKeyLimit = 1 << 23
+
+// Acc accumulates the fingerprints of the tables a worker reads. One Acc
+// belongs to one goroutine; Merge combines the workers' at the end.
+type Acc struct {
+	opt    Options
+	tables map[string]*TableAcc
+	last   *TableAcc
+}
+
+// NewAcc returns an empty accumulator.
+func NewAcc(opt Options) *Acc {
+	if opt.SeriesLimit <= 0 {
+		opt.SeriesLimit = DefaultSeriesLimit
+	}
+	if opt.KeyLimit <= 0 {
+		opt.KeyLimit = DefaultKeyLimit
+	}
+	return &Acc{opt: opt, tables: make(map[string]*TableAcc)}
+}
+
+// Table returns the accumulator of the named table (name is not retained).
+func (a *Acc) Table(name []byte) *TableAcc {
+	if t := a.last; t != nil && t.name == string(name) {
+		return t
+	}
+	t := a.tables[string(name)]
+	if t == nil {
+		t = a.newTable(string(name))
+	}
+	a.last = t
+	return t
+}
+
+func (a *Acc) newTable(name string) *TableAcc {
+	t := &TableAcc{name: name, series: newSeriesSet(a.opt.SeriesLimit), fields: make(map[string]*FieldAcc)}
+	if a.opt.Keys {
+		t.keys = &keySet{limit: a.opt.KeyLimit, set: make(map[uint64]struct{})}
+	}
+	a.tables[name] = t
+	return t
+}
+
+// Merge adds o's rows to a; the result does not depend on the order in
+// which accumulators are merged (counts and exact sums are sums, series
+// and keys unions, float sums compensated: see Field).
+func (a *Acc) Merge(o *Acc) {
+	for name, ot := range o.tables {
+		t := a.tables[name]
+		if t == nil {
+			t = a.newTable(name)
+		}
+		t.merge(ot)
+	}
+}
+
+// Rows returns the number of rows read per table.
+func (a *Acc) Rows() map[string]int64 {
+	m := make(map[string]int64, len(a.tables))
+	for n, t := range a.tables {
+		m[n] = t.rows
+	}
+	return m
+}
+
+// Result returns what was read into each table, by name.
+func (a *Acc) Result() map[string]*Read {
+	m := make(map[string]*Read, len(a.tables))
+	for n, t := range a.tables {
+		m[n] = t.result()
+	}
+	return m
+}
+
+// Read is what the input holds for one table: its fingerprint and, when
+// keys were tracked, how many rows repeat an earlier row's (series,
+// timestamp) key.
+type Read struct {
+	Table
+	// KeysTracked: Repeats was counted. KeysExact: the count is exact up to
+	// 64-bit hash collisions, which can only make it larger (a collision
+	// is a false repeat, about n²/2^65 for n keys); false when the table
+	// had more keys than the limit and repeats could not be ruled out.
+	KeysTracked, KeysExact bool
+	Repeats                int64
+}
+
+// TableAcc accumulates one table. Call Row for each row and then Field
+// for each of its fields.
+type TableAcc struct {
+	name             string
+	rows             int64
+	minTime, maxTime int64
+	series           *seriesSet
+	keys             *keySet
+	fields           map[string]*FieldAcc
+	// order caches the fields of the previous row in order, so that a row
+	// shaped like the one before finds its fields without a map lookup.
+	order []*FieldAcc
+	next  int
+}
+
+// Row counts one row of the series whose tag set hashes to series (see
+// SeriesKey) at time ts (nanoseconds since the epoch).
+func (t *TableAcc) Row(series uint64, ts int64) {
+	if t.rows == 0 || ts < t.minTime {
+		t.minTime = ts
+	}
+	if t.rows == 0 || ts > t.maxTime {
+		t.maxTime = ts
+	}
+	t.rows++
+	t.series.add(series)
+	if t.keys != nil {
+		t.keys.add(HashPair(series, uint64(ts)))
+	}
+	t.next = 0
+}
+
+// Field returns the accumulator of the named field of the current row
+// (name is not retained). A field seen with another kind before is marked
+// mixed: its aggregates are then not compared.
+func (t *TableAcc) Field(name []byte, kind Kind) *FieldAcc {
+	if t.next < len(t.order) {
+		if f := t.order[t.next]; f.name == string(name) && f.kind == kind {
+			t.next++
+			return f
+		}
+	}
+	f := t.fields[string(name)]
+	if f == nil {
+		f = &FieldAcc{name: string(name), kind: kind}
+		t.fields[f.name] = f
+	} else if f.kind != kind {
+		f.mixed = true
+	}
+	if t.next < len(t.order) {
+		t.order[t.next] = f
+	} else {
+		t.order = append(t.order, f)
+	}
+	t.next++
+	return f
+}
+
+func (t *TableAcc) merge(o *TableAcc) {
+	if o.rows > 0 {
+		if t.rows == 0 || o.minTime < t.minTime {
+			t.minTime = o.minTime
+		}
+		if t.rows == 0 || o.maxTime > t.maxTime {
+			t.maxTime = o.maxTime
+		}
+	}
+	t.rows += o.rows
+	t.series.merge(o.series)
+	if t.keys != nil && o.keys != nil {
+		t.keys.merge(o.keys)
+	} else if o.keys != nil {
+		t.keys = &keySet{limit: o.keys.limit, set: make(map[uint64]struct{})}
+		t.keys.merge(o.keys)
+	}
+	for n, of := range o.fields {
+		f := t.fields[n]
+		if f == nil {
+			f = &FieldAcc{name: n, kind: of.kind}
+			t.fields[n] = f
+		}
+		f.merge(of)
+	}
+}
+
+func (t *TableAcc) result() *Read {
+	r := &Read{Table: Table{Name: t.name, Rows: t.rows, MinTime: t.minTime, MaxTime: t.maxTime}}
+	r.Series, r.SeriesExact = t.series.count()
+	if t.keys != nil {
+		r.KeysTracked, r.KeysExact, r.Repeats = true, !t.keys.over, t.keys.repeats
+	}
+	for _, f := range t.fields {
+		r.Fields = append(r.Fields, f.result())
+	}
+	sort.Slice(r.Fields, func(i, j int) bool { return r.Fields[i].Name < r.Fields[j].Name })
+	return r
+}
+
+// FieldAcc accumulates one field's non-NULL values.
+type FieldAcc struct {
+	name  string
+	kind  Kind
+	mixed bool // seen with more than one kind
+	count int64
+	// Float: a Neumaier sum (sum + comp), the sum of magnitudes (also
+	// kept for integers, to bound a database's float sum of them), and
+	// whether a NaN or an infinity was seen (no sum is then compared).
+	sum, comp, abs float64
+	nonFinite      bool
+	isum           Int128
+	n              int64 // string bytes or true values
+}
+
+// Float adds a float value.
+func (f *FieldAcc) Float(v float64) {
+	f.count++
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		f.nonFinite = true
+		return
+	}
+	f.add(v)
+	f.abs += math.Abs(v)
+}
+
+// add is one Neumaier step.
+func (f *FieldAcc) add(v float64) {
+	s := f.sum + v
+	if math.Abs(f.sum) >= math.Abs(v) {
+		f.comp += (f.sum - s) + v
+	} else {
+		f.comp += (v - s) + f.sum
+	}
+	f.sum = s
+}
+
+// Int adds a signed integer value.
+func (f *FieldAcc) Int(v int64) {
+	f.count++
+	f.isum = f.isum.AddInt64(v)
+	f.abs += math.Abs(float64(v))
+}
+
+// Uint adds an unsigned integer value.
+func (f *FieldAcc) Uint(v uint64) {
+	f.count++
+	f.isum = f.isum.AddUint64(v)
+	f.abs += float64(v)
+}
+
+// String adds a string value of n bytes (after unescaping).
+func (f *FieldAcc) String(n int) { f.count++; f.n += int64(n) }
+
+// Bool adds a boolean value.
+func (f *FieldAcc) Bool(v bool) {
+	f.count++
+	if v {
+		f.n++
+	}
+}
+
+func (f *FieldAcc) merge(o *FieldAcc) {
+	if o.kind != f.kind {
+		f.mixed = true
+	}
+	f.mixed = f.mixed || o.mixed
+	f.count += o.count
+	f.add(o.sum)
+	f.comp += o.comp
+	f.abs += o.abs
+	f.nonFinite = f.nonFinite || o.nonFinite
+	f.isum = f.isum.Add(o.isum)
+	f.n += o.n
+}
+
+func (f *FieldAcc) result() Field {
+	r := Field{Name: f.name, Kind: f.kind, Count: f.count}
+	switch f.kind {
+	case Float:
+		r.Sum, r.AbsSum = f.sum+f.comp, f.abs
+		if f.nonFinite {
+			r.Sum = math.NaN()
+		}
+	case Int, Uint:
+		r.IntSum, r.AbsSum = f.isum, f.abs
+	case String:
+		r.Len = f.n
+	case Bool:
+		r.True = f.n
+	}
+	if f.mixed {
+		r.Count = -1
+	}
+	return r
+}
+
+// keySet finds repeated (series, timestamp) keys: a set of their hashes
+// up to limit keys, after which it stops remembering (over) and repeats
+// can no longer be ruled out.
+type keySet struct {
+	limit   int
+	set     map[uint64]struct{}
+	repeats int64
+	over    bool
+}
+
+func (k *keySet) add(h uint64) {
+	if k.over {
+		return
+	}
+	if _, ok := k.set[h]; ok {
+		k.repeats++
+		return
+	}
+	if len(k.set) >= k.limit {
+		k.over, k.set = true, nil
+		return
+	}
+	k.set[h] = struct{}{}
+}
+
+func (k *keySet) merge(o *keySet) {
+	k.repeats += o.repeats
+	if k.over || o.over {
+		k.over, k.set = true, nil
+		return
+	}
+	for h := range o.set {
+		k.add(h)
+	}
+}
