@@ -5,7 +5,11 @@ package contenttest
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 )
@@ -40,4 +44,89 @@ func Same(t testing.TB, got *fingerprint.Table, want fingerprint.Table) {
 
 func close(a, b float64) bool {
 	return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// ReadILP is the fingerprint of line-protocol data (nanosecond
+// timestamps) as the loader's reader computes it, with the keys tracked,
+// fed through fingerprint.Acc from a line-protocol decoder of its own.
+func ReadILP(t testing.TB, data string) map[string]*fingerprint.Read {
+	t.Helper()
+	acc := fingerprint.NewAcc(fingerprint.Options{Keys: true})
+	d := lineprotocol.NewDecoderWithBytes([]byte(data))
+	var tags fingerprint.TagSet
+	for d.Next() {
+		m, err := d.Measurement()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := acc.Table(m)
+		tags.Reset()
+		for {
+			k, v, err := d.NextTag()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == nil {
+				break
+			}
+			tags.Add(k, v)
+		}
+		type field struct {
+			k []byte
+			v lineprotocol.Value
+		}
+		var fields []field
+		for {
+			k, v, err := d.NextField()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == nil {
+				break
+			}
+			fields = append(fields, field{append([]byte(nil), k...), v})
+		}
+		ts, err := d.Time(lineprotocol.Nanosecond, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb.Row(tags.Hash(), ts.UnixNano())
+		for _, f := range fields {
+			switch f.v.Kind() {
+			case lineprotocol.Float:
+				tb.Field(f.k, fingerprint.Float).Float(f.v.FloatV())
+			case lineprotocol.Int:
+				tb.Field(f.k, fingerprint.Int).Int(f.v.IntV())
+			case lineprotocol.Uint:
+				tb.Field(f.k, fingerprint.Uint).Uint(f.v.UintV())
+			case lineprotocol.String:
+				tb.Field(f.k, fingerprint.String).String(len(f.v.StringV()))
+			case lineprotocol.Bool:
+				tb.Field(f.k, fingerprint.Bool).Bool(f.v.BoolV())
+			}
+		}
+	}
+	return acc.Result()
+}
+
+// Query is the content query of what was read into a table: its tags
+// given, its fields as read.
+func Query(r *fingerprint.Read, tags ...string) fingerprint.Query {
+	q := fingerprint.Query{Table: r.Name, Time: "time", Tags: tags}
+	for _, f := range r.Fields {
+		q.Fields = append(q.Fields, fingerprint.FieldQuery{Name: f.Name, Kind: f.Kind})
+	}
+	return q
+}
+
+// Verify compares found with what was read (fingerprint.ExpectRead and
+// Compare) and returns the mismatches as text, one a line ("" when the
+// content verifies).
+func Verify(read *fingerprint.Read, found *fingerprint.Table, overwrites bool) string {
+	res := fingerprint.Compare(fingerprint.ExpectRead(read, overwrites), found)
+	var out []string
+	for _, m := range res.Mismatches {
+		out = append(out, m.String())
+	}
+	return strings.Join(out, "\n")
 }

@@ -3,6 +3,7 @@ package cnosdb
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/contenttest"
@@ -52,19 +53,50 @@ func TestContent(t *testing.T) {
 	contenttest.Same(t, got["m"], contentWant)
 	contenttest.Same(t, got["never_written"], fingerprint.Table{Name: "never_written", SeriesExact: true, Fields: []fingerprint.Field{{Name: "v", Kind: fingerprint.Float}}})
 
-	// A point rewritten with another value keeps the count and changes
-	// the sum; a shifted timestamp moves the range.
-	if _, err := w.Write(ctx, batch("m,host=b i=-6i,u=18446744073709551615u 3000000000\nm f=0.125,b=true 4000000001\n", 1)); err != nil {
+	// What the loader reads verifies against it.
+	read := contenttest.ReadILP(t, contentILP)
+	q := contenttest.Query(read["m"], "host", "r")
+	verify := func() string {
+		t.Helper()
+		found, err := tg.Content(ctx, []fingerprint.Query{q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return contenttest.Verify(read["m"], found["m"], true)
+	}
+	if bad := verify(); bad != "" {
+		t.Errorf("the load does not verify:\n%s", bad)
+	}
+	// A point rewritten with another value keeps the count; verification
+	// names the field.
+	if _, err := w.Write(ctx, batch("m,host=b i=-6i,u=18446744073709551615u 3000000000\n", 1)); err != nil {
 		t.Fatal(err)
 	}
-	got, err = tg.Content(ctx, []fingerprint.Query{contentQuery})
+	if bad := verify(); !strings.Contains(bad, `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`) || strings.Contains(bad, "rows") {
+		t.Errorf("after rewriting i=-5 as -6, verification says:\n%s", bad)
+	}
+
+	// Nanosecond times written with precision us: the count is right, the
+	// times 1000 times too large.
+	shifted, err := New(Config{URLs: tg.cfg.URLs, Tenant: "cnosdb", User: "root", Precision: "us", DBName: tg.cfg.DBName})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := got["m"].Fields[3]; f.IntSum.Lo != math.MaxUint64-7 || f.Count != 3 {
-		t.Errorf("after rewriting i=-5 as -6: %+v", f)
+	defer shifted.Close()
+	sw, err := shifted.NewWriter(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if m := got["m"]; m.Rows != 5 || m.MaxTime != 4000000001 {
-		t.Errorf("after a point at 4000000001: rows %d max %d", m.Rows, m.MaxTime)
+	const shiftedILP = "shifted,host=a v=1 1000000000\nshifted,host=a v=2 2000000000\n"
+	if _, err := sw.Write(ctx, batch(shiftedILP, 1)); err != nil {
+		t.Fatal(err)
+	}
+	sread := contenttest.ReadILP(t, shiftedILP)
+	found, err := tg.Content(ctx, []fingerprint.Query{contenttest.Query(sread["shifted"], "host")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := contenttest.Verify(sread["shifted"], found["shifted"], true); !strings.Contains(bad, `table "shifted": min time expected 1970-01-01T00:00:01Z`) || strings.Contains(bad, "rows") {
+		t.Errorf("nanoseconds written as microseconds, verification says:\n%s", bad)
 	}
 }

@@ -15,48 +15,16 @@ import (
 	"github.com/tsload/tsload/pkg/fingerprint"
 )
 
-var (
-	two64     = new(big.Int).Lsh(big.NewInt(1), 64)
-	minInt128 = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), 127))
-	maxInt128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 127), big.NewInt(1))
-)
+var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
 
-// ParseInt128 reads a decimal integer (a database's numeric or decimal sum
-// rendered as text; a fraction of zeros is allowed) into an Int128.
+// ParseInt128 reads a database's exact integer sum printed as a decimal
+// (numeric or decimal rendered as text).
 func ParseInt128(s string) (fingerprint.Int128, error) {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		if strings.Trim(s[i+1:], "0") != "" {
-			return fingerprint.Int128{}, fmt.Errorf("integer sum %q has a fraction", s)
-		}
-		s = s[:i]
-	}
-	v, ok := new(big.Int).SetString(s, 10)
+	x, ok := fingerprint.ParseInt128(strings.TrimSpace(s))
 	if !ok {
-		return fingerprint.Int128{}, fmt.Errorf("integer sum %q is not a decimal integer", s)
+		return x, fmt.Errorf("integer sum %q is not a decimal integer of at most 128 bits", s)
 	}
-	return FromBig(v)
-}
-
-// FromBig converts v to an Int128, or fails when it does not fit.
-func FromBig(v *big.Int) (fingerprint.Int128, error) {
-	if v.Cmp(minInt128) < 0 || v.Cmp(maxInt128) > 0 {
-		return fingerprint.Int128{}, fmt.Errorf("integer sum %s exceeds 128 bits", v)
-	}
-	// Two's complement: v mod 2^128, split in halves.
-	u := new(big.Int).Set(v)
-	if u.Sign() < 0 {
-		u.Add(u, new(big.Int).Lsh(big.NewInt(1), 128))
-	}
-	lo := new(big.Int).And(u, new(big.Int).Sub(two64, big.NewInt(1))).Uint64()
-	hi := new(big.Int).Rsh(u, 64).Uint64()
-	return fingerprint.Int128{Hi: int64(hi), Lo: lo}, nil
-}
-
-// Big is the value of x.
-func Big(x fingerprint.Int128) *big.Int {
-	v := new(big.Int).Lsh(big.NewInt(x.Hi), 64)
-	return v.Add(v, new(big.Int).SetUint64(x.Lo))
+	return x, nil
 }
 
 // Unwrap recovers an exact integer sum from a database that sums int64
@@ -68,8 +36,7 @@ func Big(x fingerprint.Int128) *big.Int {
 func Unwrap(wrapped int64, approx float64) fingerprint.Int128 {
 	v := big.NewInt(wrapped)
 	if math.IsNaN(approx) || math.IsInf(approx, 0) {
-		x, _ := FromBig(v)
-		return x
+		return fingerprint.Int128FromInt64(wrapped)
 	}
 	a, _ := new(big.Float).SetFloat64(approx).Int(nil)
 	// k = round((approx - wrapped) / 2^64)
@@ -78,9 +45,9 @@ func Unwrap(wrapped int64, approx float64) fingerprint.Int128 {
 	k := new(big.Int).Add(d, half)
 	k.Div(k, two64) // Euclidean division floors for a positive divisor
 	v.Add(v, k.Mul(k, two64))
-	x, err := FromBig(v)
-	if err != nil {
-		x, _ = FromBig(big.NewInt(wrapped))
+	x, ok := fingerprint.Int128FromBig(v)
+	if !ok {
+		return fingerprint.Int128FromInt64(wrapped)
 	}
 	return x
 }

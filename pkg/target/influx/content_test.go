@@ -64,14 +64,21 @@ func writeILP(t *testing.T, tg *Target, data string) {
 	}
 }
 
-// checkContent loads contentILP into tg, checks its fingerprint and a
-// missing measurement's, then rewrites one point with another value
-// (same series and time: the count stays) and shifts one time, and
-// checks that the sum and the range moved.
-func checkContent(t *testing.T, tg *Target, unsigned bool, strCount, strLen int64, absSum float64) {
+// shiftedILP is written with a precision that is not the data's (u for
+// nanosecond times): the count is right, every time 1000 times too large.
+const shiftedILP = "shifted,host=a v=1 1000000000\nshifted,host=a v=2 2000000000\n"
+
+// checkContent loads contentILP into tg, checks its fingerprint by hand
+// and against what the loader reads, and that a missing measurement has
+// none; then rewrites one point with another value (same series and
+// time: the count stays) and checks that verification names the field;
+// then loads shiftedILP through shifted (the same database, precision u)
+// and checks that verification fails on the time range.
+func checkContent(t *testing.T, tg, shifted *Target, unsigned bool, strCount, strLen int64, absSum float64) {
 	t.Helper()
 	ctx := context.Background()
-	writeILP(t, tg, contentILP(unsigned))
+	data := contentILP(unsigned)
+	writeILP(t, tg, data)
 	missing := fingerprint.Query{Table: "never_written", Time: "time", Tags: []string{"host"}, Fields: []fingerprint.FieldQuery{{Name: "v", Kind: fingerprint.Float}}}
 	got, err := tg.Content(ctx, []fingerprint.Query{contentQuery(), missing})
 	if err != nil {
@@ -80,17 +87,44 @@ func checkContent(t *testing.T, tg *Target, unsigned bool, strCount, strLen int6
 	contenttest.Same(t, got["m"], contentWant(unsigned, strCount, strLen, absSum))
 	contenttest.Same(t, got["never_written"], fingerprint.Table{Name: "never_written", SeriesExact: true, Fields: []fingerprint.Field{{Name: "v", Kind: fingerprint.Float}}})
 
-	writeILP(t, tg, "m,host=b i=-6i 3000000000\nm f=0.125,b=true 4000000001\n")
-	got, err = tg.Content(ctx, []fingerprint.Query{contentQuery()})
+	read := contenttest.ReadILP(t, data)
+	q := contenttest.Query(read["m"], "host", "r")
+	verify := func() string {
+		t.Helper()
+		found, err := tg.Content(ctx, []fingerprint.Query{q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return contenttest.Verify(read["m"], found["m"], true)
+	}
+	if bad := verify(); bad != "" {
+		t.Errorf("the load does not verify:\n%s", bad)
+	}
+	writeILP(t, tg, "m,host=b i=-6i 3000000000\n")
+	if bad := verify(); !strings.Contains(bad, `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`) || strings.Contains(bad, "rows") {
+		t.Errorf("after rewriting i=-5 as -6, verification says:\n%s", bad)
+	}
+
+	writeILP(t, shifted, shiftedILP)
+	sread := contenttest.ReadILP(t, shiftedILP)
+	found, err := tg.Content(ctx, []fingerprint.Query{contenttest.Query(sread["shifted"], "host")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := got["m"].Fields[3]; f.IntSum.Lo != math.MaxUint64-7 || f.Count != 3 {
-		t.Errorf("after rewriting i=-5 as -6: %+v", f)
+	if bad := contenttest.Verify(sread["shifted"], found["shifted"], true); !strings.Contains(bad, `table "shifted": min time expected 1970-01-01T00:00:01Z`) || strings.Contains(bad, "rows") {
+		t.Errorf("nanoseconds written as microseconds, verification says:\n%s", bad)
 	}
-	if m := got["m"]; m.Rows != 5 || m.MaxTime != 4000000001 || m.Series != 3 {
-		t.Errorf("after a point at 4000000001: rows %d series %d max %d", m.Rows, m.Series, m.MaxTime)
+}
+
+// sameDB is a second target on tg's database, its precision p.
+func sameDB(t *testing.T, cfg Config, p string) *Target {
+	cfg.Precision = p
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
 }
 
 func TestContentV3(t *testing.T) {
@@ -103,15 +137,15 @@ func TestContentV3(t *testing.T) {
 	if err := tg.Prepare(context.Background(), load.PrepareOptions{DBName: at.db, CreateDB: true}); err != nil {
 		t.Fatal(err)
 	}
-	checkContent(t, tg, true, 2, 6, 3.875)
+	checkContent(t, tg, sameDB(t, tg.cfg, "u"), true, 2, 6, 3.875)
 }
 
 func TestContentV1(t *testing.T) {
 	tg := newTarget(t, influxURL(t), Config{})
-	checkContent(t, tg, false, 2, -1, 0) // no string lengths, no sum(abs())
+	checkContent(t, tg, sameDB(t, tg.cfg, "u"), false, 2, -1, 0) // no string lengths, no sum(abs())
 }
 
 func TestContentV2(t *testing.T) {
 	tg := newV2Target(t, influx2(t))
-	checkContent(t, tg, true, -1, -1, 0) // strings not checked, no sum(abs())
+	checkContent(t, tg, sameDB(t, tg.cfg, "u"), true, -1, -1, 0) // strings not checked, no sum(abs())
 }

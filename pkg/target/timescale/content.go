@@ -104,7 +104,7 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		// ROW(...) also for one tag: a bare (t) would not count NULL.
 		sel = append(sel, "count(DISTINCT ROW("+strings.Join(tags, ", ")+"))")
 	}
-	fp := &fingerprint.Table{Name: q.Table, SeriesExact: true}
+	fp := &fingerprint.Table{Name: q.Table, SeriesExact: true, TimeUnit: 1000}
 	type target struct {
 		f    *fingerprint.Field
 		kind fingerprint.Kind

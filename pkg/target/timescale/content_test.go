@@ -3,6 +3,7 @@ package timescale
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/contenttest"
@@ -40,7 +41,7 @@ var contentQuery = fingerprint.Query{Table: "m", Time: "time", Tags: []string{"h
 	{Name: "i", Kind: fingerprint.Int}, {Name: "s", Kind: fingerprint.String}, {Name: "u", Kind: fingerprint.Uint},
 }}
 
-var contentWant = fingerprint.Table{Name: "m", Rows: 4, Series: 3, SeriesExact: true, MinTime: 1e9, MaxTime: 4000001000, Fields: []fingerprint.Field{
+var contentWant = fingerprint.Table{Name: "m", Rows: 4, Series: 3, SeriesExact: true, TimeUnit: 1000, MinTime: 1e9, MaxTime: 4000001000, Fields: []fingerprint.Field{
 	{Name: "b", Kind: fingerprint.Bool, Count: 3, True: 2},
 	{Name: "f", Kind: fingerprint.Float, Count: 3, Sum: 3.875, AbsSum: 3.875},
 	{Name: "gone", Kind: fingerprint.Float},
@@ -70,11 +71,25 @@ func TestContent(t *testing.T) {
 	}
 	contenttest.Same(t, got["m"], contentWant)
 	// The float4 columns' sums are of the stored (rounded) values.
-	contenttest.Same(t, got["weather"], fingerprint.Table{Name: "weather", Rows: 3, Series: 2, SeriesExact: true, MinTime: 1e9, MaxTime: 3e9, Fields: []fingerprint.Field{
+	contenttest.Same(t, got["weather"], fingerprint.Table{Name: "weather", Rows: 3, Series: 2, SeriesExact: true, TimeUnit: 1000, MinTime: 1e9, MaxTime: 3e9, Fields: []fingerprint.Field{
 		{Name: "snowfall", Kind: fingerprint.Float, Float4: true, Count: 1, Sum: f32(0.001), AbsSum: f32(0.001)},
 		{Name: "temperature_2m", Kind: fingerprint.Float, Float4: true, Count: 3, Sum: f32(0.1) + f32(-2.7) + f32(35.05), AbsSum: f32(0.1) + f32(2.7) + f32(35.05)},
 	}})
 	contenttest.Same(t, got["never_written"], fingerprint.Table{Name: "never_written", SeriesExact: true, Fields: []fingerprint.Field{{Name: "v", Kind: fingerprint.Float}}})
+
+	// What the loader reads verifies against it (times within PostgreSQL's
+	// microsecond, the float4 sums within their tolerance).
+	read := contenttest.ReadILP(t, contentILP)
+	mq, wq := contenttest.Query(read["m"], "host", "r"), contenttest.Query(read["weather"], "location_id")
+	found, err := tg.Content(ctx, []fingerprint.Query{mq, wq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"m", "weather"} {
+		if bad := contenttest.Verify(read[name], found[name], false); bad != "" {
+			t.Errorf("%s does not verify:\n%s", name, bad)
+		}
+	}
 
 	// One value changed behind the loader's back: the count stays, the sum moves.
 	conn := dbConn(t, tg.cfg.DBName)
@@ -87,5 +102,31 @@ func TestContent(t *testing.T) {
 	}
 	if f := got["m"].Fields[3]; f.IntSum.Lo != math.MaxUint64-7 || f.Count != 3 || got["m"].Rows != 4 {
 		t.Errorf("after UPDATE i = -6: rows %d, %+v", got["m"].Rows, f)
+	}
+	// A float4 value changed by a little more than its rounding.
+	if _, err := conn.Exec(ctx, `UPDATE weather SET temperature_2m = 35.06 WHERE location_id = 4 AND temperature_2m > 35`); err != nil {
+		t.Fatal(err)
+	}
+	found, err = tg.Content(ctx, []fingerprint.Query{mq, wq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := contenttest.Verify(read["m"], found["m"], false); !strings.Contains(bad, `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`) {
+		t.Errorf("after UPDATE i = -6, verification says:\n%s", bad)
+	}
+	if bad := contenttest.Verify(read["weather"], found["weather"], false); !strings.Contains(bad, `table "weather" field "temperature_2m": sum`) {
+		t.Errorf("after UPDATE temperature_2m = 35.06, verification says:\n%s", bad)
+	}
+	// The last point moved by 2µs (1µs may hide in the microsecond the
+	// loader floored away: read 4000001500, stored 4000001000).
+	if _, err := conn.Exec(ctx, `UPDATE m SET time = time + interval '2 microseconds' WHERE f = 0.125`); err != nil {
+		t.Fatal(err)
+	}
+	found, err = tg.Content(ctx, []fingerprint.Query{mq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := contenttest.Verify(read["m"], found["m"], false); !strings.Contains(bad, `table "m": max time expected`) {
+		t.Errorf("after moving the last point by 2µs, verification says:\n%s", bad)
 	}
 }
