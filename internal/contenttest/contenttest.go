@@ -3,8 +3,11 @@
 package contenttest
 
 import (
+	"context"
 	"math"
+	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,10 @@ import (
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
 // Same fails t unless got equals want: every count, sum, length and time
@@ -129,4 +136,80 @@ func Verify(read *fingerprint.Read, found *fingerprint.Table, overwrites bool) s
 		out = append(out, m.String())
 	}
 	return strings.Join(out, "\n")
+}
+
+// BenchFile is the cpu-only line-protocol file the content benchmarks
+// load (TSLOAD_BENCH_CONTENT_FILE, made by scripts/bench_content.sh); the
+// benchmark is skipped without it.
+func BenchFile(b *testing.B) string {
+	p := os.Getenv("TSLOAD_BENCH_CONTENT_FILE")
+	if p == "" {
+		b.Skip("TSLOAD_BENCH_CONTENT_FILE not set (scripts/bench_content.sh sets it)")
+	}
+	return p
+}
+
+// CPUQuery is the content query of the cpu-only use case's table.
+func CPUQuery() fingerprint.Query {
+	t := usecase.LookupTable("cpu")
+	q := fingerprint.Query{Table: t.Name, Time: "time"}
+	for _, c := range t.Columns[1:] {
+		switch c.Type {
+		case schema.Text:
+			q.Tags = append(q.Tags, c.Name)
+		case schema.Float8, schema.Float4:
+			q.Fields = append(q.Fields, fingerprint.FieldQuery{Name: c.Name, Kind: fingerprint.Float})
+		case schema.Int8, schema.Int4:
+			q.Fields = append(q.Fields, fingerprint.FieldQuery{Name: c.Name, Kind: fingerprint.Int})
+		}
+	}
+	sort.Slice(q.Fields, func(i, j int) bool { return q.Fields[i].Name < q.Fields[j].Name })
+	return q
+}
+
+// BenchVerify times a row count and a content query of the loaded cpu
+// table (rows of it), each as a sub-benchmark, and reports rows/s.
+func BenchVerify(b *testing.B, tg load.Target, rows int64) {
+	cc, ok := tg.(load.ContentCounter)
+	if !ok {
+		b.Fatalf("%T is no ContentCounter", tg)
+	}
+	ctx := context.Background()
+	q := CPUQuery()
+	b.Run("count", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			n, err := tg.Count(ctx, []string{q.Table})
+			if err != nil || n[q.Table] != rows {
+				b.Fatalf("count %v, %v; want %d", n, err, rows)
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("content", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			got, err := cc.Content(ctx, []fingerprint.Query{q})
+			if err != nil || got[q.Table].Rows != rows {
+				b.Fatalf("content %+v, %v; want %d rows", got[q.Table], err, rows)
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}
+
+// BenchLoad loads the benchmark file into database db of tg through the
+// runner (dropping it first, verifying by count) and returns the rows.
+func BenchLoad(b *testing.B, tg load.Target, loader, db string) int64 {
+	var stderr strings.Builder
+	start := time.Now()
+	res, err := runner.Run(context.Background(), runner.Config{
+		Inputs: []string{BenchFile(b)}, BatchSize: 10000, Workers: 2, DoLoad: true, Verify: true,
+		ReportingPeriod: time.Hour, RetryTimeout: time.Minute, Stderr: &stderr,
+		Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
+		Loader:  loader, Target: strings.TrimPrefix(loader, "load_"),
+	}, tg)
+	if err != nil || res.Verify == nil || !res.Verify.OK {
+		b.Fatalf("load: %v\n%s", err, stderr.String())
+	}
+	b.Logf("loaded %d rows in %s", res.Rows, time.Since(start).Round(time.Millisecond))
+	return res.Rows
 }
