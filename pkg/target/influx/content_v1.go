@@ -23,7 +23,8 @@ import (
 //   - count(b) WHERE b = true per boolean.
 //
 // InfluxQL has no string length: a string field's Len is -1. sum(abs())
-// is not allowed: AbsSum stays 0.
+// is not allowed: AbsSum comes from min and max (contentq.AbsSum), known
+// when a field's values all have one sign.
 func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fingerprint.Table, error) {
 	types, err := t.fieldTypes(ctx, q.Table)
 	if err != nil {
@@ -57,7 +58,7 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			aggs = append(aggs, "count("+c+") AS c"+n)
 			switch k {
 			case fingerprint.Float:
-				aggs = append(aggs, "sum("+c+") AS s"+n)
+				aggs = append(aggs, "sum("+c+") AS s"+n, "min("+c+") AS lo"+n, "max("+c+") AS hi"+n)
 			case fingerprint.Int:
 				aggs = append(aggs, "sum("+c+") AS w"+n, "sum("+c+"::float) AS a"+n)
 			case fingerprint.String:
@@ -129,6 +130,7 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			switch {
 			case f.Kind == fingerprint.Float:
 				f.Sum = contentq.Float64(row["s"+n])
+				f.AbsSum = contentq.AbsSum(f.Sum, contentq.Float64(row["lo"+n]), contentq.Float64(row["hi"+n]))
 			case f.Kind == fingerprint.Int || f.Kind == fingerprint.Uint:
 				w, err := contentq.Int64(row["w"+n])
 				if err != nil {
