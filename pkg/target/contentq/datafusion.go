@@ -20,10 +20,12 @@ import (
 // writers refuse decimals); floats are summed in float64 in the order the
 // scan meets them; octet_length is a string's length in bytes.
 type Plan struct {
-	SQL    string
-	q      fingerprint.Query
-	stored []fingerprint.Kind // per field of q: the kind the database stores, 0 when no such column
-	tags   int                // tags of q that are columns
+	SQL     string
+	q       fingerprint.Query
+	stored  []fingerprint.Kind // per field of q: the kind the database stores, 0 when no such column
+	tags    int                // tags of q that are columns
+	tagCols []string           // and those, quoted
+	quote   func(string) string
 }
 
 // Opaque is the kind of a column that is there but of a type content
@@ -71,7 +73,53 @@ func DataFusion(q fingerprint.Query, cols map[string]fingerprint.Kind, quote fun
 		}
 	}
 	p.SQL = "SELECT " + strings.Join(sel, ", ") + " FROM " + quote(q.Table)
+	p.quote, p.tagCols = quote, tags
 	return p
+}
+
+// Where is the plan's query over the rows that match cond only.
+func (p *Plan) Where(cond string) string { return p.SQL + " WHERE " + cond }
+
+// SeriesSQL is the query of the distinct tag sets of the rows that match
+// cond ("" when the table has none of the query's tags as columns): for
+// counting series over parts of a table that cannot be read at once.
+func (p *Plan) SeriesSQL(cond string) string {
+	if len(p.tagCols) == 0 {
+		return ""
+	}
+	return "SELECT DISTINCT " + strings.Join(p.tagCols, ", ") + " FROM " + p.quote(p.q.Table) + " WHERE " + cond
+}
+
+// Add adds part, the fingerprint of some of a table's rows, to t, the
+// fingerprint of others (both read by the same plan): counts and sums add,
+// the time range widens. Series do not add: the caller counts them.
+func Add(t, part *fingerprint.Table) {
+	if part.Rows > 0 {
+		if t.Rows == 0 || part.MinTime < t.MinTime {
+			t.MinTime = part.MinTime
+		}
+		if t.Rows == 0 || part.MaxTime > t.MaxTime {
+			t.MaxTime = part.MaxTime
+		}
+	}
+	t.Rows += part.Rows
+	for i := range t.Fields {
+		f, o := &t.Fields[i], &part.Fields[i]
+		if f.Count < 0 || o.Count < 0 {
+			f.Count = -1
+			continue
+		}
+		f.Count += o.Count
+		f.Sum += o.Sum
+		f.AbsSum += o.AbsSum
+		f.IntSum = f.IntSum.Add(o.IntSum)
+		if f.Len >= 0 && o.Len >= 0 {
+			f.Len += o.Len
+		} else {
+			f.Len = -1
+		}
+		f.True += o.True
+	}
 }
 
 // Read turns the query's one row (JSON numbers as json.Number, NULLs

@@ -3,6 +3,7 @@ package influx
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -33,6 +34,9 @@ func (apiV3) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 	}
 	p := contentq.DataFusion(q, cols, sqlIdent)
 	rows, missing, err := v3Rows(ctx, t, p.SQL)
+	if errors.Is(err, errFileLimit) {
+		return v3ContentInParts(ctx, t, q, p)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +47,100 @@ func (apiV3) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 		return nil, fmt.Errorf("%s: want one row, got %d", p.SQL, len(rows))
 	}
 	return p.Read(rows[0])
+}
+
+// errFileLimit is the server's refusal of a query over more Parquet files
+// than its --query-file-limit.
+var errFileLimit = errors.New("the server refuses a query over this many Parquet files")
+
+// maxSeriesInParts bounds the tag sets v3ContentInParts keeps to count the
+// distinct ones across parts (a variable for tests).
+var maxSeriesInParts = 1 << 20
+
+// v3ContentInParts is content for a table persisted in more Parquet files
+// than the server lets one query read, as count does it: the rows outside
+// the persisted files' time range, then that range halved until each part
+// is under the limit. Counts, sums and the range add up over the parts;
+// the distinct tag sets are collected from each part and counted once
+// (up to maxSeriesInParts of them).
+func v3ContentInParts(ctx context.Context, t *Target, q fingerprint.Query, p *contentq.Plan) (*fingerprint.Table, error) {
+	lo, hi, err := v3FileRange(ctx, t, q.Table)
+	if err != nil {
+		return nil, err
+	}
+	total := contentq.Missing(q)
+	series := map[string]struct{}{}
+	var part func(cond string, a, b int64, split bool) error
+	part = func(cond string, a, b int64, split bool) error {
+		rows, _, err := v3Rows(ctx, t, p.Where(cond))
+		if errors.Is(err, errFileLimit) && split && a < b {
+			mid := a + (b-a)/2
+			if err := part(v3Range(a, mid), a, mid, true); err != nil {
+				return err
+			}
+			return part(v3Range(mid+1, b), mid+1, b, true)
+		}
+		if err != nil {
+			return err
+		}
+		if len(rows) != 1 {
+			return fmt.Errorf("%s: want one row, got %d", p.Where(cond), len(rows))
+		}
+		fp, err := p.Read(rows[0])
+		if err != nil {
+			return err
+		}
+		if fp.Rows == 0 {
+			return nil
+		}
+		contentq.Add(total, fp)
+		sq := p.SeriesSQL(cond)
+		if sq == "" {
+			return nil
+		}
+		tags, _, err := v3Rows(ctx, t, sq)
+		if err != nil {
+			return err
+		}
+		for _, r := range tags {
+			k, _ := json.Marshal(r) // keys sorted: one form per tag set
+			series[string(k)] = struct{}{}
+		}
+		if len(series) > maxSeriesInParts {
+			return fmt.Errorf("%s: more than %d series to count across the parts of a table beyond the server's query file limit", q.Table, maxSeriesInParts)
+		}
+		return nil
+	}
+	for _, c := range []string{fmt.Sprintf("time < to_timestamp_nanos(%d)", lo), fmt.Sprintf("time > to_timestamp_nanos(%d)", hi)} {
+		if err := part(c, 0, 0, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := part(v3Range(lo, hi), lo, hi, true); err != nil {
+		return nil, err
+	}
+	total.Series = int64(len(series))
+	if p.SeriesSQL("true") == "" {
+		total.Series = contentq.NoTagSeries(total.Rows)
+	}
+	return total, nil
+}
+
+func v3Range(lo, hi int64) string {
+	return fmt.Sprintf("time >= to_timestamp_nanos(%d) AND time <= to_timestamp_nanos(%d)", lo, hi)
+}
+
+// v3FileRange is the time range of m's persisted Parquet files.
+func v3FileRange(ctx context.Context, t *Target, m string) (lo, hi int64, err error) {
+	q := "SELECT MIN(min_time) AS lo, MAX(max_time) AS hi FROM system.parquet_files WHERE table_name = '" + strings.ReplaceAll(m, "'", "''") + "'"
+	var rows []struct{ Lo, Hi *int64 }
+	if err := t.v3SQL(ctx, q, &rows); err != nil {
+		return 0, 0, fmt.Errorf("%w (asked because %s is in more files than the server's query file limit)", err, m)
+	}
+	if len(rows) != 1 || rows[0].Lo == nil || rows[0].Hi == nil {
+		return 0, 0, fmt.Errorf("%s: no Parquet files of %s, yet too many to read at once", q, m)
+	}
+	return *rows[0].Lo, *rows[0].Hi, nil
 }
 
 // v3Rows runs q and returns its JSON rows with numbers kept exact
@@ -58,7 +156,7 @@ func v3Rows(ctx context.Context, t *Target, q string) (rows []map[string]any, mi
 	case res.Status == 404:
 		return nil, true, nil
 	case res.Status != 200 && strings.Contains(text, "exceed file limit"):
-		return nil, false, fmt.Errorf("%s: the server refuses a query over this many Parquet files (raise its --query-file-limit, or verify by count): %s", q, text)
+		return nil, false, fmt.Errorf("%s: %w: %s", q, errFileLimit, text)
 	case res.Status != 200 && strings.Contains(text, "not found"):
 		return nil, true, nil
 	case res.Status != 200:
