@@ -3,6 +3,7 @@ package timescale
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -16,9 +17,10 @@ import (
 var _ load.ContentCounter = (*Target)(nil)
 
 // Content answers each query with one aggregate query over the table (and
-// a look at its columns in pg_attribute first): count(*),
-// count(DISTINCT ROW(tags...)) (exact; a NULL tag is a value of its own),
-// min and max of the time column, and per field count(f) and
+// a look at its columns in pg_attribute first), grouped by the tag set and
+// added up: rows, the number of groups (the distinct series, exact; a
+// NULL tag is a value of its own), min and max of the time column, and
+// per field count(f) and
 //   - float8 and real: sum(f::float8) and sum(abs(f::float8)) (a real is
 //     widened exactly, so a float4 column is marked Float4 and its sum is of
 //     the stored, rounded values);
@@ -93,7 +95,20 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 	if _, ok := byName[tm]; !ok {
 		tm = cols[0].name
 	}
-	sel := []string{"count(*)", timeExpr("min", tm, byName[tm]), timeExpr("max", tm, byName[tm])}
+	// One scan, grouped by the tag set: the groups are the series (a NULL
+	// tag groups as a value of its own), and the outer query adds the
+	// groups' aggregates up. A hash aggregate: count(DISTINCT ROW(tags))
+	// sorted the rows and took 25 times as long.
+	var inner, outer []string
+	agg := func(in, out string) {
+		a := "a" + strconv.Itoa(len(inner))
+		inner = append(inner, in+" AS "+a)
+		outer = append(outer, strings.ReplaceAll(out, "$", a))
+	}
+	c := schema.QuoteIdent(tm)
+	agg("count(*)", "coalesce(sum($), 0)::int8")
+	agg("min("+c+")", timeExpr("min($)", byName[tm]))
+	agg("max("+c+")", timeExpr("max($)", byName[tm]))
 	var tags []string
 	for _, tag := range q.Tags {
 		if _, ok := byName[tag]; ok {
@@ -101,8 +116,7 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		}
 	}
 	if len(tags) > 0 {
-		// ROW(...) also for one tag: a bare (t) would not count NULL.
-		sel = append(sel, "count(DISTINCT ROW("+strings.Join(tags, ", ")+"))")
+		outer = append(outer, "count(*)")
 	}
 	fp := &fingerprint.Table{Name: q.Table, SeriesExact: true, TimeUnit: 1000}
 	type target struct {
@@ -129,16 +143,17 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		}
 		f.Float4 = float4
 		c := schema.QuoteIdent(fq.Name)
-		sel = append(sel, "count("+c+")")
+		agg("count("+c+")", "coalesce(sum($), 0)::int8")
 		switch k {
 		case fingerprint.Float:
-			sel = append(sel, "sum("+c+"::float8)", "sum(abs("+c+"::float8))")
+			agg("sum("+c+"::float8)", "sum($)")
+			agg("sum(abs("+c+"::float8))", "sum($)")
 		case fingerprint.Int:
-			sel = append(sel, "sum("+c+"::numeric)::text")
+			agg("sum("+c+"::numeric)", "sum($)::text")
 		case fingerprint.String:
-			sel = append(sel, "sum(octet_length("+c+"))")
+			agg("sum(octet_length("+c+"))", "coalesce(sum($), 0)::int8")
 		case fingerprint.Bool:
-			sel = append(sel, "count(*) FILTER (WHERE "+c+")")
+			agg("count(*) FILTER (WHERE "+c+")", "coalesce(sum($), 0)::int8")
 		}
 		scans = append(scans, target{f, k})
 	}
@@ -165,7 +180,11 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 			dest = append(dest, &got[i].n)
 		}
 	}
-	stmt := "SELECT " + strings.Join(sel, ", ") + " FROM " + schema.QuoteIdent(q.Table)
+	stmt := "SELECT " + strings.Join(inner, ", ") + " FROM " + schema.QuoteIdent(q.Table)
+	if len(tags) > 0 {
+		stmt += " GROUP BY " + strings.Join(tags, ", ")
+	}
+	stmt = "SELECT " + strings.Join(outer, ", ") + " FROM (" + stmt + ") g"
 	if err := conn.QueryRow(ctx, stmt).Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -197,15 +216,14 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 	return fp, nil
 }
 
-// timeExpr is agg (min or max) of the time column in nanoseconds: a
+// timeExpr is expr (the min or max of the time column) in nanoseconds: a
 // timestamp's exact microseconds (extract gives numeric) times 1000, an
 // integer column as it is.
-func timeExpr(agg, col, typ string) string {
-	c := agg + "(" + schema.QuoteIdent(col) + ")"
+func timeExpr(expr, typ string) string {
 	if strings.HasPrefix(typ, "timestamp") {
-		return "(extract(epoch FROM " + c + ") * 1000000)::int8 * 1000"
+		return "(extract(epoch FROM " + expr + ") * 1000000)::int8 * 1000"
 	}
-	return c + "::int8"
+	return expr + "::int8"
 }
 
 // pgKind maps a PostgreSQL column type (format_type) to the kind content
