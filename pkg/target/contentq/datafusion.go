@@ -134,6 +134,13 @@ func (p *Plan) Read(row map[string]any) (*fingerprint.Table, error) {
 		}
 		return v
 	}
+	getF := func(key string) float64 {
+		v, e := Float64(row[key])
+		if e != nil && err == nil {
+			err = fmt.Errorf("%s: %v", key, e)
+		}
+		return v
+	}
 	t.Rows = get("n")
 	if t.Rows > 0 {
 		t.MinTime, t.MaxTime = get("lo"), get("hi")
@@ -157,7 +164,7 @@ func (p *Plan) Read(row map[string]any) (*fingerprint.Table, error) {
 		}
 		switch k {
 		case fingerprint.Float:
-			out.Sum, out.AbsSum = Float64(row["s"+n]), Float64(row["a"+n])
+			out.Sum, out.AbsSum = getF("s"+n), getF("a"+n)
 		case fingerprint.Int, fingerprint.Uint:
 			if s, ok := row["s"+n].(string); ok {
 				x, e := ParseInt128(s)
@@ -195,17 +202,18 @@ func Int64(v any) (int64, error) {
 	return 0, fmt.Errorf("unexpected value %v (%T)", v, v)
 }
 
-// Float64 reads a JSON number; nil (SQL NULL) and anything else is 0.
-func Float64(v any) float64 {
+// Float64 reads a JSON number (json.Number, float64, or a string such as
+// "NaN"); nil (SQL NULL) is 0.
+func Float64(v any) (float64, error) {
 	switch x := v.(type) {
+	case nil:
+		return 0, nil
 	case json.Number:
-		f, _ := x.Float64()
-		return f
+		return strconv.ParseFloat(string(x), 64)
 	case string:
-		f, _ := strconv.ParseFloat(x, 64)
-		return f
+		return strconv.ParseFloat(x, 64)
 	case float64:
-		return x
+		return x, nil
 	}
-	return 0
+	return 0, fmt.Errorf("unexpected value %v (%T)", v, v)
 }

@@ -127,16 +127,27 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			if f.Count, err = contentq.Int64(row["c"+n]); err != nil {
 				return nil, err
 			}
+			var ferr error
+			num := func(key string) float64 {
+				v, err := contentq.Float64(row[key])
+				if err != nil && ferr == nil {
+					ferr = fmt.Errorf("%s: %v", key, err)
+				}
+				return v
+			}
 			switch {
 			case f.Kind == fingerprint.Float:
-				f.Sum = contentq.Float64(row["s"+n])
-				f.AbsSum = contentq.AbsSum(f.Sum, contentq.Float64(row["lo"+n]), contentq.Float64(row["hi"+n]))
+				f.Sum = num("s" + n)
+				f.AbsSum = contentq.AbsSum(f.Sum, num("lo"+n), num("hi"+n))
 			case f.Kind == fingerprint.Int || f.Kind == fingerprint.Uint:
 				w, err := contentq.Int64(row["w"+n])
 				if err != nil {
 					return nil, err
 				}
-				f.IntSum = contentq.Unwrap(w, contentq.Float64(row["a"+n]))
+				f.IntSum = contentq.Unwrap(w, num("a"+n))
+			}
+			if ferr != nil {
+				return nil, ferr
 			}
 		}
 	}
