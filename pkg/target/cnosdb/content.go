@@ -13,11 +13,11 @@ import (
 
 var _ load.ContentCounter = (*Target)(nil)
 
-// Content answers each query with two statements: DESCRIBE TABLE (which
-// columns are there, stored how) and one aggregate query in DataFusion's
-// SQL (contentq.DataFusion: rows, count(DISTINCT struct(tags)), min and
-// max time, per field count and an exact sum). A table that does not exist
-// has no rows. CnosDB acknowledges a write once it is queryable, so there
+// Content answers each query with DESCRIBE TABLE (which columns are
+// there, stored how), one aggregate query in DataFusion's SQL
+// (contentq.DataFusion: count(DISTINCT struct(tags)), min and max time,
+// per field count and an exact sum) and the row count as Count takes it.
+// A table that does not exist has no rows. CnosDB acknowledges a write once it is queryable, so there
 // is nothing to wait for.
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	out := make(map[string]*fingerprint.Table, len(qs))
@@ -62,7 +62,18 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 	if len(rows) != 1 {
 		return nil, fmt.Errorf("%s: want one row, got %d", p.SQL, len(rows))
 	}
-	return p.Read(rows[0])
+	fp, err := p.Read(rows[0])
+	if err != nil {
+		return nil, err
+	}
+	// The rows as Count has them: exact_count(*) where the server has it
+	// (2.4.3 and later, whose count(*) may count rows not yet merged).
+	n, err := t.Count(ctx, []string{q.Table})
+	if err != nil {
+		return nil, err
+	}
+	fp.Rows = n[q.Table]
+	return fp, nil
 }
 
 func missingTable(err error) bool {
