@@ -213,3 +213,14 @@ func BenchLoad(b *testing.B, tg load.Target, loader, db string) int64 {
 	b.Logf("loaded %d rows in %s", res.Rows, time.Since(start).Round(time.Millisecond))
 	return res.Rows
 }
+
+// Check asks cc for the content of the table read describes (its tags
+// given) and compares it with read (Verify).
+func Check(t testing.TB, cc load.ContentCounter, read *fingerprint.Read, overwrites bool, tags ...string) string {
+	t.Helper()
+	found, err := cc.Content(context.Background(), []fingerprint.Query{Query(read, tags...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Verify(read, found[read.Name], overwrites)
+}

@@ -88,15 +88,7 @@ func checkContent(t *testing.T, tg, shifted *Target, unsigned bool, strCount, st
 	contenttest.Same(t, got["never_written"], fingerprint.Table{Name: "never_written", SeriesExact: true, Fields: []fingerprint.Field{{Name: "v", Kind: fingerprint.Float}}})
 
 	read := contenttest.ReadILP(t, data)
-	q := contenttest.Query(read["m"], "host", "r")
-	verify := func() string {
-		t.Helper()
-		found, err := tg.Content(ctx, []fingerprint.Query{q})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return contenttest.Verify(read["m"], found["m"], true)
-	}
+	verify := func() string { return contenttest.Check(t, tg, read["m"], true, "host", "r") }
 	if bad := verify(); bad != "" {
 		t.Errorf("the load does not verify:\n%s", bad)
 	}
@@ -107,11 +99,7 @@ func checkContent(t *testing.T, tg, shifted *Target, unsigned bool, strCount, st
 
 	writeILP(t, shifted, shiftedILP)
 	sread := contenttest.ReadILP(t, shiftedILP)
-	found, err := tg.Content(ctx, []fingerprint.Query{contenttest.Query(sread["shifted"], "host")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bad := contenttest.Verify(sread["shifted"], found["shifted"], true); !strings.Contains(bad, `table "shifted": min time expected 1970-01-01T00:00:01Z`) || strings.Contains(bad, "rows") {
+	if bad := contenttest.Check(t, tg, sread["shifted"], true, "host"); !strings.Contains(bad, `table "shifted": min time expected 1970-01-01T00:00:01Z`) || strings.Contains(bad, "rows") {
 		t.Errorf("nanoseconds written as microseconds, verification says:\n%s", bad)
 	}
 }

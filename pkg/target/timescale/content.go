@@ -33,14 +33,8 @@ var _ load.ContentCounter = (*Target)(nil)
 // them). A table that does not exist has no rows. Like Count, it makes one
 // attempt; a lost connection is returned load.Retryable.
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	out := make(map[string]*fingerprint.Table, len(qs))
-	err := func() error {
-		conn, err := t.adminLocked(ctx)
-		if err != nil {
-			return err
-		}
+	err := t.adminOnce(ctx, func(conn *pgx.Conn) error {
 		for _, q := range qs {
 			fp, err := content(ctx, conn, q)
 			if err != nil {
@@ -49,14 +43,7 @@ func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[strin
 			out[q.Table] = fp
 		}
 		return nil
-	}()
-	if err != nil && isRetryable(err) {
-		if t.admin != nil {
-			t.admin.Close(context.Background())
-			t.admin = nil
-		}
-		return nil, load.Retryable(err)
-	}
+	})
 	if err != nil {
 		return nil, err
 	}
