@@ -70,14 +70,3 @@ func NoTagSeries(rows int64) int64 {
 	}
 	return 0
 }
-
-// AbsSum is the sum of the magnitudes of values whose sum is sum and whose
-// smallest and largest are lo and hi, for a database that has no
-// sum(abs(x)) (or only an expensive one): |sum| when all the values have
-// one sign, else 0 (not known).
-func AbsSum(sum, lo, hi float64) float64 {
-	if lo >= 0 || hi <= 0 {
-		return math.Abs(sum)
-	}
-	return 0
-}

@@ -52,16 +52,3 @@ func TestUnwrap(t *testing.T) {
 		}
 	}
 }
-
-func TestAbsSum(t *testing.T) {
-	for _, tc := range []struct{ sum, lo, hi, want float64 }{
-		{3.5, 0.5, 2, 3.5},    // all positive
-		{-3.5, -2, -0.5, 3.5}, // all negative
-		{0, 0, 0, 0},
-		{1, -1, 2, 0}, // mixed: not known
-	} {
-		if got := AbsSum(tc.sum, tc.lo, tc.hi); got != tc.want {
-			t.Errorf("AbsSum(%v, %v, %v) = %v, want %v", tc.sum, tc.lo, tc.hi, got, tc.want)
-		}
-	}
-}

@@ -23,8 +23,9 @@ import (
 //   - count(b) WHERE b = true per boolean.
 //
 // InfluxQL has no string length: a string field's Len is -1. sum(abs())
-// is not allowed: AbsSum comes from min and max (contentq.AbsSum), known
-// when a field's values all have one sign.
+// is not allowed: AbsSum stays 0 (appending bounds with |Sum| instead,
+// which is the same for values of one sign; min and max to tell would
+// read every field twice more).
 func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fingerprint.Table, error) {
 	types, err := t.fieldTypes(ctx, q.Table)
 	if err != nil {
@@ -58,7 +59,7 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			aggs = append(aggs, "count("+c+") AS c"+n)
 			switch k {
 			case fingerprint.Float:
-				aggs = append(aggs, "sum("+c+") AS s"+n, "min("+c+") AS lo"+n, "max("+c+") AS hi"+n)
+				aggs = append(aggs, "sum("+c+") AS s"+n)
 			case fingerprint.Int:
 				aggs = append(aggs, "sum("+c+") AS w"+n, "sum("+c+"::float) AS a"+n)
 			case fingerprint.String:
@@ -138,7 +139,6 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			switch {
 			case f.Kind == fingerprint.Float:
 				f.Sum = num("s" + n)
-				f.AbsSum = contentq.AbsSum(f.Sum, num("lo"+n), num("hi"+n))
 			case f.Kind == fingerprint.Int || f.Kind == fingerprint.Uint:
 				w, err := contentq.Int64(row["w"+n])
 				if err != nil {
@@ -151,7 +151,21 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			}
 		}
 	}
-	if fp.Rows, err = (apiV1{}).count(ctx, t, q.Table); err != nil {
+	// The points, from the field counts just taken when they are every
+	// field's (each InfluxQL aggregate reads its field again: a second
+	// COUNT(*) cost as much as a fifth of the rest).
+	per := map[string]int64{}
+	for _, f := range fp.Fields {
+		if _, ok := types[f.Name]; ok && f.Count >= 0 {
+			per[f.Name] = f.Count
+		}
+	}
+	if len(per) == len(types) {
+		fp.Rows, err = t.pointsOf(ctx, q.Table, per, types)
+	} else {
+		fp.Rows, err = (apiV1{}).count(ctx, t, q.Table)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return fp, nil

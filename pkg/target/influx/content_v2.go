@@ -35,8 +35,8 @@ import (
 // cheap type lookup). String fields are not checked (Count -1): Flux
 // reads an empty string as null in some paths (2.7.12: count() missed
 // "" in fresh points and counted it once they were compacted), and
-// strings.strlen counts runes, not bytes. AbsSum comes from min and max
-// (contentq.AbsSum).
+// strings.strlen counts runes, not bytes. AbsSum stays 0 (appending
+// bounds with |Sum| instead, the same for values of one sign).
 func (apiV2) content(ctx context.Context, t *Target, q fingerprint.Query) (*fingerprint.Table, error) {
 	var floats, ints, bools []string
 	for _, f := range q.Fields {
@@ -74,8 +74,6 @@ data |> first() |> drop(columns: ["_value", "_field", "_time"]) |> group(columns
 		s.WriteString(`src(fn: (r) => r._measurement == ` + m + ` and (` + strings.Join(or, " or ") + `)) |> ` + pipe + ` |> yield(name: "` + name + `")` + "\n")
 	}
 	each(floats, `sum() |> group(columns: ["_field"]) |> sum()`, "sum")
-	each(floats, `min() |> group(columns: ["_field"]) |> min()`, "fmin")
-	each(floats, `max() |> group(columns: ["_field"]) |> max()`, "fmax")
 	each(ints, `sum() |> group(columns: ["_field"]) |> sum()`, "isum")
 	each(ints, `min() |> group(columns: ["_field"]) |> min()`, "imin")
 	each(ints, `max() |> group(columns: ["_field"]) |> max()`, "imax")
@@ -93,15 +91,7 @@ data |> first() |> drop(columns: ["_value", "_field", "_time"]) |> group(columns
 		}
 		switch f.Kind {
 		case fingerprint.Float:
-			var lo, hi float64
 			out.Sum, err = floatOrZero(one("sum", f.Name))
-			if err == nil {
-				lo, err = floatOrZero(one("fmin", f.Name))
-			}
-			if err == nil {
-				hi, err = floatOrZero(one("fmax", f.Name))
-			}
-			out.AbsSum = contentq.AbsSum(out.Sum, lo, hi)
 		case fingerprint.String:
 			// Flux reads an empty string as null in some paths and not
 			// in others (count() of fresh points missed it; the same

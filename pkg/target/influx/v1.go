@@ -236,6 +236,12 @@ func (apiV1) count(ctx context.Context, t *Target, m string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return t.pointsOf(ctx, m, per, nil)
+}
+
+// pointsOf is count's reckoning from per, the count of every field of m;
+// types are m's field types when the caller has them (nil: asked).
+func (t *Target) pointsOf(ctx context.Context, m string, per map[string]int64, types map[string]fingerprint.Kind) (int64, error) {
 	var max, min int64 = 0, -1
 	for _, n := range per {
 		max = maxInt(max, n)
@@ -247,9 +253,11 @@ func (apiV1) count(ctx context.Context, t *Target, m string) (int64, error) {
 		return max, nil
 	}
 	// Fields missing in some points: add the points that lack best.
-	types, err := t.fieldTypes(ctx, m)
-	if err != nil {
-		return 0, err
+	if types == nil {
+		var err error
+		if types, err = t.fieldTypes(ctx, m); err != nil {
+			return 0, err
+		}
 	}
 	var numeric []string
 	for f, k := range types {
