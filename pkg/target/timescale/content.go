@@ -172,7 +172,18 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		stmt += " GROUP BY " + strings.Join(tags, ", ")
 	}
 	stmt = "SELECT " + strings.Join(outer, ", ") + " FROM (" + stmt + ") g"
-	if err := conn.QueryRow(ctx, stmt).Scan(dest...); err != nil {
+	// A hash aggregate whatever the planner guesses: it takes the tag
+	// columns for independent, estimates 100,000 groups for 1,000 series
+	// at 1M rows, and sorts (external merge on disk: 14.8 s against 5.4 s).
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(ctx, "SET LOCAL enable_sort = off"); err != nil {
+		return nil, err
+	}
+	if err := tx.QueryRow(ctx, stmt).Scan(dest...); err != nil {
 		return nil, err
 	}
 	if lo != nil && hi != nil {
