@@ -51,7 +51,7 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 			cols[name] = kindOf(typ)
 		}
 	}
-	p := contentq.DataFusion(q, cols, ident)
+	p := contentq.DataFusion(q, cols, ident, false)
 	rows, err := t.SQL(ctx, t.cfg.DBName, p.SQL)
 	if missingTable(err) {
 		return contentq.Missing(q), nil

@@ -32,7 +32,7 @@ func (apiV3) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 		typ, _ := c["data_type"].(string)
 		cols[name] = v3Kind(typ)
 	}
-	p := contentq.DataFusion(q, cols, sqlIdent)
+	p := contentq.DataFusion(q, cols, sqlIdent, true)
 	rows, missing, err := v3Rows(ctx, t, p.SQL)
 	if errors.Is(err, errFileLimit) {
 		return v3ContentInParts(ctx, t, q, p)
