@@ -20,6 +20,8 @@
 #     installed with apt-get when missing).
 #   one core: load_questdb again with GOMAXPROCS=1 on each input, so the table shows how the
 #     reader scales from one core to all of them.
+#   fingerprint: load_questdb again with --verify content on each input: the workers also
+#     compute the content fingerprint (docs/verify.md), so the table shows what it costs.
 # Every command runs --runs times (default 3) and the fastest run counts: on a shared virtual
 # machine the noise only ever slows a run down. The runs go in rounds (every command once, then
 # again), so that a slow spell of the machine falls on every command alike.
@@ -166,6 +168,8 @@ for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one 
   done
   add "load_questdb, GOMAXPROCS=1" "$kind" "$mb" env GOMAXPROCS=1 "$bin/load_questdb" --file "$ilp$sfx" \
     --do-load=false --workers "$workers" --batch-size 5000 --reporting-period 1h
+  add "load_questdb --verify content" "$kind" "$mb" "$bin/load_questdb" --file "$ilp$sfx" \
+    --do-load=false --workers "$workers" --batch-size 5000 --reporting-period 1h --verify content
   case "$sfx" in
     .gz|.1.gz) add "gunzip -c \\| wc -l" "$kind" "$mb" bash -o pipefail -c "gunzip -c '$ilp$sfx' | wc -l" ;;
     .zst) add "zstd -dc \\| wc -l" "$kind" "$mb" bash -o pipefail -c "zstd -dc '$ilp$sfx' | wc -l" ;;
@@ -212,5 +216,8 @@ echo "- load_questdb on --gzip output / gunzip -c | wc -l: $(ratio "gzip, genera
 echo "- load_questdb on --zstd output / zstd -dc | wc -l: $(ratio "zstd, generate_data --zstd|load_questdb" "zstd, generate_data --zstd|zstd -dc \\| wc -l")"
 for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
   echo "- load_questdb on $kind, all cores / one core: $(ratio "$kind|load_questdb" "$kind|load_questdb, GOMAXPROCS=1")"
+done
+for kind in "uncompressed" "gzip, generate_data --gzip (members)" "gzip -1 (one member)" "zstd, generate_data --zstd"; do
+  echo "- load_questdb on $kind, with fingerprints / without (--verify content / count): $(ratio "$kind|load_questdb --verify content" "$kind|load_questdb") in rows/s; CPU seconds ${cpu_of["$kind|load_questdb --verify content"]:-?} against ${cpu_of["$kind|load_questdb"]:-?}"
 done
 rm -f "$out/time.txt"

@@ -18,8 +18,11 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/split"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
 func main() {
@@ -71,6 +74,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 			&cli.IntFlag{Name: "gzip-level", Value: gen.DefaultGzipLevel, Usage: "gzip level: 1 (fastest) to 9, -1 (library default), -2 (Huffman only)"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "generating goroutines"},
 			&cli.StringFlag{Name: "shard", Value: "0/1", Usage: "write only shard i of M (0-based, i/M): a subset of the series"},
+			&cli.BoolFlag{Name: "fingerprint", Usage: "with --file: read the file back as the loaders do and write its content fingerprint into FILE.dataset.json, which a loader with --verify content checks its reading against (docs/verify.md)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -128,9 +132,15 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 			tty := isTerminal(stderr)
 			cfg.Progress = cfg.File != "" && cfg.File != "-" || cfg.OutDir != "" || tty
 			cfg.ProgressTTY = tty
+			if c.Bool("fingerprint") && (cfg.File == "" || cfg.File == "-") {
+				return fmt.Errorf("--fingerprint needs --file (the file is read back)")
+			}
 			err = gen.Run(c.Context, cfg)
 			if errors.Is(err, gen.ErrBrokenPipe) && cfg.File == "" && cfg.OutDir == "" {
 				return errStdoutPipe
+			}
+			if err == nil && c.Bool("fingerprint") {
+				err = addFingerprint(cfg.File, stderr)
 			}
 			return err
 		},
@@ -141,4 +151,23 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// addFingerprint reads the file back with the loaders' reader and writes
+// its content fingerprint into its dataset description.
+func addFingerprint(path string, stderr io.Writer) error {
+	acc, err := split.FingerprintFile(path, usecase.LookupTable)
+	if err != nil {
+		return fmt.Errorf("--fingerprint: %w", err)
+	}
+	d, err := envinfo.ReadDataset(path)
+	if err != nil || d == nil {
+		return fmt.Errorf("--fingerprint: %s%s: %v", path, envinfo.SidecarSuffix, err)
+	}
+	d.Fingerprint = envinfo.FingerprintOf(acc.Result())
+	if err := envinfo.WriteDataset(path, *d); err != nil {
+		return fmt.Errorf("--fingerprint: %w", err)
+	}
+	fmt.Fprintf(stderr, "generate_data: fingerprint of %d tables written to %s%s\n", len(d.Fingerprint), path, envinfo.SidecarSuffix)
+	return nil
 }

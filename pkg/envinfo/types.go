@@ -29,4 +29,9 @@ type Dataset struct {
 	FileBytes   int64   `json:"file_bytes,omitempty"`  // size on disk; 0 for a stream
 	Compression string  `json:"compression,omitempty"` // "gzip level N", "gzip" or "none"
 	Note        string  `json:"note,omitempty"`        // why the description was not used, or --limit
+	// Fingerprint is the file's content per table as the loaders' reader
+	// read it when it was written (generate_data --fingerprint; absent
+	// otherwise): a loader with --verify content checks its reading
+	// against it (docs/verify.md).
+	Fingerprint []TableFingerprint `json:"fingerprint,omitempty"`
 }

@@ -17,10 +17,11 @@ type Options struct {
 	KeyLimit int
 }
 
-// DefaultKeyLimit is how many (series, timestamp) keys a load remembers
-// exactly to find repeated ones, about 10 to 20 bytes a key (a set of 64-bit
-// hashes); beyond it repeats can no longer be ruled out.
-const DefaultKeyLimit = 1 << 23
+// DefaultKeyLimit is how many (series, timestamp) keys a table remembers
+// exactly to find repeated ones (a set of 64-bit hashes at most 3/4 full:
+// at the limit 2^24 slots, 128 MiB); beyond it repeats can no longer be
+// ruled out. 12M covers a 10M-row table.
+const DefaultKeyLimit = 12_000_000
 
 // Acc accumulates the fingerprints of the tables a worker reads. One Acc
 // belongs to one goroutine; Merge combines the workers' at the end.
@@ -28,7 +29,20 @@ type Acc struct {
 	opt    Options
 	tables map[string]*TableAcc
 	last   *TableAcc
+	failed string // why the content cannot be proven (Fail)
 }
+
+// Fail records that what was read cannot be fingerprinted (a value the
+// reader could not decode), so content verification must not be trusted;
+// the first reason is kept.
+func (a *Acc) Fail(reason string) {
+	if a.failed == "" {
+		a.failed = reason
+	}
+}
+
+// Failed returns the reason given to Fail, or "".
+func (a *Acc) Failed() string { return a.failed }
 
 // NewAcc returns an empty accumulator.
 func NewAcc(opt Options) *Acc {
@@ -57,7 +71,7 @@ func (a *Acc) Table(name []byte) *TableAcc {
 func (a *Acc) newTable(name string) *TableAcc {
 	t := &TableAcc{name: name, series: newSeriesSet(a.opt.SeriesLimit), fields: make(map[string]*FieldAcc)}
 	if a.opt.Keys {
-		t.keys = &keySet{limit: a.opt.KeyLimit, set: make(map[uint64]struct{})}
+		t.keys = newKeySet(a.opt.KeyLimit)
 	}
 	a.tables[name] = t
 	return t
@@ -67,6 +81,7 @@ func (a *Acc) newTable(name string) *TableAcc {
 // which accumulators are merged (counts and exact sums are sums, series
 // and keys unions, float sums compensated: see Field).
 func (a *Acc) Merge(o *Acc) {
+	a.Fail(o.failed)
 	for name, ot := range o.tables {
 		t := a.tables[name]
 		if t == nil {
@@ -94,6 +109,15 @@ func (a *Acc) Result() map[string]*Read {
 	return m
 }
 
+// Scale multiplies the time range by unit (nanoseconds per unit of the
+// input's timestamps: ILP lines in the precision the loader was given).
+func (r *Read) Scale(unit int64) {
+	if unit > 1 {
+		r.MinTime *= unit
+		r.MaxTime *= unit
+	}
+}
+
 // Read is what the input holds for one table: its fingerprint and, when
 // keys were tracked, how many rows repeat an earlier row's (series,
 // timestamp) key.
@@ -105,6 +129,11 @@ type Read struct {
 	// had more keys than the limit and repeats could not be ruled out.
 	KeysTracked, KeysExact bool
 	Repeats                int64
+	// Tags are the tag keys the table's series carry, sorted.
+	Tags []string
+	// NoTime counts rows without a timestamp (ILP lines the server stamps
+	// on arrival): the time range then cannot be checked.
+	NoTime int64
 }
 
 // TableAcc accumulates one table. Call Row for each row and then Field
@@ -113,9 +142,11 @@ type TableAcc struct {
 	name             string
 	rows             int64
 	minTime, maxTime int64
+	noTime           int64
 	series           *seriesSet
 	keys             *keySet
 	fields           map[string]*FieldAcc
+	tags             map[string]struct{}
 	// order caches the fields of the previous row in order, so that a row
 	// shaped like the one before finds its fields without a map lookup.
 	order []*FieldAcc
@@ -123,19 +154,46 @@ type TableAcc struct {
 }
 
 // Row counts one row of the series whose tag set hashes to series (see
-// SeriesKey) at time ts (nanoseconds since the epoch).
+// TagSet) at time ts (nanoseconds since the epoch, or the unit of the
+// input: see Read.Scale). A row's fields may be given before or after its
+// Row call, as long as each row calls Row once.
 func (t *TableAcc) Row(series uint64, ts int64) {
-	if t.rows == 0 || ts < t.minTime {
+	t.series.add(series)
+	t.RowKnown(series, ts)
+}
+
+// RowKnown is Row for a series this accumulator has been given before
+// (the reader caches what it has seen): the series set is not touched.
+func (t *TableAcc) RowKnown(series uint64, ts int64) {
+	if t.rows == t.noTime || ts < t.minTime {
 		t.minTime = ts
 	}
-	if t.rows == 0 || ts > t.maxTime {
+	if t.rows == t.noTime || ts > t.maxTime {
 		t.maxTime = ts
 	}
 	t.rows++
-	t.series.add(series)
 	if t.keys != nil {
 		t.keys.add(HashPair(series, uint64(ts)))
 	}
+	t.next = 0
+}
+
+// Tag records that the table's series carry tag key (the reader calls it
+// once per series it meets; the key is not retained).
+func (t *TableAcc) Tag(key []byte) {
+	if _, ok := t.tags[string(key)]; !ok {
+		if t.tags == nil {
+			t.tags = make(map[string]struct{})
+		}
+		t.tags[string(key)] = struct{}{}
+	}
+}
+
+// RowNoTime counts a row without a timestamp (the database gives it one).
+func (t *TableAcc) RowNoTime(series uint64) {
+	t.rows++
+	t.noTime++
+	t.series.add(series)
 	t.next = 0
 }
 
@@ -166,21 +224,25 @@ func (t *TableAcc) Field(name []byte, kind Kind) *FieldAcc {
 }
 
 func (t *TableAcc) merge(o *TableAcc) {
-	if o.rows > 0 {
-		if t.rows == 0 || o.minTime < t.minTime {
+	if o.rows > o.noTime {
+		if t.rows == t.noTime || o.minTime < t.minTime {
 			t.minTime = o.minTime
 		}
-		if t.rows == 0 || o.maxTime > t.maxTime {
+		if t.rows == t.noTime || o.maxTime > t.maxTime {
 			t.maxTime = o.maxTime
 		}
 	}
 	t.rows += o.rows
+	t.noTime += o.noTime
 	t.series.merge(o.series)
 	if t.keys != nil && o.keys != nil {
 		t.keys.merge(o.keys)
 	} else if o.keys != nil {
-		t.keys = &keySet{limit: o.keys.limit, set: make(map[uint64]struct{})}
+		t.keys = newKeySet(o.keys.limit)
 		t.keys.merge(o.keys)
+	}
+	for k := range o.tags {
+		t.Tag([]byte(k))
 	}
 	for n, of := range o.fields {
 		f := t.fields[n]
@@ -193,7 +255,7 @@ func (t *TableAcc) merge(o *TableAcc) {
 }
 
 func (t *TableAcc) result() *Read {
-	r := &Read{Table: Table{Name: t.name, Rows: t.rows, MinTime: t.minTime, MaxTime: t.maxTime}}
+	r := &Read{Table: Table{Name: t.name, Rows: t.rows, MinTime: t.minTime, MaxTime: t.maxTime}, NoTime: t.noTime}
 	r.Series, r.SeriesExact = t.series.count()
 	if t.keys != nil {
 		r.KeysTracked, r.KeysExact, r.Repeats = true, !t.keys.over, t.keys.repeats
@@ -201,6 +263,10 @@ func (t *TableAcc) result() *Read {
 	for _, f := range t.fields {
 		r.Fields = append(r.Fields, f.result())
 	}
+	for k := range t.tags {
+		r.Tags = append(r.Tags, k)
+	}
+	sort.Strings(r.Tags)
 	sort.Slice(r.Fields, func(i, j int) bool { return r.Fields[i].Name < r.Fields[j].Name })
 	return r
 }
@@ -303,37 +369,81 @@ func (f *FieldAcc) result() Field {
 }
 
 // keySet finds repeated (series, timestamp) keys: a set of their hashes
-// up to limit keys, after which it stops remembering (over) and repeats
-// can no longer be ruled out.
+// (open addressing, linear probing, at most 3/4 full) up to limit keys,
+// after which it stops remembering (over) and repeats can no longer be
+// ruled out. 0 marks an empty slot; the hash 0 is taken as 1.
 type keySet struct {
 	limit   int
-	set     map[uint64]struct{}
+	slots   []uint64
+	n       int
 	repeats int64
 	over    bool
 }
+
+func newKeySet(limit int) *keySet { return &keySet{limit: limit, slots: make([]uint64, 1024)} }
 
 func (k *keySet) add(h uint64) {
 	if k.over {
 		return
 	}
-	if _, ok := k.set[h]; ok {
-		k.repeats++
-		return
+	if h == 0 {
+		h = 1
 	}
-	if len(k.set) >= k.limit {
-		k.over, k.set = true, nil
-		return
+	mask := uint64(len(k.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch k.slots[i] {
+		case 0:
+			if k.n >= k.limit {
+				k.over, k.slots = true, nil
+				return
+			}
+			k.slots[i] = h
+			k.n++
+			if 4*k.n > 3*len(k.slots) {
+				k.grow()
+			}
+			return
+		case h:
+			k.repeats++
+			return
+		}
 	}
-	k.set[h] = struct{}{}
 }
 
+func (k *keySet) grow() {
+	old := k.slots
+	k.slots = make([]uint64, 2*len(old))
+	mask := uint64(len(k.slots) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for k.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		k.slots[i] = h
+	}
+}
+
+// merge adds o's keys. The destination is grown first to hold both, and
+// o's slots are visited with an odd stride: taken in slot order (which
+// is hash order) the keys would pile up behind each other in the
+// destination's runs, and the merge would take quadratic time.
 func (k *keySet) merge(o *keySet) {
 	k.repeats += o.repeats
 	if k.over || o.over {
-		k.over, k.set = true, nil
+		k.over, k.slots = true, nil
 		return
 	}
-	for h := range o.set {
-		k.add(h)
+	for want := min(k.n+o.n, k.limit); 4*want > 3*len(k.slots); {
+		k.grow()
+	}
+	n := uint64(len(o.slots))
+	step := (n * 5 / 8) | 1
+	for i, j := uint64(0), uint64(0); i < n; i, j = i+1, (j+step)&(n-1) {
+		if h := o.slots[j]; h != 0 {
+			k.add(h)
+		}
 	}
 }

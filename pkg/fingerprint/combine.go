@@ -11,12 +11,13 @@ import "sort"
 // On an overwriting database (overwrites) the run's rows may also have
 // replaced points the table held: the rows are then only bounded (at least
 // what the table held and the run's distinct keys, at most the sum) and
-// field aggregates are unproven.
+// field aggregates are unproven. A field of the run that before does not
+// list was not asked for before the load: it is not compared (Count -1).
 func Combine(before *Table, run *Expect, overwrites bool) *Expect {
 	if before == nil || before.Rows == 0 {
 		return run
 	}
-	e := &Expect{Table: Table{Name: run.Name}, FieldsUnproven: run.FieldsUnproven}
+	e := &Expect{Table: Table{Name: run.Name}, FieldsUnproven: run.FieldsUnproven, TimeUnproven: run.TimeUnproven}
 	e.Rows = before.Rows + run.Rows
 	e.RowsLow = before.Rows + run.RowsLow
 	if overwrites {
@@ -42,6 +43,15 @@ func Combine(before *Table, run *Expect, overwrites bool) *Expect {
 	for _, f := range run.Fields {
 		f := f
 		fields[f.Name] = &f
+	}
+	asked := make(map[string]bool, len(before.Fields))
+	for _, b := range before.Fields {
+		asked[b.Name] = true
+	}
+	for n, f := range fields {
+		if !asked[n] {
+			f.Count = -1 // what the table held of it before is not known
+		}
 	}
 	for _, b := range before.Fields {
 		f := fields[b.Name]

@@ -229,6 +229,30 @@ type Verification struct {
 	Actual   map[string]int64 `json:"actual"`
 	Seconds  float64          `json:"seconds"`
 	Note     string           `json:"note,omitempty"`
+	// Mode is what was verified: "count" (rows per table) or "content"
+	// (each table's fingerprint: rows, series, time range, per field the
+	// non-NULL count and sum; docs/verify.md).
+	Mode string `json:"mode,omitempty"`
+	// Content is the comparison of each table's fingerprint (Mode
+	// "content"), sorted by table.
+	Content []ContentCheck `json:"content,omitempty"`
+}
+
+// ContentCheck is one table's content verification: what the loader read
+// (rows, series, time range in nanoseconds since the epoch; after a
+// before-the-load fingerprint was combined in) and what differs.
+type ContentCheck struct {
+	Table   string `json:"table"`
+	OK      bool   `json:"ok"`
+	Rows    int64  `json:"rows"`
+	Series  int64  `json:"series"`
+	MinTime int64  `json:"min_time"`
+	MaxTime int64  `json:"max_time"`
+	Fields  int    `json:"fields"`
+	// Mismatches name the field, the aggregate, the expected and the
+	// found value; Notes say what could not be compared and why.
+	Mismatches []string `json:"mismatches,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
 }
 
 // Serialization compares serialising alone with serialising and sending.

@@ -19,7 +19,7 @@
 //	--hash-workers          route each series to one worker (series keep their input order)
 //	--limit N               load the first N rows only
 //	--do-load=false         read, split and count everything without connecting (loader overhead)
-//	--verify (true)         count the rows in the database afterwards; fail on any difference
+//	--verify count          afterwards check the database: count (rows per table), content (fingerprints: docs/verify.md) or off
 //	--reporting-period 10s  a rates line on stderr per period (a progress bar on a terminal)
 //	--retry-timeout 60s     total back-off (100ms doubling to 5s) for one batch's retryable errors
 //	--skip-invalid          skip and count malformed records and rows the server rejects
@@ -216,7 +216,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
 		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},
-		&cli.BoolFlag{Name: FlagVerify, Value: true, Usage: "after loading, count the rows in the database and fail on a mismatch"},
+		&cli.StringFlag{Name: FlagVerify, Value: VerifyCount, Usage: "after loading, check the database and fail on a mismatch: " + VerifyCount + " (rows per table), " + VerifyContent + " (rows, series, time range, per field count and sum: docs/verify.md) or " + VerifyOff + " (true and false still mean count and off)"},
 		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runnerDefaultPeriod, Usage: "interval of the progress lines on stderr"},
 		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runnerDefaultRetry, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
@@ -339,7 +339,6 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		HashWorkers:     c.Bool(FlagHashWorkers),
 		Limit:           c.Int64(FlagLimit),
 		DoLoad:          c.Bool(FlagDoLoad),
-		Verify:          c.Bool(FlagVerify),
 		ReportingPeriod: c.Duration(FlagReportingPeriod),
 		RetryTimeout:    c.Duration(FlagRetryTimeout),
 		SkipInvalid:     c.Bool(FlagSkipInvalid),
@@ -357,6 +356,9 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		Flags:       FlagValues(c, spec.Unused...),
 	}
 	if err := errorConfig(c, &cfg); err != nil {
+		return cfg, err
+	}
+	if err := verifyConfig(c, &cfg); err != nil {
 		return cfg, err
 	}
 	if f := c.String(FlagFormat); f != "" {

@@ -96,8 +96,8 @@ func TestDoLoadFalseNeedsNoServer(t *testing.T) {
 	if res.Flags["password"] != "REDACTED" || res.Flags["batch-size"] != 100.0 || fmt.Sprint(res.Flags["file"]) != "["+path+"]" || res.Flags["url"] != "http://127.0.0.1:1" || res.Rows != 1234 || res.Loader != "load_test" {
 		t.Errorf("flags %v rows %d", res.Flags, res.Rows)
 	}
-	if _, ok := res.Flags["help"]; ok || res.Flags["verify"] != true {
-		t.Errorf("flags record --help, or --verify is not a boolean: %v", res.Flags)
+	if _, ok := res.Flags["help"]; ok || res.Flags["do-load"] != false || res.Flags["verify"] != "count" {
+		t.Errorf("flags record --help, or --do-load is not a boolean, or --verify not its text: %v", res.Flags)
 	}
 }
 

@@ -59,6 +59,13 @@ type Config struct {
 
 	DoLoad bool // false: everything but the database (no connection)
 	Verify bool // count the rows in the database afterwards
+	// VerifyContent (with Verify) proves each table's content, not only
+	// its count: fingerprints computed while reading, compared with the
+	// database's aggregates (content.go; counts where it cannot).
+	VerifyContent bool
+	// ILPUnit is the nanoseconds in a unit of the ILP input's timestamps
+	// (its precision; 0: nanoseconds), for the fingerprints' time range.
+	ILPUnit int64
 
 	ReportingPeriod time.Duration // default 10s
 	RetryTimeout    time.Duration // total back-off time per batch, default 60s
@@ -175,6 +182,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	cfg.Prepare.TablePrefix = cfg.TablePrefix
 	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
 	r.verifier = &verifier{target: t, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
+	r.content = r.newContent()
 	r.res = &load.Results{
 		SchemaVersion: load.SchemaVersion,
 		Loader:        cfg.Loader,
@@ -235,6 +243,7 @@ type run struct {
 	tables      []*schema.Table
 	formats     []inputFormat // every input's format, in order
 	verifier    *verifier     // counts before and after, judges
+	content     *content      // content verification (content.go); nil when off
 	errs        *errorsFile   // ErrorsFile, when set
 	errorCount  atomic.Int64  // records skipped or refused (LimitErrors)
 	inputGzip   []bool        // per input, whether it is gzip-compressed
@@ -660,7 +669,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 // work writes the batches of queue q with writer w (nil: --do-load=false).
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit} // validates and counts the splitter's unchecked batches
 	for {
 		var b *load.Batch
 		var ok bool
@@ -876,8 +885,11 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	r.footprintAfterLoad(ctx, tot, err)
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
-		r.res.Verify, err = r.verifier.verify(ctx, r.wholeLoad(tot))
+		r.res.Verify, err = r.verifyAll(ctx, r.wholeLoad(tot))
 		res.Retries = r.retries.Load()
+	}
+	if err == nil {
+		err = r.writeRead() // --do-load=false with content verification
 	}
 	switch {
 	case err == nil:

@@ -230,6 +230,7 @@ func writeSummary(w io.Writer, res *load.Results, doLoad bool) {
 		if v.Note != "" {
 			fmt.Fprintf(w, "verify note: %s\n", v.Note)
 		}
+		writeContent(w, v)
 	}
 }
 

@@ -32,6 +32,9 @@ type verifier struct {
 	// onCounted, when set, is given the tables counted before their first
 	// write (the journal records them before that write).
 	onCounted func(before map[string]int64) error
+	// onBefore, when set, is given the counts of the tables just counted
+	// before their first write, to fingerprint them (content.go).
+	onBefore func(ctx context.Context, counts map[string]int64) error
 
 	mu     sync.Mutex
 	before map[string]int64 // rows in each table before this run wrote to it
@@ -90,6 +93,11 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 	}
 	for _, n := range todo {
 		v.before[n] = counts[n]
+	}
+	if v.onBefore != nil {
+		if err := v.onBefore(ctx, counts); err != nil {
+			return err
+		}
 	}
 	return v.counted(todo)
 }

@@ -1,6 +1,7 @@
 package split
 
 import (
+	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
@@ -19,6 +20,15 @@ import (
 type Checker struct {
 	// OnSkip, when set, is called with every line Check skips.
 	OnSkip func(Skipped)
+	// FP, when set, receives the content fingerprint of every row Check
+	// passes (fingerprint.go): in the same pass for an Unchecked batch, in
+	// a pass of its own for any other.
+	FP *fingerprint.Acc
+	// ILPUnit is the nanoseconds in a unit of ILP timestamps (the input's
+	// precision; 0 or 1: nanoseconds), for FP's time range.
+	ILPUnit int64
+
+	fp fpState
 
 	names map[string]string
 	buf   []byte // the copy of a zero-copy batch that loses bytes
@@ -33,6 +43,9 @@ type Checker struct {
 // Unchecked is left alone.
 func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error) {
 	if !b.Unchecked || b.Format != format.ILP {
+		if c.FP != nil {
+			c.fpBatch(b)
+		}
 		return 0, nil
 	}
 	if c.names == nil {
@@ -76,6 +89,9 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 			rows++
 			metrics += r.Fields
 			countTable(c.names, b, l[:r.NameEnd])
+			if c.FP != nil {
+				c.fpLine(l, r)
+			}
 		}
 		if !keep || len(l) != len(raw) {
 			shift = true
