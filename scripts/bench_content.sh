@@ -16,13 +16,14 @@
 #   TSLOAD_BENCH_CONTENT_TIMES  runs of each query (default 3)
 #   TSLOAD_BENCH_CONTENT_PKGS   the packages (space-separated; default all three)
 #   TSLOAD_BENCH_CONTENT_RUN    the benchmarks, a -bench pattern (e.g. BenchmarkContent/v3)
-# Files go to $TSLOAD_STATE/bench_content (TSLOAD_STATE defaults to /tmp/tsload) and are
-# reused by a later run.
+# Files go to TSLOAD_BENCH_CONTENT_DIR (default $TSLOAD_STATE/bench_content, TSLOAD_STATE
+# defaulting to /tmp/tsload: the servers' state, where the tests find InfluxDB 3's token) and
+# are reused by a later run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=("$@")
 [[ ${#rows[@]} -gt 0 ]] || rows=(1000000 10000000)
-dir="${TSLOAD_STATE:-/tmp/tsload}/bench_content"
+dir="${TSLOAD_BENCH_CONTENT_DIR:-${TSLOAD_STATE:-/tmp/tsload}/bench_content}"
 mkdir -p "$dir"
 pkgs=(${TSLOAD_BENCH_CONTENT_PKGS:-./pkg/target/timescale ./pkg/target/influx ./pkg/target/cnosdb})
 for n in "${rows[@]}"; do
@@ -35,6 +36,6 @@ for n in "${rows[@]}"; do
 	echo "## $n rows ($f)"
 	for p in "${pkgs[@]}"; do
 		TSLOAD_BENCH_CONTENT_FILE="$f" go test -run '^$' -bench "${TSLOAD_BENCH_CONTENT_RUN:-^BenchmarkContent\$}" -benchtime "${TSLOAD_BENCH_CONTENT_TIMES:-3}x" \
-			-timeout 0 "$p" | grep -E '^(Benchmark|ok|FAIL)|--- (FAIL|SKIP)|loaded|Error|error'
+			-timeout 0 -v "$p" | grep -E '^(Benchmark|ok|FAIL)|--- (FAIL|SKIP)|loaded|Error|error|skip'
 	done
 done
