@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
@@ -65,6 +67,12 @@ type queryResponse struct {
 // Query runs one InfluxQL statement and returns its result, treating an
 // error in the body (which /query reports with HTTP 200) as an error.
 func (t *Target) Query(ctx context.Context, db, q string) (*queryResponse, error) {
+	return t.query1(ctx, db, q, false)
+}
+
+// query1 is Query; exact keeps the answer's numbers as json.Number
+// (integer sums and nanosecond times exceed a float64's 53 bits).
+func (t *Target) query1(ctx context.Context, db, q string, exact bool) (*queryResponse, error) {
 	form := url.Values{"q": {q}}
 	if db != "" {
 		form.Set("db", db)
@@ -77,7 +85,11 @@ func (t *Target) Query(ctx context.Context, db, q string) (*queryResponse, error
 		return nil, fmt.Errorf("%s: %w", q, err)
 	}
 	var qr queryResponse
-	jerr := json.Unmarshal(res.Body, &qr)
+	dec := json.NewDecoder(bytes.NewReader(res.Body))
+	if exact {
+		dec.UseNumber()
+	}
+	jerr := dec.Decode(&qr)
 	switch {
 	case res.Status == 401 || res.Status == 403:
 		return nil, load.Settingf("%s: authentication failed (%d %s): check the user ({User}) and password ({Password})", q, res.Status, serverMessage(res.Body))
@@ -210,9 +222,11 @@ func (t *Target) counts(ctx context.Context, q string) (map[string]int64, error)
 // row count: SELECT COUNT(*) gives one count per field, which undercounts
 // when fields are missing (null) in some points. So:
 //   - when every field has the same count, that is the number of points;
-//   - otherwise, with a the field of the largest count, the points missing a
-//     are found as COUNT(b) - COUNT(a + b) for each other numeric field b
-//     (a + b is null unless both are present), and the largest is added.
+//   - otherwise, with a the numeric field of the largest count, the points
+//     missing a are found as COUNT(b) - COUNT(a + b) for each other numeric
+//     field b (a + b is null unless both are present), and the largest is
+//     added. a must be numeric: a + b with a boolean or string a is always
+//     null, which counted every point of b again.
 //
 // This is exact when no point misses both a and some numeric b that covers
 // it, which holds for tsload's data (at most one field of a row is null);
@@ -222,12 +236,15 @@ func (apiV1) count(ctx context.Context, t *Target, m string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var best string
+	return t.pointsOf(ctx, m, per, nil)
+}
+
+// pointsOf is count's reckoning from per, the count of every field of m;
+// types are m's field types when the caller has them (nil: asked).
+func (t *Target) pointsOf(ctx context.Context, m string, per map[string]int64, types map[string]fingerprint.Kind) (int64, error) {
 	var max, min int64 = 0, -1
-	for f, n := range per {
-		if n > max || n == max && f < best {
-			best, max = f, n
-		}
+	for _, n := range per {
+		max = maxInt(max, n)
 		if min < 0 || n < min {
 			min = n
 		}
@@ -236,34 +253,50 @@ func (apiV1) count(ctx context.Context, t *Target, m string) (int64, error) {
 		return max, nil
 	}
 	// Fields missing in some points: add the points that lack best.
-	qr, err := t.Query(ctx, t.cfg.DBName, "SHOW FIELD KEYS FROM "+t.from(m))
-	if err != nil {
-		return 0, err
-	}
-	var extra int64
-	for _, r := range qr.Results {
-		for _, s := range r.Series {
-			for _, v := range s.Values {
-				if len(v) < 2 {
-					continue
-				}
-				f, _ := v[0].(string)
-				typ, _ := v[1].(string)
-				if f == best || (typ != "float" && typ != "integer") || per[f] == 0 {
-					continue
-				}
-				q := fmt.Sprintf("SELECT COUNT(x) FROM (SELECT %s + %s AS x FROM %s)", quoteIdent(best), quoteIdent(f), t.from(m))
-				both, err := t.counts(ctx, q)
-				if err != nil {
-					return 0, err
-				}
-				if d := per[f] - both[""]; d > extra {
-					extra = d
-				}
-			}
+	if types == nil {
+		var err error
+		if types, err = t.fieldTypes(ctx, m); err != nil {
+			return 0, err
 		}
 	}
-	return max + extra, nil
+	var numeric []string
+	for f, k := range types {
+		if (k == fingerprint.Float || k == fingerprint.Int) && per[f] > 0 {
+			numeric = append(numeric, f)
+		}
+	}
+	sort.Strings(numeric)
+	best := ""
+	for _, f := range numeric {
+		if best == "" || per[f] > per[best] {
+			best = f
+		}
+	}
+	if best == "" {
+		return max, nil
+	}
+	var extra int64
+	for _, f := range numeric {
+		if f == best {
+			continue
+		}
+		q := fmt.Sprintf("SELECT COUNT(x) FROM (SELECT %s + %s AS x FROM %s)", quoteIdent(best), quoteIdent(f), t.from(m))
+		both, err := t.counts(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		if d := per[f] - both[""]; d > extra {
+			extra = d
+		}
+	}
+	return maxInt(max, per[best]+extra), nil
+}
+
+func maxInt(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 func toInt(v interface{}) (int64, error) {

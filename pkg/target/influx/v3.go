@@ -304,15 +304,10 @@ func (apiV3) count(ctx context.Context, t *Target, m string) (int64, error) {
 	if !tooMany {
 		return n, err
 	}
-	q := "SELECT MIN(min_time) AS lo, MAX(max_time) AS hi FROM system.parquet_files WHERE table_name = '" + strings.ReplaceAll(m, "'", "''") + "'"
-	var rows []struct{ Lo, Hi *int64 }
-	if err := t.v3SQL(ctx, q, &rows); err != nil {
-		return 0, fmt.Errorf("%w (asked because counting %s exceeds the server's query file limit)", err, m)
+	lo, hi, err := v3FileRange(ctx, t, m)
+	if err != nil {
+		return 0, err
 	}
-	if len(rows) != 1 || rows[0].Lo == nil || rows[0].Hi == nil {
-		return 0, fmt.Errorf("%s: no Parquet files of %s, yet too many to count at once", q, m)
-	}
-	lo, hi := *rows[0].Lo, *rows[0].Hi
 	// (Two queries: the planner does not prune files for an OR.)
 	var outside int64
 	for _, where := range []string{fmt.Sprintf("time < to_timestamp_nanos(%d)", lo), fmt.Sprintf("time > to_timestamp_nanos(%d)", hi)} {

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/contenttest"
 	"github.com/tsload/tsload/internal/influx3test"
+	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
@@ -170,10 +172,11 @@ func TestV3OldPersisted(t *testing.T) {
 	influx3test.RealServer(t)
 	in := influx3test.StartInstance(t, "old", influx3test.InstanceOptions{Args: "--wal-snapshot-size 1"})
 	at := v3Where{in.URL, in.Token, "old"}
-	var b strings.Builder
+	var b, ns strings.Builder
 	const rows = 9600
 	for i := 0; i < rows; i++ {
 		fmt.Fprintf(&b, "old,host=h%d v=%di %d\n", i%10, i, int64(1451606400+(i/10)*3600))
+		fmt.Fprintf(&ns, "old,host=h%d v=%di %d\n", i%10, i, int64(1451606400+(i/10)*3600)*1e9)
 	}
 	// Ten writes, each its own WAL file: a snapshot follows a few, not the first.
 	res, err, log := v3Load(t, at, b.String(), func(c *Config, rc *runner.Config) { c.Precision = "s"; rc.Workers = 1 })
@@ -201,6 +204,15 @@ func TestV3OldPersisted(t *testing.T) {
 	defer tg.Close()
 	if n, err := tg.Count(context.Background(), []string{"old"}); err != nil || n["old"] != rows {
 		t.Fatalf("count %v %v, want %d", n, err, rows)
+	}
+	// Content too, in the same parts, every aggregate exact.
+	read := contenttest.ReadILP(t, ns.String())["old"]
+	found, err := tg.Content(context.Background(), []fingerprint.Query{contenttest.Query(read, "host")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := contenttest.Verify(read, found["old"], true); bad != "" || found["old"].Series != 10 {
+		t.Fatalf("content over the file limit: %+v\n%s", found["old"], bad)
 	}
 }
 

@@ -97,8 +97,8 @@ func runLoad(t *testing.T, file string, st gen.Stats, c runCase) *Target {
 	return tg
 }
 
-// fingerprint is an md5 of every row of table in a fixed order.
-func fingerprint(t testing.TB, db string, tb *schema.Table) string {
+// tableDigest is an md5 of every row of table in a fixed order.
+func tableDigest(t testing.TB, db string, tb *schema.Table) string {
 	conn := dbConn(t, db)
 	order := "time"
 	for _, tag := range tb.Tags() {
@@ -154,7 +154,7 @@ func TestRunnerEndToEnd(t *testing.T) {
 						if tb == nil {
 							t.Fatalf("table %s unknown to the target", tr.Name)
 						}
-						fp := fingerprint(t, tg.cfg.DBName, tb.t)
+						fp := tableDigest(t, tg.cfg.DBName, tb.t)
 						if prev, ok := prints[tr.Name]; ok && prev != fp {
 							t.Fatalf("table %s differs from the first load of the same data (%s vs %s)", tr.Name, fp, prev)
 						}

@@ -108,9 +108,9 @@ func TestMultiChunkLoad(t *testing.T) {
 		OR (column_name = 'hostname' AND num_partitions = 2))`).Scan(&dims); err != nil || dims != 2 {
 		t.Fatalf("dimensions: %d of 2 as configured (%v)", dims, err)
 	}
-	compressed := fingerprint(t, tg.cfg.DBName, cpuTable())
+	compressed := tableDigest(t, tg.cfg.DBName, cpuTable())
 	_, plain := loadResults(t, file, Config{UseHypertable: "false"}, 500, 2)
-	if p := fingerprint(t, plain.cfg.DBName, cpuTable()); p != compressed {
+	if p := tableDigest(t, plain.cfg.DBName, cpuTable()); p != compressed {
 		t.Fatalf("compressed hypertable rows differ from the plain table's: %s vs %s", compressed, p)
 	}
 }
@@ -125,7 +125,7 @@ func TestDirectCompress(t *testing.T) {
 		t.Fatalf("rows %d of %d, report %v", r.Rows, st.Rows, r.TargetReport)
 	}
 	_, plain := loadResults(t, file, Config{UseHypertable: "false"}, 5000, 1)
-	if a, b := fingerprint(t, tg.cfg.DBName, cpuTable()), fingerprint(t, plain.cfg.DBName, cpuTable()); a != b {
+	if a, b := tableDigest(t, tg.cfg.DBName, cpuTable()), tableDigest(t, plain.cfg.DBName, cpuTable()); a != b {
 		t.Fatalf("direct-compressed rows differ from the plain table's: %s vs %s", a, b)
 	}
 }

@@ -903,14 +903,8 @@ func (t *Target) adminLocked(ctx context.Context) (*pgx.Conn, error) {
 // (re)starting is returned load.Retryable, the connection dropped, so that
 // the runner retries the count within its retry budget.
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	out := make(map[string]int64, len(tables))
-	err := func() error {
-		conn, err := t.adminLocked(ctx)
-		if err != nil {
-			return err
-		}
+	err := t.adminOnce(ctx, func(conn *pgx.Conn) error {
 		for _, name := range tables {
 			var n int64
 			err := conn.QueryRow(ctx, "SELECT count(*) FROM "+schema.QuoteIdent(name)).Scan(&n)
@@ -925,18 +919,31 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 			out[name] = n
 		}
 		return nil
-	}()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// adminOnce runs fn once on the target's own connection: a lost
+// connection or a server that is (re)starting is returned load.Retryable,
+// the connection dropped, so that the runner retries within its budget.
+func (t *Target) adminOnce(ctx context.Context, fn func(*pgx.Conn) error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	conn, err := t.adminLocked(ctx)
+	if err == nil {
+		err = fn(conn)
+	}
 	if err != nil && isRetryable(err) {
 		if t.admin != nil {
 			t.admin.Close(context.Background())
 			t.admin = nil
 		}
-		return nil, load.Retryable(err)
+		return load.Retryable(err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return err
 }
 
 // Close closes the target's own connection. It builds nothing: a load that

@@ -1,0 +1,72 @@
+// Package contentq holds what the targets' content queries
+// (load.ContentCounter) share: reading a database's exact integer sums into
+// a fingerprint.Int128, recovering an exact sum from one that wrapped
+// around 64 bits, the fingerprint of a table that does not exist, and the
+// one query that the DataFusion-based databases (CnosDB, InfluxDB 3)
+// answer (datafusion.go).
+package contentq
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/fingerprint"
+)
+
+var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
+
+// ParseInt128 reads a database's exact integer sum printed as a decimal
+// (numeric or decimal rendered as text).
+func ParseInt128(s string) (fingerprint.Int128, error) {
+	x, ok := fingerprint.ParseInt128(strings.TrimSpace(s))
+	if !ok {
+		return x, fmt.Errorf("integer sum %q is not a decimal integer of at most 128 bits", s)
+	}
+	return x, nil
+}
+
+// Unwrap recovers an exact integer sum from a database that sums int64
+// values in 64 bits and wraps around on overflow (InfluxQL's and Flux's
+// sum): wrapped is the true sum modulo 2^64, and approx the same sum taken
+// in floating point. The true sum is the value congruent to wrapped that is
+// nearest approx, which is exact while approx is off by less than 2^63
+// (a relative error of 2^-52 per value: any sum below about 10^34).
+func Unwrap(wrapped int64, approx float64) fingerprint.Int128 {
+	v := big.NewInt(wrapped)
+	if math.IsNaN(approx) || math.IsInf(approx, 0) {
+		return fingerprint.Int128FromInt64(wrapped)
+	}
+	a, _ := new(big.Float).SetFloat64(approx).Int(nil)
+	// k = round((approx - wrapped) / 2^64)
+	d := new(big.Int).Sub(a, v)
+	half := new(big.Int).Rsh(two64, 1)
+	k := new(big.Int).Add(d, half)
+	k.Div(k, two64) // Euclidean division floors for a positive divisor
+	v.Add(v, k.Mul(k, two64))
+	x, ok := fingerprint.Int128FromBig(v)
+	if !ok {
+		return fingerprint.Int128FromInt64(wrapped)
+	}
+	return x
+}
+
+// Missing is the fingerprint of a table that is not in the database: no
+// rows, and every field of q with no values.
+func Missing(q fingerprint.Query) *fingerprint.Table {
+	t := &fingerprint.Table{Name: q.Table, SeriesExact: true}
+	for _, f := range q.Fields {
+		t.Fields = append(t.Fields, fingerprint.Field{Name: f.Name, Kind: f.Kind})
+	}
+	return t
+}
+
+// NoTagSeries is the series count of a table none of whose tags is a
+// column: all its rows are one series (the empty tag set), if it has any.
+func NoTagSeries(rows int64) int64 {
+	if rows > 0 {
+		return 1
+	}
+	return 0
+}

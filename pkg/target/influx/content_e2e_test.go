@@ -1,0 +1,115 @@
+package influx
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/internal/contenttest"
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// runContent loads data through the runner with content verification
+// (timestamps read as nanoseconds) into database db of the server of cfg,
+// the target wrapped so that corrupt (when not nil) runs between the last
+// batch and verification.
+func runContent(t *testing.T, cfg Config, data string, corrupt func(ctx context.Context, tg *Target) error) (*load.Results, error, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "in.ilp")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Gzip, cfg.GzipLevel, cfg.RequestTimeout = true, 1, 30*time.Second
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		tg.Prepare(context.Background(), load.PrepareOptions{DBName: cfg.DBName, DropDB: true})
+		tg.Close()
+	})
+	target := contenttest.Corrupting{Target: tg}
+	if corrupt != nil {
+		target.Corrupt = func(ctx context.Context) error { return corrupt(ctx, tg) }
+	}
+	var stderr bytes.Buffer
+	res, err := runner.Run(context.Background(), runner.Config{
+		Inputs: []string{path}, BatchSize: 2, Workers: 2, DoLoad: true, Verify: true, VerifyContent: true,
+		ReportingPeriod: time.Hour, RetryTimeout: 20 * time.Second, Stderr: &stderr,
+		Prepare: load.PrepareOptions{DBName: cfg.DBName, CreateDB: true, DropDB: true},
+		Loader:  "load_influx", Target: "influx",
+	}, target)
+	return res, err, stderr.String()
+}
+
+// rewrite writes a line with the series and time of a point already
+// there (InfluxDB keeps the new values: the count stays).
+func rewrite(line string) func(ctx context.Context, tg *Target) error {
+	return func(ctx context.Context, tg *Target) error {
+		w, err := tg.NewWriter(ctx, 0)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		_, err = w.Write(ctx, &load.Batch{Format: format.ILP, Data: []byte(line), Rows: 1, Source: "corrupt", FirstLine: 1, FirstRecord: 1, Seq: 1})
+		return err
+	}
+}
+
+// runnerContent: through the runner, the load verifies its content; a
+// point rewritten with another value behind the loader's back fails
+// naming the field; nanoseconds written with precision u fail on the time
+// range.
+func runnerContent(t *testing.T, cfg func(t *testing.T) Config, unsigned bool) {
+	data := contentILP(unsigned)
+	// Each case in a subtest of its own: its database is dropped before
+	// the next is made (InfluxDB 3 Core holds 5).
+	t.Run("clean", func(t *testing.T) {
+		res, err, log := runContent(t, cfg(t), data, nil)
+		if err != nil || res.Verify == nil || !res.Verify.OK || res.Verify.Mode != "content" {
+			t.Fatalf("clean load: %v %+v\n%s", err, res.Verify, log)
+		}
+	})
+	t.Run("value", func(t *testing.T) {
+		res, err, log := runContent(t, cfg(t), data, rewrite("m,host=b i=-6i 3000000000\n"))
+		const want = `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`
+		if err == nil || res.Verify.OK || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "rows expected") {
+			t.Fatalf("after rewriting i=-5 as -6: %v\n%s", err, log)
+		}
+	})
+	t.Run("precision", func(t *testing.T) {
+		c := cfg(t)
+		c.Precision = "u"
+		res, err, log := runContent(t, c, data, nil)
+		if err == nil || res.Verify.OK || !strings.Contains(err.Error(), `table "m": min time expected 1970-01-01T00:00:01Z`) || strings.Contains(err.Error(), "rows expected") {
+			t.Fatalf("nanoseconds written as microseconds: %v\n%s", err, log)
+		}
+	})
+}
+
+func TestRunnerContentV1(t *testing.T) {
+	runnerContent(t, func(t *testing.T) Config {
+		return Config{URLs: []string{influxURL(t)}, API: APIv1, DBName: uniqueDB(t), Precision: "n"}
+	}, false)
+}
+
+func TestRunnerContentV2(t *testing.T) {
+	runnerContent(t, func(t *testing.T) Config {
+		c := influx2(t)
+		c.DBName = uniqueDB(t)
+		return c
+	}, true)
+}
+
+func TestRunnerContentV3(t *testing.T) {
+	runnerContent(t, func(t *testing.T) Config {
+		_, at := v3Real(t)
+		return Config{URLs: []string{at.url}, Token: at.token, DBName: at.db, Precision: "n"}
+	}, true)
+}
