@@ -2,7 +2,6 @@ package ilp
 
 import (
 	"bytes"
-	"math"
 	"strconv"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -113,29 +112,13 @@ fields:
 // optional '-', no leading zeros, no "-0"), without allocating: any other
 // spelling would not come back the same from a shift and back.
 func parseTimestamp(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
 	d := b
+	neg := len(d) > 0 && d[0] == '-'
 	if neg {
-		d = b[1:]
+		d = d[1:]
 	}
-	if len(d) == 0 || len(d) > 19 || d[0] == '0' && (len(d) > 1 || neg) {
-		return 0, false
+	if len(d) == 0 || d[0] == '+' || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false // not strconv's spelling: ParseInt would take it
 	}
-	var v uint64
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v-1) - 1, true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
+	return ParseInt(b)
 }
