@@ -1,11 +1,9 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
-	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 )
 
@@ -14,16 +12,5 @@ import (
 // the counts.
 func TestParquet(t *testing.T) {
 	base, db := cnosdbtest.RealDB(t)
-	dir := t.TempDir()
-	for _, c := range gentest.ParquetCases(t, dir) {
-		t.Run(c.Name, func(t *testing.T) {
-			results := filepath.Join(dir, c.Name+".json")
-			r := loadtest.RunCLI(t, spec(), []string{"load_cnosdb", "--urls", base, "--file", c.Path, "--db-name", db,
-				"--workers", "2", "--batch-size", "300", "--results-file", results}, results, "")
-			res := loadtest.ReadResults(t, results)
-			if res.Format != "parquet" || res.Rows != c.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[c.Table] != c.Rows {
-				t.Fatalf("format %s rows %d/%d verify %+v\n%s", res.Format, res.Rows, c.Rows, res.Verify, r.Stderr)
-			}
-		})
-	}
+	loadtest.ParquetSuite{Spec: spec(), Args: []string{"--urls", base, "--db-name", db}}.Run(t)
 }
