@@ -2,8 +2,6 @@ package split
 
 import (
 	"bytes"
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,11 +21,8 @@ func TestCSVTableFromHeader(t *testing.T) {
 	files := map[string][]byte{}
 	for _, uc := range usecase.Names {
 		dir := t.TempDir()
-		_, err := gen.Generate(context.Background(), gen.Config{UseCase: uc, Format: format.CSV, Seed: 1, Scale: 2, Workers: 1,
-			Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), OutDir: dir, Stderr: io.Discard})
-		if err != nil {
-			t.Fatal(err)
-		}
+		generate(t, gen.Config{UseCase: uc, Format: format.CSV, Seed: 1, Scale: 2, Workers: 1,
+			Start: gen.DefaultStart, End: gen.DefaultStart.Add(time.Hour), OutDir: dir})
 		tables, _ := usecase.Tables(uc)
 		for _, tb := range tables {
 			files[tb.Name] = readFile(t, dir, tb.Name+".csv")

@@ -2,7 +2,6 @@ package split
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -306,18 +305,14 @@ func FuzzZstdFrames(f *testing.F) {
 func TestGeneratedDecodesInParallel(t *testing.T) {
 	var raw bytes.Buffer
 	cfg := gen.Config{UseCase: "cpu-only", Format: format.ILP, Seed: 1, Scale: 200, Workers: 2,
-		End: gen.DefaultStart.Add(20 * time.Minute), Stderr: io.Discard}
+		End: gen.DefaultStart.Add(20 * time.Minute)}
 	cfg.Stdout = &raw
-	if _, err := gen.Generate(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
+	generate(t, cfg)
 	for _, c := range []string{"gzip", "zstd"} {
 		var z bytes.Buffer
 		cfg.Stdout = &z
 		cfg.Gzip, cfg.Zstd = c == "gzip", c == "zstd"
-		if _, err := gen.Generate(context.Background(), cfg); err != nil {
-			t.Fatal(err)
-		}
+		generate(t, cfg)
 		out, in, err := decodeAll(t, z.Bytes())
 		if err != nil || !bytes.Equal(out, raw.Bytes()) {
 			t.Fatalf("%s: %d bytes (want %d), %v", c, len(out), raw.Len(), err)

@@ -2,7 +2,6 @@ package split
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,11 +25,8 @@ func genData(t testing.TB, dir, useCase string, f format.Format, rowGroup int64)
 		name = "weather"
 	}
 	path := filepath.Join(dir, name+gen.Extension(f))
-	_, err := gen.Generate(context.Background(), gen.Config{UseCase: useCase, Format: f, Seed: 7, Scale: 3,
-		Start: start, End: start.Add(6 * time.Hour), File: path, Workers: 2, RowGroupRows: rowGroup, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	generate(t, gen.Config{UseCase: useCase, Format: f, Seed: 7, Scale: 3,
+		Start: start, End: start.Add(6 * time.Hour), File: path, Workers: 2, RowGroupRows: rowGroup})
 	return path
 }
 
