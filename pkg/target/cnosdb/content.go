@@ -20,15 +20,7 @@ var _ load.ContentCounter = (*Target)(nil)
 // A table that does not exist has no rows. CnosDB acknowledges a write once it is queryable, so there
 // is nothing to wait for.
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
-	out := make(map[string]*fingerprint.Table, len(qs))
-	for _, q := range qs {
-		fp, err := t.content(ctx, q)
-		if err != nil {
-			return out, err
-		}
-		out[q.Table] = fp
-	}
-	return out, nil
+	return contentq.Each(qs, func(q fingerprint.Query) (*fingerprint.Table, error) { return t.content(ctx, q) })
 }
 
 func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint.Table, error) {

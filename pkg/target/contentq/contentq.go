@@ -52,6 +52,20 @@ func Unwrap(wrapped int64, approx float64) fingerprint.Int128 {
 	return x
 }
 
+// Each answers every query with one, keyed by table name. It stops at
+// the first error and returns it with the tables answered before it.
+func Each(qs []fingerprint.Query, one func(fingerprint.Query) (*fingerprint.Table, error)) (map[string]*fingerprint.Table, error) {
+	out := make(map[string]*fingerprint.Table, len(qs))
+	for _, q := range qs {
+		fp, err := one(q)
+		if err != nil {
+			return out, err
+		}
+		out[q.Table] = fp
+	}
+	return out, nil
+}
+
 // Missing is the fingerprint of a table that is not in the database: no
 // rows, and every field of q with no values.
 func Missing(q fingerprint.Query) *fingerprint.Table {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/contentq"
 )
 
 var _ load.ContentCounter = (*Target)(nil)
@@ -30,13 +31,11 @@ func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[strin
 	if !ok {
 		return nil, fmt.Errorf("influx: content verification is not available on the %s API", a.name())
 	}
-	out := make(map[string]*fingerprint.Table, len(qs))
-	for _, q := range qs {
+	return contentq.Each(qs, func(q fingerprint.Query) (*fingerprint.Table, error) {
 		fp, err := c.content(ctx, t, q)
 		if err != nil {
-			return out, fmt.Errorf("influx: content of %s: %w", q.Table, err)
+			return nil, fmt.Errorf("influx: content of %s: %w", q.Table, err)
 		}
-		out[q.Table] = fp
-	}
-	return out, nil
+		return fp, nil
+	})
 }

@@ -33,16 +33,16 @@ var _ load.ContentCounter = (*Target)(nil)
 // them). A table that does not exist has no rows. Like Count, it makes one
 // attempt; a lost connection is returned load.Retryable.
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
-	out := make(map[string]*fingerprint.Table, len(qs))
-	err := t.adminOnce(ctx, func(conn *pgx.Conn) error {
-		for _, q := range qs {
+	var out map[string]*fingerprint.Table
+	err := t.adminOnce(ctx, func(conn *pgx.Conn) (err error) {
+		out, err = contentq.Each(qs, func(q fingerprint.Query) (*fingerprint.Table, error) {
 			fp, err := content(ctx, conn, q)
 			if err != nil {
-				return fmt.Errorf("timescale: content of %q: %w", q.Table, &writeError{msg: describe(err, nil), err: err})
+				return nil, fmt.Errorf("timescale: content of %q: %w", q.Table, &writeError{msg: describe(err, nil), err: err})
 			}
-			out[q.Table] = fp
-		}
-		return nil
+			return fp, nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err
