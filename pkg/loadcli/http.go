@@ -8,16 +8,6 @@ import (
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
-// Flag names of the loaders that write over HTTP (load_influx, load_cnosdb,
-// load_questdb).
-const (
-	FlagURLs, FlagPrecision           = "urls", "precision"         // where requests go, the input's timestamps
-	FlagGzip, FlagGzipLevel           = "gzip", "gzip-level"        // request bodies
-	FlagUser, FlagPassword, FlagToken = "user", "password", "token" // Basic auth or a token
-	FlagInsecureSkipVerify            = "insecure-skip-verify"
-	FlagRequestTimeout                = "request-timeout"
-)
-
 // HTTPSettingFlags maps the HTTP targets' Config fields to the HTTP flags.
 var HTTPSettingFlags = map[string]string{
 	"URLs": FlagURLs, "Precision": FlagPrecision, "Gzip": FlagGzip, "GzipLevel": FlagGzipLevel,

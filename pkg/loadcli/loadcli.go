@@ -165,29 +165,6 @@ func (spec Spec) withFlags(err error) error {
 	return &cliError{msg: load.RenderSettings(err, spec.flagOf), err: err}
 }
 
-// Common flag names.
-const (
-	FlagFile            = "file"
-	FlagFormat          = "format"
-	FlagTable           = "table"
-	FlagBatchSize       = "batch-size"
-	FlagWorkers         = "workers"
-	FlagHashWorkers     = "hash-workers"
-	FlagLimit           = "limit"
-	FlagDoLoad          = "do-load"
-	FlagVerify          = "verify"
-	FlagReportingPeriod = "reporting-period"
-	FlagRetryTimeout    = "retry-timeout"
-	FlagSkipInvalid     = "skip-invalid"
-	FlagDBName          = "db-name"
-	FlagCreateDB        = "do-create-db"
-	FlagAbortOnExist    = "do-abort-on-exist"
-	FlagDropDB          = "drop-db"
-	FlagTablePrefix     = "table-prefix"
-	FlagResultsFile     = "results-file"
-	FlagCPUProfile      = "cpu-profile"
-)
-
 // CommonFlags returns the flags shared by every loader, as spec's help shows
 // them: --format offers spec.Formats, and --table is left out when spec
 // takes line protocol only (it names the table of a csv or pgcopy input).
@@ -233,19 +210,6 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.StringFlag{Name: FlagCPUProfile, Usage: "write a CPU profile of the run to this file (go tool pprof)"},
 	)
 	return append(flags, costFlags()...)
-}
-
-// The errors file and the error limit.
-const (
-	FlagErrorsFile = "errors-file"
-	FlagMaxErrors  = "max-errors"
-)
-
-func errorFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: FlagErrorsFile, Usage: "write every line skipped as malformed or refused by the server to this file, each after a comment line naming the input, line, byte offset and reason, so that it can be fixed and loaded as is (ILP input)"},
-		&cli.Int64Flag{Name: FlagMaxErrors, Value: -1, Usage: "stop (non-zero exit) once more than this many lines were skipped or refused; 0: the first one stops the run; implies --skip-invalid (-1: no limit)"},
-	}
 }
 
 // errorConfig sets cfg's errors file and error limit from the flags.

@@ -10,24 +10,6 @@ import (
 	"github.com/tsload/tsload/pkg/runner"
 )
 
-// Flags of tabular input that does not say everything itself (a user's
-// CSV or pgcopy file: runner.Config.Mapping; docs/own-data.md).
-const (
-	FlagColumns    = "columns"
-	FlagTimeColumn = "time-column"
-	FlagTimeUnit   = "time-unit"
-	FlagTags       = "tags"
-)
-
-func mappingFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: FlagColumns, Usage: "`a,b,c`: the columns of a CSV without a header (its first line is a row) or of a pgcopy file's fields, in order (default: the header's; a pgcopy file's table chunk, else the table's columns)"},
-		&cli.StringFlag{Name: FlagTimeColumn, Usage: "the timestamp column of CSV written as line protocol (default: the first)"},
-		&cli.StringFlag{Name: FlagTimeUnit, Usage: "unit of numeric (epoch) timestamps of CSV written as line protocol: s, ms, us or ns (default: RFC 3339 text)"},
-		&cli.StringFlag{Name: FlagTags, Usage: "`a,b`: the tag (QuestDB symbol) columns of CSV written as line protocol; \"\" for none (default: the database's when the table exists, else the use case's when the header is one's, else the text columns)"},
-	}
-}
-
 // mappingConfig sets cfg.Mapping from the flags.
 func mappingConfig(c *cli.Context, cfg *runner.Config) error {
 	m := load.Mapping{TimeColumn: c.String(FlagTimeColumn), TimeUnit: c.String(FlagTimeUnit)}

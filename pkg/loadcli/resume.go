@@ -12,19 +12,6 @@ import (
 	"github.com/tsload/tsload/pkg/runner"
 )
 
-// Resuming a stopped load.
-const (
-	FlagResume           = "resume"
-	FlagAcceptDuplicates = "accept-duplicates"
-)
-
-func resumeFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: FlagResume, Usage: "continue the stopped load whose results file (with its journal beside it, RESULTS.journal) this is: inputs, target and flags come from it; batches already acknowledged are skipped, those in doubt settled; writes its results there unless --results-file says otherwise"},
-		&cli.BoolFlag{Name: FlagAcceptDuplicates, Usage: "with --resume on a target that cannot settle batches in doubt (QuestDB without --dedup): send them again, accepting that their rows may be stored twice"},
-	}
-}
-
 // resumable are the flags a resumed load may change: how it runs, not
 // what it loads where.
 var resumable = map[string]bool{
