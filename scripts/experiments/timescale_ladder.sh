@@ -36,7 +36,7 @@
 # --long HOURS runs only the sustained COPY steps, the study's question of whether the rate
 # holds: generate_data piped into copy-binary and into copy-csv, N workers, into a hypertable
 # (a plain table without TimescaleDB), HOURS hours of the whole grid (1,038,240 rows an hour;
-# 97 hours = 100,708,320 rows), each with its rate over time in plots/; --long-methods binary
+# 97 hours = 100,709,280 rows), each with its rate over time in plots/; --long-methods binary
 # (or csv) runs one of the two.
 # Starts PostgreSQL with scripts/start_postgres.sh (TSLOAD_POSTGRES, a postgres:// URL, for
 # another local server; the ceiling needs the server to read a file on this machine). Output:

@@ -110,7 +110,7 @@ func Open(r io.ReaderAt, size int64, source string, o Options) (*File, error) {
 	if err := pf.mapColumns(o); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	if err := pf.checkChunks(size); err != nil {
+	if err := pf.checkChunks(r, size); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	var at int64
@@ -160,10 +160,12 @@ func checkEnds(r io.ReaderAt, size int64) error {
 // without bound.
 const maxChunk = 4 << 30
 
-// checkChunks checks that every column chunk lies inside the file and
-// has a value per row, so a damaged footer fails before any row is sent
-// rather than at its row group.
-func (pf *File) checkChunks(size int64) error {
+// checkChunks checks that every column chunk lies inside the file, has a
+// value per row and pages that fit in it (checkPages), so a damaged file
+// fails before any row is sent rather than at its row group, and a
+// damaged page header is refused before the library allocates what it
+// declares.
+func (pf *File) checkChunks(r io.ReaderAt, size int64) error {
 	md := pf.f.Metadata()
 	for i, rg := range md.RowGroups {
 		if rg.NumRows < 0 {
@@ -186,6 +188,11 @@ func (pf *File) checkChunks(size int64) error {
 			if start < 4 || m.TotalCompressedSize < 0 || start+m.TotalCompressedSize > size {
 				return fmt.Errorf("row group %d, column %s: its data (byte offsets %d to %d) is not inside the file of %d bytes (truncated or damaged)",
 					i, strings.Join(m.PathInSchema, "."), start, start+m.TotalCompressedSize, size)
+			}
+			c := chunk{rowGroup: i, column: strings.Join(m.PathInSchema, "."), start: start, end: start + m.TotalCompressedSize,
+				total: m.TotalUncompressedSize, values: m.NumValues}
+			if _, err := checkPages(r, c); err != nil {
+				return err
 			}
 		}
 	}

@@ -1,0 +1,324 @@
+package parquet
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Page headers are Thrift structures (compact protocol) inside a column
+// chunk, and they declare sizes: of the page, and of binary fields such
+// as statistics. The Parquet library allocates what a header declares
+// before it knows the bytes are there, so a damaged header in a small file
+// can cost gigabytes. checkPages walks the headers of a column chunk
+// first, allocating nothing for what a field declares (a field is stepped
+// over by arithmetic), and refuses the first header that declares more
+// than the chunk holds. It reads only the headers' bytes, not the pages.
+
+// A chunk is the byte range [start, end) of one column chunk; total is
+// its declared uncompressed size and values its declared value count.
+type chunk struct {
+	rowGroup int
+	column   string
+	start    int64
+	end      int64
+	total    int64
+	values   int64
+}
+
+// errDamaged is what a header that cannot be read says.
+var errDamaged = errors.New("damaged page header")
+
+// PageHeader's fields (parquet.thrift) that checkPages reads.
+const (
+	phUncompressedSize = 2 // i32
+	phCompressedSize   = 3 // i32
+	phDataPage         = 5 // DataPageHeader: field 1 is num_values (i32)
+	phDataPageV2       = 8 // DataPageHeaderV2: field 1 is num_values (i32)
+)
+
+// checkPages walks the page headers of c until its data pages have held
+// its declared number of values (a chunk may be padded after them) and
+// returns the number of pages.
+func checkPages(r io.ReaderAt, c chunk) (pages int, err error) {
+	t := &thriftReader{r: r, end: c.end}
+	var values int64
+	for off := c.start; values < c.values; pages++ {
+		if off >= c.end {
+			return pages, fmt.Errorf("row group %d, column %s: its pages end at byte offset %d with %d of its %d values (damaged file)", c.rowGroup, c.column, off, values, c.values)
+		}
+		t.seek(off)
+		h, err := t.pageHeader()
+		if err != nil {
+			return pages, fmt.Errorf("row group %d, column %s: page header at byte offset %d: %w (damaged file)", c.rowGroup, c.column, off, err)
+		}
+		body := t.off
+		switch {
+		case h.compressed < 0 || h.uncompressed < 0:
+			return pages, fmt.Errorf("row group %d, column %s: page header at byte offset %d declares negative sizes (%d compressed, %d uncompressed; damaged file)", c.rowGroup, c.column, off, h.compressed, h.uncompressed)
+		case int64(h.compressed) > c.end-body:
+			return pages, fmt.Errorf("row group %d, column %s: page at byte offset %d declares %d bytes, beyond its column chunk's end at byte offset %d (damaged file)", c.rowGroup, c.column, off, h.compressed, c.end)
+		case int64(h.uncompressed) > c.total:
+			return pages, fmt.Errorf("row group %d, column %s: page at byte offset %d declares %d bytes uncompressed, more than its column chunk's %d (damaged file)", c.rowGroup, c.column, off, h.uncompressed, c.total)
+		}
+		values += h.values
+		off = body + int64(h.compressed)
+	}
+	return pages, nil
+}
+
+// header is what checkPages needs of a PageHeader.
+type header struct {
+	uncompressed, compressed int32
+	values                   int64 // a data page's num_values (0 for other pages)
+}
+
+// thriftReader reads Thrift's compact protocol from r at off, never past
+// end, through a small window: skipping a field moves off without reading.
+type thriftReader struct {
+	r     io.ReaderAt
+	off   int64 // the next byte's offset
+	end   int64
+	buf   [4096]byte
+	bufAt int64 // the offset of buf[0]
+	bufN  int   // valid bytes in buf
+}
+
+func (t *thriftReader) seek(off int64) { t.off = off }
+
+func (t *thriftReader) byte() (byte, error) {
+	if t.off >= t.end {
+		return 0, fmt.Errorf("%w: it runs past its column chunk", errDamaged)
+	}
+	if t.off < t.bufAt || t.off >= t.bufAt+int64(t.bufN) {
+		n := int64(len(t.buf))
+		if t.end-t.off < n {
+			n = t.end - t.off
+		}
+		got, err := t.r.ReadAt(t.buf[:n], t.off)
+		if got == 0 {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		t.bufAt, t.bufN = t.off, got
+	}
+	b := t.buf[t.off-t.bufAt]
+	t.off++
+	return b, nil
+}
+
+func (t *thriftReader) skip(n uint64) error {
+	if n > uint64(t.end-t.off) {
+		return fmt.Errorf("%w: a field of %d bytes runs past its column chunk", errDamaged, n)
+	}
+	t.off += int64(n)
+	return nil
+}
+
+func (t *thriftReader) uvarint() (uint64, error) {
+	var x uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		b, err := t.byte()
+		if err != nil {
+			return 0, err
+		}
+		x |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return x, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: a varint longer than 10 bytes", errDamaged)
+}
+
+func (t *thriftReader) varint() (int64, error) {
+	u, err := t.uvarint()
+	return int64(u>>1) ^ -int64(u&1), err
+}
+
+// Compact protocol types.
+const (
+	ctStop   = 0
+	ctTrue   = 1
+	ctFalse  = 2
+	ctByte   = 3
+	ctI16    = 4
+	ctI32    = 5
+	ctI64    = 6
+	ctDouble = 7
+	ctBinary = 8
+	ctList   = 9
+	ctSet    = 10
+	ctMap    = 11
+	ctStruct = 12
+)
+
+// maxDepth bounds the nesting of structures and containers (a header
+// nests three deep; damage must not recurse without bound).
+const maxDepth = 32
+
+// field reads a field header: its id and type, or ctStop.
+func (t *thriftReader) field(last int16) (int16, byte, error) {
+	b, err := t.byte()
+	if err != nil || b == ctStop {
+		return 0, ctStop, err
+	}
+	typ, delta := b&0x0f, int16(b>>4)
+	if delta != 0 {
+		return last + delta, typ, nil
+	}
+	id, err := t.varint()
+	return int16(id), typ, err
+}
+
+// pageHeader reads a PageHeader, keeping its sizes and value count.
+func (t *thriftReader) pageHeader() (header, error) {
+	var h header
+	var id int16
+	for {
+		var typ byte
+		var err error
+		if id, typ, err = t.field(id); err != nil {
+			return h, err
+		}
+		switch {
+		case typ == ctStop:
+			return h, nil
+		case (id == phUncompressedSize || id == phCompressedSize) && typ == ctI32:
+			v, err := t.varint()
+			if err != nil {
+				return h, err
+			}
+			if v < -1<<31 || v >= 1<<31 {
+				return h, fmt.Errorf("%w: page size %d is not a 32-bit integer", errDamaged, v)
+			}
+			if id == phCompressedSize {
+				h.compressed = int32(v)
+			} else {
+				h.uncompressed = int32(v)
+			}
+		case (id == phDataPage || id == phDataPageV2) && typ == ctStruct:
+			if h.values, err = t.numValues(); err != nil {
+				return h, err
+			}
+		default:
+			if err := t.skipValue(typ, 1); err != nil {
+				return h, err
+			}
+		}
+	}
+}
+
+// numValues reads a data page header, keeping field 1 (num_values).
+func (t *thriftReader) numValues() (int64, error) {
+	var n int64
+	var id int16
+	for {
+		var typ byte
+		var err error
+		if id, typ, err = t.field(id); err != nil || typ == ctStop {
+			return n, err
+		}
+		if id == 1 && typ == ctI32 {
+			if n, err = t.varint(); err != nil {
+				return 0, err
+			}
+			if n < 0 {
+				return 0, fmt.Errorf("%w: %d values", errDamaged, n)
+			}
+			continue
+		}
+		if err := t.skipValue(typ, 2); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// skipValue steps over one value of type typ at nesting depth.
+func (t *thriftReader) skipValue(typ byte, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("%w: nested more than %d deep", errDamaged, maxDepth)
+	}
+	switch typ {
+	case ctTrue, ctFalse:
+		return nil
+	case ctByte:
+		_, err := t.byte()
+		return err
+	case ctI16, ctI32, ctI64:
+		_, err := t.uvarint()
+		return err
+	case ctDouble:
+		return t.skip(8)
+	case ctBinary:
+		n, err := t.uvarint()
+		if err != nil {
+			return err
+		}
+		return t.skip(n)
+	case ctList, ctSet:
+		b, err := t.byte()
+		if err != nil {
+			return err
+		}
+		n, elem := uint64(b>>4), b&0x0f
+		if n == 15 {
+			if n, err = t.uvarint(); err != nil {
+				return err
+			}
+		}
+		return t.skipN(n, depth, elem)
+	case ctMap:
+		n, err := t.uvarint()
+		if err != nil || n == 0 {
+			return err
+		}
+		kv, err := t.byte()
+		if err != nil {
+			return err
+		}
+		for i := uint64(0); i < n; i++ {
+			if err := t.skipValue(kv>>4, depth+1); err != nil {
+				return err
+			}
+			if err := t.skipValue(kv&0x0f, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case ctStruct:
+		var id int16
+		for {
+			var ft byte
+			var err error
+			if id, ft, err = t.field(id); err != nil || ft == ctStop {
+				return err
+			}
+			if err := t.skipValue(ft, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("%w: unknown Thrift type %d", errDamaged, typ)
+}
+
+// skipN steps over n list elements of type elem; a list's booleans are a
+// byte each.
+func (t *thriftReader) skipN(n uint64, depth int, elem byte) error {
+	if n > uint64(t.end-t.off) { // every element takes a byte at least
+		return fmt.Errorf("%w: a list of %d elements runs past its column chunk", errDamaged, n)
+	}
+	for i := uint64(0); i < n; i++ {
+		var err error
+		if elem == ctTrue || elem == ctFalse {
+			_, err = t.byte()
+		} else {
+			err = t.skipValue(elem, depth+1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
