@@ -186,6 +186,14 @@ type Overwriter interface {
 	Overwrites() bool
 }
 
+// A NameFolder is a Target whose database keeps table names that differ
+// only in case as one table (QuestDB): FoldName returns the key it keeps
+// name under. Verification adds up the rows of names with one key and
+// counts that table once.
+type NameFolder interface {
+	FoldName(name string) string
+}
+
 // A ContentCounter is a Target that can compute a table's fingerprint in
 // the database (rows, distinct series, time range, per field the non-NULL
 // count and sum: package fingerprint) so that verification proves the

@@ -219,6 +219,11 @@ func (r *run) verifyContent(ctx context.Context, tot totals) (*load.Verification
 			}
 		}
 	}
+	if why == "" {
+		if canon, _ := foldTables(r.target, sortedKeys(tot.tables)); canon != nil {
+			why = "table names that differ only in case are one table in this database, and the reader fingerprinted them apart"
+		}
+	}
 	if why != "" {
 		if c.fallback == "" {
 			fmt.Fprintf(r.cfg.Stderr, "verify: content verification is not possible (%s): verifying row counts only\n", why)

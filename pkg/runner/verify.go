@@ -124,6 +124,15 @@ func (v *verifier) counted(names []string) error {
 // returned Verification is set whenever counting was attempted.
 func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, error) {
 	t0 := time.Now()
+	all := make([]string, 0, len(tot.tables))
+	for n := range tot.tables {
+		all = append(all, n)
+	}
+	canon, foldNote := foldTables(v.target, all)
+	if canon != nil {
+		tot = tot.fold(canon)
+		fmt.Fprintf(v.stderr, "verify: %s\n", foldNote)
+	}
 	names := make([]string, 0, len(tot.tables))
 	for n := range tot.tables {
 		names = append(names, n)
@@ -139,7 +148,7 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, 
 	for _, n := range names {
 		expected[n] = before[n] + tot.tables[n]
 	}
-	res := &load.Verification{Before: before, Expected: expected, Actual: map[string]int64{}}
+	res := &load.Verification{Before: before, Expected: expected, Actual: map[string]int64{}, Note: foldNote}
 	if a, ok := v.target.(load.Awaiter); ok {
 		if err := a.Await(ctx, expected); err != nil {
 			fmt.Fprintf(v.stderr, "verify: %v\n", err)
@@ -148,7 +157,7 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, 
 	actual, err := v.count(ctx, names)
 	res.Seconds = time.Since(t0).Seconds()
 	if err != nil {
-		res.Note = "counting failed: " + err.Error()
+		res.Note = joinNotes(res.Note, "counting failed: "+err.Error())
 		return res, fmt.Errorf("verify: counting rows: %w", err)
 	}
 	for _, n := range names {
@@ -156,7 +165,7 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, 
 	}
 	if tot.partial {
 		// Rejections cannot be attributed to tables: compare the totals.
-		res.Note = "partial writes: per-table expectations are estimates; the total is compared"
+		res.Note = joinNotes(res.Note, "partial writes: per-table expectations are estimates; the total is compared")
 		var b, a int64
 		for _, n := range names {
 			b += before[n]
@@ -210,15 +219,16 @@ func (v *verifier) judge(ctx context.Context, res *load.Verification, names []st
 	}
 	switch {
 	case len(other) > 0:
-		res.Note = "another client writes into the same tables: counts cannot prove this run's rows"
+		res.Note = joinNotes(res.Note, "another client writes into the same tables: counts cannot prove this run's rows")
 		return fmt.Errorf("verify FAILED: another client changed the tables during the load (not a loss by this run): %s", strings.Join(append(other, lost...), "; "))
 	case len(lost) > 0:
 		return fmt.Errorf("verify FAILED: row counts differ from the rows acknowledged: %s", strings.Join(lost, "; "))
 	}
 	res.OK = true
 	if len(rewritten) > 0 {
-		res.Note = "the target overwrites identical points and these tables held rows before: acknowledged rows not added to a count replaced points already there (counts cannot tell them from lost ones): " + strings.Join(rewritten, "; ")
-		fmt.Fprintf(v.stderr, "verify: %s\n", res.Note)
+		note := "the target overwrites identical points and these tables held rows before: acknowledged rows not added to a count replaced points already there (counts cannot tell them from lost ones): " + strings.Join(rewritten, "; ")
+		res.Note = joinNotes(res.Note, note)
+		fmt.Fprintf(v.stderr, "verify: %s\n", note)
 	}
 	return nil
 }
@@ -242,6 +252,14 @@ func (v *verifier) count(ctx context.Context, names []string) (map[string]int64,
 		err = g.Err // the count's own error says what failed
 	}
 	return actual, err
+}
+
+// joinNotes joins two notes of a verification with "; ".
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func tableNames(tables []*schema.Table) []string {

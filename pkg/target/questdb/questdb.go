@@ -518,7 +518,7 @@ func (t *Target) Await(ctx context.Context, want map[string]int64) error {
 func (t *Target) walState(ctx context.Context, q querier, tables []string) (applied bool, lag []string, sig string, err error) {
 	want := map[string]bool{}
 	for _, n := range tables {
-		want[n] = true
+		want[t.FoldName(n)] = true
 	}
 	rows, err := q.query(ctx, "SELECT name, suspended, writerTxn, sequencerTxn, errorTag, errorMessage FROM wal_tables()")
 	if err != nil {
@@ -527,7 +527,7 @@ func (t *Target) walState(ctx context.Context, q querier, tables []string) (appl
 	applied = true
 	var b strings.Builder
 	for _, r := range rows {
-		if !want[r[0]] {
+		if !want[t.FoldName(r[0])] {
 			continue
 		}
 		if parseBool(r[1]) {
@@ -554,7 +554,13 @@ func (t *Target) pause(ctx context.Context, lag []string) error {
 	}
 }
 
-// countTables returns count() of each named table (0 for a missing one).
+// FoldName (load.NameFolder) is the key QuestDB keeps a table name
+// under: its table names are case-insensitive (ILP lines of CPU and cpu
+// write one table, named as the first line spelled it).
+func (t *Target) FoldName(name string) string { return strings.ToLower(name) }
+
+// countTables returns count() of each named table (0 for a missing one),
+// matching names as QuestDB does, whatever their case.
 func (t *Target) countTables(ctx context.Context, q querier, tables []string) (map[string]int64, error) {
 	exist, err := q.query(ctx, "SELECT table_name FROM tables()")
 	if err != nil {
@@ -562,11 +568,11 @@ func (t *Target) countTables(ctx context.Context, q querier, tables []string) (m
 	}
 	has := map[string]bool{}
 	for _, r := range exist {
-		has[r[0]] = true
+		has[t.FoldName(r[0])] = true
 	}
 	out := make(map[string]int64, len(tables))
 	for _, n := range tables {
-		if !has[n] {
+		if !has[t.FoldName(n)] {
 			out[n] = 0
 			continue
 		}

@@ -1,0 +1,53 @@
+package runner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// foldTables groups the table names that the target keeps as one table
+// (load.NameFolder: QuestDB's names are case-insensitive). It returns
+// each folded name's group name, the first of the group in sorted order,
+// and a note naming the groups; nil when no two names fold together.
+func foldTables(t load.Target, names []string) (canon map[string]string, note string) {
+	nf, ok := t.(load.NameFolder)
+	if !ok {
+		return nil, ""
+	}
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	first := map[string]string{}
+	members := map[string][]string{}
+	canon = map[string]string{}
+	for _, n := range sorted {
+		k := nf.FoldName(n)
+		if _, ok := first[k]; !ok {
+			first[k] = n
+		}
+		canon[n] = first[k]
+		members[first[k]] = append(members[first[k]], n)
+	}
+	var groups []string
+	for _, n := range sorted {
+		if m := members[n]; len(m) > 1 {
+			groups = append(groups, strings.Join(m, " = "))
+		}
+	}
+	if len(groups) == 0 {
+		return nil, ""
+	}
+	return canon, fmt.Sprintf("table names that differ only in case are one table in this database: %s (counted once, with the rows of every spelling)", strings.Join(groups, ", "))
+}
+
+// fold adds up the per-table rows of t under their group names.
+func (t totals) fold(canon map[string]string) totals {
+	f := t
+	f.tables = make(map[string]int64, len(t.tables))
+	for n, rows := range t.tables {
+		f.tables[canon[n]] += rows
+	}
+	return f
+}
