@@ -58,6 +58,8 @@ func checkPages(r io.ReaderAt, c chunk) (pages int, err error) {
 			return pages, fmt.Errorf("row group %d, column %s: page header at byte offset %d declares negative sizes (%d compressed, %d uncompressed; damaged file)", c.rowGroup, c.column, off, h.compressed, h.uncompressed)
 		case int64(h.compressed) > c.end-body:
 			return pages, fmt.Errorf("row group %d, column %s: page at byte offset %d declares %d bytes, beyond its column chunk's end at byte offset %d (damaged file)", c.rowGroup, c.column, off, h.compressed, c.end)
+		case h.values > c.values:
+			return pages, fmt.Errorf("row group %d, column %s: page at byte offset %d declares %d values, more than its column chunk's %d (damaged file)", c.rowGroup, c.column, off, h.values, c.values)
 		case int64(h.uncompressed) > c.total:
 			return pages, fmt.Errorf("row group %d, column %s: page at byte offset %d declares %d bytes uncompressed, more than its column chunk's %d (damaged file)", c.rowGroup, c.column, off, h.uncompressed, c.total)
 		}

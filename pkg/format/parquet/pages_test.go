@@ -122,6 +122,7 @@ func TestCheckPagesDamaged(t *testing.T) {
 		{"statistic longer than the chunk", huge, "a field of 102760448 bytes runs past its column chunk"},
 		{"page beyond the chunk", encodeHeader(t, dataPage(10, 40, 1<<30, pqformat.Statistics{})), "declares 1073741824 bytes, beyond its column chunk's end"},
 		{"uncompressed more than the chunk", append(encodeHeader(t, dataPage(10, 1<<20, 4, pqformat.Statistics{})), 1, 2, 3, 4), "declares 1048576 bytes uncompressed, more than its column chunk's 1000"},
+		{"more values than the chunk", encodeHeader(t, dataPage(1<<30, 40, 0, pqformat.Statistics{})), "declares 1073741824 values, more than its column chunk's 10"},
 		{"negative size", encodeHeader(t, dataPage(10, 40, -5, pqformat.Statistics{})), "declares negative sizes"},
 		{"too few values", good, "with 10 of its 11 values"},
 		{"cut header", good[:5], "page header at byte offset 4: damaged page header: it runs past its column chunk"},
