@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,8 @@ import (
 type Merged struct {
 	load.Results
 	Merge MergeInfo `json:"merge"`
+
+	contentFailed bool // a shard's content verification failed
 }
 
 // MergeInfo describes how shards were combined.
@@ -41,6 +44,11 @@ type MergeInfo struct {
 	LatencyNote string `json:"latency_note"`
 	// How the verification counts were combined.
 	VerifyNote string `json:"verify_note,omitempty"`
+	// SetupNote says why Setup is left out: the shards' set-ups differ
+	// (each shard's file has its own).
+	SetupNote string `json:"setup_note,omitempty"`
+	// PaceNote says that paced shards' schedules are not merged.
+	PaceNote string `json:"pace_note,omitempty"`
 }
 
 // MergeRuns combines the results of shards that loaded disjoint parts of
@@ -121,12 +129,16 @@ func MergeRuns(runs []Run) (*Merged, error) {
 	m.Merge.LatencyNote = "p50/p90/p99/max: largest of any shard (upper bound); mean: weighted by batches"
 
 	out.Environment = mergeEnvironment(runs)
+	m.mergeSetup(runs)
 	m.overlap(runs)
 	out.Periods = mergePeriods(runs, out.Start)
 	m.mergeVerify(runs)
 	if out.Verify != nil && !out.Verify.OK && out.Status == load.StatusOK {
 		out.Status = load.StatusFailed
 		out.Error = "merged verification: database count differs from the rows acknowledged"
+		if m.contentFailed {
+			out.Error = "merged verification: a shard's content verification failed"
+		}
 	}
 	return m, nil
 }
@@ -373,6 +385,50 @@ func (m *Merged) mergeVerify(runs []Run) {
 			v.OK = false
 		}
 	}
+	// Content fingerprints are per shard and cannot be added up: the merged
+	// verification is of counts, and says how each shard's content went.
+	v.Mode = "count"
+	var content, contentOK int
+	for _, r := range runs {
+		if r.Verify.Mode == "content" {
+			content++
+			if r.Verify.OK {
+				contentOK++
+			}
+		}
+	}
+	if content > 0 {
+		m.Merge.VerifyNote += fmt.Sprintf("; content (--verify content) verified by each shard of its own rows: %d of %d shards OK", contentOK, content)
+		if content < len(runs) {
+			m.Merge.VerifyNote += fmt.Sprintf(", %d shards verified counts only", len(runs)-content)
+		}
+		if contentOK < content {
+			v.OK, m.contentFailed = false, true
+		}
+	}
 	v.Note = m.Merge.VerifyNote
 	m.Results.Verify = v
+}
+
+// mergeSetup keeps the shards' set-up when they all had the same one
+// (where the load went, what the target made of each table), and says
+// why it is left out otherwise. Paced shards' schedules are not merged.
+func (m *Merged) mergeSetup(runs []Run) {
+	same := true
+	for _, r := range runs[1:] {
+		if !reflect.DeepEqual(r.Setup, runs[0].Setup) {
+			same = false
+		}
+	}
+	if same {
+		m.Results.Setup = runs[0].Setup
+	} else {
+		m.Merge.SetupNote = "the shards' set-ups differ (see each shard's file)"
+	}
+	for _, r := range runs {
+		if r.Pace != nil {
+			m.Merge.PaceNote = "paced shards: each shard's schedule and latency from due are in its own file"
+			break
+		}
+	}
 }

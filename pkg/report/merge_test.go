@@ -216,3 +216,31 @@ func TestMergeEnvironment(t *testing.T) {
 		t.Error("a shard without environment: the merge claims one")
 	}
 }
+
+// TestMergeRunsContentAndSetup: shards that verified their content are
+// merged as a count verification that says how each shard's content went
+// (one failed shard fails the merge); a set-up all shards share is kept,
+// one that differs is left out with a note; paced shards say so.
+func TestMergeRunsContentAndSetup(t *testing.T) {
+	runs := []Run{shard("s0", 0, 4, 1000, "b0"), shard("s1", 0, 4, 1000, "b1")}
+	setup := &load.Setup{Database: "b0"}
+	for _, r := range runs {
+		r.Verify.Mode = "content"
+		r.Setup = setup
+	}
+	m, err := MergeRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := m.Verify; !v.OK || v.Mode != "count" || !strings.Contains(v.Note, "2 of 2 shards OK") || m.Setup != setup || m.Merge.SetupNote != "" {
+		t.Fatalf("verify %+v setup %+v note %q", v, m.Setup, m.Merge.SetupNote)
+	}
+	runs[1].Verify.OK = false // its counts matched; its content did not
+	runs[1].Setup = &load.Setup{Database: "b1"}
+	runs[1].Pace = &load.Pace{}
+	m, _ = MergeRuns(runs)
+	if m.Verify.OK || m.Status != load.StatusFailed || !strings.Contains(m.Error, "content verification failed") ||
+		!strings.Contains(m.Verify.Note, "1 of 2 shards OK") || m.Setup != nil || m.Merge.SetupNote == "" || m.Merge.PaceNote == "" {
+		t.Fatalf("status %s error %q verify %+v setup %+v merge %+v", m.Status, m.Error, m.Verify, m.Setup, m.Merge)
+	}
+}
