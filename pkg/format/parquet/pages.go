@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,27 @@ import (
 // over by arithmetic), and refuses the first header that declares more
 // than the chunk holds. It reads only the headers' bytes, not the pages.
 
+// checkFooter walks the footer (FileMetaData) the same way before the
+// library decodes it: a list or a string longer than the bytes left is
+// refused, since the library would allocate its declared length first (a
+// few damaged bytes can declare billions of row groups, more memory than
+// the machine has: a fatal error, not a panic to recover from).
+func checkFooter(r io.ReaderAt, size int64) error {
+	var tail [4]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:]))
+	if n > size-12 {
+		return fmt.Errorf("damaged Parquet file: its footer declares %d bytes, more than the %d the file has before it", n, size-12)
+	}
+	t := &thriftReader{r: r, off: size - 8 - n, end: size - 8, within: "the footer"}
+	if err := t.skipValue(ctStruct, 0); err != nil {
+		return fmt.Errorf("damaged Parquet footer (byte offsets %d to %d): %w", size-8-n, size-8, err)
+	}
+	return nil
+}
+
 // A chunk is the byte range [start, end) of one column chunk; total is
 // its declared uncompressed size and values its declared value count.
 type chunk struct {
@@ -26,8 +48,8 @@ type chunk struct {
 	values   int64
 }
 
-// errDamaged is what a header that cannot be read says.
-var errDamaged = errors.New("damaged page header")
+// errDamaged is what Thrift data that cannot be read says.
+var errDamaged = errors.New("damaged Thrift data")
 
 // PageHeader's fields (parquet.thrift) that checkPages reads.
 const (
@@ -41,7 +63,7 @@ const (
 // its declared number of values (a chunk may be padded after them) and
 // returns the number of pages.
 func checkPages(r io.ReaderAt, c chunk) (pages int, err error) {
-	t := &thriftReader{r: r, end: c.end}
+	t := &thriftReader{r: r, end: c.end, within: "its column chunk"}
 	var values int64
 	for off := c.start; values < c.values; pages++ {
 		if off >= c.end {
@@ -78,19 +100,21 @@ type header struct {
 // thriftReader reads Thrift's compact protocol from r at off, never past
 // end, through a small window: skipping a field moves off without reading.
 type thriftReader struct {
-	r     io.ReaderAt
-	off   int64 // the next byte's offset
-	end   int64
-	buf   [4096]byte
-	bufAt int64 // the offset of buf[0]
-	bufN  int   // valid bytes in buf
+	r   io.ReaderAt
+	off int64 // the next byte's offset
+	end int64
+	// within names what ends at end, for messages.
+	within string
+	buf    [4096]byte
+	bufAt  int64 // the offset of buf[0]
+	bufN   int   // valid bytes in buf
 }
 
 func (t *thriftReader) seek(off int64) { t.off = off }
 
 func (t *thriftReader) byte() (byte, error) {
 	if t.off >= t.end {
-		return 0, fmt.Errorf("%w: it runs past its column chunk", errDamaged)
+		return 0, fmt.Errorf("%w: it runs past %s", errDamaged, t.within)
 	}
 	if t.off < t.bufAt || t.off >= t.bufAt+int64(t.bufN) {
 		n := int64(len(t.buf))
@@ -113,7 +137,7 @@ func (t *thriftReader) byte() (byte, error) {
 
 func (t *thriftReader) skip(n uint64) error {
 	if n > uint64(t.end-t.off) {
-		return fmt.Errorf("%w: a field of %d bytes runs past its column chunk", errDamaged, n)
+		return fmt.Errorf("%w: a field of %d bytes runs past %s", errDamaged, n, t.within)
 	}
 	t.off += int64(n)
 	return nil
@@ -156,8 +180,9 @@ const (
 	ctStruct = 12
 )
 
-// maxDepth bounds the nesting of structures and containers (a header
-// nests three deep; damage must not recurse without bound).
+// maxDepth bounds the nesting of structures and containers (a page
+// header nests three deep, a footer about eight; damage must not recurse
+// without bound).
 const maxDepth = 32
 
 // field reads a field header: its id and type, or ctStop.
@@ -280,11 +305,14 @@ func (t *thriftReader) skipValue(typ byte, depth int) error {
 		if err != nil {
 			return err
 		}
+		if n > uint64(t.end-t.off)/2 { // every pair takes two bytes at least
+			return fmt.Errorf("%w: a map of %d entries runs past %s", errDamaged, n, t.within)
+		}
 		for i := uint64(0); i < n; i++ {
-			if err := t.skipValue(kv>>4, depth+1); err != nil {
+			if err := t.skipElem(kv>>4, depth); err != nil {
 				return err
 			}
-			if err := t.skipValue(kv&0x0f, depth+1); err != nil {
+			if err := t.skipElem(kv&0x0f, depth); err != nil {
 				return err
 			}
 		}
@@ -305,22 +333,25 @@ func (t *thriftReader) skipValue(typ byte, depth int) error {
 	return fmt.Errorf("%w: unknown Thrift type %d", errDamaged, typ)
 }
 
-// skipN steps over n list elements of type elem; a list's booleans are a
-// byte each.
+// skipN steps over n list elements of type elem.
 func (t *thriftReader) skipN(n uint64, depth int, elem byte) error {
 	if n > uint64(t.end-t.off) { // every element takes a byte at least
-		return fmt.Errorf("%w: a list of %d elements runs past its column chunk", errDamaged, n)
+		return fmt.Errorf("%w: a list of %d elements runs past %s", errDamaged, n, t.within)
 	}
 	for i := uint64(0); i < n; i++ {
-		var err error
-		if elem == ctTrue || elem == ctFalse {
-			_, err = t.byte()
-		} else {
-			err = t.skipValue(elem, depth+1)
-		}
-		if err != nil {
+		if err := t.skipElem(elem, depth); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// skipElem steps over one element of a list, set or map: there a
+// boolean is a byte of its own (in a struct it is the field's type).
+func (t *thriftReader) skipElem(typ byte, depth int) error {
+	if typ == ctTrue || typ == ctFalse {
+		_, err := t.byte()
+		return err
+	}
+	return t.skipValue(typ, depth+1)
 }

@@ -125,7 +125,7 @@ func TestCheckPagesDamaged(t *testing.T) {
 		{"more values than the chunk", encodeHeader(t, dataPage(1<<30, 40, 0, pqformat.Statistics{})), "declares 1073741824 values, more than its column chunk's 10"},
 		{"negative size", encodeHeader(t, dataPage(10, 40, -5, pqformat.Statistics{})), "declares negative sizes"},
 		{"too few values", good, "with 10 of its 11 values"},
-		{"cut header", good[:5], "page header at byte offset 4: damaged page header: it runs past its column chunk"},
+		{"cut header", good[:5], "page header at byte offset 4: damaged Thrift data: it runs past its column chunk"},
 		{"deep nesting", bytes.Repeat([]byte{0x1c}, 100), "nested more than 32 deep"},
 	} {
 		values := int64(10)
@@ -169,4 +169,32 @@ func FuzzPageHeader(f *testing.F) {
 			t.Fatalf("walker %+v, library compressed %d uncompressed %d values %d", h, ref.CompressedPageSize, ref.UncompressedPageSize, values)
 		}
 	})
+}
+
+// TestCheckFooter: a footer whose list of row groups declares more
+// elements than it has bytes is refused before the library allocates
+// them; the real files' footers pass.
+func TestCheckFooter(t *testing.T) {
+	for _, name := range []string{"testdata/sample.parquet", "testdata/unsupported.parquet", writeGenerated(t)} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkFooter(bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// FileMetaData field 4 (row_groups): a list of 2^31 structs.
+	footer := []byte{0x49, 0xfc, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00, 0x00}
+	file := append(append([]byte(Magic), footer...), byte(len(footer)), 0, 0, 0)
+	file = append(file, Magic...)
+	_, err := Open(bytes.NewReader(file), int64(len(file)), "bad.parquet", Options{Table: "x"})
+	if err == nil || !strings.Contains(err.Error(), "bad.parquet: damaged Parquet footer (byte offsets 4 to 13): damaged Thrift data: a list of 2147483648 elements runs past the footer") {
+		t.Fatalf("%v", err)
+	}
+	long := append(append([]byte(Magic), footer...), 0xff, 0xff, 0, 0)
+	long = append(long, Magic...)
+	if _, err := Open(bytes.NewReader(long), int64(len(long)), "long.parquet", Options{Table: "x"}); err == nil || !strings.Contains(err.Error(), "its footer declares 65535 bytes, more than the 9") {
+		t.Fatalf("%v", err)
+	}
 }

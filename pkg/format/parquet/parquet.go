@@ -102,6 +102,9 @@ func Open(r io.ReaderAt, size int64, source string, o Options) (*File, error) {
 	if err := checkEnds(r, size); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	if err := checkFooter(r, size); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	f, err := openFile(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", source, err)
