@@ -52,6 +52,24 @@ const (
 	plotHeight = 4.5 * vg.Inch
 )
 
+// plotPeriods are the periods a rate plot draws: a last period shorter
+// than half the one before it (the run ended just after a period began)
+// is drawn together with that one, since its rate over a fraction of a
+// second counts the batches that were in flight for the whole period
+// before (they show as a spike).
+func plotPeriods(ps []load.Period) []load.Period {
+	n := len(ps)
+	if n < 2 || ps[n-1].Seconds >= ps[n-2].Seconds/2 || ps[n-1].Seconds <= 0 {
+		return ps
+	}
+	last, prev := ps[n-1], ps[n-2]
+	m := prev
+	m.At, m.Seconds = last.At, prev.Seconds+last.Seconds
+	m.Rows, m.Metrics, m.Batches, m.TotalRows = prev.Rows+last.Rows, prev.Metrics+last.Metrics, prev.Batches+last.Batches, last.TotalRows
+	m.RowsPerSec, m.MetricsPerSec = float64(m.Rows)/m.Seconds, float64(m.Metrics)/m.Seconds
+	return append(ps[:n-2:n-2], m)
+}
+
 // RatePlot draws one run's insert rate per reporting period against the
 // seconds since the run started: lines with a point at the middle of each
 // period, y from 0, so
@@ -82,7 +100,7 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid())
 
 	var pts plotter.XYs
-	for _, per := range r.Periods {
+	for _, per := range plotPeriods(r.Periods) {
 		v := per.RowsPerSec
 		if m == MetricMetrics {
 			v = per.MetricsPerSec

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/pkg/load"
 )
 
 // checkPNG decodes a PNG and demands a real picture: a sensible size and
@@ -205,5 +207,23 @@ func TestBarsPlotFailedCell(t *testing.T) {
 	}
 	if _, err := BarsPlot(&Table{Keys: []string{"target"}}, MetricRows); err == nil {
 		t.Error("empty table plotted")
+	}
+}
+
+// TestPlotPeriodsShortLast: a last period of a tenth of a second (the run
+// ended just after it began) is drawn with the one before it, at the rate
+// of both together, instead of as a spike; a full last period is kept.
+func TestPlotPeriodsShortLast(t *testing.T) {
+	ps := []load.Period{
+		{At: 1, Seconds: 1, Rows: 1000, Metrics: 10000, RowsPerSec: 1000, TotalRows: 1000},
+		{At: 2, Seconds: 1, Rows: 1000, Metrics: 10000, RowsPerSec: 1000, TotalRows: 2000},
+		{At: 2.1, Seconds: 0.1, Rows: 650, Metrics: 6500, RowsPerSec: 6500, TotalRows: 2650},
+	}
+	got := plotPeriods(ps)
+	if len(got) != 2 || got[1].At != 2.1 || got[1].Rows != 1650 || math.Abs(got[1].RowsPerSec-1500) > 1e-9 || got[1].TotalRows != 2650 || got[0] != ps[0] {
+		t.Fatalf("%+v", got)
+	}
+	if full := plotPeriods(ps[:2]); len(full) != 2 || full[1] != ps[1] {
+		t.Fatalf("full periods changed: %+v", full)
 	}
 }
