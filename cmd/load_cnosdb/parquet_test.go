@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
-	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/parquettest"
 )
 
 // TestParquet loads a Parquet file of generate_data and one of pyarrow
@@ -12,5 +12,5 @@ import (
 // the counts.
 func TestParquet(t *testing.T) {
 	base, db := cnosdbtest.RealDB(t)
-	loadtest.ParquetSuite{Spec: spec(), Args: []string{"--urls", base, "--db-name", db}}.Run(t)
+	parquettest.Suite{Spec: spec(), Args: []string{"--urls", base, "--db-name", db}}.Run(t)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/parquettest"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -20,5 +20,5 @@ func TestParquet(t *testing.T) {
 		tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})
 		tg.Query(context.Background(), "", "DROP DATABASE \""+db+"\"")
 	})
-	loadtest.ParquetSuite{Spec: spec(), Args: []string{"--urls", url, "--db-name", db}}.Run(t)
+	parquettest.Suite{Spec: spec(), Args: []string{"--urls", url, "--db-name", db}}.Run(t)
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/parquettest"
 )
 
 // TestParquet loads a Parquet file of generate_data and one of pyarrow
@@ -12,6 +12,6 @@ import (
 // field's count and sum).
 func TestParquet(t *testing.T) {
 	httpURL, pg, prefix := questdbTables(t, "pq_")
-	loadtest.ParquetSuite{Spec: spec(), Prefix: prefix + "_", Content: true, Args: []string{"--pg", pg, "--table-prefix", prefix + "_",
+	parquettest.Suite{Spec: spec(), Prefix: prefix + "_", Content: true, Args: []string{"--pg", pg, "--table-prefix", prefix + "_",
 		"--conf", "http::addr=" + httpURL[len("http://"):] + ";"}}.Run(t)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/parquettest"
 )
 
 // TestParquet loads a Parquet file of generate_data and one of pyarrow
@@ -12,7 +13,7 @@ import (
 // BOOLEAN column fails before the database is touched.
 func TestParquet(t *testing.T) {
 	base, db := freshDB(t, "tsload_parquet")
-	loadtest.ParquetSuite{Spec: spec(), Args: []string{"--postgres", base, "--db-name", db}}.Run(t)
+	parquettest.Suite{Spec: spec(), Args: []string{"--postgres", base, "--db-name", db}}.Run(t)
 	results := filepath.Join(t.TempDir(), "bad.json")
 	loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db + "_never", "--file",
 		filepath.Join("..", "..", "pkg", "format", "parquet", "testdata", "unsupported.parquet"), "--results-file", results},

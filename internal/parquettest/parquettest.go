@@ -1,4 +1,8 @@
-package loadtest
+// Package parquettest is the loaders' shared Parquet test: each loader
+// loads gentest's Parquet cases and checks its results file. It is a
+// package of its own because loadtest must not import gentest (pkg/gen's
+// tests import loadtest).
+package parquettest
 
 import (
 	"path/filepath"
@@ -6,14 +10,15 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/gentest"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/loadcli"
 )
 
-// ParquetSuite loads gentest's Parquet cases (a file of generate_data and
+// Suite loads gentest's Parquet cases (a file of generate_data and
 // one of pyarrow with NULLs) with a loader and checks what its results
 // file says: format parquet, every row read, and the verified count of the
 // case's table.
-type ParquetSuite struct {
+type Suite struct {
 	Spec loadcli.Spec
 	// Args are the connection and database flags (the suite adds --file,
 	// --workers 2, --batch-size 300 and --results-file).
@@ -25,7 +30,7 @@ type ParquetSuite struct {
 }
 
 // Run loads each case in its own subtest.
-func (s ParquetSuite) Run(t *testing.T) {
+func (s Suite) Run(t *testing.T) {
 	t.Helper()
 	dir := t.TempDir()
 	for _, c := range gentest.ParquetCases(t, dir) {
@@ -35,8 +40,8 @@ func (s ParquetSuite) Run(t *testing.T) {
 			if s.Content {
 				args = append(args, "--verify", "content")
 			}
-			r := RunCLI(t, s.Spec, args, results, "")
-			res := ReadResults(t, results)
+			r := loadtest.RunCLI(t, s.Spec, args, results, "")
+			res := loadtest.ReadResults(t, results)
 			table := s.Prefix + c.Table
 			if res.Format != "parquet" || res.Rows != c.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[table] != c.Rows {
 				t.Fatalf("format %s rows %d/%d verify %+v\n%s", res.Format, res.Rows, c.Rows, res.Verify, r.Stderr)
