@@ -30,7 +30,7 @@
 # (--use-hypertable true); without TimescaleDB the hypertable rows say why they were skipped.
 #
 # Sizes: full = the study's row counts (insert 20,000, multi-row 100,000, COPY 1,038,240 = one
-# hour of the whole grid, parallel 128 hours = 132,894,720 per worker count; hours of work);
+# hour of the whole grid, parallel 128 hours = 132,894,720 per worker count; 15 minutes on the idle 2-core VM);
 # --quick = the same except parallel COPY over 4 hours (4,152,960 rows); --tiny = 2,000
 # locations, 2 hours (the CI test). N = --workers (default: the cores).
 # --long HOURS runs only the sustained COPY steps, the study's question of whether the rate
