@@ -2,23 +2,20 @@ package runner
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
 )
 
-// foldTables groups the table names that the target keeps as one table
-// (load.NameFolder: QuestDB's names are case-insensitive). It returns
-// each folded name's group name, the first of the group in sorted order,
-// and a note naming the groups; nil when no two names fold together.
-func foldTables(t load.Target, names []string) (canon map[string]string, note string) {
+// foldTables groups the table names (sorted) that the target keeps as
+// one table (load.NameFolder: QuestDB's names are case-insensitive). It
+// returns each folded name's group name, the first of the group, and a
+// note naming the groups; nil when no two names fold together.
+func foldTables(t load.Target, sorted []string) (canon map[string]string, note string) {
 	nf, ok := t.(load.NameFolder)
 	if !ok {
 		return nil, ""
 	}
-	sorted := append([]string(nil), names...)
-	sort.Strings(sorted)
 	first := map[string]string{}
 	members := map[string][]string{}
 	canon = map[string]string{}

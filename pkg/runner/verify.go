@@ -124,20 +124,12 @@ func (v *verifier) counted(names []string) error {
 // returned Verification is set whenever counting was attempted.
 func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, error) {
 	t0 := time.Now()
-	all := make([]string, 0, len(tot.tables))
-	for n := range tot.tables {
-		all = append(all, n)
-	}
-	canon, foldNote := foldTables(v.target, all)
+	canon, foldNote := foldTables(v.target, sortedKeys(tot.tables))
 	if canon != nil {
 		tot = tot.fold(canon)
 		fmt.Fprintf(v.stderr, "verify: %s\n", foldNote)
 	}
-	names := make([]string, 0, len(tot.tables))
-	for n := range tot.tables {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := sortedKeys(tot.tables)
 	v.mu.Lock()
 	before := map[string]int64{}
 	for _, n := range names {
