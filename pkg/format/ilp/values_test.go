@@ -61,6 +61,15 @@ func FuzzFieldsAgainstLineProtocol(f *testing.F) {
 		if !r.Row || r.Reason != "" {
 			return
 		}
+		if backslashPair([]byte(line)) {
+			// Where the servers disagree the scanner keeps its own rule
+			// (docs/formats.md): outside a string value a backslash escapes
+			// the byte after it, so `\\=` is an escaped backslash before the
+			// key's '=' (InfluxDB 1.x's reading); line-protocol/v2 escapes
+			// only ',', '=' and ' ' there and reads `\\=` as a backslash and
+			// an escaped '=' ("0 \\\\==0": key `\=`, value 0).
+			return
+		}
 		dec := lineprotocol.NewDecoderWithBytes([]byte(line + "\n"))
 		if !dec.Next() {
 			return
@@ -137,6 +146,28 @@ func FuzzFieldsAgainstLineProtocol(f *testing.F) {
 }
 
 var time0 = time.Time{}
+
+// backslashPair reports a backslash escaping a backslash outside a string
+// field value, where the scanner and line-protocol/v2 split differently.
+func backslashPair(line []byte) bool {
+	quoted, fields := false, false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '\\':
+			if !quoted && i+1 < len(line) && line[i+1] == '\\' {
+				return true
+			}
+			i++
+		case c == ' ' && !quoted:
+			fields = true
+		case c == '"' && quoted:
+			quoted = false
+		case c == '"' && fields && line[i-1] == '=':
+			quoted = true
+		}
+	}
+	return false
+}
 
 // BenchmarkParseFloat: the plain-decimal fast path against strconv on the
 // values a cpu line holds.
