@@ -36,7 +36,7 @@ func TestHTMLGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.golden.html", page)
+	golden(t, "report.html.golden", page)
 }
 
 // The page is self-contained: no scripts, no links, no fetches.
@@ -321,9 +321,9 @@ func TestBarsSVGGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "bars.golden.svg", []byte(svg))
+	golden(t, "bars.svg.golden", []byte(svg))
 	rate := RateSVG(runs[3], MetricRows, "")
-	golden(t, "rate.golden.svg", []byte(rate))
+	golden(t, "rate.svg.golden", []byte(rate))
 }
 
 func TestRunHTMLWritesFile(t *testing.T) {
