@@ -66,8 +66,7 @@ type costState struct {
 
 	selfCPU0  time.Duration
 	selfErr   error
-	stop      chan struct{}
-	stopped   chan struct{}
+	stop      func() // ends the sampling: every's answer
 	afterLoad *load.Footprint
 	afterErr  error
 	refresh   time.Duration // the footprint's load.Size.Refresh
@@ -95,21 +94,7 @@ func (r *run) startCost() {
 	}
 	c.first, c.last, c.prev = u, u, u
 	c.add(u)
-	c.stop, c.stopped = make(chan struct{}), make(chan struct{})
-	every := min(costSampleEvery, r.cfg.ReportingPeriod)
-	go func() {
-		defer close(c.stopped)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-c.stop:
-				return
-			case <-t.C:
-				c.sample(fsys)
-			}
-		}
-	}()
+	c.stop = every(min(costSampleEvery, r.cfg.ReportingPeriod), func() { c.sample(fsys) })
 }
 
 // stopCost takes the last sample, at the end of the load.
@@ -118,8 +103,7 @@ func (r *run) stopCost() {
 	if c.stop == nil {
 		return
 	}
-	close(c.stop)
-	<-c.stopped
+	c.stop()
 	c.stop = nil
 	c.sample(r.cfg.Cost.Proc)
 }

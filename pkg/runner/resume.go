@@ -39,8 +39,7 @@ type journal struct {
 	pending   []JournalBatch
 	unsettled bool
 
-	stop chan struct{}
-	done chan struct{}
+	stop func() // ends the snapshots: every's answer
 }
 
 // flight is a batch cut and not acknowledged yet.
@@ -138,8 +137,7 @@ func (r *run) openJournal(ctx context.Context) error {
 	}
 	r.jr = jr
 	r.verifier.onCounted = jr.counted
-	jr.stop, jr.done = make(chan struct{}), make(chan struct{})
-	go jr.tick(cfg.ReportingPeriod)
+	jr.stop = every(cfg.ReportingPeriod, jr.tick)
 	return nil
 }
 
@@ -530,20 +528,10 @@ func (jr *journal) counted(before map[string]int64) error {
 	return nil
 }
 
-// tick writes a snapshot every period until close.
-func (jr *journal) tick(period time.Duration) {
-	defer close(jr.done)
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-jr.stop:
-			return
-		case <-t.C:
-			if err := jr.snapshot(false, ""); err != nil {
-				fmt.Fprintf(jr.stderr, "journal: %v\n", err)
-			}
-		}
+// tick writes a snapshot (every reporting period until closeJournal).
+func (jr *journal) tick() {
+	if err := jr.snapshot(false, ""); err != nil {
+		fmt.Fprintf(jr.stderr, "journal: %v\n", err)
 	}
 }
 
@@ -623,8 +611,7 @@ func (r *run) closeJournal() {
 	if jr == nil {
 		return
 	}
-	close(jr.stop)
-	<-jr.done
+	jr.stop()
 	if err := jr.snapshot(true, r.res.Status); err != nil {
 		fmt.Fprintf(r.cfg.Stderr, "journal: %v\n", err)
 		if r.err == nil {
