@@ -10,11 +10,7 @@ import (
 )
 
 func TestParseShard(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Shard
-		wantErr string
-	}{
+	checkParse(t, "ParseShard", ParseShard, func(a, b Shard) bool { return a == b }, []parseCase[Shard]{
 		{"0/1", Shard{0, 1}, ""},
 		{"3/4", Shard{3, 4}, ""},
 		{"4/4", Shard{}, "0 <= i < M"},
@@ -24,19 +20,7 @@ func TestParseShard(t *testing.T) {
 		{"1", Shard{}, "want i/M"},
 		{"a/b", Shard{}, "integers"},
 		{"", Shard{}, "want i/M"},
-	}
-	for _, tt := range tests {
-		got, err := ParseShard(tt.in)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ParseShard(%q) err = %v, want %q", tt.in, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("ParseShard(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-	}
+	})
 }
 
 func FuzzParseShard(f *testing.F) {
@@ -58,11 +42,7 @@ func FuzzParseShard(f *testing.F) {
 }
 
 func TestParseInterval(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    time.Duration
-		wantErr string
-	}{
+	checkParse(t, "ParseInterval", ParseInterval, func(a, b time.Duration) bool { return a == b }, []parseCase[time.Duration]{
 		{"10s", 10 * time.Second, ""},
 		{"1h30m", 90 * time.Minute, ""},
 		{"250ms", 250 * time.Millisecond, ""},
@@ -72,19 +52,7 @@ func TestParseInterval(t *testing.T) {
 		{"1500ns", 0, "microseconds"},
 		{"10", 0, "missing unit"},
 		{"ten seconds", 0, "invalid"},
-	}
-	for _, tt := range tests {
-		got, err := ParseInterval(tt.in)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ParseInterval(%q) err = %v, want %q", tt.in, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || got != tt.want {
-			t.Errorf("ParseInterval(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-	}
+	})
 }
 
 func FuzzParseInterval(f *testing.F) {
@@ -103,11 +71,7 @@ func FuzzParseInterval(f *testing.F) {
 }
 
 func TestParseTimestamp(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    time.Time
-		wantErr string
-	}{
+	checkParse(t, "ParseTimestamp", ParseTimestamp, func(a, b time.Time) bool { return a.Equal(b) && a.Location() == time.UTC }, []parseCase[time.Time]{
 		{"2016-01-01T00:00:00Z", DefaultStart, ""},
 		{"2016-01-01", DefaultStart, ""},
 		{"2016-01-01T01:00:00+01:00", DefaultStart, ""},
@@ -117,19 +81,7 @@ func TestParseTimestamp(t *testing.T) {
 		{"2300-01-01", time.Time{}, "out of range"},
 		{"yesterday", time.Time{}, "RFC 3339"},
 		{"2016-13-01", time.Time{}, "RFC 3339"},
-	}
-	for _, tt := range tests {
-		got, err := ParseTimestamp(tt.in)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ParseTimestamp(%q) err = %v, want %q", tt.in, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || !got.Equal(tt.want) || got.Location() != time.UTC {
-			t.Errorf("ParseTimestamp(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-	}
+	})
 }
 
 func FuzzParseTimestamp(f *testing.F) {
@@ -169,6 +121,32 @@ func TestRoundHalfAway(t *testing.T) {
 	for _, v := range vals {
 		if got, want := roundHalfAway(v), math.Round(v); got != want || math.Signbit(got) != math.Signbit(want) && got != 0 {
 			t.Fatalf("roundHalfAway(%v) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// parseCase is one input of a parser's table test: the value read, or a
+// part of the error it is refused with.
+type parseCase[T any] struct {
+	in      string
+	want    T
+	wantErr string
+}
+
+// checkParse runs parse, named name in the messages, over tests; equal
+// says whether a result is the one wanted.
+func checkParse[T any](t *testing.T, name string, parse func(string) (T, error), equal func(got, want T) bool, tests []parseCase[T]) {
+	t.Helper()
+	for _, tt := range tests {
+		got, err := parse(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s(%q) err = %v, want %q", name, tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !equal(got, tt.want) {
+			t.Errorf("%s(%q) = %v, %v; want %v", name, tt.in, got, err, tt.want)
 		}
 	}
 }

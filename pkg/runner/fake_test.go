@@ -194,6 +194,17 @@ func init() {
 
 var errDisk = errors.New("disk full (server)")
 
+// failAt is a fake's fail that refuses batch seq with errDisk (not
+// retryable) and acknowledges every other batch whole.
+func failAt(seq int64) func(*load.Batch, int) (load.Ack, error) {
+	return func(b *load.Batch, _ int) (load.Ack, error) {
+		if b.Seq == seq {
+			return load.Ack{}, errDisk
+		}
+		return load.Ack{Rows: b.Rows}, nil
+	}
+}
+
 func gzipBytes(b []byte) []byte {
 	var out bytes.Buffer
 	w := gzip.NewWriter(&out)

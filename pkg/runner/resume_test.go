@@ -116,12 +116,7 @@ func TestResumeAfterFailure(t *testing.T) {
 	in, per := ilpInput(t, 20_000)
 	dir := t.TempDir()
 	f := newFake()
-	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
-		if b.Seq == 9 {
-			return load.Ack{}, errDisk
-		}
-		return load.Ack{Rows: b.Rows}, nil
-	}
+	f.fail = failAt(9)
 	if _, err := Run(context.Background(), resumeConfig(dir, in), f); err == nil {
 		t.Fatal("no error")
 	}
@@ -155,12 +150,7 @@ func TestResumeElsewhere(t *testing.T) {
 	in, per := ilpInput(t, 8_000)
 	dir := t.TempDir()
 	f := newFake()
-	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
-		if b.Seq == 4 {
-			return load.Ack{}, errDisk
-		}
-		return load.Ack{Rows: b.Rows}, nil
-	}
+	f.fail = failAt(4)
 	Run(context.Background(), resumeConfig(dir, in), f)
 	f.fail = nil
 	cfg := resumeFrom(t, resumeConfig(dir, in))
@@ -184,12 +174,7 @@ func TestResumeRefused(t *testing.T) {
 	in, _ := ilpInput(t, 5_000)
 	dir := t.TempDir()
 	f := newFake()
-	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
-		if b.Seq == 3 {
-			return load.Ack{}, errDisk
-		}
-		return load.Ack{Rows: b.Rows}, nil
-	}
+	f.fail = failAt(3)
 	Run(context.Background(), resumeConfig(dir, in), f)
 	f.fail = nil
 
@@ -343,12 +328,7 @@ func TestResumeHashWorkersCompressed(t *testing.T) {
 		return c
 	}
 	f := newFake()
-	f.fail = func(b *load.Batch, _ int) (load.Ack, error) {
-		if b.Seq == 17 {
-			return load.Ack{}, errDisk
-		}
-		return load.Ack{Rows: b.Rows}, nil
-	}
+	f.fail = failAt(17)
 	if _, err := Run(context.Background(), cfg(), f); err == nil {
 		t.Fatal("no error")
 	}

@@ -129,12 +129,7 @@ func TestRetryTimeout(t *testing.T) {
 func TestNonRetryableStops(t *testing.T) {
 	path, _ := ilpInput(t, 20000)
 	f := newFake()
-	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
-		if b.Seq == 3 {
-			return load.Ack{}, errDisk
-		}
-		return load.Ack{Rows: b.Rows}, nil
-	}
+	f.fail = failAt(3)
 	cfg := baseConfig(path)
 	cfg.Workers = 1
 	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
@@ -528,12 +523,7 @@ func TestInFlightFinishAfterError(t *testing.T) {
 		}
 		return 0
 	}
-	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
-		if b.Seq == 2 {
-			return load.Ack{}, errDisk
-		}
-		return load.Ack{Rows: b.Rows}, nil
-	}
+	f.fail = failAt(2)
 	cfg := baseConfig(path)
 	cfg.Workers = 2
 	res, err := Run(context.Background(), cfg, f)
@@ -553,12 +543,7 @@ func TestInFlightFinishAfterError(t *testing.T) {
 		}
 		return 0
 	}
-	f.fail = func(b *load.Batch, attempt int) (load.Ack, error) {
-		if b.Seq == 2 {
-			return load.Ack{}, errDisk
-		}
-		return load.Ack{Rows: b.Rows}, nil
-	}
+	f.fail = failAt(2)
 	cfg.Grace = 20 * time.Millisecond
 	res, err = Run(context.Background(), cfg, f)
 	if !errors.Is(err, errDisk) || res.Rows != 0 {

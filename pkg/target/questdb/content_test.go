@@ -55,6 +55,18 @@ func contentQuery(name string, r *fingerprint.Read) fingerprint.Query {
 	return q
 }
 
+// contentTarget is a target on s with deduplication (content
+// verification wants one row per key), closed when the test ends.
+func contentTarget(t *testing.T, s qdb) *Target {
+	t.Helper()
+	tg, err := New(Config{URL: s.http, Dedup: true, WALTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
 func loadContent(t *testing.T, tg load.Target, file, prefix string) (*load.Results, string, error) {
 	t.Helper()
 	var stderr bytes.Buffer
@@ -74,11 +86,7 @@ func TestContentVerifies(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
 	prefix := uniqueName(t, "fp") + "_"
-	tg, err := New(Config{URL: s.http, Dedup: true, WALTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := contentTarget(t, s)
 	for _, uc := range []string{usecase.CPUOnly, usecase.Weather} {
 		file, rows := genILP(t, dir, uc, 5, 2*time.Hour)
 		res, stderr, err := loadContent(t, tg, file, prefix)
@@ -143,11 +151,7 @@ func TestContentShiftedTime(t *testing.T) {
 	s := server(t)
 	dir := t.TempDir()
 	prefix := uniqueName(t, "fpshift") + "_"
-	tg, err := New(Config{URL: s.http, Dedup: true, WALTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := contentTarget(t, s)
 	file, _ := genILP(t, dir, usecase.CPUOnly, 3, time.Hour)
 	res, stderr, err := loadContent(t, shifter{tg}, file, prefix)
 	if err == nil || res.Verify == nil || res.Verify.OK || !strings.Contains(err.Error(), "min time expected") || !strings.Contains(err.Error(), "max time expected") {
@@ -176,11 +180,7 @@ func TestContentRepeatedKeys(t *testing.T) {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tg, err := New(Config{URL: s.http, Dedup: true, WALTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := contentTarget(t, s)
 	res, stderr, err := loadContent(t, tg, file, prefix)
 	if err != nil || !res.Verify.OK || res.Verify.Actual[prefix+"cpu"] != 50 || len(res.Verify.Content) != 1 || len(res.Verify.Content[0].Notes) == 0 {
 		t.Fatalf("err %v verify %+v\n%s", err, res.Verify, stderr)
