@@ -3,6 +3,8 @@ package gen
 import (
 	"fmt"
 	"time"
+
+	"github.com/tsload/tsload/internal/periodic"
 )
 
 // startProgress prints progress on Stderr until the returned function is
@@ -17,24 +19,9 @@ func (p *pipeline) startProgress() func(ok bool, st Stats) {
 	if cfg.ProgressTTY {
 		period = time.Second
 	}
-	stop := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				p.printProgress(began, false)
-			}
-		}
-	}()
+	stop := periodic.Every(period, func() { p.printProgress(began, false) })
 	return func(ok bool, st Stats) {
-		close(stop)
-		<-stopped
+		stop()
 		if cfg.ProgressTTY {
 			fmt.Fprint(cfg.Stderr, "\r\033[K")
 		}

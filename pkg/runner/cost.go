@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tsload/tsload/internal/periodic"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/procstat"
 )
@@ -66,7 +67,7 @@ type costState struct {
 
 	selfCPU0  time.Duration
 	selfErr   error
-	stop      func() // ends the sampling: every's answer
+	stop      func() // ends the sampling: periodic.Every's answer
 	afterLoad *load.Footprint
 	afterErr  error
 	refresh   time.Duration // the footprint's load.Size.Refresh
@@ -94,7 +95,7 @@ func (r *run) startCost() {
 	}
 	c.first, c.last, c.prev = u, u, u
 	c.add(u)
-	c.stop = every(min(costSampleEvery, r.cfg.ReportingPeriod), func() { c.sample(fsys) })
+	c.stop = periodic.Every(min(costSampleEvery, r.cfg.ReportingPeriod), func() { c.sample(fsys) })
 }
 
 // stopCost takes the last sample, at the end of the load.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tsload/tsload/internal/periodic"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
@@ -39,7 +40,7 @@ type journal struct {
 	pending   []JournalBatch
 	unsettled bool
 
-	stop func() // ends the snapshots: every's answer
+	stop func() // ends the snapshots: periodic.Every's answer
 }
 
 // flight is a batch cut and not acknowledged yet.
@@ -137,7 +138,7 @@ func (r *run) openJournal(ctx context.Context) error {
 	}
 	r.jr = jr
 	r.verifier.onCounted = jr.counted
-	jr.stop = every(cfg.ReportingPeriod, jr.tick)
+	jr.stop = periodic.Every(cfg.ReportingPeriod, jr.tick)
 	return nil
 }
 

@@ -285,27 +285,3 @@ func checkResultsPath(path string) error {
 	tmp.Close()
 	return os.Remove(tmp.Name())
 }
-
-// every calls fn every period on a goroutine of its own until stop is
-// called; stop waits for a call in progress to return, so that nothing
-// runs fn after it.
-func every(period time.Duration, fn func()) (stop func()) {
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				fn()
-			}
-		}
-	}()
-	return func() {
-		close(quit)
-		<-done
-	}
-}
