@@ -50,6 +50,9 @@ func group(c *cli.Context) ([]string, error) {
 	return report.ParseGroup(c.String("group"))
 }
 
+// outDirFlag is --out of plot and bars: the directory the images go to.
+var outDirFlag = &cli.StringFlag{Name: "out", Required: true, Usage: "output directory"}
+
 var metricFlag = &cli.StringFlag{Name: "metric", Value: "rows", Usage: "rate to plot: rows or metrics (per second)"}
 
 // args are what the commands read besides their own flags: the results
@@ -128,7 +131,7 @@ func newApp(stdout io.Writer) *cli.App {
 				Usage:     "PNG and SVG of each run's insert rate per reporting period over time (DIR/<name>.rate.png/.svg; a paced run also .pace: offered vs achieved rows/s, and .latency: percentiles from due and from send)",
 				ArgsUsage: "results.json...",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
+					outDirFlag,
 					metricFlag,
 				},
 				Action: action(func(c *cli.Context, a args) error {
@@ -140,7 +143,7 @@ func newApp(stdout io.Writer) *cli.App {
 				Usage:     "grouped bar chart of the median rate per cell (first group key on the x axis, the rest as bars)",
 				ArgsUsage: "results.json...",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
+					outDirFlag,
 					groupFlag,
 					metricFlag,
 					&cli.StringFlag{Name: "name", Usage: "file name without extension (default bars_<metric>)"},
