@@ -1,10 +1,7 @@
 package influx
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,10 +18,6 @@ import (
 // batch and verification.
 func runContent(t *testing.T, cfg Config, data string, corrupt func(ctx context.Context, tg *Target) error) (*load.Results, error, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "in.ilp")
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	cfg.Gzip, cfg.GzipLevel, cfg.RequestTimeout = true, 1, 30*time.Second
 	tg, err := New(cfg)
 	if err != nil {
@@ -34,18 +27,15 @@ func runContent(t *testing.T, cfg Config, data string, corrupt func(ctx context.
 		tg.Prepare(context.Background(), load.PrepareOptions{DBName: cfg.DBName, DropDB: true})
 		tg.Close()
 	})
-	target := contenttest.Corrupting{Target: tg}
+	var c func(ctx context.Context) error
 	if corrupt != nil {
-		target.Corrupt = func(ctx context.Context) error { return corrupt(ctx, tg) }
+		c = func(ctx context.Context) error { return corrupt(ctx, tg) }
 	}
-	var stderr bytes.Buffer
-	res, err := runner.Run(context.Background(), runner.Config{
-		Inputs: []string{path}, BatchSize: 2, Workers: 2, DoLoad: true, Verify: true, VerifyContent: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 20 * time.Second, Stderr: &stderr,
+	return contenttest.Load(t, tg, data, c, runner.Config{
+		BatchSize: 2, Workers: 2, RetryTimeout: 20 * time.Second,
 		Prepare: load.PrepareOptions{DBName: cfg.DBName, CreateDB: true, DropDB: true},
 		Loader:  "load_influx", Target: "influx",
-	}, target)
-	return res, err, stderr.String()
+	})
 }
 
 // rewrite writes a line with the series and time of a point already

@@ -1,10 +1,7 @@
 package timescale
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,28 +17,21 @@ import (
 func runContent(t *testing.T, data string, corrupt func(ctx context.Context, db string) error) (*load.Results, error, string) {
 	t.Helper()
 	requireServer(t)
-	path := filepath.Join(t.TempDir(), "in.ilp")
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	cfg := Config{URL: pgURL(), DBName: testDBName(t), UseHypertable: hypertableMode()}
 	tg, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tg.Close(); dropDB(t, cfg.DBName) })
-	target := contenttest.Corrupting{Target: tg}
+	var c func(ctx context.Context) error
 	if corrupt != nil {
-		target.Corrupt = func(ctx context.Context) error { return corrupt(ctx, cfg.DBName) }
+		c = func(ctx context.Context) error { return corrupt(ctx, cfg.DBName) }
 	}
-	var stderr bytes.Buffer
-	res, err := runner.Run(context.Background(), runner.Config{
-		Inputs: []string{path}, BatchSize: 3, Workers: 2, DoLoad: true, Verify: true, VerifyContent: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 10 * time.Second, Stderr: &stderr,
+	return contenttest.Load(t, tg, data, c, runner.Config{
+		BatchSize: 3, Workers: 2, RetryTimeout: 10 * time.Second,
 		Prepare: load.PrepareOptions{DBName: cfg.DBName, CreateDB: true, DropDB: true},
 		Loader:  "load_timescale", Target: "timescale",
-	}, target)
-	return res, err, stderr.String()
+	})
 }
 
 // TestRunnerContent: a load verifies its content (the weather table's
