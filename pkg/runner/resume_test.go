@@ -63,6 +63,19 @@ func resumeFrom(t *testing.T, cfg Config) Config {
 	return cfg
 }
 
+// stopAt runs cfg on f with batch seq refused (not retryable), a load the
+// server stopped, which must fail; f acknowledges every batch after it.
+func stopAt(t *testing.T, f *fakeTarget, cfg Config, seq int64) {
+	t.Helper()
+	f.fail = failAt(seq)
+	if _, err := Run(context.Background(), cfg, f); err == nil {
+		t.Fatalf("the load did not stop at refused batch %d", seq)
+	}
+	f.mu.Lock()
+	f.fail = nil
+	f.mu.Unlock()
+}
+
 func TestJournalOfAFinishedLoad(t *testing.T) {
 	in, per := ilpInput(t, 10_000)
 	dir := t.TempDir()
@@ -116,12 +129,8 @@ func TestResumeAfterFailure(t *testing.T) {
 	in, per := ilpInput(t, 20_000)
 	dir := t.TempDir()
 	f := newFake()
-	f.fail = failAt(9)
-	if _, err := Run(context.Background(), resumeConfig(dir, in), f); err == nil {
-		t.Fatal("no error")
-	}
+	stopAt(t, f, resumeConfig(dir, in), 9)
 	f.mu.Lock()
-	f.fail = nil
 	before := map[int64]int{}
 	for b := range f.batches {
 		before[b.Offset]++
@@ -150,9 +159,7 @@ func TestResumeElsewhere(t *testing.T) {
 	in, per := ilpInput(t, 8_000)
 	dir := t.TempDir()
 	f := newFake()
-	f.fail = failAt(4)
-	Run(context.Background(), resumeConfig(dir, in), f)
-	f.fail = nil
+	stopAt(t, f, resumeConfig(dir, in), 4)
 	cfg := resumeFrom(t, resumeConfig(dir, in))
 	cfg.ResultsFile = filepath.Join(dir, "second.json")
 	if _, err := Run(context.Background(), cfg, f); err != nil {
@@ -174,10 +181,7 @@ func TestResumeRefused(t *testing.T) {
 	in, _ := ilpInput(t, 5_000)
 	dir := t.TempDir()
 	f := newFake()
-	f.fail = failAt(3)
-	Run(context.Background(), resumeConfig(dir, in), f)
-	f.fail = nil
-
+	stopAt(t, f, resumeConfig(dir, in), 3)
 	cfg := resumeFrom(t, resumeConfig(dir, in))
 	cfg.BatchSize = 500
 	_, err := Run(context.Background(), cfg, f)
@@ -328,11 +332,7 @@ func TestResumeHashWorkersCompressed(t *testing.T) {
 		return c
 	}
 	f := newFake()
-	f.fail = failAt(17)
-	if _, err := Run(context.Background(), cfg(), f); err == nil {
-		t.Fatal("no error")
-	}
-	f.fail = nil
+	stopAt(t, f, cfg(), 17)
 	c := resumeFrom(t, cfg())
 	c.Workers = 2
 	_, err := Run(context.Background(), c, f)
