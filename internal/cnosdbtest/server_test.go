@@ -2,7 +2,6 @@ package cnosdbtest
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,41 +11,30 @@ import (
 	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
+
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 func do(t *testing.T, base, path, auth, body string, mod func(*http.Request)) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auth != "" {
-		u, p, _ := strings.Cut(auth, ":")
-		req.SetBasicAuth(u, p)
-	}
-	req.Header.Set("Accept", "application/json")
-	if mod != nil {
-		mod(req)
-	}
-	// A new connection each time: a kept-alive one that the server closes
-	// while idle fails a POST with EOF (the client does not retry a POST).
-	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
-	if err != nil {
-		t.Fatalf("%s %q: %v", path, body, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return loadtest.HTTP(t, "POST", base+path, body, func(req *http.Request) {
+		if auth != "" {
+			u, p, _ := strings.Cut(auth, ":")
+			req.SetBasicAuth(u, p)
+		}
+		req.Header.Set("Accept", "application/json")
+		if mod != nil {
+			mod(req)
+		}
+	})
 }
 
+// gz replaces a request's body with body gzip-compressed.
 func gz(body string) func(*http.Request) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write([]byte(body))
-	zw.Close()
+	z := loadtest.Gzip(body)
 	return func(r *http.Request) {
-		r.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
-		r.ContentLength = int64(buf.Len())
+		r.Body = io.NopCloser(strings.NewReader(z))
+		r.ContentLength = int64(len(z))
 		r.Header.Set("Content-Encoding", "gzip")
 	}
 }

@@ -1,41 +1,25 @@
 package influx3test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 func do(t *testing.T, base, method, path, body string, hdr ...string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return loadtest.HTTP(t, method, base+path, body, func(req *http.Request) {
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+	})
 }
 
-func gz(body string) string {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	io.WriteString(zw, body)
-	zw.Close()
-	return b.String()
-}
+var gz = loadtest.Gzip
 
 // step is one request (with the admin token unless noToken) and the answer
 // InfluxDB 3 Core 3.6.0 gives to it.
@@ -194,11 +178,7 @@ func TestGzipAuthPingDatabasesQuery(t *testing.T) {
 		t.Fatalf("ping: %v %v", err, resp)
 	}
 	resp.Body.Close()
-	var zb bytes.Buffer
-	zw := gzip.NewWriter(&zb)
-	io.WriteString(zw, "m,h=a v=1 1700000000\nm,h=b v=1 1700000000\n")
-	zw.Close()
-	if st, body := do(t, s.URL, "POST", "/api/v3/write_lp?db=z&precision=auto", zb.String(), "Authorization", "Token tk", "Content-Encoding", "gzip"); st != 204 {
+	if st, body := do(t, s.URL, "POST", "/api/v3/write_lp?db=z&precision=auto", gz("m,h=a v=1 1700000000\nm,h=b v=1 1700000000\n"), "Authorization", "Token tk", "Content-Encoding", "gzip"); st != 204 {
 		t.Fatalf("gzip write: %d %s", st, body)
 	}
 	st, body := do(t, s.URL, "POST", "/api/v3/query_sql", `{"db":"z","q":"SELECT COUNT(*) AS n FROM \"m\"","format":"json"}`, "Authorization", "Token tk")
