@@ -7,8 +7,12 @@ import "time"
 
 // Every calls fn every period (the first call one period from now) until
 // stop is called. stop waits for a call in progress to return, so that
-// nothing runs fn after it; it must be called once.
+// nothing runs fn after it; it must be called once. A period that is not
+// positive panics here, in the caller, not in the ticker's goroutine.
 func Every(period time.Duration, fn func()) (stop func()) {
+	if period <= 0 {
+		panic("periodic: a period must be positive")
+	}
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)

@@ -1,6 +1,7 @@
 package periodic
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +29,17 @@ func TestEveryStops(t *testing.T) {
 	if started.Load() != n {
 		t.Fatalf("fn ran after stop returned: %d calls at stop, %d after", n, started.Load()-n)
 	}
+}
+
+// TestEveryRefusesNoPeriod: a zero period panics in the caller (where
+// its stack names the call), before any goroutine starts.
+func TestEveryRefusesNoPeriod(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "period must be positive") {
+			t.Fatalf("recovered %v", r)
+		}
+	}()
+	Every(0, func() {})
 }
 
 func ExampleEvery() {
