@@ -24,13 +24,11 @@ func runContent(t *testing.T, precision string, corrupt func(ctx context.Context
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tg.Close() })
+	rc := runnerConfig("", db, nil) // the input and stderr are contenttest.Load's
+	rc.BatchSize = 2
 	var c func(ctx context.Context) error
 	if corrupt != nil {
 		c = func(ctx context.Context) error { return corrupt(ctx, tg) }
-	}
-	rc := runnerConfig("", db, nil)
-	rc.BatchSize = 2
-	if corrupt != nil {
 		// One write creates the table with all its columns: CnosDB 2.4.2
 		// does not overwrite a point written before a column was added to
 		// its table (TestRunnerContent), so corrupt could not change one.
