@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/pkg/envinfo"
 )
 
 func TestRunErrors(t *testing.T) {
@@ -102,5 +104,30 @@ func TestBrokenPipe(t *testing.T) {
 	stderr, _ := os.ReadFile(filepath.Join(cmd.Dir, "stderr.txt"))
 	if len(stderr) != 0 {
 		t.Errorf("stderr not quiet: %q", stderr)
+	}
+}
+
+// TestDisorderFile: with the out-of-order and repeat flags and
+// --fingerprint, F.dataset.json records the settings and a fingerprint of
+// every row written, repeats included (a loader's content verification
+// reads the same rows: docs/verify.md).
+func TestDisorderFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.ilp")
+	var stdout, stderr bytes.Buffer
+	args := []string{"generate_data", "--seed", "1", "--scale", "2", "--timestamp-end", "2016-01-01T01:00:00Z", "--file", path,
+		"--out-of-order", "0.3", "--out-of-order-window", "10m", "--late", "0.1", "--late-by", "20m", "--repeat", "0.1", "--repeat-changes", "--fingerprint"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	d, err := envinfo.ReadDataset(path)
+	if err != nil || d == nil {
+		t.Fatalf("description: %+v, %v", d, err)
+	}
+	want := envinfo.Disorder{OutOfOrder: 0.3, OutOfOrderWindow: "10m0s", Late: 0.1, LateBy: "20m0s", Repeat: 0.1, RepeatChanges: true}
+	if d.Disorder == nil || *d.Disorder != want {
+		t.Errorf("disorder %+v, want %+v", d.Disorder, want)
+	}
+	if d.Rows <= 2*360 || len(d.Fingerprint) != 1 || d.Fingerprint[0].Rows != d.Rows {
+		t.Errorf("%d rows (want more than the 720 without repeats), fingerprint %+v", d.Rows, d.Fingerprint)
 	}
 }

@@ -42,3 +42,34 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDisorder is BenchmarkGenerate's cpu-only ILP (1000 hosts, one
+// epoch an op) in order and with each kind of disorder, so that their cost
+// shows as a ratio in one run.
+func BenchmarkDisorder(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		d    Disorder
+	}{
+		{"none", Disorder{}},
+		{"out-of-order-30", Disorder{OutOfOrder: 0.3, OutOfOrderWindow: time.Minute}},
+		{"late-10", Disorder{Late: 0.1, LateBy: time.Minute}},
+		{"repeat-5-changes", Disorder{Repeat: 0.05, RepeatChanges: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := Config{UseCase: usecase.CPUOnly, Format: format.ILP, Seed: 1, Scale: 1000, Workers: 1,
+				Interval: time.Second, End: DefaultStart.Add(time.Duration(b.N) * time.Second), Disorder: c.d}
+			w := &countWriter{}
+			cfg.Stdout, cfg.Stderr = w, io.Discard
+			b.ReportAllocs()
+			b.ResetTimer()
+			st, err := Generate(context.Background(), cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			b.SetBytes(w.n / int64(b.N))
+			b.ReportMetric(float64(st.Rows)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
