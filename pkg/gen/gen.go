@@ -42,6 +42,13 @@
 // inflating and decode them in parallel. With zstd, the chunks are 4 MiB,
 // each an independent frame with its content size and checksum.
 //
+// # Out-of-order, late and repeated rows
+//
+// Config.Disorder (disorder.go) holds rows back to be written after later
+// rows of their series, or writes them twice; its decisions come from one
+// more stream per series, so the output stays the same for any worker
+// count and shard, and the zero value writes exactly the ordered data set.
+//
 // # Data
 //
 // The use cases are those of pkg/usecase (docs/formats.md lists their
