@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -37,19 +36,7 @@ func TestDisorderGolden(t *testing.T) {
 				cfg := small(uc, f)
 				allDisorder(&cfg)
 				got := generate(t, cfg)
-				path := filepath.Join("testdata", name)
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Fatalf("output differs from %s (%d vs %d bytes); run go test -update if the change is intended", path, len(got), len(want))
-				}
+				golden(t, name, got)
 				if bytes.Equal(got, generate(t, small(uc, f))) {
 					t.Fatal("the disorder flags changed nothing")
 				}
