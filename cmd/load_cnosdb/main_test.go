@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // The loader's tests run against the real CnosDB of scripts/start_cnosdb.sh
@@ -24,16 +24,16 @@ func TestMain_Load(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("cpu,h=a v=1 1\ncpu,h=b v=2 1\nmem,h=a f=1i 2\n"), 0o644)
-	results := filepath.Join(dir, "r.json")
+	resultsPath := filepath.Join(dir, "r.json")
 	var stderr bytes.Buffer
 	err := loadcli.Run(context.Background(), spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
-		"--db-name", db, "--db-ttl", "INF", "--db-shards", "2", "--gzip", "--results-file", results}, nil, &stderr)
+		"--db-name", db, "--db-ttl", "INF", "--db-shards", "2", "--gzip", "--results-file", resultsPath}, nil, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	raw, _ := os.ReadFile(results)
-	var res load.Results
-	if err := json.Unmarshal(raw, &res); err != nil || res.Status != load.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
+	raw, _ := os.ReadFile(resultsPath)
+	var res results.Results
+	if err := json.Unmarshal(raw, &res); err != nil || res.Status != results.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
 		t.Fatalf("results %+v %v\n%s", res, err, stderr.String())
 	}
 	for table, want := range map[string]string{"cpu": `[{"n":2}]`, "mem": `[{"n":1}]`} {
@@ -76,17 +76,17 @@ func TestMain_Refused(t *testing.T) {
 		fmt.Fprintf(&b, "cpu,h=h%d v=%d 1\n", i, i)
 	}
 	os.WriteFile(in, []byte(b.String()), 0o644)
-	results := filepath.Join(dir, "r.json")
+	resultsPath := filepath.Join(dir, "r.json")
 	var stderr bytes.Buffer
 	err := loadcli.Run(context.Background(), spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
-		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", results}, nil, &stderr)
+		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, nil, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "040004") {
 		t.Fatalf("err = %v, want the server's 040004\n%s", err, stderr.String())
 	}
-	raw, _ := os.ReadFile(results)
-	var res load.Results
+	raw, _ := os.ReadFile(resultsPath)
+	var res results.Results
 	json.Unmarshal(raw, &res)
-	if st, body, _ := cnosdbtest.SQL(base, "root", "", db, "SELECT count(*) AS n FROM cpu"); res.Status != load.StatusFailed || res.Rows != 50 || st != 200 || body != `[{"n":50}]` {
+	if st, body, _ := cnosdbtest.SQL(base, "root", "", db, "SELECT count(*) AS n FROM cpu"); res.Status != results.StatusFailed || res.Rows != 50 || st != 200 || body != `[{"n":50}]` {
 		t.Fatalf("results %+v; server %d %s", res, st, body)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // TestLoop replays 2,000 lines three times (--loop --limit) into the real
@@ -27,10 +27,10 @@ func TestLoop(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	results := filepath.Join(t.TempDir(), "r.json")
+	resultsPath := filepath.Join(t.TempDir(), "r.json")
 	r := loadtest.RunCLI(t, spec(), []string{"load_influx", "--urls", url, "--db-name", influxDB(t, url), "--precision", "s",
-		"--file", path, "--batch-size", "500", "--workers", "2", "--loop", "--limit", "6000", "--results-file", results}, results, "")
-	var res load.Results
+		"--file", path, "--batch-size", "500", "--workers", "2", "--loop", "--limit", "6000", "--results-file", resultsPath}, resultsPath, "")
+	var res results.Results
 	if err := json.Unmarshal(r.Results, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -47,7 +47,7 @@ func TestRateStall(t *testing.T) {
 	p := loadtest.Proxy(t, url)
 	const rows = 24000
 	path := loadtest.RateLines(t, "stall", rows)
-	results := filepath.Join(t.TempDir(), "results.json")
+	resultsPath := filepath.Join(t.TempDir(), "results.json")
 	stop := make(chan struct{})
 	stalled := make(chan time.Duration, 1)
 	go func() {
@@ -64,14 +64,14 @@ func TestRateStall(t *testing.T) {
 	}()
 	r := loadtest.RunCLI(t, spec(), []string{"load_influx", "--urls", "http://" + p.Addr(), "--db-name", influxDB(t, url),
 		"--file", path, "--batch-size", "100", "--workers", "2", "--request-timeout", "30s", "--gzip=false",
-		"--reporting-period", "100ms", "--rate", "10k", "--results-file", results}, results, "")
+		"--reporting-period", "100ms", "--rate", "10k", "--results-file", resultsPath}, resultsPath, "")
 	close(stop)
 	stall := <-stalled
-	var res load.Results
+	var res results.Results
 	if err := json.Unmarshal(r.Results, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != load.StatusOK || res.Rows != rows || res.Verify == nil || !res.Verify.OK {
+	if res.Status != results.StatusOK || res.Rows != rows || res.Verify == nil || !res.Verify.OK {
 		t.Fatalf("status %s rows %d verify %+v\n%s", res.Status, res.Rows, res.Verify, r.Stderr)
 	}
 	if stall < 800*time.Millisecond {

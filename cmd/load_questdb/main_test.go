@@ -14,8 +14,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // questdbServer returns the HTTP and PG-wire URLs of the QuestDB of
@@ -55,14 +55,14 @@ func TestCLI(t *testing.T) {
 		fmt.Fprintf(&b, "%s,host=h%d usage=%d.5 %d\n", table, i%20, i, 1451606400000000000+int64(i/20)*1e9)
 	}
 	os.WriteFile(file, []byte(b.String()), 0o644)
-	results := filepath.Join(dir, "results.json")
+	resultsPath := filepath.Join(dir, "results.json")
 	addr := strings.TrimPrefix(httpURL, "http://")
 	r := loadtest.RunCLI(t, spec(), []string{"load_questdb",
-		"--file", file, "--serialization-pass", "--pg", pg, "--results-file", results,
+		"--file", file, "--serialization-pass", "--pg", pg, "--results-file", resultsPath,
 		"--conf", "http::addr=" + addr + ";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;",
-	}, results, "")
+	}, resultsPath, "")
 	r.NoSecret(t, "a secret", "s3cret", ":quest@")
-	var res load.Results
+	var res results.Results
 	if err := json.Unmarshal(r.Results, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +130,10 @@ func TestGzipBodies(t *testing.T) {
 	file := filepath.Join(dir, "in.ilp.zst")
 	os.WriteFile(file, enc.EncodeAll([]byte(b.String()), nil), 0o644)
 	enc.Close()
-	results := filepath.Join(dir, "results.json")
+	resultsPath := filepath.Join(dir, "results.json")
 	r := loadtest.RunCLI(t, spec(), []string{"load_questdb", "--file", file, "--gzip", "--gzip-level", "3",
-		"--http-url", httpURL, "--pg", pg, "--batch-size", "1000", "--results-file", results}, results, "")
-	var res load.Results
+		"--http-url", httpURL, "--pg", pg, "--batch-size", "1000", "--results-file", resultsPath}, resultsPath, "")
+	var res results.Results
 	if err := json.Unmarshal(r.Results, &res); err != nil {
 		t.Fatal(err)
 	}

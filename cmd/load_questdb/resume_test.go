@@ -12,7 +12,7 @@ import (
 	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/questdb"
 )
@@ -32,11 +32,11 @@ func TestResumeDefaultFlags(t *testing.T) {
 	prefix += "_"
 	dir := t.TempDir()
 	file, rows := gentest.GenFile(t, dir, "cpu.ilp", "cpu-only", format.ILP, 10, 2*time.Hour) // 7,200 rows
-	results := filepath.Join(dir, "r.json")
+	resultsPath := filepath.Join(dir, "r.json")
 	bin := loadtest.BuildCommand(t, "github.com/tsload/tsload/cmd/load_questdb")
 	var first bytes.Buffer
 	c := exec.Command(bin, "--file", file, "--table-prefix", prefix, "--batch-size", "100", "--rate", "2000",
-		"--reporting-period", "50ms", "--results-file", results)
+		"--reporting-period", "50ms", "--results-file", resultsPath)
 	c.Stderr = &first
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestResumeDefaultFlags(t *testing.T) {
 			t.Fatalf("nothing acknowledged in 2 minutes\n%s", first.String())
 		case <-time.After(20 * time.Millisecond):
 		}
-		if j, _, err := runner.ReadJournal(results); err == nil {
+		if j, _, err := runner.ReadJournal(resultsPath); err == nil {
 			acked = j.Rows
 		}
 	}
@@ -62,15 +62,15 @@ func TestResumeDefaultFlags(t *testing.T) {
 		t.Fatalf("the load was not killed (%v)\n%s", err, first.String())
 	}
 	var out bytes.Buffer
-	r := exec.Command(bin, "--resume", results)
+	r := exec.Command(bin, "--resume", resultsPath)
 	r.Stderr = &out
 	if err := r.Run(); err != nil {
 		t.Fatalf("resume with the default flags: %v\n%s", err, out.String())
 	}
-	res := loadtest.ReadResults(t, results)
+	res := loadtest.ReadResults(t, resultsPath)
 	table := prefix + "cpu"
-	if res.Resume == nil || res.Status != load.StatusOK || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[table] != rows {
+	if res.Resume == nil || res.Status != results.StatusOK || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[table] != rows {
 		t.Fatalf("resumed: status %s resume %+v verify %+v, want %d rows in %s\n%s", res.Status, res.Resume, res.Verify, rows, table, out.String())
 	}
-	os.Remove(results)
+	os.Remove(resultsPath)
 }

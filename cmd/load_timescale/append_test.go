@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // TestAppendVerifies loads the same file twice into one database without
@@ -18,11 +18,11 @@ func TestAppendVerifies(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("app_m,host=a v=1 1000000000\napp_m,host=b v=2 2000000000\napp_n,host=a w=3i 3000000000\n"), 0o644)
-	results := filepath.Join(dir, "r.json")
-	args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in, "--results-file", results}
+	resultsPath := filepath.Join(dir, "r.json")
+	args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in, "--results-file", resultsPath}
 	for run := 1; run <= 2; run++ {
-		r := loadtest.RunCLI(t, spec(), args, results, "")
-		var res load.Results
+		r := loadtest.RunCLI(t, spec(), args, resultsPath, "")
+		var res results.Results
 		if err := json.Unmarshal(r.Results, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +33,7 @@ func TestAppendVerifies(t *testing.T) {
 		// The results say where the load went and that the tables are
 		// hypertables (the server has TimescaleDB).
 		s := res.Setup
-		if s == nil || s.Database != db || len(s.Tables) != 2 || s.Tables[0].Hypertable == nil || !*s.Tables[0].Hypertable || res.SchemaVersion != load.SchemaVersion {
+		if s == nil || s.Database != db || len(s.Tables) != 2 || s.Tables[0].Hypertable == nil || !*s.Tables[0].Hypertable || res.SchemaVersion != results.SchemaVersion {
 			t.Errorf("run %d: setup %+v", run, s)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // TestLoop replays an hour of cpu-only data (3 hosts, 1,080 rows) three
@@ -27,10 +27,10 @@ func TestLoop(t *testing.T) {
 		dir := t.TempDir()
 		in := filepath.Join(dir, "cpu."+f.String())
 		os.WriteFile(in, data, 0o644)
-		results := filepath.Join(dir, "r.json")
+		resultsPath := filepath.Join(dir, "r.json")
 		r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in,
-			"--results-file", results, "--batch-size", "250", "--workers", "2", "--loop", "--limit", "3240"}, results, "")
-		var res load.Results
+			"--results-file", resultsPath, "--batch-size", "250", "--workers", "2", "--loop", "--limit", "3240"}, resultsPath, "")
+		var res results.Results
 		if err := json.Unmarshal(r.Results, &res); err != nil {
 			t.Fatal(err)
 		}

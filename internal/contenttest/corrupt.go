@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -19,7 +20,7 @@ import (
 // the run (batch size, workers, Prepare, names); Inputs, DoLoad, Verify,
 // VerifyContent and Stderr are set here, and ReportingPeriod is an hour
 // when unset. It returns the results, the run's error and its stderr.
-func Load(t testing.TB, tg load.Target, data string, corrupt func(ctx context.Context) error, rc runner.Config) (*load.Results, error, string) {
+func Load(t testing.TB, tg load.Target, data string, corrupt func(ctx context.Context) error, rc runner.Config) (*results.Results, error, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "in.ilp")
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {

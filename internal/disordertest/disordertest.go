@@ -17,6 +17,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -106,7 +107,7 @@ func Run(t *testing.T, setup Setup, keepsRepeats bool) {
 				if err != nil {
 					t.Fatalf("%v\n%s", err, stderr.String())
 				}
-				if res.Status != load.StatusOK || res.Rows != f.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Mode != mode {
+				if res.Status != results.StatusOK || res.Rows != f.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Mode != mode {
 					t.Fatalf("status %s rows %d (want %d) verify %+v\n%s", res.Status, res.Rows, f.Rows, res.Verify, stderr.String())
 				}
 				var held int64

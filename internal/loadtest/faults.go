@@ -10,6 +10,7 @@ import (
 
 	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // FaultSuite is the fault scenarios every target runs, the whole path
@@ -210,7 +211,7 @@ func (s FaultSuite) refusal(t *testing.T, table string) {
 	}
 	r := ReadResults(t, f.Results)
 	n, keys := s.Rows(t, f.tg, table)
-	if r.Status != load.StatusFailed || r.Rows != want || n != r.Rows || keys != n || r.Retries != 0 {
+	if r.Status != results.StatusFailed || r.Rows != want || n != r.Rows || keys != n || r.Retries != 0 {
 		t.Fatalf("status %s rows %d retries %d; the database holds %d (%d distinct), want %d", r.Status, r.Rows, r.Retries, n, keys, want)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/faultproxy"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Proxy starts a fault proxy in front of addr (host:port, or a URL whose
@@ -48,13 +48,13 @@ func AfterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
 }
 
 // ReadResults reads the results file a run wrote.
-func ReadResults(t testing.TB, path string) load.Results {
+func ReadResults(t testing.TB, path string) results.Results {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res load.Results
+	var res results.Results
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}

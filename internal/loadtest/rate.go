@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // RateLines writes rows ILP lines of measurement table (ten series, a
@@ -94,17 +94,17 @@ func PacedRuns(t *testing.T, spec loadcli.Spec, table string, target func(t *tes
 // pacedCLI runs one paced load of path with the target's flags, batches of
 // 500 on 2 workers and a period of 250 ms, and returns its results file,
 // which must say ok and verified.
-func pacedCLI(t *testing.T, spec loadcli.Spec, target []string, path string, pace ...string) (load.Results, CLIRun) {
+func pacedCLI(t *testing.T, spec loadcli.Spec, target []string, path string, pace ...string) (results.Results, CLIRun) {
 	t.Helper()
-	results := filepath.Join(t.TempDir(), "results.json")
+	resultsPath := filepath.Join(t.TempDir(), "results.json")
 	args := append([]string{spec.Name, "--file", path, "--batch-size", "500", "--workers", "2",
-		"--reporting-period", "250ms", "--results-file", results}, target...)
-	r := RunCLI(t, spec, append(args, pace...), results, "")
-	var res load.Results
+		"--reporting-period", "250ms", "--results-file", resultsPath}, target...)
+	r := RunCLI(t, spec, append(args, pace...), resultsPath, "")
+	var res results.Results
 	if err := json.Unmarshal(r.Results, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != load.StatusOK || res.Verify == nil || !res.Verify.OK {
+	if res.Status != results.StatusOK || res.Verify == nil || !res.Verify.OK {
 		t.Fatalf("status %s verify %+v\n%s", res.Status, res.Verify, r.Stderr)
 	}
 	return res, r

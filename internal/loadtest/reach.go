@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // RefusedAtStart runs the loader of spec with args, which point it at
@@ -20,9 +20,9 @@ import (
 func RefusedAtStart(t *testing.T, spec loadcli.Spec, args func(port int) []string) {
 	t.Helper()
 	dir := t.TempDir()
-	results := filepath.Join(dir, "r.json")
+	resultsPath := filepath.Join(dir, "r.json")
 	var stderr bytes.Buffer
-	argv := append(append([]string{spec.Name}, args(FreePort(t))...), "--results-file", results)
+	argv := append(append([]string{spec.Name}, args(FreePort(t))...), "--results-file", resultsPath)
 	t0 := time.Now()
 	err := loadcli.Run(context.Background(), spec, argv, strings.NewReader("refused,host=a v=1 1\n"), &stderr)
 	took := time.Since(t0)
@@ -35,7 +35,7 @@ func RefusedAtStart(t *testing.T, spec loadcli.Spec, args func(port int) []strin
 	if strings.Contains(stderr.String(), "retrying") {
 		t.Errorf("a refused connection at the start was retried:\n%s", stderr.String())
 	}
-	if r := ReadResults(t, results); r.Status != load.StatusFailed || r.Retries != 0 || !strings.Contains(r.Error, "connection refused") {
+	if r := ReadResults(t, resultsPath); r.Status != results.StatusFailed || r.Retries != 0 || !strings.Contains(r.Error, "connection refused") {
 		t.Errorf("results: status %s retries %d error %q", r.Status, r.Retries, r.Error)
 	}
 }

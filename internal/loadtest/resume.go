@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/faultproxy"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -241,7 +241,7 @@ func (r *resumeRun) cmd(t *testing.T, args ...string) (string, error) {
 
 // resume continues the load with --resume (and extra flags) and returns
 // its results; it must succeed.
-func (r *resumeRun) resume(t *testing.T, extra ...string) load.Results {
+func (r *resumeRun) resume(t *testing.T, extra ...string) results.Results {
 	t.Helper()
 	args := []string{"--resume", r.results}
 	for _, e := range extra {
@@ -254,7 +254,7 @@ func (r *resumeRun) resume(t *testing.T, extra ...string) load.Results {
 		t.Fatalf("resume: %v\n%s\nfirst run:\n%s", err, out, r.stderr)
 	}
 	res := ReadResults(t, r.results)
-	if res.Resume == nil || res.Status != load.StatusOK || res.Verify == nil || !res.Verify.OK {
+	if res.Resume == nil || res.Status != results.StatusOK || res.Verify == nil || !res.Verify.OK {
 		t.Fatalf("resumed run: status %s, resume %+v, verify %+v\n%s", res.Status, res.Resume, res.Verify, out)
 	}
 	return res

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
 // Run is one load through runner.Run with a results file.
 type Run struct {
-	Res     *load.Results
+	Res     *results.Results
 	Err     error
 	Log     string // what the run wrote to stderr
 	Results string // the results file
@@ -33,11 +34,11 @@ func FaultConfig(path string, batch, workers int) runner.Config {
 // a temporary directory.
 func RunLoad(t testing.TB, cfg runner.Config, tg load.Target) Run {
 	t.Helper()
-	results := filepath.Join(t.TempDir(), "results.json")
+	resultsPath := filepath.Join(t.TempDir(), "results.json")
 	var stderr bytes.Buffer
-	cfg.Stderr, cfg.ResultsFile = &stderr, results
+	cfg.Stderr, cfg.ResultsFile = &stderr, resultsPath
 	res, err := runner.Run(context.Background(), cfg, tg)
-	return Run{Res: res, Err: err, Log: stderr.String(), Results: results}
+	return Run{Res: res, Err: err, Log: stderr.String(), Results: resultsPath}
 }
 
 // Exact fails the test unless the run succeeded and its results file says
@@ -48,7 +49,7 @@ func (r Run) Exact(t testing.TB, rows int64) {
 		t.Fatalf("%v\n%s", r.Err, r.Log)
 	}
 	res := ReadResults(t, r.Results)
-	if res.Status != load.StatusOK || res.Rows != rows || res.Verify == nil || !res.Verify.OK {
+	if res.Status != results.StatusOK || res.Rows != rows || res.Verify == nil || !res.Verify.OK {
 		t.Fatalf("results: status %s rows %d (want %d) verify %+v\n%s", res.Status, res.Rows, rows, res.Verify, r.Log)
 	}
 }

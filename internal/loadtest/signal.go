@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/faultproxy"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // SignalSuite interrupts a real load with SIGINT and with SIGTERM, once
@@ -66,9 +66,9 @@ func (s SignalSuite) Run(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			db := fmt.Sprintf("tsload_signal_%d_%d", sig, time.Now().UnixNano()%1e9)
-			results := filepath.Join(dir, db+".json")
+			resultsPath := filepath.Join(dir, db+".json")
 			args := append(s.Args(p.Addr(), db), "--file", in, "--db-name", db, "--drop-db",
-				"--batch-size", fmt.Sprint(signalBatch), "--workers", "2", "--results-file", results, "--reporting-period", "1h")
+				"--batch-size", fmt.Sprint(signalBatch), "--workers", "2", "--results-file", resultsPath, "--reporting-period", "1h")
 			cmd := exec.Command(bin, args...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -99,12 +99,12 @@ func (s SignalSuite) Run(t *testing.T) {
 			if !strings.Contains(stderr.String(), s.Loader+": interrupted") {
 				t.Errorf("no interrupt message:\n%s", stderr.String())
 			}
-			res := ReadResults(t, results)
+			res := ReadResults(t, resultsPath)
 			n, err := s.Count(db)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Status != load.StatusInterrupted || res.Rows == 0 || res.Rows >= s.Rows || res.Rows%signalBatch != 0 {
+			if res.Status != results.StatusInterrupted || res.Rows == 0 || res.Rows >= s.Rows || res.Rows%signalBatch != 0 {
 				t.Fatalf("status %s rows %d (want interrupted, some but not all whole batches)\n%s", res.Status, res.Rows, stderr.String())
 			}
 			if n != res.Rows {

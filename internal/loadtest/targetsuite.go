@@ -14,6 +14,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -176,7 +177,7 @@ func (s TargetSuite) loadVerifyReload(t *testing.T, table string) {
 
 // checkCost: the footprint is a measurement or says it is not one; the
 // loader's cost is measured; the server's is, or says why not.
-func checkCost(t *testing.T, res load.Results) {
+func checkCost(t *testing.T, res results.Results) {
 	t.Helper()
 	if res.Cost == nil || res.Cost.Footprint == nil || res.Cost.Server == nil {
 		t.Fatalf("cost: %+v", res.Cost)

@@ -14,8 +14,8 @@ import (
 	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -40,12 +40,12 @@ func (s CSVSuite) Run(t *testing.T, prefix string) {
 	t.Run("type-change", func(t *testing.T) { s.typeChange(t, prefix) })
 }
 
-func (s CSVSuite) load(t *testing.T, prefix, file, wantErr string, extra ...string) (loadtest.CLIRun, load.Results) {
+func (s CSVSuite) load(t *testing.T, prefix, file, wantErr string, extra ...string) (loadtest.CLIRun, results.Results) {
 	t.Helper()
-	results := filepath.Join(t.TempDir(), "r.json")
-	args := append([]string{s.Spec.Name, "--file", file, "--results-file", results, "--table-prefix", prefix}, s.Args(t, prefix)...)
-	r := loadtest.RunCLI(t, s.Spec, append(args, extra...), results, wantErr)
-	return r, loadtest.ReadResults(t, results)
+	resultsPath := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{s.Spec.Name, "--file", file, "--results-file", resultsPath, "--table-prefix", prefix}, s.Args(t, prefix)...)
+	r := loadtest.RunCLI(t, s.Spec, append(args, extra...), resultsPath, wantErr)
+	return r, loadtest.ReadResults(t, resultsPath)
 }
 
 // SameAsILP loads the same ten minutes of cpu-only data (and of devops: a

@@ -4,8 +4,9 @@
 // A splitter cuts an input stream into Batches on record boundaries without
 // decoding values. The runner hands each Batch to one Writer of a Target and
 // counts only the rows the Writer reports as acknowledged by the server. A
-// Target is a few methods: prepare the schema, open a writer per worker,
-// count rows afterwards.
+// Target declares its whole face in one interface and one Hooks value
+// (target.go; docs/adding-a-target.md). What a run recorded is package
+// results.
 package load
 
 import (

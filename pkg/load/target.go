@@ -7,6 +7,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Target is one database: its whole face. The first five methods load;
@@ -52,7 +53,7 @@ type Target interface {
 	// Results.Setup; a key of Setup.Settings that names a recorded flag
 	// replaces the flag's value, so the results record what was done
 	// rather than what was asked.
-	Describe() *Setup
+	Describe() *results.Setup
 	// Footprint is the bytes on disk of the named tables (for databases
 	// that account per database rather than per table, such as InfluxDB,
 	// of the database that holds them; Size.Method says so). The runner
@@ -185,7 +186,7 @@ func (Unsupported) ServerVersion(context.Context) (string, error) {
 
 func (Unsupported) ServerAddr() string { return "" }
 
-func (Unsupported) Describe() *Setup { return nil }
+func (Unsupported) Describe() *results.Setup { return nil }
 
 func (Unsupported) Footprint(context.Context, []string) (Size, error) {
 	return Size{}, errors.ErrUnsupported

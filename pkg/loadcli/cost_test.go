@@ -18,6 +18,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -107,7 +108,7 @@ func TestServerPIDFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r load.Results
+	var r results.Results
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}

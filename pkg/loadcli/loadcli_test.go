@@ -15,6 +15,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -69,10 +70,10 @@ func writeILP(t *testing.T) string {
 func TestDoLoadFalseNeedsNoServer(t *testing.T) {
 	calls := 0
 	path := writeILP(t)
-	results := filepath.Join(t.TempDir(), "r.json")
+	resultsPath := filepath.Join(t.TempDir(), "r.json")
 	var stderr bytes.Buffer
 	t.Setenv("TEST_LOADER_PASSWORD", "s3cret")
-	err := Run(context.Background(), spec(&calls, nil), []string{"load_test", "--file", path, "--do-load=false", "--batch-size", "100", "--results-file", results}, nil, &stderr)
+	err := Run(context.Background(), spec(&calls, nil), []string{"load_test", "--file", path, "--do-load=false", "--batch-size", "100", "--results-file", resultsPath}, nil, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +84,11 @@ func TestDoLoadFalseNeedsNoServer(t *testing.T) {
 	if !strings.Contains(stderr.String(), "read 1,234 rows") || strings.Contains(stderr.String(), "loaded") {
 		t.Errorf("stderr %s", stderr.String())
 	}
-	data, _ := os.ReadFile(results)
+	data, _ := os.ReadFile(resultsPath)
 	if bytes.Contains(data, []byte("s3cret")) {
 		t.Fatal("password in the results file")
 	}
-	var res load.Results
+	var res results.Results
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -64,9 +65,9 @@ func TestSIGTERM(t *testing.T) {
 	dir := t.TempDir()
 	input := filepath.Join(dir, "d.ilp")
 	os.WriteFile(input, bytes.Repeat([]byte("cpu,host=a v=1 1\n"), 100000), 0o644)
-	results := filepath.Join(dir, "r.json")
+	resultsPath := filepath.Join(dir, "r.json")
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "LOADCLI_TEST_ARGS="+strings.Join([]string{"load_slow", "--file", input, "--batch-size", "100", "--reporting-period", "50ms", "--results-file", results}, "\x1f"))
+	cmd.Env = append(os.Environ(), "LOADCLI_TEST_ARGS="+strings.Join([]string{"load_slow", "--file", input, "--batch-size", "100", "--reporting-period", "50ms", "--results-file", resultsPath}, "\x1f"))
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -88,12 +89,12 @@ func TestSIGTERM(t *testing.T) {
 	if !strings.HasPrefix(last, "load_slow: interrupted (terminated signal received): stopped reading") {
 		t.Fatalf("last line %q", last)
 	}
-	var res load.Results
-	data, _ := os.ReadFile(results)
+	var res results.Results
+	data, _ := os.ReadFile(resultsPath)
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != load.StatusInterrupted || res.Rows == 0 || res.Rows >= 100000 || res.Rows%100 != 0 {
+	if res.Status != results.StatusInterrupted || res.Rows == 0 || res.Rows >= 100000 || res.Rows%100 != 0 {
 		t.Fatalf("status %s rows %d", res.Status, res.Rows)
 	}
 	if !strings.Contains(stderr.String(), "loaded ") {

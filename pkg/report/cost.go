@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
-// CellCost is what the runs of a cell cost (load.Cost): medians across the
+// CellCost is what the runs of a cell cost (results.Cost): medians across the
 // runs that measured each figure.
 type CellCost struct {
 	// Bytes is the settled footprint, BytesPerRow over the rows the
@@ -56,7 +56,7 @@ func (c *Cell) computeCost() {
 		if c.Cost == nil {
 			c.Cost = &CellCost{}
 		}
-		if r.Status != load.StatusOK {
+		if r.Status != results.StatusOK {
 			continue
 		}
 		switch fp := r.Cost.Footprint; {

@@ -1,4 +1,4 @@
-// Package report turns loader results files (load.Results JSON, written by
+// Package report turns loader results files (results.Results JSON, written by
 // every cmd/load_* with --results-file) into what people publish: Markdown and
 // CSV tables of a benchmark matrix or a database comparison, PNG/SVG plots of
 // the insert rate over time, grouped bar charts, and a merged summary of the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // fiveServers is the scenario: the four databases' runs, plus an
@@ -24,11 +24,11 @@ func fiveServers(t *testing.T) []Run {
 		}
 	}
 	env := *v2.Environment
-	env.Server = load.Server{Version: "InfluxDB v2.7.12 (git: none)"}
+	env.Server = results.Server{Version: "InfluxDB v2.7.12 (git: none)"}
 	v2.Environment = &env
-	v2.SchemaVersion = load.SchemaVersion
+	v2.SchemaVersion = results.SchemaVersion
 	v2.Flags = map[string]any{"gzip": false, "batch-size": 5000.0, "request-timeout": "1m0s"}
-	v2.Setup = &load.Setup{API: "v2", Settings: map[string]any{"gzip": false, "dedup": true, "request-timeout": "1m0s"}}
+	v2.Setup = &results.Setup{API: "v2", Settings: map[string]any{"gzip": false, "dedup": true, "request-timeout": "1m0s"}}
 	v2.RowsPerSec = 99999
 	return append(runs, v2)
 }

@@ -3,7 +3,7 @@ package report
 import (
 	"time"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 var t0 = time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
@@ -12,8 +12,8 @@ var t0 = time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
 func fakeRun(path string, batch, workers int, rate float64) Run {
 	const rows = 10000
 	secs := rows / rate
-	r := &load.Results{
-		Loader: "load_x", Target: "x", Status: load.StatusOK, Format: "ilp",
+	r := &results.Results{
+		Loader: "load_x", Target: "x", Status: results.StatusOK, Format: "ilp",
 		Flags: map[string]any{"db-name": "bench"}, Inputs: []string{"data"},
 		Start: t0, End: t0.Add(time.Duration(secs * float64(time.Second))), Seconds: secs,
 		BatchSize: batch, Workers: workers,

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 func envRuns(t *testing.T, extra ...string) []Run {
@@ -304,8 +304,8 @@ func TestChartsInsideTheirBox(t *testing.T) {
 		checkInside(t, r.Path, RateSVG(r, MetricRows, ChartContext([]Run{r}, nil)))
 	}
 	// A run without periods, and one with a non-finite period, still draw.
-	bare := &load.Results{Loader: "load_x", Target: "x", Status: load.StatusOK, Rows: 10, RowsPerSec: 5, Seconds: 2, BatchSize: 1, Workers: 1,
-		Start: time.Unix(0, 0), Periods: []load.Period{{At: 1, Seconds: 1, RowsPerSec: math.Inf(1)}}}
+	bare := &results.Results{Loader: "load_x", Target: "x", Status: results.StatusOK, Rows: 10, RowsPerSec: 5, Seconds: 2, BatchSize: 1, Workers: 1,
+		Start: time.Unix(0, 0), Periods: []results.Period{{At: 1, Seconds: 1, RowsPerSec: math.Inf(1)}}}
 	svg := RateSVG(Run{Path: "bare.json", Results: bare}, MetricRows, "")
 	checkInside(t, "bare", svg)
 	if !strings.Contains(svg, "no reporting periods recorded") {

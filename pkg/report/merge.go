@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/envinfo"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Merged is the combined summary of the per-shard results of one scaled-out
-// load. It encodes as a load.Results document (so every report subcommand
+// load. It encodes as a results.Results document (so every report subcommand
 // reads it) with an extra "merge" object.
 type Merged struct {
-	load.Results
+	results.Results
 	Merge MergeInfo `json:"merge"`
 
 	contentFailed bool // a shard's content verification failed
@@ -63,11 +63,11 @@ func MergeRuns(runs []Run) (*Merged, error) {
 	m := &Merged{}
 	out := &m.Results
 	first := runs[0]
-	out.SchemaVersion = load.SchemaVersion
+	out.SchemaVersion = results.SchemaVersion
 	out.Loader, out.Target, out.Format = first.Loader, first.Target, first.Format
 	out.BatchSize = first.BatchSize
 	out.Flags = map[string]any{}
-	out.Status = load.StatusOK
+	out.Status = results.StatusOK
 	var errs []string
 	var latWeighted float64
 	loaders, targets := map[string]bool{}, map[string]bool{}
@@ -77,8 +77,8 @@ func MergeRuns(runs []Run) (*Merged, error) {
 		}
 		m.Merge.Files = append(m.Merge.Files, r.Path)
 		loaders[r.Loader], targets[r.Target] = true, true
-		if r.Status != load.StatusOK {
-			out.Status = load.StatusFailed
+		if r.Status != results.StatusOK {
+			out.Status = results.StatusFailed
 			msg := r.Error
 			if msg == "" {
 				msg = "status " + r.Status
@@ -133,8 +133,8 @@ func MergeRuns(runs []Run) (*Merged, error) {
 	m.overlap(runs)
 	out.Periods = mergePeriods(runs, out.Start)
 	m.mergeVerify(runs)
-	if out.Verify != nil && !out.Verify.OK && out.Status == load.StatusOK {
-		out.Status = load.StatusFailed
+	if out.Verify != nil && !out.Verify.OK && out.Status == results.StatusOK {
+		out.Status = results.StatusFailed
 		out.Error = "merged verification: database count differs from the rows acknowledged"
 		if m.contentFailed {
 			out.Error = "merged verification: a shard's content verification failed"
@@ -148,8 +148,8 @@ func MergeRuns(runs []Run) (*Merged, error) {
 // has its own); the dataset is the whole when the shards are generate_data
 // shards of one dataset (rows and bytes summed, no shard), else what the
 // loaders read, summed.
-func mergeEnvironment(runs []Run) *load.Environment {
-	var envs []*load.Environment
+func mergeEnvironment(runs []Run) *results.Environment {
+	var envs []*results.Environment
 	for _, r := range runs {
 		if r.Environment == nil {
 			return nil
@@ -158,7 +158,7 @@ func mergeEnvironment(runs []Run) *load.Environment {
 	}
 	const differs = "differs between shards"
 	out := *envs[0]
-	same := func(f func(e *load.Environment) string) bool {
+	same := func(f func(e *results.Environment) string) bool {
 		for _, e := range envs[1:] {
 			if f(e) != f(envs[0]) {
 				return false
@@ -166,16 +166,16 @@ func mergeEnvironment(runs []Run) *load.Environment {
 		}
 		return true
 	}
-	if !same(func(e *load.Environment) string { return e.Server.Version + "\x00" + e.Server.Error }) {
-		out.Server = load.Server{Error: differs}
+	if !same(func(e *results.Environment) string { return e.Server.Version + "\x00" + e.Server.Error }) {
+		out.Server = results.Server{Error: differs}
 	}
-	if !same(func(e *load.Environment) string { return fmt.Sprintf("%+v", e.Machine) }) {
+	if !same(func(e *results.Environment) string { return fmt.Sprintf("%+v", e.Machine) }) {
 		out.Machine = envinfo.Machine{OS: differs}
 	}
-	if !same(func(e *load.Environment) string { return e.Tsload }) {
+	if !same(func(e *results.Environment) string { return e.Tsload }) {
 		out.Tsload = differs
 	}
-	whole := same(func(e *load.Environment) string {
+	whole := same(func(e *results.Environment) string {
 		d := e.Dataset
 		d.Shard, d.Rows, d.Bytes, d.FileBytes, d.Note = "", 0, 0, 0, ""
 		return fmt.Sprintf("%+v %v", d, derefSeed(d.Seed))
@@ -265,7 +265,7 @@ func fractionInside(a, b, lo, hi time.Time) float64 {
 // mergePeriods rebins every shard's periods onto one timeline from start,
 // with the shortest period length of any shard; a shard period cut by a
 // bin boundary is shared in proportion to time.
-func mergePeriods(runs []Run, start time.Time) []load.Period {
+func mergePeriods(runs []Run, start time.Time) []results.Period {
 	width := 0.0
 	end := 0.0
 	for _, r := range runs {
@@ -316,7 +316,7 @@ func mergePeriods(runs []Run, start time.Time) []load.Period {
 			}
 		}
 	}
-	out := make([]load.Period, n)
+	out := make([]results.Period, n)
 	var total int64
 	for b := range out {
 		length := width
@@ -325,7 +325,7 @@ func mergePeriods(runs []Run, start time.Time) []load.Period {
 		}
 		r := int64(math.Round(rows[b]))
 		total += r
-		out[b] = load.Period{
+		out[b] = results.Period{
 			At: float64(b)*width + length, Seconds: length,
 			Rows: r, Metrics: int64(math.Round(metrics[b])), Batches: int64(math.Round(batches[b])),
 			RowsPerSec: rows[b] / length, MetricsPerSec: metrics[b] / length,
@@ -355,7 +355,7 @@ func (m *Merged) mergeVerify(runs []Run) {
 		m.Merge.VerifyNote = "not merged: no verification in " + strings.Join(missing, ", ")
 		return
 	}
-	v := &load.Verification{OK: true, Expected: map[string]int64{}, Actual: map[string]int64{}}
+	v := &results.Verification{OK: true, Expected: map[string]int64{}, Actual: map[string]int64{}}
 	separate := len(dbs) == len(runs)
 	if separate {
 		m.Merge.VerifyNote = "shards loaded distinct databases: expected and actual counts summed"

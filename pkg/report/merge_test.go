@@ -11,29 +11,29 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/envinfo"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // shard is a run that starts off seconds after t0 and loads rate rows/s
 // for secs seconds in 1-second periods.
 func shard(path string, off, secs float64, rate int64, db string) Run {
 	start := t0.Add(secondsDur(off))
-	r := &load.Results{
-		Loader: "load_x", Target: "x", Status: load.StatusOK, Format: "ilp",
+	r := &results.Results{
+		Loader: "load_x", Target: "x", Status: results.StatusOK, Format: "ilp",
 		Flags: map[string]any{"db-name": db}, Inputs: []string{path + ".ilp"},
 		Start: start, End: start.Add(secondsDur(secs)), Seconds: secs,
 		BatchSize: 1000, Workers: 2,
-		Latency: load.LatencySummary{Mean: off + 1, P50: off + 1, P90: off + 2, P99: off + 3, Max: off + 4},
+		Latency: results.LatencySummary{Mean: off + 1, P50: off + 1, P90: off + 2, P99: off + 3, Max: off + 4},
 	}
 	for at := 1.0; at <= secs+1e-9; at++ {
 		r.Rows += rate
-		r.Periods = append(r.Periods, load.Period{At: at, Seconds: 1, Rows: rate, Metrics: rate * 10, Batches: rate / 1000,
+		r.Periods = append(r.Periods, results.Period{At: at, Seconds: 1, Rows: rate, Metrics: rate * 10, Batches: rate / 1000,
 			RowsPerSec: float64(rate), MetricsPerSec: float64(rate * 10), TotalRows: r.Rows})
 	}
 	r.Metrics, r.Batches, r.RowsRead = r.Rows*10, r.Rows/1000, r.Rows
 	r.RowsPerSec = float64(r.Rows) / secs
 	r.MetricsPerSec = float64(r.Metrics) / secs
-	r.Verify = &load.Verification{OK: true, Expected: map[string]int64{"cpu": r.Rows}, Actual: map[string]int64{"cpu": r.Rows}}
+	r.Verify = &results.Verification{OK: true, Expected: map[string]int64{"cpu": r.Rows}, Actual: map[string]int64{"cpu": r.Rows}}
 	return Run{Path: path, Results: r}
 }
 
@@ -59,7 +59,7 @@ func TestMergeRuns(t *testing.T) {
 	if math.Abs(r.RowsPerSec-float64(wantRows)/11) > 1e-9 {
 		t.Errorf("rate %v, want %v", r.RowsPerSec, float64(wantRows)/11)
 	}
-	if r.Status != load.StatusOK || r.Workers != 6 || r.BatchSize != 1000 || len(r.Inputs) != 3 {
+	if r.Status != results.StatusOK || r.Workers != 6 || r.BatchSize != 1000 || len(r.Inputs) != 3 {
 		t.Errorf("status %s workers %d batch %d inputs %v", r.Status, r.Workers, r.BatchSize, r.Inputs)
 	}
 	// Overlap: [2 s, 8 s] after t0, all three shards loading.
@@ -102,7 +102,7 @@ func TestMergeRunsSharedDatabase(t *testing.T) {
 	}
 	runs[1].Verify.Actual["cpu"] = 7999
 	m, _ = MergeRuns(runs)
-	if m.Verify.OK || m.Status != load.StatusFailed {
+	if m.Verify.OK || m.Status != results.StatusFailed {
 		t.Errorf("short count accepted: %+v, status %s", m.Verify, m.Status)
 	}
 	runs[1].Verify = nil
@@ -114,13 +114,13 @@ func TestMergeRunsSharedDatabase(t *testing.T) {
 
 func TestMergeRunsFailedShard(t *testing.T) {
 	runs := []Run{shard("s0", 0, 4, 1000, "a"), shard("s1", 0, 4, 1000, "b"), shard("s2", 0, 4, 1000, "c")}
-	runs[1].Status, runs[1].Error = load.StatusFailed, "write batch 3: connection reset"
-	runs[2].Status = load.StatusInterrupted
+	runs[1].Status, runs[1].Error = results.StatusFailed, "write batch 3: connection reset"
+	runs[2].Status = results.StatusInterrupted
 	m, err := MergeRuns(runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Status != load.StatusFailed || !strings.Contains(m.Error, "shard 1 (s1): write batch 3") || !strings.Contains(m.Error, "shard 2 (s2): status interrupted") {
+	if m.Status != results.StatusFailed || !strings.Contains(m.Error, "shard 1 (s1): write batch 3") || !strings.Contains(m.Error, "shard 2 (s2): status interrupted") {
 		t.Errorf("status %s error %q", m.Status, m.Error)
 	}
 }
@@ -185,9 +185,9 @@ func TestRunMergeRoundTrip(t *testing.T) {
 // differs between shards says so instead of showing one shard's.
 func TestMergeEnvironment(t *testing.T) {
 	seed := uint64(1)
-	env := func(shard string, rows int64, host string) *load.Environment {
-		return &load.Environment{
-			Server:  load.Server{Version: "InfluxDB 1.6.7"},
+	env := func(shard string, rows int64, host string) *results.Environment {
+		return &results.Environment{
+			Server:  results.Server{Version: "InfluxDB 1.6.7"},
 			Machine: envinfo.Machine{CPUModel: host, Cores: 2},
 			Tsload:  "tsload (devel) go1.26",
 			Dataset: envinfo.Dataset{Source: "generate_data", UseCase: "cpu-only", Scale: 100, Seed: &seed, Shard: shard,
@@ -223,7 +223,7 @@ func TestMergeEnvironment(t *testing.T) {
 // one that differs is left out with a note; paced shards say so.
 func TestMergeRunsContentAndSetup(t *testing.T) {
 	runs := []Run{shard("s0", 0, 4, 1000, "b0"), shard("s1", 0, 4, 1000, "b1")}
-	setup := &load.Setup{Database: "b0"}
+	setup := &results.Setup{Database: "b0"}
 	for _, r := range runs {
 		r.Verify.Mode = "content"
 		r.Setup = setup
@@ -236,10 +236,10 @@ func TestMergeRunsContentAndSetup(t *testing.T) {
 		t.Fatalf("verify %+v setup %+v note %q", v, m.Setup, m.Merge.SetupNote)
 	}
 	runs[1].Verify.OK = false // its counts matched; its content did not
-	runs[1].Setup = &load.Setup{Database: "b1"}
-	runs[1].Pace = &load.Pace{}
+	runs[1].Setup = &results.Setup{Database: "b1"}
+	runs[1].Pace = &results.Pace{}
 	m, _ = MergeRuns(runs)
-	if m.Verify.OK || m.Status != load.StatusFailed || !strings.Contains(m.Error, "content verification failed") ||
+	if m.Verify.OK || m.Status != results.StatusFailed || !strings.Contains(m.Error, "content verification failed") ||
 		!strings.Contains(m.Verify.Note, "1 of 2 shards OK") || m.Setup != nil || m.Merge.SetupNote == "" || m.Merge.PaceNote == "" {
 		t.Fatalf("status %s error %q verify %+v setup %+v merge %+v", m.Status, m.Error, m.Verify, m.Setup, m.Merge)
 	}

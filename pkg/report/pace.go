@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Paced runs (load_* --rate, --rate-steps; docs/rate.md) carry
@@ -44,7 +44,7 @@ func (t *Table) hasPace() bool {
 func (c *Cell) paceValues() (offered, p99, lag, sustainable float64, stepped, ok bool) {
 	var o, p, l, s []float64
 	for _, r := range c.Runs {
-		if r.Pace == nil || r.Status != load.StatusOK {
+		if r.Pace == nil || r.Status != results.StatusOK {
 			continue
 		}
 		o = append(o, r.Pace.OfferedRowsPerSec)
@@ -122,7 +122,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // paceTitle is the first part of a pace chart's title.
 func paceTitle(r Run) string {
 	t := fmt.Sprintf("%s (%s), batch size %d, workers %d", r.Loader, r.Target, r.BatchSize, r.Workers)
-	if r.Status != load.StatusOK {
+	if r.Status != results.StatusOK {
 		t = strings.ToUpper(r.Status) + ": " + t
 	}
 	return t

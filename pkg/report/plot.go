@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Metric selects the rate a plot shows.
@@ -57,7 +57,7 @@ const (
 // is drawn together with that one, since its rate over a fraction of a
 // second counts the batches that were in flight for the whole period
 // before (they show as a spike).
-func plotPeriods(ps []load.Period) []load.Period {
+func plotPeriods(ps []results.Period) []results.Period {
 	n := len(ps)
 	if n < 2 || ps[n-1].Seconds >= ps[n-2].Seconds/2 || ps[n-1].Seconds <= 0 {
 		return ps
@@ -79,7 +79,7 @@ func plotPeriods(ps []load.Period) []load.Period {
 func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 	p := plot.New()
 	status := ""
-	if r.Status != load.StatusOK {
+	if r.Status != results.StatusOK {
 		status = strings.ToUpper(r.Status) + ": "
 	}
 	overall := r.RowsPerSec

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // checkPNG decodes a PNG and demands a real picture: a sensible size and
@@ -214,7 +214,7 @@ func TestBarsPlotFailedCell(t *testing.T) {
 // ended just after it began) is drawn with the one before it, at the rate
 // of both together, instead of as a spike; a full last period is kept.
 func TestPlotPeriodsShortLast(t *testing.T) {
-	ps := []load.Period{
+	ps := []results.Period{
 		{At: 1, Seconds: 1, Rows: 1000, Metrics: 10000, RowsPerSec: 1000, TotalRows: 1000},
 		{At: 2, Seconds: 1, Rows: 1000, Metrics: 10000, RowsPerSec: 1000, TotalRows: 2000},
 		{At: 2.1, Seconds: 0.1, Rows: 650, Metrics: 6500, RowsPerSec: 6500, TotalRows: 2650},

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Run is one results file.
 type Run struct {
 	Path string
-	*load.Results
+	*results.Results
 }
 
-// ReadFiles reads load.Results JSON files in the order given.
+// ReadFiles reads results.Results JSON files in the order given.
 func ReadFiles(paths []string) ([]Run, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no results files given")
@@ -37,8 +37,8 @@ func ReadFiles(paths []string) ([]Run, error) {
 
 // Decode parses one results document. A document without a status is
 // rejected: every loader writes one, and a table must not guess.
-func Decode(b []byte) (*load.Results, error) {
-	var r load.Results
+func Decode(b []byte) (*results.Results, error) {
+	var r results.Results
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {
 		if se, ok := err.(*json.SyntaxError); ok {

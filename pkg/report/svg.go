@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // The HTML page's charts are SVG written here rather than by the plotting
@@ -398,7 +398,7 @@ func RateSVG(r Run, m Metric, context string) string {
 		overall = r.MetricsPerSec
 	}
 	title := fmt.Sprintf("%s: %s per reporting period, %s (batch size %d, workers %d)", r.Target, m.label(), r.Loader, r.BatchSize, r.Workers)
-	if r.Status != load.StatusOK {
+	if r.Status != results.StatusOK {
 		title = strings.ToUpper(r.Status) + ": " + title
 	}
 	sub := fmt.Sprintf("%s, %s %s overall, %s rows in %.1f s", runName(r), thousands(overall), m.label(), thousands(float64(r.Rows)), r.Seconds)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // GroupKeys are the keys a table can group runs by, with their column titles.
@@ -108,7 +108,7 @@ func spreadOf(v []float64) Spread {
 type Cell struct {
 	Key  []string // one value per Table.Keys entry
 	Runs []Run
-	// Status is load.StatusOK when every run is ok, else the status of the
+	// Status is results.StatusOK when every run is ok, else the status of the
 	// first run that is not (failed before interrupted).
 	Status string
 	Errors []string // "path: error" of each run that is not ok
@@ -184,11 +184,11 @@ func keyLess(a, b []string) bool {
 }
 
 func (c *Cell) compute() {
-	c.Status = load.StatusOK
+	c.Status = results.StatusOK
 	var rows, metrics, p99, loaded, verified []float64
 	for _, r := range c.Runs {
-		if r.Status != load.StatusOK {
-			if c.Status == load.StatusOK || r.Status == load.StatusFailed {
+		if r.Status != results.StatusOK {
+			if c.Status == results.StatusOK || r.Status == results.StatusFailed {
 				c.Status = r.Status
 			}
 			msg := r.Error
@@ -223,7 +223,7 @@ func (c *Cell) compute() {
 }
 
 // OK reports whether every run of the cell succeeded.
-func (c *Cell) OK() bool { return c.Status == load.StatusOK }
+func (c *Cell) OK() bool { return c.Status == results.StatusOK }
 
 // Columns of the table after the group keys.
 var valueColumns = []string{"runs", "rows/s median", "rows/s min–max", "metrics/s median", "metrics/s min–max", "p99 batch ms", "rows", "verified rows"}

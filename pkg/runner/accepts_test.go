@@ -9,6 +9,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // TestRefusedFormatPreparesNothing: an input the target cannot load is
@@ -36,7 +37,7 @@ func TestRefusedFormatPreparesNothing(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.bad+": "+c.refuse.String()+" input: the fake takes no") {
 			t.Fatalf("%v: err = %v", inputs, err)
 		}
-		if f.prepared != nil || f.writers.Load() != 0 || res.Status != load.StatusFailed || res.Rows != 0 {
+		if f.prepared != nil || f.writers.Load() != 0 || res.Status != results.StatusFailed || res.Rows != 0 {
 			t.Fatalf("%v: prepared %v, %d writers, results %+v", inputs, f.prepared, f.writers.Load(), res)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -198,7 +199,7 @@ func (c *content) ask(ctx context.Context, r *run, qs []fingerprint.Query) (map[
 // verifyContent is verification with content fingerprints: instead of
 // the counts (which it includes) when content verification can run, the
 // counts with a note when it cannot.
-func (r *run) verifyContent(ctx context.Context, tot totals) (*load.Verification, error) {
+func (r *run) verifyContent(ctx context.Context, tot totals) (*results.Verification, error) {
 	c := r.content
 	why := c.fallback
 	var merged *fingerprint.Acc
@@ -214,7 +215,7 @@ func (r *run) verifyContent(ctx context.Context, tot totals) (*load.Verification
 	reads := map[string]*fingerprint.Read{}
 	if why == "" {
 		if err := r.checkDataset(merged); err != nil {
-			return &load.Verification{Mode: "content", Note: err.Error()}, err
+			return &results.Verification{Mode: "content", Note: err.Error()}, err
 		}
 		for n, rd := range merged.Result() {
 			name := r.cfg.TablePrefix + n
@@ -247,11 +248,11 @@ func (r *run) verifyContent(ctx context.Context, tot totals) (*load.Verification
 	return r.compareContent(ctx, tot, reads)
 }
 
-func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*fingerprint.Read) (*load.Verification, error) {
+func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*fingerprint.Read) (*results.Verification, error) {
 	c := r.content
 	t0 := time.Now()
 	names := sortedKeys(reads)
-	res := &load.Verification{Mode: "content", Before: map[string]int64{}, Expected: map[string]int64{}, Actual: map[string]int64{}}
+	res := &results.Verification{Mode: "content", Before: map[string]int64{}, Expected: map[string]int64{}, Actual: map[string]int64{}}
 	r.verifier.mu.Lock()
 	for _, n := range names {
 		res.Before[n] = r.verifier.before[n]
@@ -298,7 +299,7 @@ func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*
 		}
 		res.Actual[n] = f.Rows
 		cmp := fingerprint.Compare(e, f)
-		ch := load.ContentCheck{Table: n, OK: cmp.OK(), Rows: e.Rows, Series: e.Series, MinTime: e.MinTime, MaxTime: e.MaxTime, Fields: len(e.Fields), Notes: cmp.Notes}
+		ch := results.ContentCheck{Table: n, OK: cmp.OK(), Rows: e.Rows, Series: e.Series, MinTime: e.MinTime, MaxTime: e.MaxTime, Fields: len(e.Fields), Notes: cmp.Notes}
 		for _, m := range cmp.Mismatches {
 			ch.Mismatches = append(ch.Mismatches, m.String())
 		}
@@ -315,7 +316,7 @@ func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*
 }
 
 // writeContent prints the content verification's lines of the summary.
-func writeContent(w io.Writer, v *load.Verification) {
+func writeContent(w io.Writer, v *results.Verification) {
 	if v.Mode != "content" {
 		return
 	}
@@ -339,7 +340,7 @@ func writeContent(w io.Writer, v *load.Verification) {
 
 // verifyAll verifies the load: content fingerprints when asked for and
 // possible, the row counts otherwise.
-func (r *run) verifyAll(ctx context.Context, tot totals) (*load.Verification, error) {
+func (r *run) verifyAll(ctx context.Context, tot totals) (*results.Verification, error) {
 	if r.content != nil {
 		return r.verifyContent(ctx, tot)
 	}

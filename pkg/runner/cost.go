@@ -15,6 +15,7 @@ import (
 	"github.com/tsload/tsload/internal/periodic"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/procstat"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // CostConfig says how a run measures what the load cost: the storage it
@@ -68,7 +69,7 @@ type costState struct {
 	selfCPU0  time.Duration
 	selfErr   error
 	stop      func() // ends the sampling: periodic.Every's answer
-	afterLoad *load.Footprint
+	afterLoad *results.Footprint
 	afterErr  error
 	refresh   time.Duration // the footprint's load.Size.Refresh
 }
@@ -140,7 +141,7 @@ func (c *costState) add(u procstat.Usage) {
 
 // costPeriod is the server's use in the period ending now (nil when not
 // measured).
-func (r *run) costPeriod() *load.PeriodServer {
+func (r *run) costPeriod() *results.PeriodServer {
 	c := &r.cost
 	if !c.started || c.notMeasured != "" {
 		return nil
@@ -148,7 +149,7 @@ func (r *run) costPeriod() *load.PeriodServer {
 	u := c.sample(r.cfg.Cost.Proc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := &load.PeriodServer{
+	p := &results.PeriodServer{
 		CPUSeconds: max(0, (u.CPU() - c.prev.CPU()).Seconds()),
 		RSSBytes:   u.RSS,
 		ReadBytes:  max(0, u.ReadBytes-c.prev.ReadBytes),
@@ -252,7 +253,7 @@ func (r *run) footprintAfterLoad(ctx context.Context, tot totals, loadErr error)
 	}
 	tables := sortedKeys(tot.tables)
 	sz, err := r.footprint(ctx, tables)
-	fp := &load.Footprint{Tables: tables, Method: sz.Method, AfterLoadBytes: sz.Bytes, SettledBytes: sz.Bytes}
+	fp := &results.Footprint{Tables: tables, Method: sz.Method, AfterLoadBytes: sz.Bytes, SettledBytes: sz.Bytes}
 	r.cost.afterLoad, r.cost.afterErr, r.cost.refresh = fp, err, sz.Refresh
 }
 
@@ -262,37 +263,37 @@ func (r *run) finishCost(ctx context.Context) {
 		return
 	}
 	res := r.res
-	cost := &load.Cost{}
+	cost := &results.Cost{}
 	res.Cost = cost
 	cost.Loader = r.loaderCost()
 	cost.Server = r.serverCost()
 	cost.Footprint = r.settleFootprint(ctx)
 }
 
-func (r *run) loaderCost() load.LoaderCost {
+func (r *run) loaderCost() results.LoaderCost {
 	c := &r.cost
 	cpu, peak, err := r.cfg.Cost.Proc.Self()
 	if err == nil {
 		err = c.selfErr
 	}
 	if err != nil {
-		return load.LoaderCost{NotMeasured: "no /proc: " + err.Error()}
+		return results.LoaderCost{NotMeasured: "no /proc: " + err.Error()}
 	}
-	lc := load.LoaderCost{CPUSeconds: (cpu - c.selfCPU0).Seconds(), RSSPeakBytes: peak}
+	lc := results.LoaderCost{CPUSeconds: (cpu - c.selfCPU0).Seconds(), RSSPeakBytes: peak}
 	if r.res.Rows > 0 {
 		lc.CPUSecondsPerMRows = lc.CPUSeconds / float64(r.res.Rows) * 1e6
 	}
 	return lc
 }
 
-func (r *run) serverCost() *load.ServerCost {
+func (r *run) serverCost() *results.ServerCost {
 	c := &r.cost
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.notMeasured != "" {
-		return &load.ServerCost{NotMeasured: c.notMeasured}
+		return &results.ServerCost{NotMeasured: c.notMeasured}
 	}
-	sc := &load.ServerCost{
+	sc := &results.ServerCost{
 		PID: c.pid, Method: c.method, Procs: c.procs, Samples: c.samples, Note: c.note,
 		CPUSeconds:    max(0, (c.last.CPU() - c.first.CPU()).Seconds()),
 		UserSeconds:   max(0, (c.last.User - c.first.User).Seconds()),
@@ -323,24 +324,24 @@ func joinNote(a, b string) string {
 
 // settleFootprint waits (bounded by FootprintSettle) until two successive
 // sizes agree, and computes the per-row figures.
-func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
+func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 	fp, err := r.cost.afterLoad, r.cost.afterErr
 	if fp == nil {
 		switch {
 		case !r.cfg.DoLoad:
-			return &load.Footprint{NotMeasured: "nothing sent to a server"}
+			return &results.Footprint{NotMeasured: "nothing sent to a server"}
 		case r.res.Rows == 0:
-			return &load.Footprint{NotMeasured: "no rows loaded"}
+			return &results.Footprint{NotMeasured: "no rows loaded"}
 		}
-		return &load.Footprint{NotMeasured: "the load failed"}
+		return &results.Footprint{NotMeasured: "the load failed"}
 	}
 	if errors.Is(err, errNoFootprint) {
-		return &load.Footprint{NotMeasured: err.Error()}
+		return &results.Footprint{NotMeasured: err.Error()}
 	}
 	flusher := r.hooks.FlushStorage != nil
 	d := r.cfg.Cost.FootprintSettle
 	if err != nil && (!flusher || d == 0) {
-		return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method}
+		return &results.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method}
 	}
 	// measured: some size was read (after the load, or while settling:
 	// a server that counts flushed files only may have none before the
@@ -383,7 +384,7 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 			measured = true
 		}
 		if !measured {
-			return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method, Flush: fp.Flush, Note: fp.Note}
+			return &results.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method, Flush: fp.Flush, Note: fp.Note}
 		}
 		fp.SettledBytes, fp.Settled = prev, time.Since(since) >= quiet
 		fp.SettleSeconds = time.Since(t0).Seconds()
@@ -403,7 +404,7 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 }
 
 // footprintRatios fills the per-row and per-input figures of fp.
-func (r *run) footprintRatios(fp *load.Footprint) {
+func (r *run) footprintRatios(fp *results.Footprint) {
 	res := r.res
 	fp.Rows, fp.Metrics = res.Rows, res.Metrics
 	if v := res.Verify; v != nil && len(v.Actual) > 0 {
@@ -458,7 +459,7 @@ func dirSize(dir string) (int64, error) {
 }
 
 // writeCost prints the cost lines of the summary.
-func writeCost(w io.Writer, c *load.Cost) {
+func writeCost(w io.Writer, c *results.Cost) {
 	if c == nil {
 		return
 	}

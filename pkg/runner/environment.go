@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/envinfo"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // serverVersionTimeout bounds the target's ServerVersion call.
@@ -17,36 +17,36 @@ const serverVersionTimeout = 5 * time.Second
 // it (load.Target.ServerVersion). It never fails the run.
 func (r *run) askServerVersion(ctx context.Context) {
 	if r.target == nil {
-		r.server = load.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
+		r.server = results.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, serverVersionTimeout)
 	defer cancel()
 	s, err := r.target.ServerVersion(ctx)
 	if errors.Is(err, errors.ErrUnsupported) {
-		r.server = load.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
+		r.server = results.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
 		return
 	}
 	if err != nil {
-		r.server = load.Server{Error: "asking the server its version: " + err.Error()}
+		r.server = results.Server{Error: "asking the server its version: " + err.Error()}
 		return
 	}
-	r.server = load.Server{Version: strings.TrimSpace(s)}
+	r.server = results.Server{Version: strings.TrimSpace(s)}
 }
 
 // environment is the results' Environment: the server version asked after
 // Prepare, this machine and build, and the dataset as generate_data
 // described it (a single generated input) or as loading saw it.
-func (r *run) environment() *load.Environment {
-	env := &load.Environment{
+func (r *run) environment() *results.Environment {
+	env := &results.Environment{
 		Server:  r.server,
 		Machine: envinfo.LocalMachine(),
 		Tsload:  envinfo.Build(),
 	}
 	if !r.cfg.DoLoad {
-		env.Server = load.Server{Error: "not connected (--do-load=false)"}
-	} else if env.Server == (load.Server{}) {
-		env.Server = load.Server{Error: "not asked: the run stopped before the server was prepared"}
+		env.Server = results.Server{Error: "not connected (--do-load=false)"}
+	} else if env.Server == (results.Server{}) {
+		env.Server = results.Server{Error: "not asked: the run stopped before the server was prepared"}
 	}
 	env.Dataset = r.datasetSeen()
 	if len(r.cfg.Inputs) == 1 && r.cfg.Inputs[0] != "-" {

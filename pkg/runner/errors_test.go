@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // hostileILP writes n lines of cpu with a malformed line at every line
@@ -165,7 +166,7 @@ func TestMaxErrors(t *testing.T) {
 		cfg.BatchSize, cfg.DoLoad, cfg.Verify = 100, false, false
 		cfg.LimitErrors, cfg.MaxErrors = true, tc.max
 		res, err := Run(context.Background(), cfg, nil)
-		if tc.fail != errors.Is(err, ErrTooManyErrors) || (tc.fail && res.Status != load.StatusFailed) {
+		if tc.fail != errors.Is(err, ErrTooManyErrors) || (tc.fail && res.Status != results.StatusFailed) {
 			t.Fatalf("max %d: err %v status %s", tc.max, err, res.Status)
 		}
 		if !tc.fail && res.SkippedRecords != 3 {

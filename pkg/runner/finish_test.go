@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // finishingTarget is a fakeTarget with a Finish hook: it records when
@@ -98,7 +99,7 @@ func TestFinisher(t *testing.T) {
 			if got := strings.Join(f.events, " "); got != tt.wantEvents {
 				t.Errorf("events %q, want %q", got, tt.wantEvents)
 			}
-			if tt.wantErr != "" && res.Status != load.StatusFailed {
+			if tt.wantErr != "" && res.Status != results.StatusFailed {
 				t.Errorf("status %s", res.Status)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
@@ -295,20 +296,20 @@ func (l *looper) pass() int {
 }
 
 // results records the loop in the results and the summary.
-func (l *looper) results(cfg Config, res *load.Results) {
+func (l *looper) results(cfg Config, res *results.Results) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	res.Loop = &load.Loop{Replay: l.replay, Duration: cfg.Duration.Seconds(), Stopped: l.stopped}
+	res.Loop = &results.Loop{Replay: l.replay, Duration: cfg.Duration.Seconds(), Stopped: l.stopped}
 	if l.replay {
 		res.Loop.Passes, res.Loop.Span, res.Loop.Unit = len(l.starts), l.span, l.unit
 	}
 }
 
 // writeLoop is the summary's line of a long run.
-func writeLoop(w interface{ Write([]byte) (int, error) }, lp *load.Loop) {
+func writeLoop(w interface{ Write([]byte) (int, error) }, lp *results.Loop) {
 	if lp == nil {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Open-loop pacing (Config.Pace). The reader gives every batch a due time
@@ -232,7 +233,7 @@ func (p *pacer) backlog(now time.Time) (int64, time.Duration) {
 
 // period returns the pace of the reporting period from last to now,
 // merging and resetting the workers' period histograms.
-func (p *pacer) period(now, last time.Time) *load.PeriodPace {
+func (p *pacer) period(now, last time.Time) *results.PeriodPace {
 	if p == nil {
 		return nil
 	}
@@ -250,7 +251,7 @@ func (p *pacer) period(now, last time.Time) *load.PeriodPace {
 	if p.inputDone.Load() {
 		rows = min(rows, float64(p.released.Load()))
 	}
-	pp := &load.PeriodPace{
+	pp := &results.PeriodPace{
 		Rate:           p.sched.rateOf(p.sched.stepAt(el)),
 		Latency:        send.summary(),
 		LatencyFromDue: due.summary(),
@@ -333,7 +334,7 @@ func (p *pacer) stepSample(now time.Time, acked int64) {
 }
 
 // results fills res.Pace at the end of the run.
-func (p *pacer) results(cfg Pace, res *load.Results) {
+func (p *pacer) results(cfg Pace, res *results.Results) {
 	if p == nil {
 		return
 	}
@@ -343,7 +344,7 @@ func (p *pacer) results(cfg Pace, res *load.Results) {
 		h.merge(ps.due)
 		ps.mu.Unlock()
 	}
-	pc := &load.Pace{
+	pc := &results.Pace{
 		Rate:               cfg.Rate,
 		StepsStart:         cfg.Steps.Start,
 		StepsStep:          cfg.Steps.Step,
@@ -376,18 +377,18 @@ func (p *pacer) results(cfg Pace, res *load.Results) {
 // that of the highest step that was OK. A step below it may have failed
 // (a warm-up, a passing stall): it is listed, and did not carry a backlog
 // into the step that passed, which would have failed it.
-func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
+func (p *pacer) steps(slo SLO, res *results.Results) ([]results.RateStep, float64) {
 	p.stepMu.Lock()
 	defer p.stepMu.Unlock()
 	n := max(len(p.stepHists), len(p.stepEnds))
 	if p.sched.capped {
 		n = min(n, p.sched.last+1)
 	}
-	var out []load.RateStep
+	var out []results.RateStep
 	sustainable := 0.0
 	var prev stepEnd
 	for k := 0; k < n; k++ {
-		st := load.RateStep{RowsPerSec: p.sched.rateOf(k), At: (time.Duration(k) * p.sched.every).Seconds()}
+		st := results.RateStep{RowsPerSec: p.sched.rateOf(k), At: (time.Duration(k) * p.sched.every).Seconds()}
 		var end stepEnd
 		switch {
 		case k < len(p.stepEnds):
@@ -426,7 +427,7 @@ func (p *pacer) steps(slo SLO, res *load.Results) ([]load.RateStep, float64) {
 }
 
 // line is the paced part of a period's progress line.
-func paceLine(pp *load.PeriodPace) string {
+func paceLine(pp *results.PeriodPace) string {
 	if pp == nil {
 		return ""
 	}
@@ -435,7 +436,7 @@ func paceLine(pp *load.PeriodPace) string {
 }
 
 // writePace prints a paced run's summary lines.
-func writePace(w io.Writer, pc *load.Pace) {
+func writePace(w io.Writer, pc *results.Pace) {
 	if pc == nil {
 		return
 	}

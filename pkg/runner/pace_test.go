@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 func TestSchedule(t *testing.T) {
@@ -269,7 +270,7 @@ func TestPacedComposes(t *testing.T) {
 		defer cancel()
 		f := newFake()
 		res, err := Run(ctx, cfg, f)
-		if !errors.Is(err, errInterrupted) || res.Status != load.StatusInterrupted {
+		if !errors.Is(err, errInterrupted) || res.Status != results.StatusInterrupted {
 			t.Fatalf("err %v status %s", err, res.Status)
 		}
 		var held int64

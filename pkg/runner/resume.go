@@ -15,6 +15,7 @@ import (
 	"github.com/tsload/tsload/internal/periodic"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // journal is a run's live journal: the snapshot it keeps up to date and
@@ -112,7 +113,7 @@ func (r *run) openJournal(ctx context.Context) error {
 		for k, v := range old.Before {
 			r.verifier.before[k] = v
 		}
-		r.res.Resume = &load.Resume{LoadID: old.LoadID, Previous: append([]string(nil), old.Runs...), Journal: jr.path}
+		r.res.Resume = &results.Resume{LoadID: old.LoadID, Previous: append([]string(nil), old.Runs...), Journal: jr.path}
 		if err := jr.gatherInDoubt(old); err != nil {
 			return err
 		}
@@ -580,7 +581,7 @@ func (jr *journal) snapshot(final bool, status string) error {
 	j.Final = final
 	if status != "" {
 		j.Status = status
-		j.Complete = status == load.StatusOK
+		j.Complete = status == results.StatusOK
 	}
 	j.Written = time.Now().UTC()
 	data, err := json.MarshalIndent(j, "", " ")

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // The fake stores each batch sent once: a batch in doubt is sent again.
@@ -88,7 +89,7 @@ func TestJournalOfAFinishedLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !j.Final || !j.Complete || j.Status != load.StatusOK || j.LoadID != res.RunID || len(j.Runs) != 1 {
+	if !j.Final || !j.Complete || j.Status != results.StatusOK || j.LoadID != res.RunID || len(j.Runs) != 1 {
 		t.Fatalf("journal final %v complete %v status %q load %q runs %v; run id %q", j.Final, j.Complete, j.Status, j.LoadID, j.Runs, res.RunID)
 	}
 	st, _ := os.Stat(in)

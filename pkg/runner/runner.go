@@ -33,6 +33,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
@@ -176,8 +177,8 @@ var errInterrupted = errors.New("interrupted")
 // cfg.ResultsFile, whatever the outcome) and an error when anything was not
 // loaded: a malformed record, a batch the server refused, rows it rejected
 // (unless SkipInvalid), a failed verification, or an interrupt. It never
-// returns a nil *load.Results. Run does not Close t.
-func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) {
+// returns a nil *results.Results. Run does not Close t.
+func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, error) {
 	cfg.defaults()
 	cfg.Prepare.TablePrefix = cfg.TablePrefix
 	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
@@ -186,15 +187,15 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	}
 	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
 	r.content = r.newContent()
-	r.res = &load.Results{
-		SchemaVersion: load.SchemaVersion,
+	r.res = &results.Results{
+		SchemaVersion: results.SchemaVersion,
 		Loader:        cfg.Loader,
 		Target:        cfg.Target,
 		Flags:         redactFlags(cfg.Flags),
 		Inputs:        append([]string(nil), cfg.Inputs...),
 		BatchSize:     cfg.BatchSize,
 		Workers:       cfg.Workers,
-		Periods:       []load.Period{},
+		Periods:       []results.Period{},
 		RunID:         newRunID(),
 	}
 	if len(cfg.Inputs) == 0 {
@@ -202,11 +203,11 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	}
 	if cfg.ResultsFile != "" {
 		if err := checkResultsPath(cfg.ResultsFile); err != nil {
-			r.res.Status = load.StatusFailed
+			r.res.Status = results.StatusFailed
 			return r.res, err
 		}
 	}
-	var noLoad *load.Results
+	var noLoad *results.Results
 	var err error
 	if cfg.SerializationPass && cfg.DoLoad {
 		noLoad, err = serializationPass(ctx, cfg, t)
@@ -245,22 +246,22 @@ type run struct {
 	cfg    Config
 	target load.Target
 	hooks  load.Hooks // target's, read once
-	res    *load.Results
+	res    *results.Results
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
 
 	first       *split.Splitter // the first input, opened to read its header
 	firstInput  *split.Input
 	tables      []*schema.Table
-	formats     []inputFormat // every input's format, in order
-	verifier    *verifier     // counts before and after, judges
-	content     *content      // content verification (content.go); nil when off
-	errs        *errorsFile   // ErrorsFile, when set
-	errorCount  atomic.Int64  // records skipped or refused (LimitErrors)
-	inputGzip   []bool        // per input, whether it is gzip-compressed
-	server      load.Server   // the server's version, asked after Prepare
-	totalSize   int64         // compressed size of all inputs (-1: unknown)
-	doneSize    atomic.Int64  // sizes of finished inputs
+	formats     []inputFormat  // every input's format, in order
+	verifier    *verifier      // counts before and after, judges
+	content     *content       // content verification (content.go); nil when off
+	errs        *errorsFile    // ErrorsFile, when set
+	errorCount  atomic.Int64   // records skipped or refused (LimitErrors)
+	inputGzip   []bool         // per input, whether it is gzip-compressed
+	server      results.Server // the server's version, asked after Prepare
+	totalSize   int64          // compressed size of all inputs (-1: unknown)
+	doneSize    atomic.Int64   // sizes of finished inputs
 	curInput    atomic.Pointer[split.Input]
 	rowsRead    atomic.Int64
 	bytesRead   atomic.Int64
@@ -877,9 +878,9 @@ func (r *run) totals(withTables bool) totals {
 func (r *run) finish(ctx context.Context, err error) {
 	res := r.res
 	if !r.started {
-		res.Status = load.StatusFailed
+		res.Status = results.StatusFailed
 		if r.interrupted {
-			res.Status = load.StatusInterrupted
+			res.Status = results.StatusInterrupted
 		}
 		r.err = err
 		if err != nil {
@@ -924,11 +925,11 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	switch {
 	case err == nil:
-		res.Status = load.StatusOK
+		res.Status = results.StatusOK
 	case r.interrupted:
-		res.Status = load.StatusInterrupted
+		res.Status = results.StatusInterrupted
 	default:
-		res.Status = load.StatusFailed
+		res.Status = results.StatusFailed
 	}
 	if err != nil {
 		res.Error = err.Error()

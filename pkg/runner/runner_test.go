@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -28,7 +29,7 @@ func TestRunCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Rows != 10007 || res.RowsRead != 10007 || res.Metrics != 2*10007 || res.Batches != 11 || res.Status != load.StatusOK {
+	if res.Rows != 10007 || res.RowsRead != 10007 || res.Metrics != 2*10007 || res.Batches != 11 || res.Status != results.StatusOK {
 		t.Fatalf("results %+v", res)
 	}
 	if res.Verify == nil || !res.Verify.OK || fmt.Sprint(res.Verify.Expected) != fmt.Sprint(perTable) {
@@ -121,7 +122,7 @@ func TestRetryTimeout(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "data.ilp: records 1-10 (line 1, byte offset 0): giving up after") || !strings.Contains(err.Error(), "503 busy") {
 		t.Fatalf("err %v", err)
 	}
-	if res.Retries < 5 || res.Rows != 0 || res.Status != load.StatusFailed {
+	if res.Retries < 5 || res.Rows != 0 || res.Status != results.StatusFailed {
 		t.Fatalf("retries %d rows %d status %s", res.Retries, res.Rows, res.Status)
 	}
 }
@@ -138,16 +139,16 @@ func TestNonRetryableStops(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, errDisk) {
 		t.Fatalf("err %v", err)
 	}
-	if res.Rows != 2000 || res.Status != load.StatusFailed || res.Errors != 1 || f.attempts[3] != 1 {
+	if res.Rows != 2000 || res.Status != results.StatusFailed || res.Errors != 1 || f.attempts[3] != 1 {
 		t.Fatalf("rows %d status %s errors %d attempts %d", res.Rows, res.Status, res.Errors, f.attempts[3])
 	}
 	// The reader stopped: far fewer than 20 batches were cut.
 	if res.RowsRead > 10000 {
 		t.Errorf("read %d rows after the failure", res.RowsRead)
 	}
-	var onDisk load.Results
+	var onDisk results.Results
 	data, _ := os.ReadFile(cfg.ResultsFile)
-	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.Status != load.StatusFailed || onDisk.Rows != 2000 || !strings.Contains(onDisk.Error, "disk full") {
+	if err := json.Unmarshal(data, &onDisk); err != nil || onDisk.Status != results.StatusFailed || onDisk.Rows != 2000 || !strings.Contains(onDisk.Error, "disk full") {
 		t.Fatalf("results file %v: %s", err, data)
 	}
 }
@@ -166,7 +167,7 @@ func TestPartialWrites(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "3 rows rejected by the server") || !strings.Contains(err.Error(), "data.ilp: line 1005: field type conflict") {
 		t.Fatalf("err %v", err)
 	}
-	if res.Rows != 2997 || res.RejectedRows != 3 || res.Status != load.StatusFailed {
+	if res.Rows != 2997 || res.RejectedRows != 3 || res.Status != results.StatusFailed {
 		t.Fatalf("rows %d rejected %d", res.Rows, res.RejectedRows)
 	}
 	// With --skip-invalid the run succeeds and verifies the total.
@@ -188,7 +189,7 @@ func TestVerifyMismatch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "verify FAILED: row counts differ from the rows acknowledged: cpu: 0 rows before + 100 acknowledged = 100 expected, database has 99; disk: 0 rows before + 100 acknowledged = 100 expected, database has 99; mem: 0 rows before + 100 acknowledged = 100 expected, database has 99") {
 		t.Fatalf("err %v", err)
 	}
-	if res.Status != load.StatusFailed || res.Verify.OK {
+	if res.Status != results.StatusFailed || res.Verify.OK {
 		t.Fatal(res.Status)
 	}
 }
@@ -277,7 +278,7 @@ func TestInterrupted(t *testing.T) {
 	if !errors.Is(err, errInterrupted) {
 		t.Fatalf("err %v", err)
 	}
-	if res.Status != load.StatusInterrupted || res.Rows != 3000 {
+	if res.Status != results.StatusInterrupted || res.Rows != 3000 {
 		t.Fatalf("status %s rows %d", res.Status, res.Rows)
 	}
 	data, _ := os.ReadFile(cfg.ResultsFile)
@@ -300,7 +301,7 @@ func TestInterruptedWhilePreparing(t *testing.T) {
 	if !errors.Is(err, errInterrupted) || !strings.Contains(err.Error(), "nothing was sent") {
 		t.Fatalf("err %v", err)
 	}
-	if res.Status != load.StatusInterrupted || res.Rows != 0 {
+	if res.Status != results.StatusInterrupted || res.Rows != 0 {
 		t.Fatalf("status %s rows %d", res.Status, res.Rows)
 	}
 }
@@ -349,7 +350,7 @@ func TestResultsJSON(t *testing.T) {
 		t.Errorf("flags %v", flags)
 	}
 	// Typed values (schema version 2): numbers and booleans, not text.
-	if flags["batch-size"] != 1000.0 || flags["verify"] != true || fmt.Sprint(flags["urls"]) != "[http://u:REDACTED@h:1]" || r["schema_version"] != float64(load.SchemaVersion) {
+	if flags["batch-size"] != 1000.0 || flags["verify"] != true || fmt.Sprint(flags["urls"]) != "[http://u:REDACTED@h:1]" || r["schema_version"] != float64(results.SchemaVersion) {
 		t.Errorf("flags %#v schema_version %v", flags, r["schema_version"])
 	}
 	// Read like the dataset files beside it (CreateTemp made it 0600).
@@ -370,7 +371,7 @@ func TestMalformedInputStops(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("err %v\nwant %s", err, want)
 	}
-	if res.Status != load.StatusFailed || res.Rows != 0 || res.Errors != 1 {
+	if res.Status != results.StatusFailed || res.Rows != 0 || res.Errors != 1 {
 		t.Fatalf("status %s rows %d errors %d", res.Status, res.Rows, res.Errors)
 	}
 	cfg := baseConfig(path)
@@ -395,12 +396,12 @@ func TestStdinGzip(t *testing.T) {
 }
 
 func Example_writeSummary() {
-	res := &load.Results{
-		Status: load.StatusOK, Rows: 1000000, Metrics: 10000000, Batches: 200, Seconds: 2.5,
+	res := &results.Results{
+		Status: results.StatusOK, Rows: 1000000, Metrics: 10000000, Batches: 200, Seconds: 2.5,
 		RowsPerSec: 400000, MetricsPerSec: 4000000, RowsRead: 1000000, Bytes: 123456789,
-		Latency: load.LatencySummary{Mean: 12.5, P50: 11, P90: 20.25, P99: 31, Max: 45.5},
+		Latency: results.LatencySummary{Mean: 12.5, P50: 11, P90: 20.25, P99: 31, Max: 45.5},
 		Retries: 2,
-		Verify:  &load.Verification{OK: true, Expected: map[string]int64{"cpu": 1000000}, Actual: map[string]int64{"cpu": 1000000}, Seconds: 0.12},
+		Verify:  &results.Verification{OK: true, Expected: map[string]int64{"cpu": 1000000}, Actual: map[string]int64{"cpu": 1000000}, Seconds: 0.12},
 	}
 	writeSummary(os.Stdout, res, true)
 	// Output:
@@ -488,7 +489,7 @@ func TestVerifyRetriesCount(t *testing.T) {
 	cfg.Stderr = &stderr
 	res, err = Run(context.Background(), cfg, f)
 	// The count before the first write fails: nothing is loaded.
-	if err == nil || !strings.Contains(err.Error(), "verify: counting cpu, disk, mem before loading: ") || !strings.Contains(err.Error(), "connection reset") || res.Status != load.StatusFailed || res.Rows != 0 {
+	if err == nil || !strings.Contains(err.Error(), "verify: counting cpu, disk, mem before loading: ") || !strings.Contains(err.Error(), "connection reset") || res.Status != results.StatusFailed || res.Rows != 0 {
 		t.Fatalf("%v, %d rows", err, res.Rows)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // A serialization pass compares how fast tsload gets rows ready to send
@@ -21,7 +22,7 @@ const mib = 1 << 20
 
 // serializationPass runs cfg's inputs through the runner without loading
 // (t only says how its input is written: CSV as lines; it is not sent to).
-func serializationPass(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) {
+func serializationPass(ctx context.Context, cfg Config, t load.Target) (*results.Results, error) {
 	if len(cfg.Inputs) == 0 {
 		return nil, errors.New("a serialization pass needs file inputs (stdin cannot be read twice)")
 	}
@@ -41,8 +42,8 @@ func serializationPass(ctx context.Context, cfg Config, t load.Target) (*load.Re
 
 // serializationOf combines a DoLoad=false run and a load of the same input
 // into the "serialized" and "sent" figures.
-func serializationOf(noLoad, sent *load.Results) *load.Serialization {
-	s := &load.Serialization{}
+func serializationOf(noLoad, sent *results.Results) *results.Serialization {
+	s := &results.Serialization{}
 	if noLoad != nil && noLoad.Seconds > 0 {
 		s.SerializedRowsPerSec = float64(noLoad.RowsRead) / noLoad.Seconds
 		s.SerializedMiBPerSec = float64(noLoad.Bytes) / mib / noLoad.Seconds
@@ -64,7 +65,7 @@ func frac(a, b int64) float64 {
 }
 
 // writeSerialization prints s in the shape of the pandas benchmark.
-func writeSerialization(w io.Writer, s *load.Serialization) {
+func writeSerialization(w io.Writer, s *results.Serialization) {
 	fmt.Fprintf(w, "serialized: %12.0f rows/s %10.2f MiB/s  (read and split only, no database)\n", s.SerializedRowsPerSec, s.SerializedMiBPerSec)
 	fmt.Fprintf(w, "sent:       %12.0f rows/s %10.2f MiB/s  (acknowledged by the server)\n", s.SentRowsPerSec, s.SentMiBPerSec)
 }

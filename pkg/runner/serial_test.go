@@ -9,18 +9,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 func TestSerializationOf(t *testing.T) {
-	noLoad := &load.Results{RowsRead: 1000, Bytes: 4 * mib, Seconds: 0.5}
-	sent := &load.Results{Rows: 500, RowsRead: 1000, Bytes: 4 * mib, Seconds: 2}
+	noLoad := &results.Results{RowsRead: 1000, Bytes: 4 * mib, Seconds: 0.5}
+	sent := &results.Results{Rows: 500, RowsRead: 1000, Bytes: 4 * mib, Seconds: 2}
 	got := *serializationOf(noLoad, sent)
-	want := load.Serialization{SerializedRowsPerSec: 2000, SerializedMiBPerSec: 8, SentRowsPerSec: 250, SentMiBPerSec: 1}
+	want := results.Serialization{SerializedRowsPerSec: 2000, SerializedMiBPerSec: 8, SentRowsPerSec: 250, SentMiBPerSec: 1}
 	if got != want {
 		t.Errorf("serializationOf = %+v, want %+v", got, want)
 	}
-	if z := *serializationOf(nil, &load.Results{}); z != (load.Serialization{}) {
+	if z := *serializationOf(nil, &results.Results{}); z != (results.Serialization{}) {
 		t.Errorf("zero seconds: %+v", z)
 	}
 	var b bytes.Buffer
@@ -48,7 +48,7 @@ func TestSerializationPass(t *testing.T) {
 		t.Fatalf("writers %d rows %d", f.writers.Load(), res.Rows)
 	}
 	raw, _ := os.ReadFile(cfg.ResultsFile)
-	var got load.Results
+	var got results.Results
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}

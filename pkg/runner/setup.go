@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/redact"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // redactFlags returns a copy of flags with every secret masked: a secret
@@ -57,7 +57,7 @@ func (r *run) describe(tables map[string]int64) {
 	s := *d
 	if len(s.Tables) == 0 {
 		for _, n := range sortedKeys(tables) {
-			s.Tables = append(s.Tables, load.TableSetup{Name: n})
+			s.Tables = append(s.Tables, results.TableSetup{Name: n})
 		}
 	}
 	s.URL = redact.Value(s.URL)
@@ -71,7 +71,7 @@ func (r *run) describe(tables map[string]int64) {
 
 // writeWhere prints where the load went: the server's address, database
 // and tables, and the server's version.
-func writeWhere(w io.Writer, target string, s *load.Setup, server load.Server) {
+func writeWhere(w io.Writer, target string, s *results.Setup, server results.Server) {
 	if s == nil {
 		return
 	}

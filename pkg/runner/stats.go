@@ -12,7 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // histogram records batch latencies in microseconds, 1µs to 1h, 3 digits.
@@ -31,12 +31,12 @@ func (h *histogram) record(d time.Duration) {
 
 func (h *histogram) merge(o *histogram) { h.h.Merge(o.h) }
 
-func (h *histogram) summary() load.LatencySummary {
+func (h *histogram) summary() results.LatencySummary {
 	if h.h.TotalCount() == 0 {
-		return load.LatencySummary{}
+		return results.LatencySummary{}
 	}
 	ms := func(us int64) float64 { return float64(us) / 1000 }
-	return load.LatencySummary{
+	return results.LatencySummary{
 		Mean: h.h.Mean() / 1000,
 		P50:  ms(h.h.ValueAtQuantile(50)),
 		P90:  ms(h.h.ValueAtQuantile(90)),
@@ -100,9 +100,9 @@ func (r *run) startReporter() (stop func()) {
 }
 
 // period appends the period from last to now to the results.
-func (r *run) period(now, last time.Time, lastTot totals) (load.Period, totals) {
+func (r *run) period(now, last time.Time, lastTot totals) (results.Period, totals) {
 	tot := r.totals(false)
-	p := load.Period{
+	p := results.Period{
 		At:        now.Sub(r.start).Seconds(),
 		Seconds:   now.Sub(last).Seconds(),
 		Rows:      tot.rows - lastTot.rows,
@@ -184,7 +184,7 @@ func count(n int64) string {
 
 // writeSummary prints the end-of-run summary of res; the rows of a run that
 // did not load (DoLoad false) were "read", not "loaded".
-func writeSummary(w io.Writer, res *load.Results, doLoad bool) {
+func writeSummary(w io.Writer, res *results.Results, doLoad bool) {
 	verb := "loaded"
 	if !doLoad {
 		verb = "read"
@@ -245,7 +245,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // writeResults writes res as indented JSON to path (atomically: a
 // temporary file renamed into place).
-func writeResults(path string, res *load.Results) error {
+func writeResults(path string, res *results.Results) error {
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -123,7 +124,7 @@ func (v *verifier) counted(names []string) error {
 // (load.Hooks.Overwrites), fewer rows than acknowledged in a table that held rows
 // before can be points written again: reported, but not as a failure. The
 // returned Verification is set whenever counting was attempted.
-func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, error) {
+func (v *verifier) verify(ctx context.Context, tot totals) (*results.Verification, error) {
 	t0 := time.Now()
 	canon, foldNote := foldTables(v.hooks.FoldName, sortedKeys(tot.tables))
 	if canon != nil {
@@ -141,7 +142,7 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, 
 	for _, n := range names {
 		expected[n] = before[n] + tot.tables[n]
 	}
-	res := &load.Verification{Before: before, Expected: expected, Actual: map[string]int64{}, Note: foldNote}
+	res := &results.Verification{Before: before, Expected: expected, Actual: map[string]int64{}, Note: foldNote}
 	if v.hooks.Await != nil {
 		if err := v.hooks.Await(ctx, expected); err != nil {
 			fmt.Fprintf(v.stderr, "verify: %v\n", err)
@@ -174,7 +175,7 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, 
 // overwriting target that held rows (points written again); fewer rows
 // otherwise (a loss). recount, when not nil, holds the counts per table to
 // compare a second count with when the first does not add up.
-func (v *verifier) judge(ctx context.Context, res *load.Verification, names []string, before, acked, after, recount map[string]int64) error {
+func (v *verifier) judge(ctx context.Context, res *results.Verification, names []string, before, acked, after, recount map[string]int64) error {
 	overwrites := v.hooks.Overwrites
 	var lost, other, rewritten []string
 	keys := make([]string, 0, len(acked))

@@ -9,14 +9,14 @@ import (
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/internal/contenttest"
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // runContent loads contentILP through the runner with content
 // verification (timestamps read as nanoseconds) into a fresh database, the
 // target writing with precision and wrapped so that corrupt (when not
 // nil) runs between the last batch and verification.
-func runContent(t *testing.T, precision string, corrupt func(ctx context.Context, tg *Target) error) (*load.Results, error, string) {
+func runContent(t *testing.T, precision string, corrupt func(ctx context.Context, tg *Target) error) (*results.Results, error, string) {
 	t.Helper()
 	base, db := cnosdbtest.RealDB(t)
 	tg, err := New(Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: precision, DBName: db, Gzip: true, GzipLevel: 1})

@@ -13,6 +13,7 @@ import (
 	"github.com/tsload/tsload/internal/faultproxy"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Faults on the whole path (runner.Run, this target) against the real
@@ -144,14 +145,14 @@ func proxyTo(t *testing.T, tg *Target) (*faultproxy.Proxy, string) {
 
 // failed checks a run that must have failed naming want, with the results
 // file counting exactly the rows the server holds.
-func (f faultRun) failed(t *testing.T, want string) load.Results {
+func (f faultRun) failed(t *testing.T, want string) results.Results {
 	t.Helper()
 	if f.Err == nil || !strings.Contains(f.Err.Error(), want) {
 		t.Fatalf("err = %v, want one naming %q\n%s", f.Err, want, f.Log)
 	}
 	r := loadtest.ReadResults(t, f.Results)
 	held := count(t, f.tg, "cpu")
-	if r.Status != load.StatusFailed || !strings.Contains(r.Error, want) || r.Rows != held {
+	if r.Status != results.StatusFailed || !strings.Contains(r.Error, want) || r.Rows != held {
 		t.Fatalf("results: status %q rows %d error %q; the server holds %d", r.Status, r.Rows, r.Error, held)
 	}
 	return r
@@ -230,7 +231,7 @@ func TestFaultDatabaseNotFound(t *testing.T) {
 		t.Fatalf("err = %v\n%s", f.Err, f.Log)
 	}
 	r := loadtest.ReadResults(t, f.Results)
-	if r.Status != load.StatusFailed || r.Rows != 0 || r.Retries != 0 {
+	if r.Status != results.StatusFailed || r.Rows != 0 || r.Retries != 0 {
 		t.Fatalf("results: status %q rows %d retries %d", r.Status, r.Rows, r.Retries)
 	}
 }

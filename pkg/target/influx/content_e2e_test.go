@@ -9,6 +9,7 @@ import (
 	"github.com/tsload/tsload/internal/contenttest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -16,7 +17,7 @@ import (
 // (timestamps read as nanoseconds) into database db of the server of cfg,
 // the target wrapped so that corrupt (when not nil) runs between the last
 // batch and verification.
-func runContent(t *testing.T, cfg Config, data string, corrupt func(ctx context.Context, tg *Target) error) (*load.Results, error, string) {
+func runContent(t *testing.T, cfg Config, data string, corrupt func(ctx context.Context, tg *Target) error) (*results.Results, error, string) {
 	t.Helper()
 	cfg.Gzip, cfg.GzipLevel, cfg.RequestTimeout = true, 1, 30*time.Second
 	tg, err := New(cfg)

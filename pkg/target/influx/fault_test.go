@@ -14,6 +14,7 @@ import (
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -69,13 +70,13 @@ func (f faultRun) dbRows(t *testing.T) int64 {
 
 // failed checks a run that must have failed loudly: the error names want,
 // the results file says failed, and its rows are what the database holds.
-func (f faultRun) failed(t *testing.T, want string) load.Results {
+func (f faultRun) failed(t *testing.T, want string) results.Results {
 	t.Helper()
 	if f.Err == nil || !strings.Contains(f.Err.Error(), want) {
 		t.Fatalf("err = %v, want one naming %q\n%s", f.Err, want, f.Log)
 	}
 	r := loadtest.ReadResults(t, f.Results)
-	if r.Status != load.StatusFailed || !strings.Contains(r.Error, want) {
+	if r.Status != results.StatusFailed || !strings.Contains(r.Error, want) {
 		t.Fatalf("results: status %q error %q", r.Status, r.Error)
 	}
 	if n := f.dbRows(t); n != r.Rows {
@@ -192,7 +193,7 @@ func TestFaultDatabaseNotFound(t *testing.T) {
 		t.Fatalf("err = %v\n%s", f.Err, f.Log)
 	}
 	r := loadtest.ReadResults(t, f.Results)
-	if r.Status != load.StatusFailed || r.Rows != 0 || r.Retries != 0 {
+	if r.Status != results.StatusFailed || r.Rows != 0 || r.Retries != 0 {
 		t.Fatalf("status %s rows %d retries %d", r.Status, r.Rows, r.Retries)
 	}
 	dbs, err := tg.databases(context.Background())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -28,7 +29,7 @@ func ilpFile(t *testing.T, rows int, seed int) string {
 	return path
 }
 
-func runLoad(t *testing.T, url, path string, batch, workers int, mod func(*runner.Config)) (*load.Results, error, string) {
+func runLoad(t *testing.T, url, path string, batch, workers int, mod func(*runner.Config)) (*results.Results, error, string) {
 	t.Helper()
 	db := uniqueDB(t)
 	tg, err := New(Config{URLs: []string{url}, Precision: "n", Gzip: true, GzipLevel: 1, RequestTimeout: 10 * time.Second})
@@ -109,7 +110,7 @@ func TestRunnerServerRestart(t *testing.T) {
 	in := startInstance(t, "restart")
 	path := ilpFile(t, 60000, 14)
 	type out struct {
-		res *load.Results
+		res *results.Results
 		err error
 		log string
 	}

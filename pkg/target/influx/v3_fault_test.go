@@ -9,6 +9,7 @@ import (
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -73,7 +74,7 @@ func TestV3ServerRestart(t *testing.T) {
 	in := influx3test.StartInstance(t, "restart", influx3test.InstanceOptions{})
 	path := ilpFile(t, 12000, 31)
 	type out struct {
-		res *load.Results
+		res *results.Results
 		err error
 		log string
 	}
@@ -105,7 +106,7 @@ func TestV3ServerRestart(t *testing.T) {
 
 // v3LoadFile loads path into database "restart" of the server at url with
 // 2 workers and durable writes, re-sending for up to 60 s.
-func v3LoadFile(url, token, path string, mod func(*runner.Config)) (*load.Results, error, string) {
+func v3LoadFile(url, token, path string, mod func(*runner.Config)) (*results.Results, error, string) {
 	tg, err := New(Config{URLs: []string{url}, API: APIv3, Precision: "n", Token: token, Gzip: true, GzipLevel: 1, RequestTimeout: 10 * time.Second})
 	if err != nil {
 		return nil, err, ""

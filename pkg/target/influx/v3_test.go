@@ -16,6 +16,7 @@ import (
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
@@ -52,7 +53,7 @@ func standIn(s *influx3test.Server) v3Where { return v3Where{s.URL, v3Token, "be
 
 // v3Load runs data through the runner into the database of at, the API
 // detected from the server.
-func v3Load(t *testing.T, at v3Where, data string, mod func(*Config, *runner.Config)) (*load.Results, error, string) {
+func v3Load(t *testing.T, at v3Where, data string, mod func(*Config, *runner.Config)) (*results.Results, error, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "in.ilp")
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {

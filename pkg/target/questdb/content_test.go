@@ -14,6 +14,7 @@ import (
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -67,7 +68,7 @@ func contentTarget(t *testing.T, s qdb) *Target {
 	return tg
 }
 
-func loadContent(t *testing.T, tg load.Target, file, prefix string) (*load.Results, string, error) {
+func loadContent(t *testing.T, tg load.Target, file, prefix string) (*results.Results, string, error) {
 	t.Helper()
 	var stderr bytes.Buffer
 	res, err := runner.Run(context.Background(), runner.Config{

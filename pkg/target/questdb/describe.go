@@ -3,16 +3,16 @@ package questdb
 import (
 	"sort"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Describe (load.Target.Describe) says where the load went and what each table
 // is: DEDUP as found or created (false for a table QuestDB auto-created,
 // whatever Config.Dedup asked), so the results record what was done.
-func (t *Target) Describe() *load.Setup {
+func (t *Target) Describe() *results.Setup {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := load.Setup{URL: t.cfg.URL, API: "ilp/" + t.cfg.Transport}
+	s := results.Setup{URL: t.cfg.URL, API: "ilp/" + t.cfg.Transport}
 	if t.cfg.Transport == TCP {
 		s.URL = "tcp://" + t.cfg.TCPAddr
 	}
@@ -25,7 +25,7 @@ func (t *Target) Describe() *load.Setup {
 	for _, n := range names {
 		d := t.dedup[n]
 		all = all && d
-		s.Tables = append(s.Tables, load.TableSetup{Name: n, Dedup: &d})
+		s.Tables = append(s.Tables, results.TableSetup{Name: n, Dedup: &d})
 	}
 	s.Settings = map[string]any{
 		"gzip":  t.cfg.Gzip,

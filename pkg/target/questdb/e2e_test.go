@@ -12,6 +12,7 @@ import (
 	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -74,7 +75,7 @@ func TestEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
-			if res.Status != load.StatusOK || res.Rows != in.rows || res.Verify == nil || !res.Verify.OK {
+			if res.Status != results.StatusOK || res.Rows != in.rows || res.Verify == nil || !res.Verify.OK {
 				t.Fatalf("status %s rows %d (want %d) verify %+v\n%s", res.Status, res.Rows, in.rows, res.Verify, stderr.String())
 			}
 			var sum int64
@@ -127,7 +128,7 @@ func TestEndToEndBadLine(t *testing.T) {
 		t.Fatalf("run error %v, want HTTP 400 naming bad.ilp line 4321", err)
 	}
 	t.Logf("run error: %v", err)
-	if res.Status != load.StatusFailed || res.Rows != 4000 {
+	if res.Status != results.StatusFailed || res.Rows != 4000 {
 		t.Fatalf("status %s rows %d, want failed with the 4000 rows before the bad batch", res.Status, res.Rows)
 	}
 	counts, err := tg.Count(context.Background(), []string{prefix + "cpu"})

@@ -8,13 +8,14 @@ import (
 
 	"github.com/tsload/tsload/internal/contenttest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
 // runContent loads data through the runner with content verification
 // into a fresh database, tg wrapped so that corrupt (when not nil) runs
 // between the last batch and verification.
-func runContent(t *testing.T, data string, corrupt func(ctx context.Context, db string) error) (*load.Results, error, string) {
+func runContent(t *testing.T, data string, corrupt func(ctx context.Context, db string) error) (*results.Results, error, string) {
 	t.Helper()
 	requireServer(t)
 	cfg := Config{URL: pgURL(), DBName: testDBName(t), UseHypertable: hypertableMode()}

@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // Describe (load.Target.Describe) says where the load went (host, port and
 // database; never the password) and whether each
 // table is a hypertable. Rows are not deduplicated (plain inserts), and
 // nothing compresses what goes over the wire.
-func (t *Target) Describe() *load.Setup {
+func (t *Target) Describe() *results.Setup {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := load.Setup{Database: t.cfg.DBName}
+	s := results.Setup{Database: t.cfg.DBName}
 	if cc, err := t.cfg.connConfig(""); err == nil {
 		s.URL = fmt.Sprintf("postgres://%s@%s:%d", cc.User, cc.Host, cc.Port)
 	}
@@ -28,7 +28,7 @@ func (t *Target) Describe() *load.Setup {
 	sort.Strings(names)
 	for _, n := range names {
 		h := t.hypertable
-		s.Tables = append(s.Tables, load.TableSetup{Name: n, Hypertable: &h})
+		s.Tables = append(s.Tables, results.TableSetup{Name: n, Hypertable: &h})
 	}
 	s.Settings = map[string]any{
 		"gzip":            false,

@@ -16,6 +16,7 @@ import (
 	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -78,7 +79,7 @@ func runLoad(t *testing.T, file string, st gen.Stats, c runCase) *Target {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if res.Status != load.StatusOK || res.Rows != st.Rows || res.Verify == nil || !res.Verify.OK {
+	if res.Status != results.StatusOK || res.Rows != st.Rows || res.Verify == nil || !res.Verify.OK {
 		t.Fatalf("status %s rows %d (generated %d) verify %+v\n%s", res.Status, res.Rows, st.Rows, res.Verify, stderr.String())
 	}
 	for _, tr := range st.Tables {

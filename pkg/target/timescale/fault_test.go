@@ -15,6 +15,7 @@ import (
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -244,23 +245,23 @@ func TestFaultPermissionDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	results := filepath.Join(dir, "results.json")
+	resultsPath := filepath.Join(dir, "results.json")
 	var stderr bytes.Buffer
 	_, err = runner.Run(ctx, runner.Config{
 		Inputs: []string{path}, BatchSize: 1000, Workers: 1, DoLoad: true, Verify: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 30 * time.Second, Stderr: &stderr, ResultsFile: results,
+		ReportingPeriod: time.Hour, RetryTimeout: 30 * time.Second, Stderr: &stderr, ResultsFile: resultsPath,
 		Prepare: load.PrepareOptions{DBName: db, CreateDB: true},
 		Loader:  "load_timescale", Target: "timescale",
 	}, tg)
 	if err == nil || !strings.Contains(err.Error(), "permission denied for table perm_denied") || !strings.Contains(err.Error(), "42501") {
 		t.Fatalf("err = %v, want permission denied (42501)\n%s", err, stderr.String())
 	}
-	r := loadtest.ReadResults(t, results)
+	r := loadtest.ReadResults(t, resultsPath)
 	var inDB, denied int64
 	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM perm_ok), (SELECT count(*) FROM perm_denied)").Scan(&inDB, &denied); err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != load.StatusFailed || r.Rows != 3000 || inDB != r.Rows || denied != 0 || r.Retries != 0 {
+	if r.Status != results.StatusFailed || r.Rows != 3000 || inDB != r.Rows || denied != 0 || r.Retries != 0 {
 		t.Fatalf("status %s rows %d retries %d; database: perm_ok %d perm_denied %d", r.Status, r.Rows, r.Retries, inDB, denied)
 	}
 	checkTableKind(t, tg, "perm_ok", mode == "false")
@@ -348,7 +349,7 @@ func TestFaultMalformedInput(t *testing.T) {
 	}
 	r := loadtest.ReadResults(t, f.Results)
 	n, keys := f.dbRows(t, "fault_bad")
-	if r.Status != load.StatusFailed || r.Rows == 0 || r.Rows > 25000 || r.Rows%1000 != 0 || n != r.Rows || keys != n {
+	if r.Status != results.StatusFailed || r.Rows == 0 || r.Rows > 25000 || r.Rows%1000 != 0 || n != r.Rows || keys != n {
 		t.Fatalf("status %s rows %d; table holds %d (%d distinct)", r.Status, r.Rows, n, keys)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -51,7 +52,7 @@ func genDays(t *testing.T, scale, days int) (string, gen.Stats) {
 
 // loadResults runs load_timescale's engine on file with cfg and returns the
 // results file's contents; the load must succeed and verify.
-func loadResults(t *testing.T, file string, cfg Config, batch, workers int) (load.Results, *Target) {
+func loadResults(t *testing.T, file string, cfg Config, batch, workers int) (results.Results, *Target) {
 	t.Helper()
 	cfg.URL, cfg.DBName = pgURL(), testDBName(t)
 	tg, err := New(cfg)
@@ -59,19 +60,19 @@ func loadResults(t *testing.T, file string, cfg Config, batch, workers int) (loa
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tg.Close(); dropDB(t, cfg.DBName) })
-	results := filepath.Join(t.TempDir(), "results.json")
+	resultsPath := filepath.Join(t.TempDir(), "results.json")
 	var stderr bytes.Buffer
 	_, err = runner.Run(context.Background(), runner.Config{
 		Inputs: []string{file}, BatchSize: batch, Workers: workers, DoLoad: true, Verify: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 10 * time.Second, ResultsFile: results,
+		ReportingPeriod: time.Hour, RetryTimeout: 10 * time.Second, ResultsFile: resultsPath,
 		Prepare: load.PrepareOptions{DBName: cfg.DBName, CreateDB: true, DropDB: true},
 		Stderr:  &stderr, Loader: "load_timescale", Target: "timescale",
 	}, tg)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	r := loadtest.ReadResults(t, results)
-	if r.Status != load.StatusOK || r.Verify == nil || !r.Verify.OK || r.Errors != 0 || r.Retries != 0 {
+	r := loadtest.ReadResults(t, resultsPath)
+	if r.Status != results.StatusOK || r.Verify == nil || !r.Verify.OK || r.Errors != 0 || r.Retries != 0 {
 		t.Fatalf("status %s errors %d retries %d verify %+v\n%s", r.Status, r.Errors, r.Retries, r.Verify, stderr.String())
 	}
 	if r.SetupSeconds <= 0 {

@@ -20,6 +20,7 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -107,7 +108,7 @@ func TestServerRestartMidLoad(t *testing.T) {
 	t.Cleanup(func() { tg.Close() })
 
 	type result struct {
-		res *load.Results
+		res *results.Results
 		err error
 	}
 	done := make(chan result, 1)
@@ -155,7 +156,7 @@ func TestServerRestartMidLoad(t *testing.T) {
 	if r.err != nil {
 		t.Fatalf("%v\n%s", r.err, stderr.String())
 	}
-	if r.res.Status != load.StatusOK || r.res.Rows != st.Rows || !r.res.Verify.OK {
+	if r.res.Status != results.StatusOK || r.res.Rows != st.Rows || !r.res.Verify.OK {
 		t.Fatalf("status %s rows %d of %d verify %+v\n%s", r.res.Status, r.res.Rows, st.Rows, r.res.Verify, stderr.String())
 	}
 	if r.res.Retries == 0 {

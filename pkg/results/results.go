@@ -1,4 +1,8 @@
-package load
+// Package results is the schema of the results file every loader writes
+// (--results-file) and cmd/report reads: what a run loaded, at what rate
+// and cost, how it was verified, and what it ran on. pkg/runner fills it
+// in; docs/results-file.md describes every field.
+package results
 
 import "time"
 

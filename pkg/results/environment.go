@@ -1,4 +1,4 @@
-package load
+package results
 
 import (
 	"github.com/tsload/tsload/pkg/envinfo"
