@@ -91,6 +91,8 @@ type Config struct {
 	RequestTimeout time.Duration
 	MinThroughput  int64
 	// PG is the PG-wire URL for DDL and counts; empty means HTTP /exec.
+	// It must name the host the rows are written to (DefaultPG(cfg.Host())
+	// is QuestDB's default there).
 	PG string
 	// Dedup creates tables with DEDUP UPSERT KEYS(timestamp, <tags>).
 	Dedup bool
@@ -166,6 +168,9 @@ func New(cfg Config) (*Target, error) {
 	}
 	if cfg.PG == "" && cfg.URL == "" {
 		return nil, load.Settingf("questdb: need a PG-wire URL ({PG}) or an HTTP URL ({URL}) for queries")
+	}
+	if err := oneServer(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
