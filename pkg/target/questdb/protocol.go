@@ -136,9 +136,7 @@ func appendBody(dst, data []byte, version int) []byte {
 	return dst
 }
 
-var _ load.Reporter = (*Target)(nil)
-
-// Report (load.Reporter): the bytes of line protocol the server took
+// Report (load.Hooks.Report): the bytes of line protocol the server took
 // (request bodies of acknowledged batches, before gzip; over TCP, the
 // batches written), which differ from the input's bytes with protocol
 // version 2 (a double is 10 bytes after its '=') and without comments.
