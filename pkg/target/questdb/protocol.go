@@ -81,12 +81,14 @@ func (t *Target) ProtocolVersion(ctx context.Context) (int, error) {
 
 // supportedVersions asks GET /settings for line.proto.support.versions
 // (inside "config" from QuestDB 9.x; at the top level before): nil when the
-// server has no /settings (404: QuestDB before 8.x) or lists none.
+// server has no /settings (404: QuestDB before 8.x) or lists none. The
+// request has the base request timeout: a server that does not answer is
+// an error, not a hang.
 func (t *Target) supportedVersions(ctx context.Context) ([]int, error) {
 	if t.client == nil {
 		return nil, load.Settingf("questdb: {ProtocolVersion} needs the HTTP URL ({URL}) to ask /settings")
 	}
-	resp, err := t.client.NewPoster(0).Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/settings", NoCompress: true})
+	resp, err := t.client.NewPoster(0).Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/settings", NoCompress: true, Timeout: t.cfg.RequestTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("questdb: asking /settings for the line protocol versions: %w", err)
 	}
@@ -95,6 +97,9 @@ func (t *Target) supportedVersions(ctx context.Context) ([]int, error) {
 	}
 	if resp.Status/100 != 2 {
 		return nil, fmt.Errorf("questdb: /settings: HTTP %d: %.200q", resp.Status, resp.Body)
+	}
+	if len(bytes.TrimSpace(resp.Body)) == 0 {
+		return nil, nil // lists none, as QuestDB's clients read it
 	}
 	var doc struct {
 		Versions []int `json:"line.proto.support.versions"`
