@@ -198,8 +198,8 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
 		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},
 		&cli.StringFlag{Name: FlagVerify, Value: VerifyCount, Usage: "after loading, check the database and fail on a mismatch: " + VerifyCount + " (rows per table), " + VerifyContent + " (rows, series, time range, per field count and sum: docs/verify.md) or " + VerifyOff + " (true and false still mean count and off)"},
-		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runnerDefaultPeriod, Usage: "interval of the progress lines on stderr"},
-		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runnerDefaultRetry, Usage: "total back-off time for one batch's retryable errors"},
+		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr"},
+		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runner.DefaultRetryTimeout, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
 		&cli.StringFlag{Name: FlagDBName, Value: "benchmark", Usage: "database name"},
 		&cli.BoolFlag{Name: FlagCreateDB, Value: true, Usage: "create the database and tables when missing"},
@@ -291,11 +291,6 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 	return err
 }
 
-const (
-	runnerDefaultPeriod = 10_000_000_000 // 10s
-	runnerDefaultRetry  = 60_000_000_000 // 60s
-)
-
 // Config maps the common flags to a runner.Config.
 func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runner.Config, error) {
 	cfg := runner.Config{
@@ -336,17 +331,8 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		}
 		cfg.Format = format
 	}
-	switch {
-	case cfg.BatchSize <= 0:
-		return cfg, fmt.Errorf("--%s must be positive", FlagBatchSize)
-	case cfg.Workers <= 0:
-		return cfg, fmt.Errorf("--%s must be positive", FlagWorkers)
-	case cfg.Limit < 0:
-		return cfg, fmt.Errorf("--%s must not be negative", FlagLimit)
-	case cfg.ReportingPeriod <= 0:
-		return cfg, fmt.Errorf("--%s must be positive", FlagReportingPeriod)
-	case cfg.RetryTimeout < 0:
-		return cfg, fmt.Errorf("--%s must not be negative", FlagRetryTimeout)
+	if err := cfg.Validate(); err != nil {
+		return cfg, spec.withFlags(err)
 	}
 	var err error
 	if cfg.Cost, err = costConfig(c); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +149,28 @@ func TestErrors(t *testing.T) {
 func TestOneLine(t *testing.T) {
 	if got := OneLine(errors.New("a\nb\r\n  c")); got != "a; b; c" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestDefaultsAreTheLibrarys: a setting the command line leaves alone
+// takes the library's default (one value each), and Validate (called by
+// Config) names the flag of a setting out of range.
+func TestDefaultsAreTheLibrarys(t *testing.T) {
+	calls := 0
+	var got runner.Config
+	Run(context.Background(), spec(&calls, &got), []string{"load_test", "--file", writeILP(t)}, nil, io.Discard)
+	if got.BatchSize != load.DefaultBatchSize || got.ReportingPeriod != runner.DefaultReportingPeriod || got.RetryTimeout != runner.DefaultRetryTimeout {
+		t.Errorf("batch size %d, reporting period %v, retry timeout %v: want the library's %d, %v, %v", got.BatchSize, got.ReportingPeriod, got.RetryTimeout,
+			load.DefaultBatchSize, runner.DefaultReportingPeriod, runner.DefaultRetryTimeout)
+	}
+	if err := got.Validate(); err != nil {
+		t.Errorf("the command's defaults do not validate: %v", err)
+	}
+	// TODO(issue 42): --workers defaults to 2, the library's Workers to 1.
+	for _, bad := range [][]string{{"--workers", "0"}, {"--limit", "-1"}, {"--reporting-period", "0s"}, {"--retry-timeout", "-1s"}} {
+		err := Run(context.Background(), spec(&calls, nil), append([]string{"load_test"}, bad...), nil, io.Discard)
+		if err == nil || !strings.HasPrefix(OneLine(err), bad[0]+" must ") {
+			t.Errorf("%v: %v", bad, err)
+		}
 	}
 }

@@ -146,13 +146,13 @@ func (c *Config) defaults() {
 		c.Workers = 1
 	}
 	if c.ReportingPeriod <= 0 {
-		c.ReportingPeriod = 10 * time.Second
+		c.ReportingPeriod = DefaultReportingPeriod
 	}
 	if c.RetryTimeout <= 0 {
-		c.RetryTimeout = 60 * time.Second
+		c.RetryTimeout = DefaultRetryTimeout
 	}
 	if c.Grace <= 0 {
-		c.Grace = 5 * time.Second
+		c.Grace = DefaultGrace
 	}
 	if c.Stderr == nil {
 		c.Stderr = os.Stderr

@@ -1,0 +1,35 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// Defaults of settings that both the library and the commands' flags
+// (pkg/loadcli) default: one value each. A zero Config field takes it.
+const (
+	DefaultReportingPeriod = 10 * time.Second
+	DefaultRetryTimeout    = 60 * time.Second
+	DefaultGrace           = 5 * time.Second
+)
+
+// Validate reports the first of c's settings that is out of range, named
+// as its field ({BatchSize}: a command renders its flag). It takes the
+// settings as given, before Run's defaults: a zero BatchSize, Workers or
+// ReportingPeriod is refused here, where Run would default it.
+func (c *Config) Validate() error {
+	switch {
+	case c.BatchSize <= 0:
+		return load.Settingf("{BatchSize} must be positive")
+	case c.Workers <= 0:
+		return load.Settingf("{Workers} must be positive")
+	case c.Limit < 0:
+		return load.Settingf("{Limit} must not be negative")
+	case c.ReportingPeriod <= 0:
+		return load.Settingf("{ReportingPeriod} must be positive")
+	case c.RetryTimeout < 0:
+		return load.Settingf("{RetryTimeout} must not be negative")
+	}
+	return nil
+}
