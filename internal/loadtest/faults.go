@@ -34,13 +34,10 @@ type FaultSuite struct {
 	Loader string // "load_questdb", for the results file
 	// Upstream is the server the proxy forwards to (host:port or a URL).
 	Upstream string
-	// New returns the target writing to the server through proxy
-	// (host:port), each batch bounded by requestTimeout, and the lifecycle
-	// options of a fresh table; cleaning up is its business.
-	New func(t *testing.T, proxy string, requestTimeout time.Duration) (load.Target, load.PrepareOptions)
-	// Rows returns what the database holds in table: rows and distinct
-	// (timestamp, host) keys, read directly (not through the target).
-	Rows func(t *testing.T, tg load.Target, table string) (rows, keys int64)
+	// New makes the targets, writing through the proxy; Rows reads a
+	// table directly.
+	New  NewFunc
+	Rows RowsFunc
 	// Refuse turns one ILP line into one the server refuses without
 	// retry; RefuseErr are what the run's error must say about it.
 	Refuse    func(line string) string
@@ -57,6 +54,16 @@ type FaultSuite struct {
 	// (nil: skipped).
 	Private func(t *testing.T) Private
 }
+
+// NewFunc returns a target writing to the server at addr (host:port: a
+// fault proxy, or the server itself), each request bounded by
+// requestTimeout, and the lifecycle options of a fresh database or table;
+// cleaning up is its business.
+type NewFunc func(t *testing.T, addr string, requestTimeout time.Duration) (load.Target, load.PrepareOptions)
+
+// RowsFunc returns what the database holds in table: rows and distinct
+// (timestamp, host) keys, read directly (not through the target).
+type RowsFunc func(t *testing.T, tg load.Target, table string) (rows, keys int64)
 
 // Run runs every scenario as a subtest; table names start with prefix.
 func (s FaultSuite) Run(t *testing.T, prefix string) {

@@ -45,20 +45,12 @@ import (
 //   - the fault scenarios (Faults) and the loader kills with --resume
 //     (Resume), when set.
 type TargetSuite struct {
-	Loader string // "load_x", for the results file
-	// Upstream is the server (host:port or a URL).
-	Upstream string
-	// New returns a target writing to the server at addr (host:port), each
-	// request bounded by requestTimeout, and the lifecycle options of a
-	// fresh database (or table namespace); cleaning up is its business. It
-	// is FaultSuite.New: a target passes the same function to both.
-	New func(t *testing.T, addr string, requestTimeout time.Duration) (load.Target, load.PrepareOptions)
-	// Rows returns what the database holds in table: rows and distinct
-	// (timestamp, host) keys, read directly (FaultSuite.Rows).
-	Rows func(t *testing.T, tg load.Target, table string) (rows, keys int64)
+	Loader, Upstream string   // as FaultSuite's
+	New              NewFunc  // as FaultSuite's; the suite gives the server's address
+	Rows             RowsFunc // as FaultSuite's
 	// Faults and Resume, when set, run as the subtests "faults" and
-	// "resume" (targets whose TestFaults and TestResume... predate the
-	// suite run them there).
+	// "resume" (the targets whose TestFaults and TestResume... predate
+	// the suite run them there).
 	Faults *FaultSuite
 	Resume *ResumeSuite
 }
