@@ -106,7 +106,7 @@ type Series struct {
 func Export(t testing.TB, base, db, metric string) []Series {
 	t.Helper()
 	Flush(t, base)
-	v := url.Values{"match[]": {fmt.Sprintf(`{__name__=%q,db=%q}`, metric, db)}, "start": {"1"},
+	v := url.Values{"match[]": {fmt.Sprintf(`{__name__=%q,db=%q}`, metric, db)}, "start": {"86399"},
 		"end": {strconv.FormatInt(time.Now().Add(72*time.Hour).Unix(), 10)}}
 	resp, err := client.Get(base + "/api/v1/export?" + v.Encode())
 	if err != nil {

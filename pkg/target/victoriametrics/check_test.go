@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
@@ -41,7 +42,7 @@ func TestCheckLines(t *testing.T) {
 		{"cpu v=1,w 1451606400000000000\n", 6, 1, "has no value"},
 		{`cpu a\=b=1,c\,d=2 1451606400000000000` + "\n", 6, 0, ""},
 	} {
-		err := CheckLines([]byte(c.data), c.fine)
+		err := CheckLines([]byte(c.data), Rules{Precision: []string{6: "ns", 3: "us", 0: "ms"}[c.fine]}, nil)
 		var le *LineError
 		switch {
 		case c.line == 0 && err != nil:
@@ -52,13 +53,25 @@ func TestCheckLines(t *testing.T) {
 	}
 }
 
+func TestCheckLinesRange(t *testing.T) {
+	r := Rules{Precision: "s", Min: 86400000, Max: 1e12}
+	for data, ok := range map[string]bool{
+		"m v=1 86400\n": true, "m v=1 86399\n": false, "m v=1 1000000000\n": true, "m v=1 1000000001\n": false,
+		"m v=1 99999999999999999999\n": false, "m v=1 -5\n": false,
+	} {
+		if err := CheckLines([]byte(data), r, nil); (err == nil) != ok || err != nil && !strings.Contains(err.Error(), "outside what the server keeps") {
+			t.Errorf("%q: %v", data, err)
+		}
+	}
+}
+
 func FuzzCheckLines(f *testing.F) {
 	f.Add([]byte("cpu,host=a usage=1,idle=2i 1451606400000000000\n"), 6)
 	f.Add([]byte(`cpu s="x",v=1e5 1`+"\n# c\n"), 0)
 	f.Add([]byte("a\\ b,c=d\\,e f\\=g=-1.5E+3 -1000000\r\n"), 3)
 	f.Fuzz(func(t *testing.T, data []byte, fine int) {
-		fine = (fine%7 + 7) % 7
-		err := CheckLines(data, fine)
+		p := Precisions[(fine%4+4)%4]
+		err := CheckLines(data, Rules{Precision: p, Min: 86400000, Max: 4102444800000}, map[string]int{})
 		if err == nil {
 			return
 		}
@@ -100,6 +113,15 @@ func TestMetricsBody(t *testing.T) {
 flag{name="dedup.minScrapeInterval", value="1ms", is_set="true"} 1
 flag{name="retentionPeriod", value="100y", is_set="true"} 1
 `)
+	if lo, hi, err := keeps(append(body, `flag{name="futureRetention", value="2d", is_set="false"} 1`+"\n"...), time.UnixMilli(1e12)); err != nil ||
+		lo != 86400000 || hi != 1e12+2*86400000 {
+		t.Errorf("keeps %d %d %v", lo, hi, err)
+	}
+	if lo, _, err := keeps([]byte(`flag{name="retentionPeriod", value="1", is_set="false"} 1
+flag{name="futureRetention", value="2d", is_set="false"} 1
+`), time.UnixMilli(1e12)); err != nil || lo != 1e12-31*86400000+3600000 {
+		t.Errorf("keeps: 1 month: %d %v", lo, err)
+	}
 	if d, err := dedupInterval(body); err != nil || d.String() != "1ms" {
 		t.Errorf("dedup %v %v", d, err)
 	}

@@ -3,7 +3,10 @@ package victoriametrics
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -38,23 +41,79 @@ func (t *Target) readDedup(ctx context.Context) (time.Duration, error) {
 	return dedupInterval(m)
 }
 
+// flagValue is the value of flag{name=name} of a /metrics body.
+func flagValue(body []byte, name string) (string, error) {
+	samples, err := promtext.Samples(body, "flag")
+	if err != nil {
+		return "", fmt.Errorf("victoriametrics: /metrics: %w", err)
+	}
+	for _, s := range samples {
+		if s.Labels["name"] == name {
+			return s.Labels["value"], nil
+		}
+	}
+	return "", fmt.Errorf("victoriametrics: /metrics has no flag %s (not a VictoriaMetrics single-node server?)", name)
+}
+
+// keeps is the first and last millisecond a server of this /metrics body
+// keeps at now: from now - -retentionPeriod (or -maxBackfillAge when set),
+// at least a day after 1970 (the storage's floor), plus an hour of margin
+// for a long load, to now + -futureRetention.
+func keeps(body []byte, now time.Time) (minMs, maxMs int64, err error) {
+	var age, future time.Duration
+	for _, f := range []struct {
+		name string
+		d    *time.Duration
+	}{{"retentionPeriod", &age}, {"futureRetention", &future}} {
+		v, err := flagValue(body, f.name)
+		if err != nil {
+			return 0, 0, err
+		}
+		if *f.d, err = retention(v); err != nil {
+			return 0, 0, fmt.Errorf("victoriametrics: /metrics: %s %q: %v", f.name, v, err)
+		}
+	}
+	if v, err := flagValue(body, "maxBackfillAge"); err == nil {
+		if d, err := retention(v); err == nil && d > 0 && d < age {
+			age = d
+		}
+	}
+	const day = 24 * time.Hour
+	minMs = max(now.Add(-age).Add(time.Hour).UnixMilli(), day.Milliseconds())
+	return minMs, now.Add(future).UnixMilli(), nil
+}
+
+// retention reads a VictoriaMetrics retention duration: a number with a
+// unit (s, m, h, d, w, y) or without one (months of 31 days).
+func retention(v string) (time.Duration, error) {
+	num := strings.TrimRight(v, "smhdwy")
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("not a duration")
+	}
+	unit := map[string]time.Duration{"": 31 * 24 * time.Hour, "s": time.Second, "m": time.Minute, "ms": time.Millisecond,
+		"h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour, "y": 365 * 24 * time.Hour}[v[len(num):]]
+	if unit == 0 {
+		return 0, fmt.Errorf("unknown unit")
+	}
+	if f*float64(unit) > float64(math.MaxInt64) {
+		return math.MaxInt64, nil
+	}
+	return time.Duration(f * float64(unit)), nil
+}
+
 // dedupInterval reads flag{name="dedup.minScrapeInterval"} of a /metrics
 // body.
 func dedupInterval(body []byte) (time.Duration, error) {
-	samples, err := promtext.Samples(body, "flag")
+	v, err := flagValue(body, "dedup.minScrapeInterval")
 	if err != nil {
-		return 0, fmt.Errorf("victoriametrics: /metrics: %w", err)
+		return 0, err
 	}
-	for _, s := range samples {
-		if s.Labels["name"] == "dedup.minScrapeInterval" {
-			d, err := time.ParseDuration(s.Labels["value"])
-			if err != nil {
-				return 0, fmt.Errorf("victoriametrics: /metrics: dedup.minScrapeInterval %q: %v", s.Labels["value"], err)
-			}
-			return d, nil
-		}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("victoriametrics: /metrics: dedup.minScrapeInterval %q: %v", v, err)
 	}
-	return 0, fmt.Errorf("victoriametrics: /metrics has no flag dedup.minScrapeInterval (not a VictoriaMetrics single-node server?)")
+	return d, nil
 }
 
 // appVersion is vm_app_version's version label.

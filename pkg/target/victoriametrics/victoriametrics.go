@@ -44,6 +44,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -105,9 +106,37 @@ type Target struct {
 	// dedup is the server's -dedup.minScrapeInterval, read by Prepare
 	// (-1 until then).
 	dedup time.Duration
+	// minMs, maxMs are the milliseconds the server keeps (its retention),
+	// read by Prepare (0, 0 until then).
+	minMs, maxMs int64
 	// known are the measurements counted so far (count.go: a measurement
 	// named after another plus "_" would share its metric names).
 	known map[string]bool
+	// shape is the number of fields of the lines this process wrote to
+	// each measurement (-1: not all the same), merged from the writers.
+	mu    sync.Mutex
+	shape map[string]int
+}
+
+// addShape merges a writer's batch shape (CheckLines) into t.shape.
+func (t *Target) addShape(batch map[string]int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for m, k := range batch {
+		if old, ok := t.shape[m]; !ok {
+			t.shape[m] = k
+		} else if old != k {
+			t.shape[m] = -1
+		}
+	}
+}
+
+// fieldsOf is the number of fields every line this process wrote to m
+// had (0: none written, or not all the same).
+func (t *Target) fieldsOf(m string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return max(t.shape[m], 0)
 }
 
 var (
@@ -137,7 +166,7 @@ func New(cfg Config) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Target{cfg: cfg, client: client, p: client.NewPoster(0), dedup: -1, known: map[string]bool{}}, nil
+	return &Target{cfg: cfg, client: client, p: client.NewPoster(0), dedup: -1, known: map[string]bool{}, shape: map[string]int{}}, nil
 }
 
 // Close releases idle connections.
@@ -173,15 +202,21 @@ func (t *Target) Ping(ctx context.Context) error {
 	return httpwrite.ReachURLs(ctx, "VictoriaMetrics", t.cfg.URLs)
 }
 
-// Prepare reads the server's deduplication setting, then drops (DropDB:
+// Prepare reads the server's deduplication and retention settings, then
+// drops (DropDB:
 // deletes every series with the db label), checks (AbortOnExist) the
 // database. Creating one needs nothing: the first write makes its series.
 func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
-	d, err := t.readDedup(ctx)
+	m, err := t.metrics(ctx)
 	if err != nil {
 		return err
 	}
-	t.dedup = d
+	if t.dedup, err = dedupInterval(m); err != nil {
+		return err
+	}
+	if t.minMs, t.maxMs, err = keeps(m, time.Now()); err != nil {
+		return err
+	}
 	return httpwrite.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.p.BaseURL(), httpwrite.Database{
 		Drop:   t.drop,
 		Exists: t.exists,
@@ -241,15 +276,17 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 		return nil, load.Settingf("no database name ({DBName})")
 	}
 	q := url.Values{"db": {t.cfg.DBName}, "precision": {t.cfg.Precision}}
-	return &Writer{p: t.client.NewPoster(worker), query: q.Encode(), gzip: t.cfg.Gzip, fine: unitDigits(t.cfg.Precision)}, nil
+	return &Writer{t: t, p: t.client.NewPoster(worker), query: q.Encode(), gzip: t.cfg.Gzip, rules: Rules{Precision: t.cfg.Precision, Min: t.minMs, Max: t.maxMs}, shape: map[string]int{}}, nil
 }
 
 // Writer posts batches to /write for one worker.
 type Writer struct {
+	t     *Target
+	shape map[string]int // the current batch's (CheckLines)
 	p     *httpwrite.Poster
 	query string
 	gzip  bool
-	fine  int // trailing timestamp digits finer than a millisecond
+	rules Rules
 }
 
 var _ load.Writer = (*Writer)(nil)
@@ -263,10 +300,11 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if b.Format != format.ILP {
 		return load.Ack{}, fmt.Errorf("victoriametrics: the server takes line protocol, not %s", b.Format)
 	}
-	if err := CheckLines(b.Data, w.fine); err != nil {
+	clear(w.shape)
+	if err := CheckLines(b.Data, w.rules, w.shape); err != nil {
 		var le *LineError
 		if errors.As(err, &le) {
-			return load.Ack{}, fmt.Errorf("victoriametrics: %s: line %d: %s; nothing of the batch was sent", b.Source, b.FirstLine+le.Line-1, le.Reason)
+			return load.Ack{}, fmt.Errorf("victoriametrics: line %d: %s; nothing of the batch was sent", b.FirstLine+le.Line-1, le.Reason)
 		}
 		return load.Ack{}, err
 	}
@@ -274,7 +312,11 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if err != nil {
 		return load.Ack{}, fmt.Errorf("victoriametrics: %w", err)
 	}
-	return interpret(b, res.Status, res.Body)
+	ack, err := interpret(b, res.Status, res.Body)
+	if ack.Rows > 0 {
+		w.t.addShape(w.shape)
+	}
+	return ack, err
 }
 
 func interpret(b *load.Batch, status int, body []byte) (load.Ack, error) {
@@ -339,15 +381,30 @@ type LineError struct {
 
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Reason) }
 
+// Rules are what CheckLines holds lines to.
+type Rules struct {
+	// Precision is the unit of the timestamps: ns, us, ms or s.
+	Precision string
+	// Min and Max are the first and last millisecond the server keeps
+	// (its retention; it drops other rows and answers 204); 0, 0: no
+	// bound is checked.
+	Min, Max int64
+}
+
 // CheckLines refuses what VictoriaMetrics would store other than as sent
-// (its parser reads a value it cannot parse as a number as 0, and takes a
-// missing timestamp as the time of arrival): a line without a timestamp,
-// or with timestamp 0; a timestamp with a part finer than a millisecond
-// (fine is how many trailing digits are: the server cuts them off, and
-// rows that differ only there would be one); a string field; a field value
+// (its parser reads a value it cannot parse as a number as 0, takes a
+// missing timestamp as the time of arrival, and its storage drops rows
+// outside its retention and NaN values, answering 204): a line without a
+// timestamp, or with timestamp 0; a timestamp with a part finer than a
+// millisecond (the server cuts it off, and rows that differ only there
+// would be one) or outside [r.Min, r.Max]; a string field; a field value
 // that is not a number, an integer (i, u) or a boolean as line protocol
 // writes them, or is NaN or infinite. Comment and blank lines pass.
-func CheckLines(data []byte, fine int) error {
+//
+// shape, when not nil, records the number of fields of each measurement's
+// lines (-1 once two lines of it differ), for Count.
+func CheckLines(data []byte, r Rules, shape map[string]int) error {
+	fine := unitDigits(r.Precision)
 	var n int64
 	for len(data) > 0 {
 		n++
@@ -361,31 +418,63 @@ func CheckLines(data []byte, fine int) error {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		if reason := checkLine(line, fine); reason != "" {
+		fields, reason := checkLine(line, fine, r)
+		if reason != "" {
 			return &LineError{n, reason}
+		}
+		if shape != nil {
+			m := line[:measurementEnd(line)]
+			if k, ok := shape[string(m)]; !ok {
+				shape[string(m)] = fields
+			} else if k != fields {
+				shape[string(m)] = -1
+			}
 		}
 	}
 	return nil
 }
 
-// checkLine is CheckLines for one line: "" when it passes, else the reason.
-func checkLine(line []byte, fine int) string {
+// measurementEnd is the index of the end of line's measurement: the first
+// comma or space that no backslash escapes.
+func measurementEnd(line []byte) int {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case ',', ' ':
+			return i
+		}
+	}
+	return len(line)
+}
+
+// checkLine is CheckLines for one line: its number of fields and "" when
+// it passes, else the reason.
+func checkLine(line []byte, fine int, r Rules) (int, string) {
 	fs := fieldsStart(line)
 	sp := bytes.LastIndexByte(line, ' ')
 	if sp < fs {
-		return "no timestamp (VictoriaMetrics would store the row at the time it arrives)"
+		return 0, "no timestamp (VictoriaMetrics would store the row at the time it arrives)"
 	}
 	ts := line[sp+1:]
 	if !isInt(ts) {
-		return fmt.Sprintf("timestamp %q is not an integer (a line without one would be stored at the time it arrives)", ts)
+		return 0, fmt.Sprintf("timestamp %q is not an integer (a line without one would be stored at the time it arrives)", ts)
 	}
 	if bytes.Equal(bytes.TrimPrefix(ts, []byte{'-'}), []byte("0")) {
-		return "timestamp 0 (VictoriaMetrics takes it as 'no timestamp' and stores the row at the time it arrives)"
+		return 0, "timestamp 0 (VictoriaMetrics takes it as 'no timestamp' and stores the row at the time it arrives)"
 	}
 	if fine > 0 && (len(bytes.TrimPrefix(ts, []byte{'-'})) <= fine || !allZero(ts[len(ts)-fine:])) {
-		return fmt.Sprintf("timestamp %s has a part finer than a millisecond (VictoriaMetrics keeps milliseconds: rows that differ only there would be stored as one)", ts)
+		return 0, fmt.Sprintf("timestamp %s has a part finer than a millisecond (VictoriaMetrics keeps milliseconds: rows that differ only there would be stored as one)", ts)
+	}
+	if r.Max > 0 {
+		ms, ok := millis(ts, r.Precision)
+		if !ok || ms < r.Min || ms > r.Max {
+			return 0, fmt.Sprintf("timestamp %s is outside what the server keeps, %s to %s (it would drop the row and answer 204; see its -retentionPeriod and -futureRetention)",
+				ts, time.UnixMilli(r.Min).UTC().Format(time.RFC3339), time.UnixMilli(r.Max).UTC().Format(time.RFC3339))
+		}
 	}
 	fields := line[fs:sp]
+	n := 0
 	for len(fields) > 0 {
 		eq, end := -1, len(fields)
 	scan:
@@ -403,21 +492,22 @@ func checkLine(line []byte, fine int) string {
 			}
 		}
 		if eq < 0 {
-			return fmt.Sprintf("field %q has no value", fields[:end])
+			return 0, fmt.Sprintf("field %q has no value", fields[:end])
 		}
 		key, val := fields[:eq], fields[eq+1:end]
 		if len(val) > 0 && val[0] == '"' {
-			return fmt.Sprintf("field %s is a string (VictoriaMetrics stores numbers only: it would store the string as 0)", key)
+			return 0, fmt.Sprintf("field %s is a string (VictoriaMetrics stores numbers only: it would store the string as 0)", key)
 		}
 		if !isNumber(val) {
-			return fmt.Sprintf("field %s: %q is not a number, an integer or a boolean (VictoriaMetrics would store 0)", key, val)
+			return 0, fmt.Sprintf("field %s: %q is not a number, an integer or a boolean (VictoriaMetrics would store 0)", key, val)
 		}
+		n++
 		if end == len(fields) {
 			break
 		}
 		fields = fields[end+1:]
 	}
-	return ""
+	return n, ""
 }
 
 // isNumber reports whether v is a line-protocol value VictoriaMetrics reads
@@ -489,6 +579,34 @@ func fieldsStart(line []byte) int {
 		}
 	}
 	return len(line)
+}
+
+// millis is the timestamp ts (an integer, isInt) in milliseconds; false
+// when it does not fit.
+func millis(ts []byte, precision string) (int64, bool) {
+	neg := len(ts) > 0 && ts[0] == '-'
+	var v int64
+	for _, c := range bytes.TrimPrefix(ts, []byte{'-'}) {
+		if v > (math.MaxInt64-9)/10 {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	switch precision {
+	case "ns":
+		return v / 1e6, true
+	case "us":
+		return v / 1e3, true
+	case "s":
+		if v > math.MaxInt64/1000 || v < math.MinInt64/1000 {
+			return 0, false
+		}
+		return v * 1000, true
+	}
+	return v, true
 }
 
 // isInt reports whether b is an optionally negative run of digits.
