@@ -14,12 +14,6 @@ import (
 	"github.com/tsload/tsload/pkg/target/promtext"
 )
 
-var (
-	_ load.Footprinter     = (*Target)(nil)
-	_ load.Flusher         = (*Target)(nil)
-	_ load.ServerAddresser = (*Target)(nil)
-)
-
 // metrics reads the server's /metrics.
 func (t *Target) metrics(ctx context.Context) ([]byte, error) {
 	res, err := t.p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/metrics", Accept: "text/plain", NoCompress: true})
@@ -130,7 +124,7 @@ func appVersion(body []byte) (string, error) {
 	return "", fmt.Errorf("victoriametrics: /metrics: vm_app_version has no version (a build without -ldflags -X ...buildinfo.Version)")
 }
 
-// Footprint (load.Footprinter) is the server's own account of its files:
+// Footprint is the server's own account of its files:
 // the sum of vm_data_size_bytes on /metrics (samples and index, the
 // in-memory parts included), after /internal/force_flush (rows not yet
 // in a part are not counted). VictoriaMetrics accounts for the whole
@@ -158,11 +152,11 @@ func (t *Target) Footprint(ctx context.Context, _ []string) (load.Size, error) {
 	return sz, nil
 }
 
-// FlushStorage (load.Flusher) asks /internal/force_flush, which writes the
+// FlushStorage (load.Hooks) asks /internal/force_flush, which writes the
 // rows still in memory to parts the size counts.
 func (t *Target) FlushStorage(ctx context.Context, _ []string) (string, error) {
 	return "GET /internal/force_flush", t.forceFlush(ctx)
 }
 
-// ServerAddr (load.ServerAddresser) is the host:port of the first URL.
+// ServerAddr is the host:port of the first URL.
 func (t *Target) ServerAddr() string { return httpwrite.HostPort(t.cfg.URLs[0]) }

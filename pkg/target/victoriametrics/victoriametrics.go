@@ -47,6 +47,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
@@ -139,14 +140,7 @@ func (t *Target) fieldsOf(m string) int {
 	return max(t.shape[m], 0)
 }
 
-var (
-	_ load.Target          = (*Target)(nil)
-	_ load.ServerVersioner = (*Target)(nil)
-	_ load.Overwriter      = (*Target)(nil)
-	_ load.Pinger          = (*Target)(nil)
-	_ load.Describer       = (*Target)(nil)
-	_ load.Resumer         = (*Target)(nil)
-)
+var _ load.Target = (*Target)(nil)
 
 // New checks cfg and returns the target. It does not contact the server.
 func New(cfg Config) (*Target, error) {
@@ -183,7 +177,7 @@ func (t *Target) Accepts(f format.Format) error {
 	return nil
 }
 
-// LineUnit (load.LineUnit): lines made from CSV carry timestamps in the
+// LineUnit: lines made from CSV carry timestamps in the
 // unit of Config.Precision.
 func (t *Target) LineUnit() time.Duration {
 	switch t.cfg.Precision {
@@ -197,7 +191,7 @@ func (t *Target) LineUnit() time.Duration {
 	return time.Nanosecond
 }
 
-// Ping (load.Pinger) checks once that the server listens at every URL.
+// Ping checks once that the server listens at every URL.
 func (t *Target) Ping(ctx context.Context) error {
 	return httpwrite.ReachURLs(ctx, "VictoriaMetrics", t.cfg.URLs)
 }
@@ -224,11 +218,36 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	})
 }
 
-// Overwrites (load.Overwriter): with deduplication on, a sample with the
-// series and millisecond of one the server holds replaces it.
-func (t *Target) Overwrites() bool { return t.dedup > 0 }
+// Overwrites: with deduplication on, a sample with the series and
+// millisecond of one the server holds replaces it. Before Prepare it asks
+// the server (Hooks are read at the start of a run), for at most two
+// seconds; a server that does not answer then counts as one without.
+func (t *Target) Overwrites() bool {
+	if t.dedup < 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if d, err := t.readDedup(ctx); err == nil {
+			t.dedup = d
+		}
+	}
+	return t.dedup > 0
+}
 
-// InDoubt (load.Resumer): batches in doubt are sent again, which needs
+// Content: the target verifies row counts only (errors.ErrUnsupported).
+func (t *Target) Content(context.Context, []fingerprint.Query) (map[string]*fingerprint.Table, error) {
+	return nil, errors.ErrUnsupported
+}
+
+// Hooks declares the target's optional behaviours (load.Hooks).
+func (t *Target) Hooks() load.Hooks {
+	return load.Hooks{
+		Overwrites:   t.Overwrites(),
+		LineUnit:     t.LineUnit(),
+		FlushStorage: t.FlushStorage,
+	}
+}
+
+// InDoubt: batches in doubt are sent again, which needs
 // deduplication on the server (a re-sent batch would otherwise be stored
 // twice).
 func (t *Target) InDoubt(ctx context.Context, _ []string) (load.InDoubt, error) {
@@ -242,9 +261,9 @@ func (t *Target) InDoubt(ctx context.Context, _ []string) (load.InDoubt, error) 
 	return load.ResendInDoubt, nil
 }
 
-// Describe (load.Describer): the URLs, the db label, and the server's
-// deduplication interval.
-func (t *Target) Describe() load.Setup {
+// Describe: the URLs, the db label, and the server's deduplication
+// interval.
+func (t *Target) Describe() *load.Setup {
 	s := map[string]any{
 		"gzip":            t.cfg.Gzip,
 		"dedup":           t.dedup > 0,
@@ -253,7 +272,7 @@ func (t *Target) Describe() load.Setup {
 	if t.dedup >= 0 {
 		s["dedup.minScrapeInterval"] = t.dedup.String()
 	}
-	return load.Setup{URL: strings.Join(t.cfg.URLs, ","), Database: "db=" + t.cfg.DBName, Settings: s}
+	return &load.Setup{URL: strings.Join(t.cfg.URLs, ","), Database: "db=" + t.cfg.DBName, Settings: s}
 }
 
 // ServerVersion is vm_app_version's version label on /metrics
