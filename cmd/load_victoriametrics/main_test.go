@@ -14,8 +14,8 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/owndatatest"
 	"github.com/tsload/tsload/internal/vmtest"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // The loader's tests run against the real VictoriaMetrics of
@@ -27,16 +27,16 @@ func TestMain_Load(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("cpu,h=a v=1 1451606400000000000\ncpu,h=b v=2 1451606400000000000\nmem,h=a f=1i 1451606401000000000\n"), 0o644)
-	results := filepath.Join(dir, "r.json")
+	resultsPath := filepath.Join(dir, "r.json")
 	var stderr bytes.Buffer
 	err := loadcli.Run(context.Background(), spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
-		"--db-name", db, "--results-file", results}, nil, &stderr)
+		"--db-name", db, "--results-file", resultsPath}, nil, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	raw, _ := os.ReadFile(results)
-	var res load.Results
-	if err := json.Unmarshal(raw, &res); err != nil || res.Status != load.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
+	raw, _ := os.ReadFile(resultsPath)
+	var res results.Results
+	if err := json.Unmarshal(raw, &res); err != nil || res.Status != results.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
 		t.Fatalf("results %+v %v\n%s", res, err, stderr.String())
 	}
 	if res.Setup == nil || res.Setup.Settings["dedup.minScrapeInterval"] != "1ms" || res.Setup.Database != "db="+db {
@@ -84,18 +84,18 @@ func TestMain_Refused(t *testing.T) {
 		fmt.Fprintf(&b, "cpu,h=h%d v=%si %d\n", i, v, 1451606400000000000+1000000*int64(i))
 	}
 	os.WriteFile(in, []byte(b.String()), 0o644)
-	results := filepath.Join(dir, "r.json")
+	resultsPath := filepath.Join(dir, "r.json")
 	var stderr bytes.Buffer
 	err := loadcli.Run(context.Background(), spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
-		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", results}, nil, &stderr)
+		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, nil, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "line 58") || !strings.Contains(err.Error(), "value out of range") {
 		t.Fatalf("err = %v, want the server's reason for line 58\n%s", err, stderr.String())
 	}
-	raw, _ := os.ReadFile(results)
-	var res load.Results
+	raw, _ := os.ReadFile(resultsPath)
+	var res results.Results
 	json.Unmarshal(raw, &res)
 	held, _ := vmtest.Rows(t, base, db, "cpu_v")
-	if res.Status != load.StatusFailed || res.Rows != 50 || held != 50 {
+	if res.Status != results.StatusFailed || res.Rows != 50 || held != 50 {
 		t.Fatalf("results %+v; server holds %d", res, held)
 	}
 }
@@ -125,14 +125,14 @@ func TestParquet(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range gentest.ParquetCases(t, dir) {
 		t.Run(c.Name, func(t *testing.T) {
-			results := filepath.Join(dir, c.Name+".json")
-			args := []string{"load_victoriametrics", "--file", c.Path, "--workers", "2", "--batch-size", "300", "--results-file", results, "--urls", base, "--db-name", db}
+			resultsPath := filepath.Join(dir, c.Name+".json")
+			args := []string{"load_victoriametrics", "--file", c.Path, "--workers", "2", "--batch-size", "300", "--results-file", resultsPath, "--urls", base, "--db-name", db}
 			if c.Table == "sample" {
-				loadtest.RunCLI(t, spec(), args, results, "has a part finer than a millisecond")
+				loadtest.RunCLI(t, spec(), args, resultsPath, "has a part finer than a millisecond")
 				return
 			}
-			r := loadtest.RunCLI(t, spec(), args, results, "")
-			res := loadtest.ReadResults(t, results)
+			r := loadtest.RunCLI(t, spec(), args, resultsPath, "")
+			res := loadtest.ReadResults(t, resultsPath)
 			if res.Format != "parquet" || res.Rows != c.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[c.Table] != c.Rows {
 				t.Fatalf("format %s rows %d/%d verify %+v\n%s", res.Format, res.Rows, c.Rows, res.Verify, r.Stderr)
 			}

@@ -247,6 +247,9 @@ func (s TargetSuite) csvTimes(t *testing.T, table string) {
 				t.Errorf("the database holds %d rows, %d distinct, want %d", n, keys, rows)
 			}
 			res := ReadResults(t, r.Results)
+			if _, err := tg.Content(context.Background(), nil); errors.Is(err, errors.ErrUnsupported) {
+				return // verified by count: the instants are not read back
+			}
 			if len(res.Verify.Content) != 1 {
 				t.Fatalf("content checks %+v (%s)", res.Verify.Content, res.Verify.Note)
 			}

@@ -25,23 +25,11 @@ import (
 // server loses acknowledged rows to a SIGKILL.
 func TestFaults(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	newTarget := func(url, db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-		return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-			tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { tg.Close() })
-			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
-		}
-	}
 	loadtest.FaultSuite{
-		Loader:   "load_victoriametrics",
-		Upstream: base,
-		New:      newTarget(base, db),
-		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
-			return vmtest.Rows(t, base, db, table+"_v")
-		},
+		Loader:    "load_victoriametrics",
+		Upstream:  base,
+		New:       faultTarget(db),
+		Rows:      faultRows(base, db),
 		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=99999999999999999999", 1) },
 		RefuseErr: []string{"400", "value out of range"},
 	}.Run(t, "vm")

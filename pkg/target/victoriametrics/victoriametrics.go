@@ -50,6 +50,7 @@ import (
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
@@ -263,7 +264,7 @@ func (t *Target) InDoubt(ctx context.Context, _ []string) (load.InDoubt, error) 
 
 // Describe: the URLs, the db label, and the server's deduplication
 // interval.
-func (t *Target) Describe() *load.Setup {
+func (t *Target) Describe() *results.Setup {
 	s := map[string]any{
 		"gzip":            t.cfg.Gzip,
 		"dedup":           t.dedup > 0,
@@ -272,7 +273,7 @@ func (t *Target) Describe() *load.Setup {
 	if t.dedup >= 0 {
 		s["dedup.minScrapeInterval"] = t.dedup.String()
 	}
-	return &load.Setup{URL: strings.Join(t.cfg.URLs, ","), Database: "db=" + t.cfg.DBName, Settings: s}
+	return &results.Setup{URL: strings.Join(t.cfg.URLs, ","), Database: "db=" + t.cfg.DBName, Settings: s}
 }
 
 // ServerVersion is vm_app_version's version label on /metrics
