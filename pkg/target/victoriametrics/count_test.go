@@ -142,3 +142,53 @@ func TestRefusedSubMillisecond(t *testing.T) {
 		t.Fatalf("%d rows counted", f.Res.Rows)
 	}
 }
+
+// changer is a target whose writer changes one value of the batch (the
+// row is there, with another value): a count passes, content must not.
+type changer struct{ *Target }
+
+func (c changer) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w, err := c.Target.NewWriter(ctx, worker)
+	return changeWriter{w}, err
+}
+
+type changeWriter struct{ load.Writer }
+
+func (w changeWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	c := *b
+	c.Data = bytes.Replace(b.Data, []byte("c=3 "), []byte("c=3.5 "), 1)
+	return w.Writer.Write(ctx, &c)
+}
+
+// TestContentChangedValueFails: --verify content fails on a changed value
+// that the count cannot see, and passes on the same rows sent as read.
+func TestContentChangedValueFails(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	data, rows := sparseLines()
+	path := writeFile(t, "content.ilp", data)
+	run := func(wrap func(*Target) load.Target) loadtest.Run {
+		tg, err := New(Config{URLs: []string{base}, Precision: "ns", DBName: db, RequestTimeout: 30 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		cfg := loadtest.FaultConfig(path, 7, 2)
+		cfg.VerifyContent = true
+		cfg.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+		cfg.Loader, cfg.Target = "load_victoriametrics", "victoriametrics"
+		var target load.Target = tg
+		if wrap != nil {
+			target = wrap(tg)
+		}
+		return loadtest.RunLoad(t, cfg, target)
+	}
+	f := run(nil)
+	f.Exact(t, rows)
+	if !strings.Contains(f.Log, "verify content OK") {
+		t.Fatalf("content not verified:\n%s", f.Log)
+	}
+	f = run(func(tg *Target) load.Target { return changer{tg} })
+	if f.Err == nil || !strings.Contains(f.Log, "m_c") && !strings.Contains(f.Log, `field "c"`) && !strings.Contains(f.Log, "c:") {
+		t.Fatalf("a changed value passed content verification: %v\n%s", f.Err, f.Log)
+	}
+}

@@ -28,11 +28,32 @@ func TestFaults(t *testing.T) {
 	loadtest.FaultSuite{
 		Loader:    "load_victoriametrics",
 		Upstream:  base,
-		New:       faultTarget(db),
-		Rows:      faultRows(base, db),
+		New:       suiteTarget(db),
+		Rows:      suiteRows(base, db),
 		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=99999999999999999999", 1) },
 		RefuseErr: []string{"400", "value out of range"},
 	}.Run(t, "vm")
+}
+
+// suiteTarget is a target writing to the server at proxy into db label
+// db, for the shared suites.
+func suiteTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+		tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	}
+}
+
+// suiteRows counts, from the server's export, the samples of the suites'
+// field v of table and their distinct (host, time).
+func suiteRows(base, db string) func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+	return func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+		return vmtest.Rows(t, base, db, table+"_v")
+	}
 }
 
 // TestKilledServer kills a private VictoriaMetrics with SIGKILL a fifth of

@@ -47,7 +47,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
@@ -232,11 +231,6 @@ func (t *Target) Overwrites() bool {
 		}
 	}
 	return t.dedup > 0
-}
-
-// Content: the target verifies row counts only (errors.ErrUnsupported).
-func (t *Target) Content(context.Context, []fingerprint.Query) (map[string]*fingerprint.Table, error) {
-	return nil, errors.ErrUnsupported
 }
 
 // Hooks declares the target's optional behaviours (load.Hooks).
