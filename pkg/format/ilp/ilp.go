@@ -30,6 +30,11 @@
 // strconv's 'g', -1 form, which the Encoder uses). Any other row is written
 // by the Encoder itself in strict mode. Tests check that both paths give
 // identical bytes and that every line decodes.
+//
+// # QuestDB's binary doubles
+//
+// AppendBinaryDoubles rewrites a line for QuestDB's line protocol version 2,
+// each plain-decimal double field as its 8 bytes (binary.go).
 package ilp
 
 import (

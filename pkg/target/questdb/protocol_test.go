@@ -139,7 +139,7 @@ func readDoubles(t *testing.T, pg, table string, n int) []float64 {
 	return out
 }
 
-// TestProtocolVersionDecided: auto takes the highest version /settings
+// TestProtocolVersionDecided: the default is 1 without asking; auto takes the highest version /settings
 // lists (inside "config", or at the top level as before 9.x), 1 without
 // /settings and over TCP (without asking); a version given must be listed.
 func TestProtocolVersionDecided(t *testing.T) {
@@ -172,6 +172,9 @@ func TestProtocolVersionDecided(t *testing.T) {
 			w.Write([]byte(tc.settings))
 		}))
 		cfg := Config{URL: srv.URL, PG: "postgres://a@127.0.0.1/qdb", ProtocolVersion: tc.given}
+		if tc.given == 0 {
+			cfg.ProtocolVersion = ProtocolAuto // 0 in the table: auto
+		}
 		if tc.tcp {
 			cfg.Transport, cfg.TCPAddr = TCP, "127.0.0.1:1"
 		}
@@ -191,4 +194,9 @@ func TestProtocolVersionDecided(t *testing.T) {
 		tg.Close()
 		srv.Close()
 	}
+	tg, _ := New(Config{URL: "http://127.0.0.1:1", PG: "postgres://a@127.0.0.1/qdb"})
+	if v, err := tg.ProtocolVersion(context.Background()); v != 1 || err != nil {
+		t.Errorf("default: %d %v, want 1 without asking", v, err)
+	}
+	tg.Close()
 }

@@ -100,8 +100,9 @@ type Config struct {
 	// UseCase names a pkg/usecase use case whose tables Prepare creates.
 	UseCase string
 	// ProtocolVersion is the line protocol version written: ProtocolAuto
-	// (0: as QuestDB's clients decide), 1 (text, as the input holds it), 2
-	// or 3 (doubles in binary form; see ProtocolVersion).
+	// (as QuestDB's clients decide), 1 (text, as the input holds it; 0
+	// means DefaultProtocolVersion), 2 or 3 (doubles in binary form; see
+	// Target.ProtocolVersion).
 	ProtocolVersion int
 	// WALTimeout bounds Count's wait for the WAL to be applied.
 	WALTimeout time.Duration
@@ -180,8 +181,11 @@ func New(cfg Config) (*Target, error) {
 	if err := oneServer(cfg); err != nil {
 		return nil, err
 	}
+	if cfg.ProtocolVersion == 0 {
+		cfg.ProtocolVersion = DefaultProtocolVersion
+	}
 	if cfg.ProtocolVersion < ProtocolAuto || cfg.ProtocolVersion > ProtocolMax {
-		return nil, load.Settingf("questdb: {ProtocolVersion} %d: want auto, 1, 2 or 3", cfg.ProtocolVersion)
+		return nil, load.Settingf("questdb: {ProtocolVersion} %d: want auto (ProtocolAuto), 1, 2 or 3", cfg.ProtocolVersion)
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
