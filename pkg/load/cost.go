@@ -14,7 +14,23 @@ type Size struct {
 	// Refresh is how often the server recomputes the figure (0: on every
 	// query); a size counts as settled only once unchanged for longer.
 	Refresh time.Duration
+	// Mark says the figure is not a plain measure of the rows' storage
+	// (MarkLowerBound, MarkPreallocated; "" when it is). A MarkLowerBound
+	// given for rows not yet in files is dropped once FlushStorage
+	// succeeded. DataBytes is the data's own size beside it, where the
+	// database can tell it (0: it cannot).
+	Mark      string
+	DataBytes int64
 }
+
+// Marks of a footprint that is not a plain measure of the rows' storage.
+const (
+	// MarkLowerBound: some rows are not counted (held in a cache or WAL).
+	MarkLowerBound = "lower bound"
+	// MarkPreallocated: files are counted as allocated, pages not yet
+	// filled included.
+	MarkPreallocated = "includes preallocation"
+)
 
 // Cost is what a load cost: storage after it, the server's resources
 // during it, the loader's own.
@@ -56,6 +72,11 @@ type Footprint struct {
 	// input, read whole).
 	InputRatio           float64 `json:"input_ratio"`
 	CompressedInputRatio float64 `json:"compressed_input_ratio,omitempty"`
+	// Mark is the Size's Mark: the figures are a lower bound, or include
+	// preallocated space (then DataBytes is the data's own size where the
+	// database can tell it). Compare marked figures with care.
+	Mark      string `json:"mark,omitempty"`
+	DataBytes int64  `json:"data_bytes,omitempty"`
 	// DataDirBytes is the size of the server's data directory (whole
 	// server) when one was given, beside the database's own accounting.
 	DataDirBytes int64  `json:"data_dir_bytes,omitempty"`

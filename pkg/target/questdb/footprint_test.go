@@ -55,7 +55,7 @@ func TestIntegrationFootprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d rows: %d bytes; %d rows: %d bytes (%s)", n, sa.Bytes, 2*n, sb.Bytes, sa.Method)
-	if sa.Bytes <= 0 || sb.Bytes <= sa.Bytes || both.Bytes != sa.Bytes+sb.Bytes || sa.Method != footprintMethod {
+	if sa.Bytes <= 0 || sb.Bytes <= sa.Bytes || both.Bytes != sa.Bytes+sb.Bytes || sa.Method != footprintMethod || sa.Mark != load.MarkPreallocated {
 		t.Errorf("footprints %+v (N), %+v (2N), %+v (both)", sa, sb, both)
 	}
 	if _, err := tg.Footprint(ctx, []string{a + "_absent"}); err == nil || !strings.Contains(err.Error(), "does not list") {
