@@ -310,12 +310,8 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 	y := s.header(title, context)
 	var items []legendItem
 	if len(groups) > 1 || groups[0] != "" {
-		var keyNames []string
-		for _, k := range t.Keys[1:] {
-			keyNames = append(keyNames, GroupKeys[k])
-		}
-		for g, name := range groups {
-			items = append(items, legendItem{strings.Join(keyNames, ", ") + " " + name, palette[g%len(palette)], "bar"})
+		for g, name := range groupLabels(t, groups, gi) {
+			items = append(items, legendItem{name, palette[g%len(palette)], "bar"})
 		}
 	}
 	y = s.legend(items, y)

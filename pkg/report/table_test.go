@@ -250,13 +250,17 @@ func TestTableShowsRetries(t *testing.T) {
 			runs[i].Retries = 4
 			runs[i].Errors = 1
 		}
+		if runs[i].Target == "influx" {
+			runs[i].Flags = map[string]any{"api": "v3"}
+		}
 	}
 	tab := Summarize(runs, []string{"target"})
 	var md strings.Builder
 	if err := tab.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 75.0 | 4 / 1 |", "| 50.0 | 0 / 0 |", "- timescale: 4 retries in 1 of 1 runs: its rows/s and p99 include the retries' back-off"} {
+	for _, want := range []string{"| 75.0 | 4 / 1 |", "| 50.0 | 0 / 0 |", "- timescale: 4 retries in 1 of 1 runs: its rows/s and p99 include the retries' back-off",
+		"- influx: an InfluxDB 3 write is acknowledged after the server's next WAL flush"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
