@@ -48,7 +48,7 @@
 #   questdb    $TSLOAD_QUESTDB_HTTP (default http://127.0.0.1:9000), GET /ping
 #   cnosdb     $CNOSDB_URL (default http://127.0.0.1:8902), GET /api/v1/ping; with
 #              CNOSDB_URL unset and no server up, scripts/start_cnosdb.sh starts the
-#              local one (it needs the server binary: see the README's CnosDB section)
+#              local one (it needs the server binary: see docs/servers.md, CnosDB)
 # Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
 # TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
 #
