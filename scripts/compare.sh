@@ -50,7 +50,7 @@
 #   questdb    $TSLOAD_QUESTDB_HTTP (default http://127.0.0.1:9000), GET /ping
 #   cnosdb     $CNOSDB_URL (default http://127.0.0.1:8902), GET /api/v1/ping; with
 #              CNOSDB_URL unset and no server up, scripts/start_cnosdb.sh starts the
-#              local one (it needs the server binary: see the README's CnosDB section)
+#              local one (it needs the server binary: see docs/servers.md, CnosDB)
 #   victoriametrics $TSLOAD_VM_URL (default http://127.0.0.1:8428), GET /health; with
 #              TSLOAD_VM_URL unset and no server up, scripts/start_victoriametrics.sh starts
 #              the local one (building it once from its Go module)

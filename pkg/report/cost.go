@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,16 +33,23 @@ type CellCost struct {
 	// NotMeasured are the reasons given by runs that did not measure a
 	// figure ("server: remote server db:5432"), once each.
 	NotMeasured []string
+	// Marks are the footprint marks of the runs that measured it
+	// (results.MarkLowerBound, results.MarkPreallocated), once each; DataBytes
+	// the data's own size beside a marked size, where the database told
+	// it (DataRuns runs).
+	Marks     []string
+	DataBytes Spread
+	DataRuns  int
 }
 
 // costColumns follow valueColumns when some run has costs.
 var costColumns = []string{"MB on disk", "bytes/row", "server CPU-s/M rows", "server peak RSS MB", "loader CPU-s/M rows"}
 
-var csvCostColumns = []string{"disk_bytes", "bytes_per_row", "server_cpu_s_per_million_rows", "server_rss_peak_bytes", "loader_cpu_s_per_million_rows"}
+var csvCostColumns = []string{"disk_bytes", "bytes_per_row", "server_cpu_s_per_million_rows", "server_rss_peak_bytes", "loader_cpu_s_per_million_rows", "footprint_mark", "data_bytes"}
 
 // computeCost fills c.Cost from the ok runs that carry costs.
 func (c *Cell) computeCost() {
-	var bytes, perRow, cpu, rss, loader []float64
+	var bytes, perRow, cpu, rss, loader, data []float64
 	seen := map[string]bool{}
 	note := func(what, why string) {
 		if s := what + ": " + why; !seen[s] {
@@ -65,9 +73,18 @@ func (c *Cell) computeCost() {
 			note("footprint", fp.NotMeasured+" ("+fp.Error+")")
 		case fp.NotMeasured != "":
 			note("footprint", fp.NotMeasured)
+		case fp.SettledBytes == 0 && fp.Rows > 0:
+			// Results written before a zero size was refused as a figure.
+			note("footprint", "the database reported 0 bytes for the loaded rows (not yet in the files it counts)")
 		default:
 			bytes = append(bytes, float64(fp.SettledBytes))
 			perRow = append(perRow, fp.BytesPerRow)
+			if fp.Mark != "" && !slices.Contains(c.Cost.Marks, fp.Mark) {
+				c.Cost.Marks = append(c.Cost.Marks, fp.Mark)
+			}
+			if fp.DataBytes > 0 {
+				data = append(data, float64(fp.DataBytes))
+			}
 			if fp.SettleSeconds > 0 && !fp.Settled {
 				c.Cost.Unsettled++
 			}
@@ -89,6 +106,8 @@ func (c *Cell) computeCost() {
 	}
 	k := c.Cost
 	k.Bytes, k.BytesPerRow, k.FootprintRuns = spreadOf(bytes), spreadOf(perRow), len(bytes)
+	k.DataBytes, k.DataRuns = spreadOf(data), len(data)
+	sort.Strings(k.Marks)
 	k.ServerCPUPerMRows, k.ServerRSSPeak, k.ServerRuns = spreadOf(cpu), spreadOf(rss), len(cpu)
 	k.LoaderCPUPerMRows, k.LoaderRuns = spreadOf(loader), len(loader)
 	sort.Strings(k.NotMeasured)
@@ -122,6 +141,10 @@ func (c *Cell) costRow() []string {
 		if k.Unsettled > 0 {
 			row[0] += " (still changing)"
 		}
+		if m := k.markText(); m != "" {
+			row[0] += " (" + m + ")"
+			row[1] = k.markSign() + row[1]
+		}
 	}
 	if k.ServerRuns > 0 {
 		row[2] = strconv.FormatFloat(k.ServerCPUPerMRows.Median, 'f', 2, 64)
@@ -144,6 +167,10 @@ func (c *Cell) csvCostRow() []string {
 	if k.FootprintRuns > 0 {
 		row[0] = plain(k.Bytes.Median)
 		row[1] = strconv.FormatFloat(k.BytesPerRow.Median, 'f', 2, 64)
+		row[5] = strings.Join(k.Marks, "; ")
+		if k.DataRuns > 0 {
+			row[6] = plain(k.DataBytes.Median)
+		}
 	}
 	if k.ServerRuns > 0 {
 		row[2] = strconv.FormatFloat(k.ServerCPUPerMRows.Median, 'f', 3, 64)
@@ -153,6 +180,34 @@ func (c *Cell) csvCostRow() []string {
 		row[4] = strconv.FormatFloat(k.LoaderCPUPerMRows.Median, 'f', 3, 64)
 	}
 	return row
+}
+
+// markText is the cell's footprint marks, with the data's own size beside
+// them when known ("" when unmarked).
+func (k *CellCost) markText() string {
+	if len(k.Marks) == 0 {
+		return ""
+	}
+	s := strings.Join(k.Marks, ", ")
+	if k.DataRuns > 0 {
+		s += "; the data itself " + strconv.FormatFloat(k.DataBytes.Median/1e6, 'f', 1, 64) + " MB"
+	}
+	return s
+}
+
+// markSign prefixes a marked bytes/row figure: "≥" for a lower bound, "*"
+// for a size that includes preallocated space.
+func (k *CellCost) markSign() string {
+	sign := ""
+	for _, m := range k.Marks {
+		switch m {
+		case results.MarkLowerBound:
+			sign += "≥"
+		default:
+			sign += "*"
+		}
+	}
+	return sign
 }
 
 // costNotes lists, under a table, why figures were not measured.

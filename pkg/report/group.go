@@ -41,8 +41,9 @@ func apiOf(r Run) string {
 }
 
 // serverNoise is what a server version string says beyond the version: a
-// parenthesized build note, the JVM, a commit hash.
-var serverNoise = regexp.MustCompile(`\s*\([^)]*\)|,\s*(JDK|Commit Hash)[^,]*`)
+// parenthesized build note, the JVM, a commit hash or revision (CnosDB's
+// "revision UNKNOWN").
+var serverNoise = regexp.MustCompile(`\s*\([^)]*\)|,\s*(JDK|Commit Hash|revision)[^,]*`)
 
 // serverKey is a run's server in a few words: "QuestDB 9.3.4",
 // "PostgreSQL 15.8, TimescaleDB 2.28.3", "InfluxDB 1.6.7" ("" when not

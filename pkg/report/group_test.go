@@ -52,7 +52,7 @@ func TestDefaultGroupOneRowPerServer(t *testing.T) {
 			mdRows = append(mdRows, strings.TrimPrefix(cells[0], "| ")+" / "+cells[1])
 		}
 	}
-	want := []string{"cnosdb / CnosDB 2.4.2, revision UNKNOWN", "influx / InfluxDB 1.6.7~rc0", "influx / InfluxDB v2.7.12",
+	want := []string{"cnosdb / CnosDB 2.4.2", "influx / InfluxDB 1.6.7~rc0", "influx / InfluxDB v2.7.12",
 		"questdb / QuestDB 9.3.4", "timescale / PostgreSQL 15.18, no TimescaleDB"}
 	if strings.Join(mdRows, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("table rows:\n%s\nwant:\n%s\n%s", strings.Join(mdRows, "\n"), strings.Join(want, "\n"), md.String())

@@ -226,10 +226,7 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 	dataWidth := plotWidth - 1.5*vg.Inch
 	slot := dataWidth / vg.Length(len(xs))
 	w := slot * 0.8 / vg.Length(len(groups))
-	groupTitle := ""
-	for _, k := range t.Keys[1:] {
-		groupTitle += GroupKeys[k] + " "
-	}
+	names := groupLabels(t, groups, gi)
 	var labels plotter.XYLabels
 	for g := range groups {
 		bars, err := plotter.NewBarChart(values[g], w)
@@ -243,7 +240,7 @@ func BarsPlot(t *Table, m Metric) (*plot.Plot, error) {
 		if wb := whiskerBars(values[g], spreads[g], present[g], (float64(g)-float64(len(groups)-1)/2)*float64(w)/float64(slot)); wb != nil {
 			p.Add(wb)
 		}
-		name := strings.TrimSpace(groupTitle + groups[g])
+		name := names[g]
 		if name == "" {
 			name = "median " + m.label()
 		}
@@ -385,4 +382,25 @@ func barAxes(t *Table) (xs []string, xi map[string]int, groups []string, gi map[
 		}
 	}
 	return xs, xi, groups, gi
+}
+
+// groupLabels names each bar group of t for a legend by its keys and
+// values ("server QuestDB 9.3.4, API http"), leaving out a key a group has
+// no value for (an API the target does not have); "" when no key names it.
+func groupLabels(t *Table, groups []string, gi map[string]int) []string {
+	labels := make([]string, len(groups))
+	for _, c := range t.Cells {
+		g := gi[strings.Join(c.Key[1:], ", ")]
+		if labels[g] != "" {
+			continue
+		}
+		var parts []string
+		for i, k := range t.Keys[1:] {
+			if v := c.Key[1+i]; v != "" {
+				parts = append(parts, GroupKeys[k]+" "+v)
+			}
+		}
+		labels[g] = strings.Join(parts, ", ")
+	}
+	return labels
 }

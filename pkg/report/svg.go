@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -273,6 +274,7 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 		bars[g] = make([]*bar, len(xs))
 	}
 	maxV, minRuns, maxRuns := 0.0, math.MaxInt, 0
+	var marked []string // the marks of the bars drawn
 	for i := range t.Cells {
 		c := &t.Cells[i]
 		s := c.RowsPerSec
@@ -308,12 +310,8 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 	y := s.header(title, context)
 	var items []legendItem
 	if len(groups) > 1 || groups[0] != "" {
-		var keyNames []string
-		for _, k := range t.Keys[1:] {
-			keyNames = append(keyNames, GroupKeys[k])
-		}
-		for g, name := range groups {
-			items = append(items, legendItem{strings.Join(keyNames, ", ") + " " + name, palette[g%len(palette)], "bar"})
+		for g, name := range groupLabels(t, groups, gi) {
+			items = append(items, legendItem{name, palette[g%len(palette)], "bar"})
 		}
 	}
 	y = s.legend(items, y)
@@ -379,14 +377,59 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 				s.line(mid-cap, hi, mid+cap, hi, `stroke="#222" stroke-width="1.5"`)
 				s.line(mid-cap, lo, mid+cap, lo, `stroke="#222" stroke-width="1.5"`)
 			}
-			if v := thousands(b.s.Median); fontWidth(v, tickSize, false) <= slot/float64(len(groups))-2 {
-				s.text(mid, hi-5, tickSize, "middle", ` class="value"`, v)
+			sign := ""
+			if m == MetricBytesPerRow && b.cell.Cost != nil {
+				sign = b.cell.Cost.markSign()
+				if sign != "" {
+					marked = append(marked, b.cell.Cost.Marks...)
+				}
 			}
+			s.barValue(mid, hi, f.y(0), slot/float64(len(groups))-2, sign, b.s.Median)
 		}
 	}
 	s.line(f.left, f.y(0), f.left+f.width, f.y(0), `stroke="#333" stroke-width="1"`)
 	s.text(f.left+f.width/2, bottom-chartPad-labelSize*0.3, labelSize, "middle", ` class="axis-title"`, xTitle)
+	if len(marked) > 0 {
+		// What a marked bar is, under the axis title.
+		var notes []string
+		for _, mk := range []string{results.MarkLowerBound, results.MarkPreallocated} {
+			if slices.Contains(marked, mk) {
+				notes = append(notes, (&CellCost{Marks: []string{mk}}).markSign()+" "+mk)
+			}
+		}
+		s.text(chartPad, bottom+tickSize, tickSize, "start", ` class="note"`, "marked bars: "+strings.Join(notes, "; ")+" (not comparable as they are)")
+		bottom += tickSize * 1.8
+	}
 	return s.finish(bottom, title), nil
+}
+
+// barValue writes a bar's value above its whisker top hi: comma-grouped
+// when that fits the bar's room (w), else compact (1.2M); a value neither
+// form fits is turned upright inside the bar, from its foot (base).
+func (s *svgBuilder) barValue(x, hi, base, w float64, sign string, v float64) {
+	for _, t := range []string{thousands(v), compact(v)} {
+		if fontWidth(sign+t, tickSize, false) <= w {
+			s.text(x, hi-5, tickSize, "middle", ` class="value"`, sign+t)
+			return
+		}
+	}
+	t := sign + compact(v)
+	if fontWidth(t, tickSize, false)+8 > base-hi {
+		return // a bar too short to hold it
+	}
+	fmt.Fprintf(&s.b, `<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="#fff" transform="rotate(-90 %s %s)" class="value">%s</text>`+"\n",
+		num(x+tickSize*0.35), num(base-4), num(tickSize), num(x+tickSize*0.35), num(base-4), html.EscapeString(t))
+}
+
+// compact formats v with k or M for thousands or millions (1.2M, 264k).
+func compact(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', 0, 64) + "k"
+	}
+	return thousands(v)
 }
 
 // RateSVG draws one run's rate per reporting period over the seconds since

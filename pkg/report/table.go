@@ -248,18 +248,37 @@ const tableLegend = "rows/s and metrics/s: median and min–max across runs; p99
 	"retries / errors: batches re-sent after a retryable error and batches or rows that failed, min–max across runs; verified rows: what the database counted afterwards."
 
 // retryNotes says, for each cell whose runs retried, that its rates and
-// latency include the retries' back-off.
+// latency include the retries' back-off; and for a cell of durable
+// InfluxDB 3 writes, what bounds their rate.
 func (t *Table) retryNotes() []string {
 	var notes []string
 	for i := range t.Cells {
 		c := &t.Cells[i]
-		if !c.OK() || c.RetriedRuns == 0 {
+		if !c.OK() {
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("%s: %s retries in %d of %d runs: its rows/s and p99 include the retries' back-off (the loader's summary names each retry's error)",
-			strings.Join(c.Key, ", "), rangeText(c.Retries, thousands), c.RetriedRuns, len(c.Runs)))
+		if c.RetriedRuns > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %s retries in %d of %d runs: its rows/s and p99 include the retries' back-off (the loader's summary names each retry's error)",
+				strings.Join(c.Key, ", "), rangeText(c.Retries, thousands), c.RetriedRuns, len(c.Runs)))
+		}
+		if durableV3(c.Runs) {
+			notes = append(notes, strings.Join(c.Key, ", ")+": an InfluxDB 3 write is acknowledged after the server's next WAL flush (1 s by default), "+
+				"so each worker sends about one batch a second: rows/s is near batch size × workers, not the server's capacity "+
+				"(larger batches and more workers raise it; --no-sync answers before the flush and may lose acknowledged rows; docs/results.md)")
+		}
 	}
 	return notes
+}
+
+// durableV3 reports whether runs wrote through InfluxDB 3's API and waited
+// for its WAL (no --no-sync).
+func durableV3(runs []Run) bool {
+	for _, r := range runs {
+		if apiOf(r) != "v3" || flagValue(r.Flags["no-sync"]) == "true" {
+			return false
+		}
+	}
+	return len(runs) > 0
 }
 
 // thousands formats v rounded to an integer with comma separators.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -225,8 +226,8 @@ func TestTableCost(t *testing.T) {
 	for _, c := range tab.Cells {
 		row := c.costRow()
 		switch c.Key[0] {
-		case "questdb": // 120 MB for 1M rows, 2.5 server CPU-s, 900 MB peak
-			if strings.Join(row, "|") != "120.0|120.0|2.50|900|1.10" {
+		case "questdb": // 120 MB for 1M rows, 2.5 server CPU-s, 900 MB peak; files counted as allocated
+			if strings.Join(row, "|") != "120.0 (includes preallocation)|*120.0|2.50|900|1.10" {
 				t.Errorf("questdb %v", row)
 			}
 		case "influx":
@@ -249,13 +250,17 @@ func TestTableShowsRetries(t *testing.T) {
 			runs[i].Retries = 4
 			runs[i].Errors = 1
 		}
+		if runs[i].Target == "influx" {
+			runs[i].Flags = map[string]any{"api": "v3"}
+		}
 	}
 	tab := Summarize(runs, []string{"target"})
 	var md strings.Builder
 	if err := tab.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 75.0 | 4 / 1 |", "| 50.0 | 0 / 0 |", "- timescale: 4 retries in 1 of 1 runs: its rows/s and p99 include the retries' back-off"} {
+	for _, want := range []string{"| 75.0 | 4 / 1 |", "| 50.0 | 0 / 0 |", "- timescale: 4 retries in 1 of 1 runs: its rows/s and p99 include the retries' back-off",
+		"- influx: an InfluxDB 3 write is acknowledged after the server's next WAL flush"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -270,6 +275,44 @@ func TestTableShowsRetries(t *testing.T) {
 	for _, want := range []string{"<td class=\"num\">4 / 1</td>", "<li>timescale: 4 retries in 1 of 1 runs"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
+
+// A footprint that is not a measurement of the rows' storage never shows
+// as a plain figure: a 0-byte size of loaded rows (results written before
+// the runner refused it) is "not measured" with the reason, and a bar of
+// a marked size carries its sign and a note under the chart.
+func TestFootprintNotAFigure(t *testing.T) {
+	runs, err := ReadFiles(globT(t, "testdata/cost/*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range runs {
+		if fp := runs[i].Cost.Footprint; runs[i].Target == "influx" {
+			fp.SettledBytes, fp.AfterLoadBytes, fp.BytesPerRow = 0, 0, 0
+		}
+	}
+	tab := Summarize(runs, []string{"target"})
+	for _, c := range tab.Cells {
+		if c.Key[0] == "influx" {
+			if row := c.costRow(); row[0] != "not measured" || row[1] != "not measured" {
+				t.Errorf("0 bytes shown as %v", row)
+			}
+		}
+	}
+	if !slices.ContainsFunc(tab.costNotes(), func(n string) bool {
+		return strings.HasPrefix(n, "influx: not measured: footprint: the database reported 0 bytes")
+	}) {
+		t.Errorf("notes %q lack the 0-byte footprint", tab.costNotes())
+	}
+	svg, err := BarsSVG(tab, MetricBytesPerRow, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">*120<", "marked bars: * includes preallocation"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("bytes/row bars lack %q", want)
 		}
 	}
 }

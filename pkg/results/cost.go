@@ -40,6 +40,11 @@ type Footprint struct {
 	// input, read whole).
 	InputRatio           float64 `json:"input_ratio"`
 	CompressedInputRatio float64 `json:"compressed_input_ratio,omitempty"`
+	// Mark is the Size's Mark: the figures are a lower bound, or include
+	// preallocated space (then DataBytes is the data's own size where the
+	// database can tell it). Compare marked figures with care.
+	Mark      string `json:"mark,omitempty"`
+	DataBytes int64  `json:"data_bytes,omitempty"`
 	// DataDirBytes is the size of the server's data directory (whole
 	// server) when one was given, beside the database's own accounting.
 	DataDirBytes int64  `json:"data_dir_bytes,omitempty"`
@@ -91,3 +96,12 @@ type PeriodServer struct {
 	ReadBytes  int64   `json:"read_bytes"`  // in the period
 	WriteBytes int64   `json:"write_bytes"` // in the period
 }
+
+// Marks of a footprint that is not a plain measure of the rows' storage.
+const (
+	// MarkLowerBound: some rows are not counted (held in a cache or WAL).
+	MarkLowerBound = "lower bound"
+	// MarkPreallocated: files are counted as allocated, pages not yet
+	// filled included.
+	MarkPreallocated = "includes preallocation"
+)

@@ -253,7 +253,7 @@ func (r *run) footprintAfterLoad(ctx context.Context, tot totals, loadErr error)
 	}
 	tables := sortedKeys(tot.tables)
 	sz, err := r.footprint(ctx, tables)
-	fp := &results.Footprint{Tables: tables, Method: sz.Method, AfterLoadBytes: sz.Bytes, SettledBytes: sz.Bytes}
+	fp := &results.Footprint{Tables: tables, Method: sz.Method, AfterLoadBytes: sz.Bytes, SettledBytes: sz.Bytes, Mark: sz.Mark, DataBytes: sz.DataBytes}
 	r.cost.afterLoad, r.cost.afterErr, r.cost.refresh = fp, err, sz.Refresh
 }
 
@@ -341,7 +341,11 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 	flusher := r.hooks.FlushStorage != nil
 	d := r.cfg.Cost.FootprintSettle
 	if err != nil && (!flusher || d == 0) {
-		return &results.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method}
+		why := "the size query failed"
+		if flusher && d == 0 {
+			why += settleHint(flusher, d) // the rows may all be in its cache
+		}
+		return &results.Footprint{NotMeasured: why, Error: err.Error(), Method: fp.Method}
 	}
 	// measured: some size was read (after the load, or while settling:
 	// a server that counts flushed files only may have none before the
@@ -360,6 +364,8 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 			fp.Flush = what
 			if err != nil {
 				fp.Note = joinNote(fp.Note, "flushing failed: "+err.Error())
+			} else if fp.Mark == results.MarkLowerBound {
+				fp.Mark = "" // the rows the size left out are in its files now
 			}
 		}
 		every := min(max(d/10, 200*time.Millisecond), 2*time.Second)
@@ -381,6 +387,10 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 			if sz.Bytes != prev || !measured {
 				prev, since = sz.Bytes, time.Now()
 			}
+			if fp.Mark != "" || sz.Mark != results.MarkLowerBound {
+				fp.Mark = sz.Mark
+			}
+			fp.DataBytes = sz.DataBytes
 			measured = true
 		}
 		if !measured {
@@ -400,7 +410,25 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 		}
 	}
 	r.footprintRatios(fp)
+	if fp.SettledBytes == 0 && fp.Rows > 0 {
+		// Not a size: the rows are somewhere the accounting does not see
+		// yet (a cache, a WAL, files the server has not written).
+		return &results.Footprint{NotMeasured: fmt.Sprintf("the database reported 0 bytes for %d rows (not yet in the files it counts)%s", fp.Rows, settleHint(flusher, d)),
+			Method: fp.Method, Flush: fp.Flush, Note: fp.Note}
+	}
 	return fp
+}
+
+// settleHint says how to measure a size the database did not give right
+// after the load: wait for it (and flush first, when the target can).
+func settleHint(flusher bool, d time.Duration) string {
+	switch {
+	case d > 0:
+		return ""
+	case flusher:
+		return "; --footprint-settle 30s flushes the server's cache to its files and waits for the size"
+	}
+	return "; --footprint-settle 30s waits for the size"
 }
 
 // footprintRatios fills the per-row and per-input figures of fp.
@@ -488,7 +516,15 @@ func writeCost(w io.Writer, c *results.Cost) {
 				}
 				fmt.Fprintf(w, ", %s after %.1fs (%s)", mb(fp.SettledBytes), fp.SettleSeconds, state)
 			}
-			fmt.Fprintf(w, " [%s]: %.1f bytes/row", fp.Method, fp.BytesPerRow)
+			fmt.Fprintf(w, " [%s]", fp.Method)
+			if fp.Mark != "" {
+				fmt.Fprintf(w, " (%s", fp.Mark)
+				if fp.DataBytes > 0 {
+					fmt.Fprintf(w, "; the data itself %s", mb(fp.DataBytes))
+				}
+				fmt.Fprint(w, ")")
+			}
+			fmt.Fprintf(w, ": %.1f bytes/row", fp.BytesPerRow)
 			if fp.BytesPerMetric > 0 {
 				fmt.Fprintf(w, ", %.2f bytes/metric", fp.BytesPerMetric)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/procstat"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // costTarget is the fake with a server address and a storage accounting.
@@ -24,6 +25,8 @@ type costTarget struct {
 	sizes []int64 // successive Footprint answers; the last repeats
 	calls int
 	err   error
+	mark  string // the Size's Mark
+	data  int64  // the Size's DataBytes
 }
 
 func (c *costTarget) ServerAddr() string { return c.addr }
@@ -36,7 +39,7 @@ func (c *costTarget) Footprint(ctx context.Context, tables []string) (load.Size,
 	}
 	i := min(c.calls, len(c.sizes)-1)
 	c.calls++
-	return load.Size{Bytes: c.sizes[i], Method: "fake accounting"}, nil
+	return load.Size{Bytes: c.sizes[i], Method: "fake accounting", Mark: c.mark, DataBytes: c.data}, nil
 }
 
 var fixedProc = procstat.FS{Root: "../procstat/testdata/proc", PageSize: 4096}
@@ -249,9 +252,9 @@ type flushTarget struct {
 
 func (f *flushTarget) Footprint(ctx context.Context, tables []string) (load.Size, error) {
 	if !f.flushed {
-		return load.Size{Method: "fake files"}, errors.New("no rows in files yet")
+		return load.Size{Method: "fake files", Mark: f.mark}, errors.New("no rows in files yet")
 	}
-	return load.Size{Bytes: 4200, Method: "fake files"}, nil
+	return load.Size{Bytes: 4200, Method: "fake files", Mark: f.mark}, nil
 }
 
 func (f *flushTarget) Hooks() load.Hooks { return load.Hooks{FlushStorage: f.FlushStorage} }
@@ -272,7 +275,7 @@ func TestCostFlush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fp := res.Cost.Footprint; fp.NotMeasured != "the size query failed" || fp.Error != "no rows in files yet" {
+	if fp := res.Cost.Footprint; fp.NotMeasured != "the size query failed; --footprint-settle 30s flushes the server's cache to its files and waits for the size" || fp.Error != "no rows in files yet" {
 		t.Errorf("without a settle wait: %+v", fp)
 	}
 	cfg.Cost.FootprintSettle = 3 * time.Second
@@ -311,5 +314,47 @@ func TestResumedFootprintUsesTheWholeLoad(t *testing.T) {
 	}
 	if fp == nil || fp.Rows != 20_000 || fp.Metrics != 40_000 || fp.BytesPerRow != 4 || fp.BytesPerMetric != 2 {
 		t.Fatalf("footprint %+v (this run: %d rows, %d metrics)", fp, res.Rows, res.Metrics)
+	}
+}
+
+// A footprint is a measurement of the rows' storage or it says what it is:
+// 0 bytes for loaded rows is "not measured" with the flag that measures
+// it, never 0.0 bytes/row; a preallocated size carries its mark and the
+// data's own size; a lower bound stops being one once the cache is
+// flushed.
+func TestFootprintMarks(t *testing.T) {
+	path, _ := ilpInput(t, 1000)
+	run := func(tg load.Target, settle time.Duration) (*results.Footprint, string) {
+		t.Helper()
+		cfg := baseConfig(path)
+		cfg.Cost.FootprintSettle = settle
+		res, err := Run(context.Background(), cfg, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Cost.Footprint, cfg.Stderr.(interface{ String() string }).String()
+	}
+	fp, out := run(&costTarget{fakeTarget: newFake(), sizes: []int64{0}}, 0)
+	if fp.NotMeasured != "the database reported 0 bytes for 1000 rows (not yet in the files it counts); --footprint-settle 30s waits for the size" || fp.BytesPerRow != 0 {
+		t.Errorf("0 bytes: %+v", fp)
+	}
+	if !strings.Contains(out, "footprint: not measured (the database reported 0 bytes") || strings.Contains(out, "0.0 bytes/row") {
+		t.Errorf("0 bytes, summary:\n%s", out)
+	}
+	fp, out = run(&costTarget{fakeTarget: newFake(), sizes: []int64{64 << 20}, mark: results.MarkPreallocated, data: 30_000}, 0)
+	if fp.NotMeasured != "" || fp.Mark != results.MarkPreallocated || fp.DataBytes != 30_000 {
+		t.Errorf("preallocated: %+v", fp)
+	}
+	if !strings.Contains(out, "[fake accounting] (includes preallocation; the data itself 0.0 MB): 67108.9 bytes/row") {
+		t.Errorf("preallocated, summary:\n%s", out)
+	}
+	fp, _ = run(&costTarget{fakeTarget: newFake(), sizes: []int64{5000}, mark: results.MarkLowerBound}, 0)
+	if fp.Mark != results.MarkLowerBound {
+		t.Errorf("cache not flushed: %+v", fp)
+	}
+	ft := &flushTarget{costTarget: &costTarget{fakeTarget: newFake(), mark: results.MarkLowerBound}}
+	fp, _ = run(ft, 2*time.Second)
+	if fp.NotMeasured != "" || fp.Mark != "" || fp.SettledBytes != 4200 {
+		t.Errorf("flushed: %+v", fp)
 	}
 }

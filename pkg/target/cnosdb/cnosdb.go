@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -92,6 +93,9 @@ type Target struct {
 	cfg    Config
 	client *httpwrite.Client
 	sqlp   *httpwrite.Poster
+	// noExact: the server has no exact_count (learnt once, said once on
+	// Log: verification and content verification both count).
+	noExact atomic.Bool
 }
 
 var _ load.Target = (*Target)(nil)
@@ -254,16 +258,20 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 
 // Count returns SELECT exact_count(*) per table. On a server without
 // exact_count (before 2.4.3) it uses count(*), which there counts each row
-// merged on (series, time) once, and says so once on Log.
+// merged on (series, time) once, and says so once on Log (once per target,
+// however many times it counts).
 func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(tables))
 	fn := "exact_count"
+	if t.noExact.Load() {
+		fn = "count"
+	}
 	for _, name := range tables {
 		n, err := t.count(ctx, fn, name)
 		var se *sqlError
 		if err != nil && fn == "exact_count" && errors.As(err, &se) && strings.Contains(strings.ToLower(se.desc), "exact_count") {
 			fn = "count"
-			if t.cfg.Log != nil {
+			if !t.noExact.Swap(true) && t.cfg.Log != nil {
 				fmt.Fprintf(t.cfg.Log, "note: the server has no exact_count (CnosDB before 2.4.3): verifying with count(*)\n")
 			}
 			n, err = t.count(ctx, fn, name)

@@ -357,7 +357,8 @@ func TestPrepare(t *testing.T) {
 }
 
 // TestCount: CnosDB 2.4.2 has no exact_count; count(*) counts rows merged
-// on (series, time) once, and the loader says once which count it used.
+// on (series, time) once, and the loader says once which count it used,
+// however many times it counts.
 func TestCount(t *testing.T) {
 	var warn bytes.Buffer
 	tg := realTarget(t, func(c *Config) { c.Log = &warn })
@@ -368,9 +369,13 @@ func TestCount(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := tg.Count(ctx, []string{"m", "absent"})
-	if err != nil || got["m"] != 2 || got["absent"] != 0 {
-		t.Fatalf("count: %v %v", got, err)
+	// Counted twice, as a load with --verify content does (the count,
+	// then the content's rows): still one note.
+	for i := 0; i < 2; i++ {
+		got, err := tg.Count(ctx, []string{"m", "absent"})
+		if err != nil || got["m"] != 2 || got["absent"] != 0 {
+			t.Fatalf("count: %v %v", got, err)
+		}
 	}
 	if strings.Count(warn.String(), "no exact_count") != 1 {
 		t.Fatalf("note %q, want one about exact_count", warn.String())

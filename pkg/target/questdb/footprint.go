@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
@@ -20,7 +21,10 @@ const footprintMethod = "QuestDB table_storage() diskSize"
 // the named tables. A table it does not list is an error (the size of
 // rows the server holds would be missing).
 func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, error) {
-	sz := load.Size{Method: footprintMethod}
+	// Marked: a column file is counted as allocated, so a small load
+	// shows pages it has not filled (not comparable with another
+	// database's bytes per row as it is).
+	sz := load.Size{Method: footprintMethod, Mark: results.MarkPreallocated}
 	q, err := t.withQuerier(ctx)
 	if err != nil {
 		return sz, err

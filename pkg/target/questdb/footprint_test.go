@@ -8,6 +8,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // hourlyBatch is n rows of table an hour apart (a day partition per 24
@@ -55,7 +56,7 @@ func TestIntegrationFootprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d rows: %d bytes; %d rows: %d bytes (%s)", n, sa.Bytes, 2*n, sb.Bytes, sa.Method)
-	if sa.Bytes <= 0 || sb.Bytes <= sa.Bytes || both.Bytes != sa.Bytes+sb.Bytes || sa.Method != footprintMethod {
+	if sa.Bytes <= 0 || sb.Bytes <= sa.Bytes || both.Bytes != sa.Bytes+sb.Bytes || sa.Method != footprintMethod || sa.Mark != results.MarkPreallocated {
 		t.Errorf("footprints %+v (N), %+v (2N), %+v (both)", sa, sb, both)
 	}
 	if _, err := tg.Footprint(ctx, []string{a + "_absent"}); err == nil || !strings.Contains(err.Error(), "does not list") {
