@@ -2,7 +2,7 @@
 # What out-of-order and late rows cost each database, measured in one run.
 #
 #   scripts/bench_outoforder.sh [--scale N] [--timestamp-end T] [--batch-size N] [--workers N]
-#                               [--runs N] [--servers questdb,questdb-nodedup,timescale,influx,cnosdb]
+#                               [--runs N] [--servers questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics]
 #                               [--out DIR]
 #
 # Writes four cpu-only ILP files of the same rows (seed 1, --scale hosts, 10 s, 2016-01-01 to
@@ -20,7 +20,8 @@
 # at the next file), --runs times (default 3), and the fastest run of each counts, so that a
 # slow spell of a shared machine falls on every file alike; the table also gives each figure as a ratio to the same
 # server's in-order file. Servers: questdb (DEDUP, the default over http), questdb-nodedup,
-# timescale (hypertables when the extension is there), influx (1.x on 8086), cnosdb; each must be running
+# timescale (hypertables when the extension is there), influx (1.x on 8086), cnosdb,
+# victoriametrics (its size is the whole server's, every db label: vm_data_size_bytes); each must be running
 # (scripts/start_<server>.sh); one that does not answer is left out with a note.
 # Files go to --out (default $TSLOAD_STATE/bench_outoforder, TSLOAD_STATE defaults to
 # /tmp/tsload), named by their parameters so a later run reuses them.
@@ -33,7 +34,7 @@ ts_end=2016-01-03T00:00:00Z
 batch=5000
 workers=2
 runs=3
-servers=questdb,questdb-nodedup,timescale,influx,cnosdb
+servers=questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -54,7 +55,7 @@ state=${TSLOAD_STATE:-/tmp/tsload}
 out=${out:-$state/bench_outoforder}
 mkdir -p "$out"
 bin=$out/bin
-(cd "$root" && go build -o "$bin/" ./cmd/generate_data ./cmd/load_questdb ./cmd/load_timescale ./cmd/load_influx ./cmd/load_cnosdb)
+(cd "$root" && go build -o "$bin/" ./cmd/generate_data ./cmd/load_questdb ./cmd/load_timescale ./cmd/load_influx ./cmd/load_cnosdb ./cmd/load_victoriametrics)
 
 # The data sets: name, generate_data flags.
 kinds=(in-order ooo-5 ooo-30 late-10)
@@ -84,6 +85,7 @@ tag=ooo$$
 qdb_http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
 influx_url=${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}
 cnosdb_url=${TSLOAD_CNOSDB_URL:-http://127.0.0.1:8902}
+vm_url=${TSLOAD_VM_URL:-http://127.0.0.1:8428}
 pg_url=${TSLOAD_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}
 
 # loader SERVER -> the loader and its flags
@@ -94,6 +96,7 @@ loader() {
     timescale) echo "load_timescale --postgres $pg_url --db-name ${tag}" ;;
     influx) echo "load_influx --urls $influx_url --api v1 --db-name ${tag}" ;;
     cnosdb) echo "load_cnosdb --urls $cnosdb_url --db-name ${tag}" ;;
+    victoriametrics) echo "load_victoriametrics --urls $vm_url --db-name ${tag}" ;;
   esac
 }
 reachable() {
@@ -102,6 +105,7 @@ reachable() {
     timescale) pg_isready -q -d "$pg_url" ;;
     influx) curl -sf -o /dev/null "$influx_url/ping" ;;
     cnosdb) curl -sf -o /dev/null "$cnosdb_url/api/v1/ping" ;;
+    victoriametrics) curl -sf -o /dev/null "$vm_url/health" ;;
   esac
 }
 cleanup() {
@@ -114,6 +118,7 @@ cleanup() {
       timescale) psql -X -q "$pg_url" -c "DROP DATABASE IF EXISTS ${tag}" >/dev/null 2>&1 || true ;;
       influx) curl -s -o /dev/null -XPOST "$influx_url/query" --data-urlencode "q=DROP DATABASE ${tag}" || true ;;
       cnosdb) curl -s -o /dev/null -u root: -XPOST "$cnosdb_url/api/v1/sql?tenant=cnosdb&db=public" -d "DROP DATABASE IF EXISTS ${tag}" || true ;;
+      victoriametrics) curl -s -o /dev/null "$vm_url/api/v1/admin/tsdb/delete_series" --data-urlencode "match[]={db=\"${tag}\"}" || true ;;
     esac
   done
 }
