@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/target/contentq"
 )
@@ -24,13 +23,14 @@ type Aggregates struct {
 	OctetLen func(c string) string
 }
 
-var _ load.ContentCounter = (*Target)(nil)
-
-// Content (load.ContentCounter) reads each table's fingerprint: rows,
+// Content reads each table's fingerprint: rows,
 // distinct tag sets, time range, and per field the non-NULL count and the
 // sum (integers exact, floats with the sum of magnitudes, strings' byte
 // lengths).
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
+	if len(qs) == 0 {
+		return map[string]*fingerprint.Table{}, nil
+	}
 	db, err := t.open()
 	if err != nil {
 		return nil, err

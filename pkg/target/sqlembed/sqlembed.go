@@ -441,9 +441,32 @@ func (t *Target) Close() error {
 	return err
 }
 
-// Describe says where the load went (load.Describer).
-func (t *Target) Describe() load.Setup {
-	return load.Setup{URL: "file:" + t.cfg.Path, Settings: map[string]any{"commit": string(t.cfg.Commit),
+var _ load.Target = (*Target)(nil)
+
+// Hooks declares the target's optional behaviours (load.Hooks).
+func (t *Target) Hooks() load.Hooks {
+	return load.Hooks{
+		Finish:       t.Finish,
+		FlushStorage: t.FlushStorage,
+		Settle:       t.Settle,
+		OnTicket: func(w load.Writer, note func(*load.Batch, string) error) {
+			if ew, ok := w.(*Writer); ok {
+				ew.onTicket = note
+			}
+		},
+	}
+}
+
+// Ping: there is no server to reach (the file is opened by Prepare).
+func (t *Target) Ping(context.Context) error { return nil }
+
+// ServerAddr is "": the database runs inside the loader, whose command
+// names its own process as the server's (cmd/load_duckdb, load_sqlite).
+func (t *Target) ServerAddr() string { return "" }
+
+// Describe says where the load went.
+func (t *Target) Describe() *load.Setup {
+	return &load.Setup{URL: "file:" + t.cfg.Path, Settings: map[string]any{"commit": string(t.cfg.Commit),
 		"embedded": "the database runs inside the loader: its CPU and memory are the loader's"}}
 }
 
@@ -523,10 +546,6 @@ type Writer struct {
 	dec      decoder
 	onTicket func(*load.Batch, string) error
 }
-
-// OnTicket (load.Ticketer) sets the function each batch's ticket is
-// handed to before its transaction commits.
-func (w *Writer) OnTicket(f func(*load.Batch, string) error) { w.onTicket = f }
 
 // Write decodes b and writes its rows in the commit mode.
 func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
@@ -655,7 +674,7 @@ func (t *Target) Settle(ctx context.Context, tickets []string) ([]bool, error) {
 	return out, nil
 }
 
-// Footprint (load.Footprinter) is the size of the database file and its WAL.
+// Footprint is the size of the database file and its WAL.
 func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, error) {
 	var total int64
 	for _, p := range []string{t.cfg.Path, t.eng.WAL(t.cfg.Path)} {
@@ -671,7 +690,7 @@ func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, err
 	return load.Size{Bytes: total, Method: "size of the file " + t.cfg.Path + " and its WAL (the whole database)", Refresh: 0}, nil
 }
 
-// FlushStorage (load.Flusher) checkpoints the WAL into the file.
+// FlushStorage checkpoints the WAL into the file.
 func (t *Target) FlushStorage(ctx context.Context, tables []string) (string, error) {
 	db, err := t.open()
 	if err != nil {
