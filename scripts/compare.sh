@@ -3,7 +3,7 @@
 # server is up, with the same batch size and workers; one table side by side
 # with each database's verified row count.
 #
-#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb]
+#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,duckdb,sqlite]
 #       [--use-case cpu-only] [--seed 123] [--scale 100]
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
@@ -49,6 +49,9 @@
 #   cnosdb     $CNOSDB_URL (default http://127.0.0.1:8902), GET /api/v1/ping; with
 #              CNOSDB_URL unset and no server up, scripts/start_cnosdb.sh starts the
 #              local one (it needs the server binary: see the README's CnosDB section)
+#   duckdb     no server: the file DIR/<db-name>.duckdb, opened inside load_duckdb
+#   sqlite     no server: the file DIR/<db-name>.sqlite, opened inside load_sqlite
+#              (their server CPU and memory are the loader's own: the database runs in it)
 # Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
 # TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
 #
@@ -74,7 +77,7 @@ die() {
 	exit 1
 }
 
-out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb" file=""
+out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb,duckdb,sqlite" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
 gzip=false dedup=false request_timeout=60s table_prefix=""
@@ -168,6 +171,7 @@ server_up() {
 		http_up "${CNOSDB_URL:-http://127.0.0.1:8902}" /api/v1/ping && return 0
 		[[ -z ${CNOSDB_URL:-} ]] && bash "$(dirname "$0")/start_cnosdb.sh"
 		;;
+	duckdb | sqlite) return 0 ;; # embedded: no server
 	*) return 1 ;;
 	esac
 }
@@ -179,6 +183,7 @@ target_flags() {
 	cnosdb) [[ -n ${CNOSDB_URL:-} ]] && echo "--urls $CNOSDB_URL" ;;
 	influx2) echo "--urls ${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087} --api v2 --org ${INFLUX2_ORG:-tsload}" ;;
 	influx3) echo "--urls ${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181} --api v3" ;;
+	duckdb | sqlite) echo "--db-path $out/$db_name.$1" ;;
 	esac
 	local var="TSLOAD_COMPARE_FLAGS_${1^^}"
 	echo "${!var:-}"
@@ -187,9 +192,12 @@ target_flags() {
 # fair_flags TARGET: the comparison policy as the target's loader flags (before
 # TSLOAD_COMPARE_FLAGS_<TARGET> and the extra flags, which may override it).
 fair_flags() {
-	echo "--request-timeout $request_timeout"
 	case "$1" in
-	timescale) ;;
+	duckdb | sqlite) ;; # no requests to time out, no bodies to compress
+	*) echo "--request-timeout $request_timeout" ;;
+	esac
+	case "$1" in
+	timescale | duckdb | sqlite) ;;
 	questdb) echo "--gzip=$gzip --dedup=$dedup" ;;
 	*) echo "--gzip=$gzip" ;;
 	esac
