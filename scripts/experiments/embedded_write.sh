@@ -9,7 +9,7 @@
 #   --commit per-row            a commit per row (the publication's autocommit); DuckDB and
 #                               SQLite by a prepared INSERT per row. Only at the first size: a
 #                               durable commit per row takes SQLite (synchronous=full) an fsync
-#                               each, and DuckDB ~2 ms each (hours at a million rows)
+#                               each, and DuckDB milliseconds each (hours at a million rows)
 #   --commit one-transaction    every row in one transaction, committed at the end
 #   --commit per-batch          a transaction per batch of 1,000 rows (10,000 at a million),
 #                               with 1, 4 and 8 writers (the publication's async writers):
