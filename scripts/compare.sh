@@ -3,7 +3,7 @@
 # server is up, with the same batch size and workers; one table side by side
 # with each database's verified row count.
 #
-#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,victoriametrics]
+#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,victoriametrics,duckdb,sqlite]
 #       [--use-case cpu-only] [--seed 123] [--scale 100]
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
@@ -54,6 +54,9 @@
 #   victoriametrics $TSLOAD_VM_URL (default http://127.0.0.1:8428), GET /health; with
 #              TSLOAD_VM_URL unset and no server up, scripts/start_victoriametrics.sh starts
 #              the local one (building it once from its Go module)
+#   duckdb     no server: the file DIR/<db-name>.duckdb, opened inside load_duckdb
+#   sqlite     no server: the file DIR/<db-name>.sqlite, opened inside load_sqlite
+#              (their server CPU and memory are the loader's own: the database runs in it)
 # Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
 # TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
 #
@@ -79,7 +82,7 @@ die() {
 	exit 1
 }
 
-out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb,victoriametrics" file=""
+out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb,victoriametrics,duckdb,sqlite" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
 gzip=false dedup=false request_timeout=60s table_prefix=""
@@ -177,6 +180,7 @@ server_up() {
 		http_up "${TSLOAD_VM_URL:-http://127.0.0.1:8428}" /health && return 0
 		[[ -z ${TSLOAD_VM_URL:-} ]] && bash "$(dirname "$0")/start_victoriametrics.sh"
 		;;
+	duckdb | sqlite) return 0 ;; # embedded: no server
 	*) return 1 ;;
 	esac
 }
@@ -188,6 +192,7 @@ target_flags() {
 	cnosdb) [[ -n ${CNOSDB_URL:-} ]] && echo "--urls $CNOSDB_URL" ;;
 	influx2) echo "--urls ${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087} --api v2 --org ${INFLUX2_ORG:-tsload}" ;;
 	influx3) echo "--urls ${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181} --api v3" ;;
+	duckdb | sqlite) echo "--db-path $out/$db_name.$1" ;;
 	esac
 	local var="TSLOAD_COMPARE_FLAGS_${1^^}"
 	echo "${!var:-}"
@@ -196,9 +201,12 @@ target_flags() {
 # fair_flags TARGET: the comparison policy as the target's loader flags (before
 # TSLOAD_COMPARE_FLAGS_<TARGET> and the extra flags, which may override it).
 fair_flags() {
-	echo "--request-timeout $request_timeout"
 	case "$1" in
-	timescale) ;;
+	duckdb | sqlite) ;; # no requests to time out, no bodies to compress
+	*) echo "--request-timeout $request_timeout" ;;
+	esac
+	case "$1" in
+	timescale | duckdb | sqlite) ;;
 	questdb) echo "--gzip=$gzip --dedup=$dedup" ;;
 	*) echo "--gzip=$gzip" ;;
 	esac

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# quickstart.sh: from a fresh machine (Go and apt) to a verified load and a plot.
+# quickstart.sh: from a fresh machine (Go and a C compiler) to a verified load and a plot.
 #
-#   scripts/quickstart.sh [--target timescale|questdb|influx|cnosdb] [--scale HOSTS] [--hours H] [--workers N]
+#   scripts/quickstart.sh [--target duckdb|sqlite|timescale|questdb|influx|cnosdb] [--scale HOSTS] [--hours H] [--workers N]
 #
 # 1. builds every command into ./bin (go build -o bin/ ./cmd/...)
-# 2. starts a local server on 127.0.0.1 with the project's script
+# 2. by default (duckdb; also sqlite) no server: the database is the file
+#    quickstart.duckdb (quickstart.sqlite) under the state directory below,
+#    opened inside the loader. A server target starts a local server on
+#    127.0.0.1 with the project's script
 #    (scripts/start_postgres.sh, start_questdb.sh, start_influxdb.sh or
 #    start_cnosdb.sh; they install what is missing and leave a running server
 #    alone; CnosDB needs its server binary, see docs/servers.md)
 # 3. generates a small seeded cpu-only dataset (default 100 hosts, 6 hours at 10s:
-#    216,000 rows): pgcopy for TimescaleDB, line protocol for the others
+#    216,000 rows): pgcopy for TimescaleDB, DuckDB and SQLite, line protocol for the others
 # 4. loads it with 2 workers into the database "quickstart" (dropped and
 #    re-created, so a second run starts clean), verifying the row count; QuestDB
 #    has one namespace, so there into the table quickstart_cpu (--table-prefix),
@@ -19,7 +22,7 @@
 # Everything it writes lives under ${TSLOAD_STATE:-/tmp/tsload}/quickstart/<target>.
 set -euo pipefail
 
-target=timescale scale=100 hours=6 workers=2
+target=duckdb scale=100 hours=6 workers=2
 where=(--db-name quickstart)
 while [[ $# -gt 0 ]]; do
 	case "$1" in
@@ -32,11 +35,12 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 case "$target" in
+duckdb | sqlite) start="" format=pgcopy ;;
 timescale) start=start_postgres.sh format=pgcopy ;;
 questdb) start=start_questdb.sh format=ilp where=(--table-prefix quickstart_) ;;
 influx) start=start_influxdb.sh format=ilp ;;
 cnosdb) start=start_cnosdb.sh format=ilp ;;
-*) echo "quickstart: --target must be timescale, questdb, influx or cnosdb, not '$target'" >&2; exit 2 ;;
+*) echo "quickstart: --target must be duckdb, sqlite, timescale, questdb, influx or cnosdb, not '$target'" >&2; exit 2 ;;
 esac
 for n in "$scale" "$hours" "$workers"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "quickstart: --scale, --hours and --workers take positive integers, not '$n'" >&2; exit 2; }
@@ -49,11 +53,14 @@ command -v go >/dev/null || { echo "quickstart: Go is not installed (https://go.
 step "building the commands into ./bin"
 go build -o bin/ ./cmd/...
 
-step "starting a local server: scripts/$start"
-bash "scripts/$start"
-
 dir="${TSLOAD_STATE:-/tmp/tsload}/quickstart/$target"
 mkdir -p "$dir"
+if [[ -n $start ]]; then
+	step "starting a local server: scripts/$start"
+	bash "scripts/$start"
+else
+	where=(--db-path "$dir/quickstart.$target") # no server: a file (--drop-db drops its tables)
+fi
 # Named after its table: a single-table pgcopy file tells the loader its table by its name.
 data="$dir/cpu.$format.gz"
 results="$dir/results.json"

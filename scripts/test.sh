@@ -32,6 +32,14 @@ if ! command -v chromium >/dev/null 2>&1; then
     --no-install-recommends chromium fonts-dejavu-core >/dev/null
 fi
 
+# load_duckdb and load_sqlite link their databases through cgo (DuckDB's library is C++).
+if ! command -v gcc >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
+  echo "== installing gcc and g++ (cgo: the DuckDB and SQLite drivers)"
+  as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get -o DPkg::Lock::Timeout=900 update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends gcc g++ >/dev/null
+fi
+
 echo "== go vet"
 go vet ./...
 # The builds without amd64 assembly (arm64: the pure-Go ILP scanner) and without memory mapping

@@ -78,6 +78,19 @@ func lines(t *testing.T, path string) int64 {
 
 var rowsInStep = regexp.MustCompile(`, ([0-9,]+) rows$`)
 
+// rowsOfStep is the row count a step's name ends with (", 10,000 rows").
+func rowsOfStep(t *testing.T, _ string, r row) int64 {
+	m := rowsInStep.FindStringSubmatch(r.step)
+	if m == nil {
+		t.Fatalf("step %q does not say its row count", r.step)
+	}
+	n, err := count(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // serverPIDs identifies the running servers of the start scripts by their pid files. Other
 // packages' fault tests kill and restart the shared QuestDB while this test may be loading
 // into it; a run whose servers changed under it is repeated once rather than failed.
@@ -125,17 +138,8 @@ func TestExperimentsTiny(t *testing.T) {
 			}
 			return 2000 * 2 // 2,000 locations, 2 hours
 		}},
-		{"commit_modes.sh", []int{5432}, func(t *testing.T, _ string, r row) int64 {
-			m := rowsInStep.FindStringSubmatch(r.step)
-			if m == nil {
-				t.Fatalf("step %q does not say its row count", r.step)
-			}
-			n, err := count(m[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}},
+		{"embedded_write.sh", nil, rowsOfStep},
+		{"commit_modes.sh", []int{5432}, rowsOfStep},
 	} {
 		t.Run(strings.TrimSuffix(s.script, ".sh"), func(t *testing.T) {
 			// Mostly waiting on servers (fsyncs, WAL, database creation): in parallel.

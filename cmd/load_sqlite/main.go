@@ -1,0 +1,59 @@
+// Command load_sqlite loads tsload files (ILP, CSV, pgcopy, Parquet, TSBS's
+// timescaledb files) into a SQLite database file, opened inside the
+// loader's process. See docs/loaders/sqlite.md and pkg/target/sqlite.
+package main
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/sqlembed"
+	"github.com/tsload/tsload/pkg/target/sqlite"
+)
+
+func main() { loadcli.Main(spec()) }
+
+const (
+	flagDBPath      = "db-path"
+	flagCommit      = "commit"
+	flagJournalMode = "journal-mode"
+	flagSynchronous = "synchronous"
+	flagBusyTimeout = "busy-timeout"
+)
+
+// spec is the command line of the loader (its tests run it too).
+func spec() loadcli.Spec {
+	return loadcli.Spec{Name: "load_sqlite", Usage: "load ILP, csv, pgcopy or Parquet files into a SQLite database file (no server)", Target: "sqlite",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: flagDBPath, Usage: "the database `FILE`, created when missing (default: <db-name>.sqlite in the current directory); --drop-db drops the load's tables, never the file"},
+			&cli.StringFlag{Name: flagCommit, Value: string(sqlembed.CommitBatch), Usage: "per-batch (a transaction per batch), per-row (a commit per row) or one-transaction (the whole load, committed at its end); rows by a prepared INSERT"},
+			&cli.StringFlag{Name: flagJournalMode, Value: sqlite.DefaultJournalMode, Usage: "PRAGMA journal_mode: wal, delete, truncate, persist, memory or off"},
+			&cli.StringFlag{Name: flagSynchronous, Value: sqlite.DefaultSynchronous, Usage: "PRAGMA synchronous: full (SQLite's default: a commit is on disk when it returns), normal, extra or off"},
+			&cli.DurationFlag{Name: flagBusyTimeout, Value: sqlite.DefaultBusyTimeout, Usage: "how long a worker waits for SQLite's one write lock (--workers N: the workers decode in parallel and commit one at a time)"},
+		},
+		New: newTarget, Settings: map[string]string{"Path": flagDBPath, "Commit": flagCommit, "JournalMode": flagJournalMode,
+			"Synchronous": flagSynchronous, "BusyTimeout": flagBusyTimeout}}
+}
+
+// newTarget builds the target from the flags; it opens nothing. The
+// database runs in this process: its CPU and memory are the loader's, so
+// the server's figures are this process's (both are reported).
+func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+	commit, err := sqlembed.ParseCommit(c.String(flagCommit))
+	if err != nil {
+		return nil, err
+	}
+	path := c.String(flagDBPath)
+	if path == "" {
+		path = cfg.Prepare.DBName + ".sqlite"
+	}
+	if cfg.Cost.ServerPID == 0 {
+		cfg.Cost.ServerPID = os.Getpid()
+	}
+	return sqlite.New(sqlite.Config{Path: path, Commit: commit, Workers: cfg.Workers, JournalMode: c.String(flagJournalMode),
+		Synchronous: c.String(flagSynchronous), BusyTimeout: c.Duration(flagBusyTimeout)})
+}

@@ -1,0 +1,446 @@
+package sqlembed
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/influxdata/line-protocol/v2/lineprotocol"
+
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/format/csv"
+	"github.com/tsload/tsload/pkg/format/ilp"
+	"github.com/tsload/tsload/pkg/format/pgcopy"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+// group is the rows of one table of a batch, in the table's column order.
+type group struct {
+	table *schema.Table
+	rows  [][]driver.Value
+}
+
+// decoder turns batches into groups; one per Writer, its buffers reused.
+type decoder struct {
+	groups []group
+	byName map[string]int // index in groups of the current batch
+	slab   []driver.Value
+	fields [][]byte
+	csv    csv.RecordParser
+	buf    []byte
+	tags   []kv
+	vals   []fv
+}
+
+type kv struct{ k, v []byte }
+type fv struct {
+	k []byte
+	v lineprotocol.Value
+}
+
+func (d *decoder) reset() {
+	for i := range d.groups {
+		d.groups[i] = group{}
+	}
+	d.groups = d.groups[:0]
+	clear(d.byName)
+	if d.byName == nil {
+		d.byName = map[string]int{}
+	}
+	d.slab = d.slab[:0]
+}
+
+// row returns a fresh row of n values from the slab.
+func (d *decoder) row(n int) []driver.Value {
+	if cap(d.slab)-len(d.slab) < n {
+		d.slab = make([]driver.Value, 0, max(4096, 2*n))
+	}
+	r := d.slab[len(d.slab) : len(d.slab)+n]
+	d.slab = d.slab[:len(d.slab)+n]
+	clear(r)
+	return r
+}
+
+func (d *decoder) group(tb *schema.Table) *group {
+	i, ok := d.byName[tb.Name]
+	if !ok {
+		i = len(d.groups)
+		d.groups = append(d.groups, group{table: tb})
+		d.byName[tb.Name] = i
+	}
+	return &d.groups[i]
+}
+
+// decode decodes b; an error names the input line or record.
+func (d *decoder) decode(ctx context.Context, t *Target, s *session, b *load.Batch) ([]group, error) {
+	d.reset()
+	var err error
+	switch b.Format {
+	case format.ILP:
+		err = d.ilp(ctx, t, s, b)
+	case format.CSV:
+		err = d.tabular(ctx, t, s, b, false)
+	case format.PGCopy:
+		err = d.tabular(ctx, t, s, b, true)
+	default:
+		err = fmt.Errorf("cannot load %s input", b.Format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.groups, nil
+}
+
+// ilp decodes line protocol; a measurement no table is known for is
+// created from its first line (tags text, fields by their kind).
+func (d *decoder) ilp(ctx context.Context, t *Target, s *session, b *load.Batch) error {
+	dec := lineprotocol.NewDecoderWithBytes(b.Data)
+	now := time.Now()
+	line := int64(0)
+	for dec.Next() {
+		line++
+		where := func(err error) error {
+			var de *lineprotocol.DecodeError
+			if errors.As(err, &de) {
+				return fmt.Errorf("%s: input line %d: %v", b.Source, b.FirstLine+de.Line-1, de.Err)
+			}
+			return fmt.Errorf("%s: input line %d or after: %v", b.Source, b.FirstLine+line-1, err)
+		}
+		m, err := dec.Measurement()
+		if err != nil {
+			return where(err)
+		}
+		d.tags, d.vals = d.tags[:0], d.vals[:0]
+		for {
+			k, v, err := dec.NextTag()
+			if err != nil {
+				return where(err)
+			}
+			if k == nil {
+				break
+			}
+			d.tags = append(d.tags, kv{k, v})
+		}
+		for {
+			k, v, err := dec.NextField()
+			if err != nil {
+				return where(err)
+			}
+			if k == nil {
+				break
+			}
+			d.vals = append(d.vals, fv{k, v})
+		}
+		ts, err := dec.Time(lineprotocol.Nanosecond, now)
+		if err != nil {
+			return where(err)
+		}
+		tb, err := t.table(ctx, s, string(m), d.infer(string(m)))
+		if err != nil {
+			return err
+		}
+		row := d.row(len(tb.Columns))
+		row[0] = t.eng.Time(ts.UnixNano())
+		for _, tg := range d.tags {
+			i := columnIndex(tb, tg.k)
+			if i < 0 {
+				return where(fmt.Errorf("table %q has no column %q", tb.Name, tg.k))
+			}
+			v, err := textValue(tb.Columns[i].Type, tg.v)
+			if err != nil {
+				return where(fmt.Errorf("tag %q: %v", tg.k, err))
+			}
+			row[i] = v
+		}
+		for _, f := range d.vals {
+			i := columnIndex(tb, f.k)
+			if i < 0 {
+				return where(fmt.Errorf("table %q has no column %q", tb.Name, f.k))
+			}
+			v, err := fieldValue(tb.Columns[i].Type, f.v)
+			if err != nil {
+				return where(fmt.Errorf("field %q: %v", f.k, err))
+			}
+			row[i] = v
+		}
+		g := d.group(tb)
+		g.rows = append(g.rows, row)
+	}
+	return nil
+}
+
+// infer is the table the current line implies.
+func (d *decoder) infer(name string) *schema.Table {
+	tb := &schema.Table{Name: name, Columns: []schema.Column{{Name: "time", Type: schema.Timestamp}}}
+	for _, tg := range d.tags {
+		tb.Columns = append(tb.Columns, schema.Column{Name: string(tg.k), Type: schema.Text, Tag: true})
+	}
+	for _, f := range d.vals {
+		typ := schema.Float8
+		switch f.v.Kind() {
+		case lineprotocol.Int, lineprotocol.Uint, lineprotocol.Bool:
+			typ = schema.Int8
+		case lineprotocol.String:
+			typ = schema.Text
+		}
+		tb.Columns = append(tb.Columns, schema.Column{Name: string(f.k), Type: typ})
+	}
+	return tb
+}
+
+func columnIndex(tb *schema.Table, name []byte) int {
+	for i, c := range tb.Columns {
+		if c.Name == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// tabular decodes CSV records or pgcopy tuples of b.Table into the
+// database's table of that name, matching columns by name.
+func (d *decoder) tabular(ctx context.Context, t *Target, s *session, b *load.Batch, binaryCopy bool) error {
+	if b.Table == nil {
+		return errors.New(b.Source + ": a CSV or pgcopy batch without its table")
+	}
+	tb, err := t.table(ctx, s, b.Table.Name, b.Table)
+	if err != nil {
+		return err
+	}
+	in := b.Table.Columns
+	at := make([]int, len(in))
+	for i, c := range in {
+		at[i] = columnIndex(tb, []byte(c.Name))
+		if at[i] < 0 {
+			return fmt.Errorf("%s: table %q has no column %q", b.Source, tb.Name, c.Name)
+		}
+	}
+	g := d.group(tb)
+	data := b.Data
+	off := 0
+	if cap(d.fields) < len(in) {
+		d.fields = make([][]byte, len(in))
+	}
+	for rec := int64(0); off < len(data); rec++ {
+		where := func(err error) error {
+			return fmt.Errorf("%s: record %d (byte offset %d): %v", b.Source, b.FirstRecord+rec, b.Offset+int64(off), err)
+		}
+		var fields [][]byte
+		if binaryCopy {
+			var n int
+			fields, n, err = pgcopy.Tuple(d.fields[:0], data[off:], 0)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return where(err)
+			}
+			if len(fields) != len(in) {
+				return where(fmt.Errorf("%d fields, table %q has %d columns", len(fields), b.Table.Name, len(in)))
+			}
+			off += n
+		} else {
+			if cap(d.buf) < len(data) {
+				d.buf = make([]byte, 0, len(data))
+			}
+			d.buf = d.buf[:0]
+			fields = d.fields[:len(in)]
+			next, _, err := d.csv.ParseRecord(data, off, fields, &d.buf)
+			if err != nil {
+				return where(err)
+			}
+			off = next
+		}
+		row := d.row(len(tb.Columns))
+		for i, f := range fields {
+			if f == nil {
+				continue
+			}
+			var v driver.Value
+			var err error
+			typ := tb.Columns[at[i]].Type
+			if binaryCopy {
+				v, err = binaryValue(t.eng, in[i].Type, typ, f)
+			} else if typ == schema.Timestamp {
+				var ns int64
+				ns, err = csv.ParseTime(f, 0)
+				v = t.eng.Time(ns)
+			} else {
+				v, err = textValue(typ, f)
+			}
+			if err != nil {
+				return where(fmt.Errorf("column %q: %v", in[i].Name, err))
+			}
+			row[at[i]] = v
+		}
+		g.rows = append(g.rows, row)
+	}
+	return nil
+}
+
+// textValue parses text (a CSV field, an ILP tag) as a column of type t.
+func textValue(t schema.Type, b []byte) (driver.Value, error) {
+	switch t {
+	case schema.Float8, schema.Float4:
+		f, err := parseFloat(b)
+		if t == schema.Float4 {
+			return float32(f), err
+		}
+		return f, err
+	case schema.Int8, schema.Int4:
+		n, err := parseInt(b, t)
+		return n, err
+	}
+	return string(b), nil
+}
+
+func parseFloat(b []byte) (float64, error) {
+	f, ok := ilp.ParseFloat(b)
+	if !ok {
+		return 0, fmt.Errorf("%q is not a number", b)
+	}
+	return f, nil
+}
+
+func parseInt(b []byte, t schema.Type) (int64, error) {
+	var n int64
+	neg := false
+	s := b
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return 0, fmt.Errorf("%q is not an integer", b)
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' || n > (math.MaxInt64-9)/10 {
+			return 0, fmt.Errorf("%q is not an integer of 64 bits", b)
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	if t == schema.Int4 && (n > math.MaxInt32 || n < math.MinInt32) {
+		return 0, fmt.Errorf("%d is out of range for a 32-bit integer", n)
+	}
+	return n, nil
+}
+
+// fieldValue converts an ILP field to a column of type t.
+func fieldValue(t schema.Type, v lineprotocol.Value) (driver.Value, error) {
+	k := v.Kind()
+	switch t {
+	case schema.Float8, schema.Float4:
+		var f float64
+		switch k {
+		case lineprotocol.Float:
+			f = v.FloatV()
+		case lineprotocol.Int:
+			f = float64(v.IntV())
+		case lineprotocol.Uint:
+			f = float64(v.UintV())
+		default:
+			return nil, fmt.Errorf("a %v into a %s column", k, t)
+		}
+		if t == schema.Float4 {
+			return float32(f), nil
+		}
+		return f, nil
+	case schema.Int8, schema.Int4:
+		var n int64
+		switch k {
+		case lineprotocol.Int:
+			n = v.IntV()
+		case lineprotocol.Uint:
+			if v.UintV() > math.MaxInt64 {
+				return nil, fmt.Errorf("%d is out of range for a 64-bit integer", v.UintV())
+			}
+			n = int64(v.UintV())
+		case lineprotocol.Bool:
+			if v.BoolV() {
+				n = 1
+			}
+		default:
+			return nil, fmt.Errorf("a %v into a %s column", k, t)
+		}
+		if t == schema.Int4 && (n > math.MaxInt32 || n < math.MinInt32) {
+			return nil, fmt.Errorf("%d is out of range for a 32-bit integer", n)
+		}
+		return n, nil
+	case schema.Text:
+		if k == lineprotocol.String {
+			return v.StringV(), nil
+		}
+		return v.String(), nil
+	}
+	return nil, fmt.Errorf("a %v into a %s column", k, t)
+}
+
+// binaryValue decodes a COPY binary field of type in for a column of type t.
+func binaryValue(eng Engine, in, t schema.Type, f []byte) (driver.Value, error) {
+	bad := func() error { return fmt.Errorf("%d bytes for a %s value", len(f), in) }
+	var num any
+	switch in {
+	case schema.Timestamp:
+		if len(f) != 8 {
+			return nil, bad()
+		}
+		us := int64(binary.BigEndian.Uint64(f)) + pgcopy.PostgresEpochMicros
+		if t != schema.Timestamp {
+			return nil, fmt.Errorf("a timestamp into a %s column", t)
+		}
+		return eng.Time(us * 1000), nil
+	case schema.Float8:
+		if len(f) != 8 {
+			return nil, bad()
+		}
+		num = math.Float64frombits(binary.BigEndian.Uint64(f))
+	case schema.Float4:
+		if len(f) != 4 {
+			return nil, bad()
+		}
+		num = float64(math.Float32frombits(binary.BigEndian.Uint32(f)))
+	case schema.Int8:
+		if len(f) != 8 {
+			return nil, bad()
+		}
+		num = int64(binary.BigEndian.Uint64(f))
+	case schema.Int4:
+		if len(f) != 4 {
+			return nil, bad()
+		}
+		num = int64(int32(binary.BigEndian.Uint32(f)))
+	default:
+		if t != schema.Text {
+			return textValue(t, f)
+		}
+		return string(f), nil
+	}
+	switch x := num.(type) {
+	case float64:
+		switch t {
+		case schema.Float8:
+			return x, nil
+		case schema.Float4:
+			return float32(x), nil
+		}
+	case int64:
+		switch t {
+		case schema.Int8, schema.Int4:
+			return x, nil
+		case schema.Float8:
+			return float64(x), nil
+		case schema.Float4:
+			return float32(x), nil
+		}
+	}
+	return nil, fmt.Errorf("a %s value into a %s column", in, t)
+}
