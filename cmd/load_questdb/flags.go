@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/questdb"
 )
 
@@ -20,20 +22,18 @@ const (
 	flagDedup, flagUseCase           = "dedup", "use-case" // tables
 	flagWALTimeout                   = "wal-timeout"       // verification
 	flagSerializationPass            = "serialization-pass"
+	flagProtocolVersion              = "protocol-version"
 )
 
 // settings maps questdb.Config fields to their flags (errors name them).
 var settings = map[string]string{
 	"Transport": flagTransport, "URL": flagHTTPURL, "TCPAddr": flagTCPAddr, "PG": flagPG,
 	"MinThroughput": flagMinThroughput, "Dedup": flagDedup, "UseCase": flagUseCase, "WALTimeout": flagWALTimeout,
+	"ProtocolVersion": flagProtocolVersion,
 }
 
-// Default addresses (the server of scripts/start_questdb.sh).
-const (
-	defaultHTTPURL = "http://127.0.0.1:9000"
-	defaultTCPAddr = "127.0.0.1:9009"
-	defaultPG      = "postgres://admin:quest@127.0.0.1:8812/qdb"
-)
+// pgNone as --pg sends the SQL over HTTP /exec.
+const pgNone = "none"
 
 // httpFlags are load_questdb's HTTP flags: one --http-url instead of --urls,
 // and the older names --username and --tls-insecure-skip-verify still work.
@@ -55,11 +55,12 @@ var httpFlags = loadcli.HTTPFlagSet{
 // questdbFlags returns load_questdb's own flags.
 func questdbFlags() []cli.Flag {
 	return append([]cli.Flag{
+		&cli.StringFlag{Name: flagProtocolVersion, Value: "auto", Usage: "line protocol version: auto (as QuestDB's clients: over HTTP the highest the server's /settings lists, 3 on QuestDB 9.2+; over TCP 1), 1 (text, as the input holds it), 2 or 3 (double fields sent as 8 binary bytes, QuestDB 9.0+)"},
 		&cli.StringFlag{Name: flagTransport, Value: questdb.HTTP, Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
-		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows)"},
-		&cli.StringFlag{Name: flagHTTPURL, Value: defaultHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries when --pg is empty"},
-		&cli.StringFlag{Name: flagTCPAddr, Value: defaultTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port (with --transport tcp)"},
-		&cli.StringFlag{Name: flagPG, Value: defaultPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL and counts; empty: use HTTP /exec"},
+		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows, protocol_version)"},
+		&cli.StringFlag{Name: flagHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries with --pg none (default http://127.0.0.1:9000, or port 9000 of the --tcp-addr host)"},
+		&cli.StringFlag{Name: flagTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port with --transport tcp (default 127.0.0.1:9009, or port 9009 of the --http-url host)"},
+		&cli.StringFlag{Name: flagPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL, counts and verification, on the server written to (default postgres://admin:quest@<that host>:8812/qdb); none: use HTTP /exec"},
 		&cli.Int64Flag{Name: flagMinThroughput, Value: questdb.DefaultMinThroughput, Usage: "bytes/s: the timeout grows by body size / this"},
 		&cli.BoolFlag{Name: flagDedup, Value: true, DisableDefaultText: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
 		&cli.StringFlag{Name: flagUseCase, Usage: "create the tables of this use case up front (cpu-only, devops, iot, weather); otherwise use-case tables are created as the input names them"},
@@ -87,8 +88,13 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		WALTimeout:    c.Duration(flagWALTimeout),
 		Log:           cfg.Stderr,
 	}
+	v, err := questdb.ParseProtocolVersion(c.String(flagProtocolVersion))
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flagProtocolVersion, err)
+	}
+	qc.ProtocolVersion = v
 	if s := c.String(flagConf); s != "" {
-		for _, f := range []string{flagTransport, loadcli.FlagUser, loadcli.FlagPassword, loadcli.FlagToken, loadcli.FlagInsecureSkipVerify, loadcli.FlagRequestTimeout, flagMinThroughput} {
+		for _, f := range []string{flagTransport, flagProtocolVersion, loadcli.FlagUser, loadcli.FlagPassword, loadcli.FlagToken, loadcli.FlagInsecureSkipVerify, loadcli.FlagRequestTimeout, flagMinThroughput} {
 			if c.IsSet(f) {
 				return nil, fmt.Errorf("--%s and --%s: give the setting in one place", flagConf, f)
 			}
@@ -101,9 +107,7 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 			return nil, err
 		}
 	}
-	if qc.PG == "none" {
-		qc.PG = ""
-	}
+	fillEndpoints(&qc, c.String(flagPG))
 	switch {
 	case c.IsSet(flagDedup):
 		qc.Dedup = c.Bool(flagDedup)
@@ -115,9 +119,14 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		// target reports after the load (Describe).
 		cfg.Flags[flagDedup] = qc.Dedup
 		cfg.Flags[flagTransport] = qc.Transport
+		cfg.Flags[flagHTTPURL] = qc.URL
 		if qc.Transport == questdb.HTTP {
 			delete(cfg.Flags, flagTCPAddr)
+		} else {
+			cfg.Flags[flagTCPAddr] = qc.TCPAddr
 		}
+		// --pg stays as given: the default's password would be masked
+		// in the journal, and a resume could not use it.
 	}
 	cfg.SerializationPass = c.Bool(flagSerializationPass)
 	if cfg.SerializationPass && len(cfg.Inputs) == 0 {
@@ -144,6 +153,13 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 	if conf.MinThroughput > 0 {
 		qc.MinThroughput = conf.MinThroughput
 	}
+	if conf.ProtocolVersion != "" {
+		v, err := questdb.ParseProtocolVersion(conf.ProtocolVersion)
+		if err != nil {
+			return fmt.Errorf("--%s: protocol_version: %w", flagConf, err)
+		}
+		qc.ProtocolVersion = v
+	}
 	if conf.AutoFlushRows > 0 {
 		if c.IsSet(loadcli.FlagBatchSize) && cfg.BatchSize != conf.AutoFlushRows {
 			return fmt.Errorf("--%s %d and auto_flush_rows=%d in --%s disagree", loadcli.FlagBatchSize, cfg.BatchSize, conf.AutoFlushRows, flagConf)
@@ -163,4 +179,31 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 		}
 	}
 	return nil
+}
+
+// fillEndpoints names one server: the endpoints not given (HTTP URL, ILP/TCP
+// address, PG-wire URL for pg "") are QuestDB's defaults on the host of the
+// one that is (the write endpoint first), else on 127.0.0.1. pg "none"
+// sends the SQL over HTTP /exec.
+func fillEndpoints(qc *questdb.Config, pg string) {
+	host := questdb.DefaultHost
+	if qc.Transport == questdb.TCP && qc.TCPAddr != "" {
+		host = qc.Host()
+	} else if h := httpwrite.HostPort(qc.URL); h != "" {
+		host, _, _ = net.SplitHostPort(h)
+	}
+	if qc.URL == "" {
+		qc.URL = "http://" + net.JoinHostPort(host, questdb.DefaultHTTPPort)
+	}
+	if qc.TCPAddr == "" && qc.Transport == questdb.TCP {
+		qc.TCPAddr = net.JoinHostPort(host, questdb.DefaultTCPPort)
+	}
+	switch pg {
+	case pgNone:
+		qc.PG = ""
+	case "":
+		qc.PG = questdb.DefaultPG(host)
+	default:
+		qc.PG = pg
+	}
 }

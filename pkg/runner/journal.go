@@ -44,9 +44,9 @@ import (
 // fsync of the directory) at the start, every reporting period, whenever
 // a table is counted before its first write, and at the end. Batches
 // acknowledged after the last snapshot are not in it; how a resumed run
-// settles them is the target's (load.Resumer): re-sent where the server
+// settles them is the target's (load.Target.InDoubt): re-sent where the server
 // overwrites identical points, or, where a Writer hands out tickets
-// (load.Ticketer, PostgreSQL's transaction ids), settled by the ticket,
+// (load.Hooks.OnTicket, PostgreSQL's transaction ids), settled by the ticket,
 // which is appended to a ticket log (JournalPath + ".tickets.N") with one
 // write(2) before the batch can commit: it survives the loader being
 // killed (the kernel holds it), though not a power loss of the machine
@@ -68,6 +68,11 @@ type Journal struct {
 	Tables map[string]int64 `json:"tables"`
 	Before map[string]int64 `json:"before"`
 	Rows   int64            `json:"rows"` // acknowledged by every run so far
+	// Metrics are the non-NULL field values of those rows; MetricsUnknown
+	// when some of them are not known (a batch in doubt found written, or
+	// a journal written before metrics were kept).
+	Metrics        int64 `json:"metrics,omitempty"`
+	MetricsUnknown bool  `json:"metrics_unknown,omitempty"`
 	// Partial: some batch was written partially (its rows per table are
 	// estimates), so verification compares the total.
 	Partial bool `json:"partial,omitempty"`

@@ -205,6 +205,7 @@ func (jr *journal) continueLoad(old *Journal, cfg *Config) error {
 		jr.j.Before[k] = v
 	}
 	jr.j.Rows, jr.j.Partial = old.Rows, old.Partial
+	jr.j.Metrics, jr.j.MetricsUnknown = old.Metrics, old.MetricsUnknown || old.Rows > 0 && old.Metrics == 0
 	return nil
 }
 
@@ -220,8 +221,7 @@ func inputPaths(ins []JournalInput) string {
 // doubt when the previous run may have left some: it was killed (its last
 // snapshot is not final) or it stopped with batches sent and unanswered.
 func (r *run) checkInDoubt(ctx context.Context, old *Journal) error {
-	rs, ok := r.target.(load.Resumer)
-	if !ok {
+	if r.target == nil {
 		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
 	}
 	tables := make([]string, 0, len(old.Tables))
@@ -229,9 +229,12 @@ func (r *run) checkInDoubt(ctx context.Context, old *Journal) error {
 		tables = append(tables, n)
 	}
 	sort.Strings(tables)
-	mode, err := rs.InDoubt(ctx, tables)
+	mode, err := r.target.InDoubt(ctx, tables)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
+	}
 	if err == nil {
-		if _, ok := r.target.(load.Settler); mode == load.SettleInDoubt && !ok {
+		if mode == load.SettleInDoubt && (r.hooks.Settle == nil || r.hooks.OnTicket == nil) {
 			err = fmt.Errorf("%s settles batches in doubt but has no Settle", r.cfg.Target)
 		}
 		r.inDoubt = mode
@@ -270,14 +273,14 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		cands[[2]int64{int64(b.Input), b.Batch}] = b
 	}
 	info := r.res.Resume
-	if st, ok := r.target.(load.Settler); ok && r.inDoubt == load.SettleInDoubt && len(cands) > 0 {
+	if settle := r.hooks.Settle; settle != nil && r.inDoubt == load.SettleInDoubt && len(cands) > 0 {
 		keys := make([][2]int64, 0, len(cands))
 		var tickets []string
 		for k, c := range cands {
 			keys = append(keys, k)
 			tickets = append(tickets, c.Tickets...)
 		}
-		written, err := st.Settle(ctx, tickets)
+		written, err := settle(ctx, tickets)
 		if err != nil {
 			return fmt.Errorf("settling the %d batches in doubt: %w", len(cands), err)
 		}
@@ -309,6 +312,7 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 				continue
 			}
 			info.SettledWritten++
+			jr.j.MetricsUnknown = true // the batch was not read again
 			jr.ackLocked(c.Input, c.Batch, c.Bytes[0], c.Bytes[1], int64(c.Rows), c.Tables)
 		}
 		jr.mu.Unlock()
@@ -393,8 +397,8 @@ func (jr *journal) gatherInDoubt(old *Journal) error {
 
 // attachTickets makes w hand its batches' tickets to the journal.
 func (r *run) attachTickets(w load.Writer) {
-	if t, ok := w.(load.Ticketer); ok && r.jr != nil {
-		t.OnTicket(r.jr.ticket)
+	if r.hooks.OnTicket != nil && r.jr != nil {
+		r.hooks.OnTicket(w, r.jr.ticket)
 	}
 }
 
@@ -501,6 +505,9 @@ func (jr *journal) acked(b *load.Batch, ack load.Ack) {
 	}
 	delete(jr.fly, b.Seq)
 	jr.j.Partial = jr.j.Partial || acked != b.Rows
+	if b.Rows > 0 {
+		jr.j.Metrics += int64(b.Metrics) * int64(acked) / int64(b.Rows) // as workerStats.record counts them
+	}
 	jr.ackLocked(f.input, f.k, f.from, f.to, int64(acked), tables)
 }
 
@@ -645,6 +652,21 @@ func (r *run) wholeLoad(tot totals) totals {
 	tot.rows = r.jr.j.Rows
 	tot.partial = tot.partial || r.jr.j.Partial
 	return tot
+}
+
+// wholeLoadMetrics returns the rows and metrics every run of a resumed
+// load acknowledged (metrics -1 when not all are known); ok is false for a
+// run that resumed nothing.
+func (r *run) wholeLoadMetrics() (rows, metrics int64, ok bool) {
+	if r.jr == nil || r.cfg.Resume == nil {
+		return 0, 0, false
+	}
+	r.jr.mu.Lock()
+	defer r.jr.mu.Unlock()
+	if r.jr.j.MetricsUnknown {
+		return r.jr.j.Rows, -1, true
+	}
+	return r.jr.j.Rows, r.jr.j.Metrics, true
 }
 
 // journalFlags is the results file's typed flag values as the text a

@@ -181,7 +181,10 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	cfg.defaults()
 	cfg.Prepare.TablePrefix = cfg.TablePrefix
 	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
-	r.verifier = &verifier{target: t, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
+	if t != nil {
+		r.hooks = t.Hooks()
+	}
+	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
 	r.content = r.newContent()
 	r.res = &load.Results{
 		SchemaVersion: load.SchemaVersion,
@@ -241,39 +244,43 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 type run struct {
 	cfg    Config
 	target load.Target
+	hooks  load.Hooks // target's, read once
 	res    *load.Results
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
 
-	first       *split.Splitter // the first input, opened to read its header
-	firstInput  *split.Input
-	tables      []*schema.Table
-	formats     []inputFormat // every input's format, in order
-	verifier    *verifier     // counts before and after, judges
-	content     *content      // content verification (content.go); nil when off
-	errs        *errorsFile   // ErrorsFile, when set
-	errorCount  atomic.Int64  // records skipped or refused (LimitErrors)
-	inputGzip   []bool        // per input, whether it is gzip-compressed
-	server      load.Server   // the server's version, asked after Prepare
-	totalSize   int64         // compressed size of all inputs (-1: unknown)
-	doneSize    atomic.Int64  // sizes of finished inputs
-	curInput    atomic.Pointer[split.Input]
-	rowsRead    atomic.Int64
-	bytesRead   atomic.Int64
-	skipped     atomic.Int64
-	retries     atomic.Int64
-	failed      atomic.Int64 // batches that failed for good
-	workers     []*workerStats
-	start       time.Time
-	interrupted bool
-	started     bool
-	cost        costState    // what the load costs (cost.go)
-	prefix      *prefixer    // TablePrefix (nil: none)
-	jr          *journal     // the load's journal (resume.go), nil when not journaled
-	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
-	pace        *pacer       // the schedule of a paced run (pace.go); nil: closed loop
-	loop        *looper      // Loop and Duration (loop.go); nil: neither
-	own         *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	first      *split.Splitter // the first input, opened to read its header
+	firstInput *split.Input
+	tables     []*schema.Table
+	formats    []inputFormat // every input's format, in order
+	verifier   *verifier     // counts before and after, judges
+	content    *content      // content verification (content.go); nil when off
+	errs       *errorsFile   // ErrorsFile, when set
+	errorCount atomic.Int64  // records skipped or refused (LimitErrors)
+	inputGzip  []bool        // per input, whether it is gzip-compressed
+	server     load.Server   // the server's version, asked after Prepare
+	totalSize  int64         // compressed size of all inputs (-1: unknown)
+	doneSize   atomic.Int64  // sizes of finished inputs
+	curInput   atomic.Pointer[split.Input]
+	rowsRead   atomic.Int64
+	// capped counts the batches cut at split.DefaultMaxBatchBytes before
+	// BatchSize rows, and cappedRows is the most rows one of them held.
+	capped, cappedRows atomic.Int64
+	bytesRead          atomic.Int64
+	skipped            atomic.Int64
+	retries            atomic.Int64
+	failed             atomic.Int64 // batches that failed for good
+	workers            []*workerStats
+	start              time.Time
+	interrupted        bool
+	started            bool
+	cost               costState    // what the load costs (cost.go)
+	prefix             *prefixer    // TablePrefix (nil: none)
+	jr                 *journal     // the load's journal (resume.go), nil when not journaled
+	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)
+	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
+	loop               *looper      // Loop and Duration (loop.go); nil: neither
+	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
 }
 
 // inputFormat is the format of one input.
@@ -392,6 +399,18 @@ func (r *run) run(ctx context.Context) (err error) {
 		r.res.SetupSeconds = time.Since(setup).Seconds()
 	}
 	return r.pipeline(ctx, writers)
+}
+
+// noteCapped counts b if the splitter cut it at its byte bound
+// (split.DefaultMaxBatchBytes) before BatchSize rows: every splitter cuts
+// there only once a batch's data reached the bound.
+func (r *run) noteCapped(b *load.Batch) {
+	if b.Rows >= r.cfg.BatchSize || len(b.Data) < split.DefaultMaxBatchBytes {
+		return
+	}
+	r.capped.Add(1)
+	for n := r.cappedRows.Load(); int64(b.Rows) > n && !r.cappedRows.CompareAndSwap(n, int64(b.Rows)); n = r.cappedRows.Load() {
+	}
 }
 
 // splitConfig is the splitters' configuration.
@@ -553,19 +572,19 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	return err
 }
 
-// finishTarget calls the target's Finish (load.Finisher) once every batch
+// finishTarget calls the target's Finish (load.Hooks.Finish) once every batch
 // was acknowledged, unless rows were rejected without SkipInvalid (the run
 // fails then). Its time is part of the load's wall time.
 func (r *run) finishTarget(ctx context.Context) error {
-	f, ok := r.target.(load.Finisher)
-	if !ok {
+	finish := r.hooks.Finish
+	if finish == nil {
 		return nil
 	}
 	if r.totals(false).rejected > 0 && !r.cfg.SkipInvalid {
 		return nil // finish reports the rejected rows
 	}
 	t0 := time.Now()
-	err := f.Finish(ctx)
+	err := finish(ctx)
 	r.res.FinishSeconds = time.Since(t0).Seconds()
 	if err != nil {
 		r.failed.Add(1)
@@ -665,6 +684,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		*seq++
 		b.Seq = *seq
 		r.rowsRead.Add(int64(b.Rows))
+		r.noteCapped(b)
 		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
 			b.Release()
 			free <- b
@@ -890,6 +910,9 @@ func (r *run) finish(ctx context.Context, err error) {
 	res.Bytes = r.bytesRead.Load()
 	res.RowsRead = r.rowsRead.Load()
 	res.Retries = r.retries.Load()
+	if n := r.capped.Load(); n > 0 {
+		res.BatchesCapped, res.BatchSizeEffective = n, int(r.cappedRows.Load())
+	}
 	res.RejectedRows = tot.rejected
 	res.SkippedRecords = r.skipped.Load()
 	res.Errors = r.failed.Load() + tot.rejected + res.SkippedRecords
@@ -929,8 +952,8 @@ func (r *run) finish(ctx context.Context, err error) {
 	if err != nil {
 		res.Error = err.Error()
 	}
-	if rep, ok := r.target.(load.Reporter); ok && r.cfg.DoLoad {
-		if m := rep.Report(); len(m) > 0 {
+	if r.hooks.Report != nil && r.cfg.DoLoad {
+		if m := r.hooks.Report(); len(m) > 0 {
 			res.TargetReport = m
 		}
 	}

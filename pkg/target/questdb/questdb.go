@@ -54,6 +54,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -91,11 +92,17 @@ type Config struct {
 	RequestTimeout time.Duration
 	MinThroughput  int64
 	// PG is the PG-wire URL for DDL and counts; empty means HTTP /exec.
+	// It must name the host the rows are written to (DefaultPG(cfg.Host())
+	// is QuestDB's default there).
 	PG string
 	// Dedup creates tables with DEDUP UPSERT KEYS(timestamp, <tags>).
 	Dedup bool
 	// UseCase names a pkg/usecase use case whose tables Prepare creates.
 	UseCase string
+	// ProtocolVersion is the line protocol version written: ProtocolAuto
+	// (0: as QuestDB's clients decide), 1 (text, as the input holds it), 2
+	// or 3 (doubles in binary form; see ProtocolVersion).
+	ProtocolVersion int
 	// WALTimeout bounds Count's wait for the WAL to be applied.
 	WALTimeout time.Duration
 	// Settle bounds Await's wait (ILP/TCP) for rows that have not arrived:
@@ -127,10 +134,13 @@ type Target struct {
 	q        querier
 	opts     load.PrepareOptions
 	prepared bool
-	known    map[string]*schema.Table
-	done     map[string]error // table name -> result of ensure
-	dedup    map[string]bool  // tables created or found with DEDUP
-	noted    map[string]bool
+	proto    int // line protocol version, once decided (ProtocolVersion)
+
+	sentBytes atomic.Int64 // request bodies (TCP: batches) acknowledged, before gzip
+	known     map[string]*schema.Table
+	done      map[string]error // table name -> result of ensure
+	dedup     map[string]bool  // tables created or found with DEDUP
+	noted     map[string]bool
 }
 
 // New checks cfg and returns a Target. It connects nothing yet.
@@ -166,6 +176,12 @@ func New(cfg Config) (*Target, error) {
 	}
 	if cfg.PG == "" && cfg.URL == "" {
 		return nil, load.Settingf("questdb: need a PG-wire URL ({PG}) or an HTTP URL ({URL}) for queries")
+	}
+	if err := oneServer(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.ProtocolVersion < ProtocolAuto || cfg.ProtocolVersion > ProtocolMax {
+		return nil, load.Settingf("questdb: {ProtocolVersion} %d: want auto, 1, 2 or 3", cfg.ProtocolVersion)
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -243,11 +259,11 @@ func (t *Target) querier(ctx context.Context) (querier, error) {
 
 // Overwrites reports whether tables are created with DEDUP UPSERT KEYS, which
 // store a row with the timestamp and tags of one already there in its place
-// (load.Overwriter).
+// (load.Hooks.Overwrites).
 func (t *Target) Overwrites() bool { return t.cfg.Dedup }
 
 // Drops reports whether the table is dropped under DropDB
-// (load.TableDropper): a use-case table is, before the first batch that
+// (load.Hooks.Drops): a use-case table is, before the first batch that
 // names it; any other is QuestDB's own and is left alone.
 func (t *Target) Drops(table string) bool {
 	t.mu.Lock()
@@ -423,14 +439,18 @@ func (t *Target) tablesReady(ctx context.Context, seen map[string]bool, b *load.
 // NewWriter opens worker's writer: an HTTP client sharing the target's
 // connection pool, or one ILP/TCP connection.
 func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	version, err := t.ProtocolVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if t.cfg.Transport == TCP {
-		w := &tcpWriter{t: t, seen: map[string]bool{}}
+		w := &tcpWriter{t: t, seen: map[string]bool{}, version: version}
 		if err := w.connect(ctx); err != nil {
 			return nil, err
 		}
 		return w, nil
 	}
-	return &httpWriter{t: t, p: t.client.NewPoster(worker), seen: map[string]bool{}}, nil
+	return &httpWriter{t: t, p: t.client.NewPoster(worker), seen: map[string]bool{}, version: version}, nil
 }
 
 // Count waits until the WAL of every named table is applied (writerTxn =
@@ -458,7 +478,7 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	}
 }
 
-// Await (load.Awaiter) returns once every table of want holds at least its
+// Await (load.Hooks.Await) returns once every table of want holds at least its
 // rows with its WAL applied. ILP over TCP acknowledges nothing and the
 // server commits what it received some time later, so the wait ends as
 // soon as the rows are there, and otherwise once nothing has changed (WAL
@@ -554,7 +574,7 @@ func (t *Target) pause(ctx context.Context, lag []string) error {
 	}
 }
 
-// FoldName (load.NameFolder) is the key QuestDB keeps a table name
+// FoldName (load.Hooks.FoldName) is the key QuestDB keeps a table name
 // under: its table names are case-insensitive (ILP lines of CPU and cpu
 // write one table, named as the first line spelled it).
 func (t *Target) FoldName(name string) string { return strings.ToLower(name) }
