@@ -709,7 +709,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 // work writes the batches of queue q with writer w (nil: --do-load=false).
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit} // validates and counts the splitter's unchecked batches
 	for {
 		var b *load.Batch
 		var ok bool

@@ -120,7 +120,11 @@ func (r *run) sample(i int, t *schema.Table) (*sampled, error) {
 		off, line = next, line+int64(n)
 	}
 	if ct := r.own.cat.table(t.Name); ct != nil {
-		if err := s.check(t, ct, r.cfg.TablePrefix); err != nil {
+		epochCol := -1 // with --time-unit the time column's numbers are written as times
+		if r.own.timeUnit > 0 {
+			epochCol = max(slices.Index(t.ColumnNames(), r.cfg.Mapping.TimeColumn), 0)
+		}
+		if err := s.check(t, ct, r.cfg.TablePrefix, epochCol); err != nil {
 			return nil, err
 		}
 	}
@@ -128,8 +132,9 @@ func (r *run) sample(i int, t *schema.Table) (*sampled, error) {
 }
 
 // check refuses a sampled value that the existing table's column cannot
-// read: a number column's value that is not a number of its kind.
-func (s *sampled) check(t *schema.Table, ct *load.CatalogTable, prefix string) error {
+// read: a number column's value that is not a number of its kind. Column
+// epochCol (-1: none) is not checked.
+func (s *sampled) check(t *schema.Table, ct *load.CatalogTable, prefix string, epochCol int) error {
 	idx := map[string]int{}
 	for j, c := range ct.Table.Columns {
 		idx[c.Name] = j
@@ -138,7 +143,7 @@ func (s *sampled) check(t *schema.Table, ct *load.CatalogTable, prefix string) e
 		for i, c := range t.Columns {
 			j, ok := idx[c.Name]
 			v := vals[i]
-			if !ok || len(v) == 0 {
+			if !ok || len(v) == 0 || i == epochCol {
 				continue
 			}
 			if kind := valueKind(v); !valueFits(kind, ct.Table.Columns[j].Type) {

@@ -47,9 +47,10 @@ type ownData struct {
 	inputTables [][]*schema.Table // per input, the tables it holds
 	inOrder     map[string]bool   // per input source, whether a batch's rows are consecutive input lines
 	cancel      context.CancelFunc
-	lines       bool          // CSV batches are written as lines
-	unit        int64         // nanoseconds per unit of the lines' timestamps
-	timeUnit    time.Duration // Mapping.TimeUnit (0: RFC 3339 text)
+	lines       bool           // CSV batches are written as lines
+	unit        int64          // nanoseconds per unit of the lines' timestamps
+	timeUnit    time.Duration  // Mapping.TimeUnit (0: times as csv.ParseTime reads them)
+	epochs      map[string]int // by layoutKey: the time column of a CSV table sent as CSV whose epoch times (timeUnit) are written as times
 
 	inferred map[*schema.Table][]schema.Type // CSV column types from the first records (sample)
 
@@ -72,7 +73,7 @@ type rowLayout struct {
 // through it) before the inputs are opened.
 func (r *run) newOwnData(ctx context.Context) *ownData {
 	o := &ownData{layouts: map[string]*rowLayout{}, bufs: map[*load.Batch]*[]byte{}, unit: 1, inferred: map[*schema.Table][]schema.Type{},
-		inOrder: map[string]bool{}, cancel: func() {}}
+		inOrder: map[string]bool{}, cancel: func() {}, epochs: map[string]int{}}
 	if r.target != nil {
 		// The catalog is asked only for the tables of CSV and pgcopy input.
 		cctx := ctx
@@ -110,11 +111,15 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 	out := make([]*schema.Table, len(tables))
 	for i, t := range tables {
 		types := o.inferred[t]
-		if l := o.layouts[layoutKey(t)]; tags == nil && types == nil && (l == nil || l.time == 0) {
+		ec, epochs := o.epochs[layoutKey(t)]
+		if l := o.layouts[layoutKey(t)]; tags == nil && types == nil && !epochs && (l == nil || l.time == 0) {
 			out[i] = t
 			continue
 		}
 		c := &schema.Table{Name: t.Name, Columns: slices.Clone(t.Columns)}
+		if epochs {
+			c.Columns[ec].Type = schema.Timestamp // apply writes the epoch numbers as times
+		}
 		if l := o.layouts[layoutKey(t)]; l != nil && l.time > 0 {
 			// Written as lines: the time column first, the table's
 			// timestamp (QuestDB's designated one) in a table made for them.
@@ -182,6 +187,11 @@ func (o *ownData) prepare(r *run) error {
 			}
 		}
 		if !lines {
+			if in.format == format.CSV {
+				if err := o.epochTimes(r, in.source, o.inputTables[i], m); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		o.lines = true
@@ -198,6 +208,31 @@ func (o *ownData) prepare(r *run) error {
 				return fmt.Errorf("%s: %w", in.source, err)
 			}
 			o.layouts[layoutKey(t)] = l
+		}
+	}
+	return nil
+}
+
+// epochTimes is how the CSV tables of one input sent as CSV (a database
+// that reads CSV itself) take their time column (m.TimeColumn, else the
+// first): with --time-unit its epoch numbers are written as times (apply)
+// into a timestamp column; without, a table to be created whose time
+// column holds numbers is refused, naming --time-unit, before the
+// database refuses it in its own words.
+func (o *ownData) epochTimes(r *run, source string, tables []*schema.Table, m load.Mapping) error {
+	for _, t := range tables {
+		col := 0
+		if m.TimeColumn != "" {
+			if col = slices.Index(t.ColumnNames(), m.TimeColumn); col < 0 {
+				return fmt.Errorf("%s: table %s: no time column %s (its columns: %s)", source, t.Name, m.TimeColumn, strings.Join(t.ColumnNames(), ", "))
+			}
+		}
+		if o.timeUnit > 0 {
+			o.epochs[layoutKey(t)] = col
+			continue
+		}
+		if ty := t.Columns[col].Type; (ty == schema.Int8 || ty == schema.Float8) && r.cfg.Lookup(t.Name) != t && o.cat.table(t.Name) == nil {
+			return fmt.Errorf("%s: table %s: time column %s holds numbers: give their epoch unit with --time-unit (s, ms, us or ns)", source, t.Name, t.Columns[col].Name)
 		}
 	}
 	return nil
@@ -303,8 +338,11 @@ func (o *ownData) layout(t *schema.Table, ct *load.CatalogTable, m load.Mapping,
 
 // apply rewrites a CSV batch as lines and returns what puts it back.
 func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
-	if o == nil || !o.lines || b.Format != format.CSV || b.Rows == 0 {
+	if o == nil || b.Format != format.CSV || b.Rows == 0 {
 		return func() {}, nil
+	}
+	if !o.lines {
+		return o.applyEpochs(b)
 	}
 	o.mu.Lock()
 	consecutive := o.inOrder[b.Source]
@@ -326,6 +364,34 @@ func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
 	data, table, f := b.Data, b.Table, b.Format
 	b.Data, b.Table, b.Format = out, nil, format.ILP
 	return func() { b.Data, b.Table, b.Format = data, table, f }, nil
+}
+
+// applyEpochs writes the epoch times of a CSV batch sent as CSV as times
+// (epochTimes) and returns what puts the batch back.
+func (o *ownData) applyEpochs(b *load.Batch) (restore func(), err error) {
+	o.mu.Lock()
+	col, ok := o.epochs[layoutKey(b.Table)]
+	buf := o.bufs[b]
+	if ok && buf == nil {
+		buf = new([]byte)
+		o.bufs[b] = buf
+	}
+	o.mu.Unlock()
+	if !ok {
+		return func() {}, nil
+	}
+	out, err := csv.AppendEpochAsTime((*buf)[:0], b.Data, col, o.timeUnit)
+	*buf = out
+	if err != nil {
+		var te *format.TimeError
+		if errors.As(err, &te) && o.inOrder[b.Source] {
+			return func() {}, fmt.Errorf("%s: record %d: %s (--time-unit %s)", b.Source, b.FirstRecord+int64(te.N)-1, te.Reason, o.timeUnit)
+		}
+		return func() {}, fmt.Errorf("%s: %w (--time-unit %s)", b.Where(), err, o.timeUnit)
+	}
+	data := b.Data
+	b.Data = out
+	return func() { b.Data = data }, nil
 }
 
 // lines1 appends the lines of batch b's CSV records to dst.
@@ -351,6 +417,9 @@ func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bo
 			return dst, fmt.Errorf("%s: %w", where(), err)
 		}
 		ts, err := csv.ParseTime(vals[l.time], o.timeUnit)
+		if errors.Is(err, csv.ErrEpochUnit) {
+			return dst, fmt.Errorf("%s: time column: %q is an epoch number: give its unit with --time-unit (s, ms, us or ns)", where(), shorten(vals[l.time]))
+		}
 		if err != nil {
 			return dst, fmt.Errorf("%s: time column: %q: %v", where(), shorten(vals[l.time]), err)
 		}

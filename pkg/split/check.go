@@ -5,6 +5,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"time"
 )
 
 // Deferred checks (Config.DeferChecks): the splitter cuts an unrouted ILP
@@ -27,6 +28,11 @@ type Checker struct {
 	// ILPUnit is the nanoseconds in a unit of ILP timestamps (the input's
 	// precision; 0 or 1: nanoseconds), for FP's time range.
 	ILPUnit int64
+	// TimeColumn and TimeUnit are CSV's time column (empty: the first)
+	// and the unit of its epoch numbers (0: times csv.ParseTime reads),
+	// for FP: load.Mapping's.
+	TimeColumn string
+	TimeUnit   time.Duration
 
 	fp fpState
 

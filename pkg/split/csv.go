@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	csvformat "github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/schema"
@@ -215,9 +214,10 @@ func (s *Splitter) csvSingleTable(header []byte) error {
 	return nil
 }
 
-// inferType guesses a column type from one value.
+// inferType guesses a column type from one value (a time as
+// csvformat.ParseTime reads it).
 func inferType(v string, first bool) schema.Type {
-	if _, err := time.Parse(time.RFC3339Nano, v); err == nil {
+	if _, err := csvformat.ParseTime([]byte(v), 0); err == nil {
 		return schema.Timestamp
 	}
 	if v == "" && first {

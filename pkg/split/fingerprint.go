@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
-	"time"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
@@ -280,6 +280,10 @@ func (c *Checker) fpCSV(b *load.Batch) {
 	t := c.FP.Table([]byte(tb.Name))
 	s := &c.fp
 	s.sc.Spans = true
+	timeCol := 0
+	if c.TimeColumn != "" {
+		timeCol = slices.Index(tb.ColumnNames(), c.TimeColumn)
+	}
 	data := b.Data
 	for off := 0; off < len(data); {
 		s.sc.Reset()
@@ -300,25 +304,26 @@ func (c *Checker) fpCSV(b *load.Batch) {
 			if f.Quoted {
 				text = []byte(f.Value(rec))
 			}
-			if col.Tag && i > 0 {
+			if i == timeCol && (col.Type == schema.Timestamp || c.TimeUnit > 0) {
+				if !bytes.Equal(text, s.lastTime) {
+					tns, err := csv.ParseTime(text, c.TimeUnit)
+					if err != nil {
+						c.FP.Fail(fmt.Sprintf("%s: time %q does not decode (%v)", b.Where(), text, err))
+						return
+					}
+					s.lastTime, s.lastNS = append(s.lastTime[:0], text...), tns
+				}
+				ns, hasTime = s.lastNS, true
+				continue
+			}
+			if col.Tag && i != timeCol {
 				t.Tag([]byte(col.Name))
 				s.tags.Add([]byte(col.Name), text)
 				continue
 			}
 			switch col.Type {
 			case schema.Timestamp:
-				if i != 0 {
-					continue
-				}
-				if !bytes.Equal(text, s.lastTime) {
-					tm, err := time.Parse(time.RFC3339Nano, string(text))
-					if err != nil {
-						c.FP.Fail(fmt.Sprintf("%s: time %q does not decode", b.Where(), text))
-						return
-					}
-					s.lastTime, s.lastNS = append(s.lastTime[:0], text...), tm.UnixNano()
-				}
-				ns, hasTime = s.lastNS, true
+				continue
 			case schema.Text:
 				t.Field([]byte(col.Name), fingerprint.String).String(len(text))
 			case schema.Float8, schema.Float4:

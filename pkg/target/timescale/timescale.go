@@ -282,6 +282,11 @@ func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "tsload"
+	if cfg.RuntimeParams["TimeZone"] == "" && cfg.RuntimeParams["timezone"] == "" {
+		// A CSV time without an offset is UTC for every loader
+		// (csv.ParseTime); COPY reads it in the session's zone.
+		cfg.RuntimeParams["TimeZone"] = "UTC"
+	}
 	return cfg, nil
 }
 
