@@ -182,6 +182,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	cfg.Prepare.TablePrefix = cfg.TablePrefix
 	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
 	r.verifier = &verifier{target: t, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
+	r.verifier.distinct = r.distinctKeys // distinct.go
 	r.content = r.newContent()
 	r.res = &load.Results{
 		SchemaVersion: load.SchemaVersion,
