@@ -142,7 +142,9 @@ func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, err
 			return func(h uint64) { *buf = append(*buf, h) }
 		}})
 		chk := split.Checker{FP: accs[i]}
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			split.WatchFaults()
+			defer split.CatchFault(&err)
 			for b := range queue {
 				_, err := chk.Check(b, r.cfg.SkipInvalid)
 				b.Release()
