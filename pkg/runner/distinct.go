@@ -141,7 +141,7 @@ func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, err
 			}
 			return func(h uint64) { *buf = append(*buf, h) }
 		}})
-		chk := split.Checker{FP: accs[i]}
+		chk := split.Checker{FP: accs[i], KeysOnly: true}
 		g.Go(func() (err error) {
 			split.WatchFaults()
 			defer split.CatchFault(&err)

@@ -59,6 +59,10 @@ func (c *Checker) fpLine(l []byte, r ilp.Line, plain bool) {
 		}
 	}
 	t := c.FP.Table([]byte(name))
+	if c.KeysOnly {
+		c.keyLine(t, l, r, plain)
+		return
+	}
 	ts, err := ilp.Fields(l, r, plain, func(key []byte, v ilp.Value) {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			key = ilp.UnescapeKey(key)
@@ -94,6 +98,25 @@ func (c *Checker) fpLine(l []byte, r ilp.Line, plain bool) {
 	}
 	if c.ILPUnit > 1 {
 		v *= c.ILPUnit
+	}
+	if known {
+		t.RowKnown(series, v)
+	} else {
+		t.Row(series, v)
+	}
+}
+
+// keyLine adds the row of line l to t without its fields (KeysOnly).
+func (c *Checker) keyLine(t *fingerprint.TableAcc, l []byte, r ilp.Line, plain bool) {
+	series, known := c.seriesOf(t, l[:r.KeyEnd], r.NameEnd)
+	ts := ilp.Timestamp(l, r, plain)
+	if ts == nil {
+		t.RowNoTime(series)
+		return
+	}
+	v, ok := ilp.ParseTimestamp(ts)
+	if !ok {
+		c.FP.Fail(fmt.Sprintf("timestamp %q does not decode", ts))
 	}
 	if known {
 		t.RowKnown(series, v)
