@@ -11,13 +11,16 @@
 # 3. generates a small seeded cpu-only dataset (default 100 hosts, 6 hours at 10s:
 #    216,000 rows): pgcopy for TimescaleDB, line protocol for the others
 # 4. loads it with 2 workers into the database "quickstart" (dropped and
-#    re-created, so a second run starts clean), verifying the row count
+#    re-created, so a second run starts clean), verifying the row count; QuestDB
+#    has one namespace, so there into the table quickstart_cpu (--table-prefix),
+#    never a "cpu" of someone else's
 # 5. prints the summary table, the results file and the rate plot's files
 #
 # Everything it writes lives under ${TSLOAD_STATE:-/tmp/tsload}/quickstart/<target>.
 set -euo pipefail
 
 target=timescale scale=100 hours=6 workers=2
+where=(--db-name quickstart)
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--target) target=${2:?--target needs a value}; shift 2 ;;
@@ -30,7 +33,7 @@ while [[ $# -gt 0 ]]; do
 done
 case "$target" in
 timescale) start=start_postgres.sh format=pgcopy ;;
-questdb) start=start_questdb.sh format=ilp ;;
+questdb) start=start_questdb.sh format=ilp where=(--table-prefix quickstart_) ;;
 influx) start=start_influxdb.sh format=ilp ;;
 cnosdb) start=start_cnosdb.sh format=ilp ;;
 *) echo "quickstart: --target must be timescale, questdb, influx or cnosdb, not '$target'" >&2; exit 2 ;;
@@ -63,10 +66,10 @@ bin/generate_data --use-case cpu-only --seed 123 --scale "$scale" \
 	--timestamp-start "$start_ts" --timestamp-end "$end_ts" --log-interval 10s \
 	--format "$format" --file "$data"
 
-step "loading with bin/load_$target --workers $workers (database quickstart, dropped first; the count is verified)"
+step "loading with bin/load_$target --workers $workers ${where[*]} (dropped first; the count is verified)"
 status=0
 "bin/load_$target" --file "$data" --workers "$workers" --batch-size 5000 \
-	--db-name quickstart --drop-db --do-create-db=true --verify=true \
+	"${where[@]}" --drop-db --do-create-db=true --verify=true \
 	--reporting-period 100ms --results-file "$results" || status=$?
 
 if [[ ! -s $results ]]; then
@@ -83,4 +86,4 @@ if [[ $status -ne 0 ]]; then
 	echo "quickstart: load_$target failed (status $status); see the table and $results" >&2
 	exit 1
 fi
-echo "quickstart: loaded and verified into $target (database quickstart)"
+echo "quickstart: loaded and verified into $target (${where[*]})"

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
@@ -75,6 +76,12 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 			&cli.IntFlag{Name: "gzip-level", Value: gen.DefaultGzipLevel, Usage: "gzip level: 1 (fastest) to 9, -1 (library default), -2 (Huffman only)"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "generating goroutines"},
 			&cli.StringFlag{Name: "shard", Value: "0/1", Usage: "write only shard i of M (0-based, i/M): a subset of the series"},
+			&cli.Float64Flag{Name: "out-of-order", Usage: "fraction of rows (0 to 1) written after later rows of their series, by up to --out-of-order-window (docs/generate.md)"},
+			&cli.StringFlag{Name: "out-of-order-window", DefaultText: gen.DefaultOutOfOrderWindow.String(), Usage: "how far back an out-of-order row is, at most"},
+			&cli.Float64Flag{Name: "late", Usage: "fraction of rows (0 to 1) written --late-by after their time"},
+			&cli.StringFlag{Name: "late-by", DefaultText: gen.DefaultLateBy.String(), Usage: "how late a late row is"},
+			&cli.Float64Flag{Name: "repeat", Usage: "fraction of rows (0 to 1) written twice, with the same series and time"},
+			&cli.BoolFlag{Name: "repeat-changes", Usage: "a repeated row has new values (each field + 1)"},
 			&cli.BoolFlag{Name: "fingerprint", Usage: "with --file: read the file back as the loaders do and write its content fingerprint into FILE.dataset.json, which a loader with --verify content checks its reading against (docs/verify.md)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -106,6 +113,19 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 				}
 			}
 			cfg.MaxRows = c.Int64("max-rows")
+			d := &cfg.Disorder
+			d.OutOfOrder, d.Late, d.Repeat = c.Float64("out-of-order"), c.Float64("late"), c.Float64("repeat")
+			d.RepeatChanges = c.Bool("repeat-changes")
+			for _, w := range []struct {
+				name string
+				v    *time.Duration
+			}{{"out-of-order-window", &d.OutOfOrderWindow}, {"late-by", &d.LateBy}} {
+				if s := c.String(w.name); s != "" {
+					if *w.v, err = gen.ParseInterval(s); err != nil {
+						return fmt.Errorf("--%s: %w", w.name, err)
+					}
+				}
+			}
 			cfg.RowGroupRows = c.Int64("row-group-rows")
 			cfg.File = c.String("file")
 			cfg.OutDir = c.String("out-dir")

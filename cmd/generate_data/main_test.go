@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/pkg/envinfo"
 )
 
 func TestRunErrors(t *testing.T) {
@@ -31,6 +33,10 @@ func TestRunErrors(t *testing.T) {
 		{"gz suffix and zstd", []string{"--seed", "1", "--file", "x.ilp.gz", "--zstd"}, "--file x.ilp.gz: the .gz suffix means gzip, and --zstd asks for zstd"},
 		{"zst suffix and gzip", []string{"--seed", "1", "--file", "x.ilp.zst", "--gzip"}, "the .zst suffix means zstd, and --gzip asks for gzip"},
 		{"unwritable file", []string{"--seed", "1", "--file", "/nonexistent/x.ilp"}, "cannot write output"},
+		{"out-of-order 2", []string{"--seed", "1", "--out-of-order", "2"}, "--out-of-order 2: want a fraction from 0 to 1"},
+		{"bad window", []string{"--seed", "1", "--out-of-order", "0.1", "--out-of-order-window", "soon"}, "--out-of-order-window"},
+		{"late-by under the interval", []string{"--seed", "1", "--late", "0.1", "--late-by", "1s"}, "--late-by 1s: shorter than the interval"},
+		{"repeat-changes alone", []string{"--seed", "1", "--repeat-changes"}, "--repeat-changes needs --repeat"},
 		{"argument", []string{"--seed", "1", "extra"}, "unexpected argument"},
 		{"not a number", []string{"--seed", "1", "--scale", "x"}, "invalid value"},
 		{"unknown flag", []string{"--seed", "1", "--bogus"}, "not defined"},
@@ -98,5 +104,30 @@ func TestBrokenPipe(t *testing.T) {
 	stderr, _ := os.ReadFile(filepath.Join(cmd.Dir, "stderr.txt"))
 	if len(stderr) != 0 {
 		t.Errorf("stderr not quiet: %q", stderr)
+	}
+}
+
+// TestDisorderFile: with the out-of-order and repeat flags and
+// --fingerprint, F.dataset.json records the settings and a fingerprint of
+// every row written, repeats included (a loader's content verification
+// reads the same rows: docs/verify.md).
+func TestDisorderFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.ilp")
+	var stdout, stderr bytes.Buffer
+	args := []string{"generate_data", "--seed", "1", "--scale", "2", "--timestamp-end", "2016-01-01T01:00:00Z", "--file", path,
+		"--out-of-order", "0.3", "--out-of-order-window", "10m", "--late", "0.1", "--late-by", "20m", "--repeat", "0.1", "--repeat-changes", "--fingerprint"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	d, err := envinfo.ReadDataset(path)
+	if err != nil || d == nil {
+		t.Fatalf("description: %+v, %v", d, err)
+	}
+	want := envinfo.Disorder{OutOfOrder: 0.3, OutOfOrderWindow: "10m0s", Late: 0.1, LateBy: "20m0s", Repeat: 0.1, RepeatChanges: true}
+	if d.Disorder == nil || *d.Disorder != want {
+		t.Errorf("disorder %+v, want %+v", d.Disorder, want)
+	}
+	if d.Rows <= 2*360 || len(d.Fingerprint) != 1 || d.Fingerprint[0].Rows != d.Rows {
+		t.Errorf("%d rows (want more than the 720 without repeats), fingerprint %+v", d.Rows, d.Fingerprint)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/questdb"
 )
 
@@ -28,12 +30,8 @@ var settings = map[string]string{
 	"MinThroughput": flagMinThroughput, "Dedup": flagDedup, "UseCase": flagUseCase, "WALTimeout": flagWALTimeout,
 }
 
-// Default addresses (the server of scripts/start_questdb.sh).
-const (
-	defaultHTTPURL = "http://127.0.0.1:9000"
-	defaultTCPAddr = "127.0.0.1:9009"
-	defaultPG      = "postgres://admin:quest@127.0.0.1:8812/qdb"
-)
+// pgNone as --pg sends the SQL over HTTP /exec.
+const pgNone = "none"
 
 // httpFlags are load_questdb's HTTP flags: one --http-url instead of --urls,
 // and the older names --username and --tls-insecure-skip-verify still work.
@@ -57,9 +55,9 @@ func questdbFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagTransport, Value: questdb.HTTP, Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
 		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows)"},
-		&cli.StringFlag{Name: flagHTTPURL, Value: defaultHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries when --pg is empty"},
-		&cli.StringFlag{Name: flagTCPAddr, Value: defaultTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port (with --transport tcp)"},
-		&cli.StringFlag{Name: flagPG, Value: defaultPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL and counts; empty: use HTTP /exec"},
+		&cli.StringFlag{Name: flagHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries with --pg none (default http://127.0.0.1:9000, or port 9000 of the --tcp-addr host)"},
+		&cli.StringFlag{Name: flagTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port with --transport tcp (default 127.0.0.1:9009, or port 9009 of the --http-url host)"},
+		&cli.StringFlag{Name: flagPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL, counts and verification, on the server written to (default postgres://admin:quest@<that host>:8812/qdb); none: use HTTP /exec"},
 		&cli.Int64Flag{Name: flagMinThroughput, Value: questdb.DefaultMinThroughput, Usage: "bytes/s: the timeout grows by body size / this"},
 		&cli.BoolFlag{Name: flagDedup, Value: true, DisableDefaultText: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
 		&cli.StringFlag{Name: flagUseCase, Usage: "create the tables of this use case up front (cpu-only, devops, iot, weather); otherwise use-case tables are created as the input names them"},
@@ -101,9 +99,7 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 			return nil, err
 		}
 	}
-	if qc.PG == "none" {
-		qc.PG = ""
-	}
+	fillEndpoints(&qc, c.String(flagPG))
 	switch {
 	case c.IsSet(flagDedup):
 		qc.Dedup = c.Bool(flagDedup)
@@ -115,9 +111,14 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		// target reports after the load (Describe).
 		cfg.Flags[flagDedup] = qc.Dedup
 		cfg.Flags[flagTransport] = qc.Transport
+		cfg.Flags[flagHTTPURL] = qc.URL
 		if qc.Transport == questdb.HTTP {
 			delete(cfg.Flags, flagTCPAddr)
+		} else {
+			cfg.Flags[flagTCPAddr] = qc.TCPAddr
 		}
+		// --pg stays as given: the default's password would be masked
+		// in the journal, and a resume could not use it.
 	}
 	cfg.SerializationPass = c.Bool(flagSerializationPass)
 	if cfg.SerializationPass && len(cfg.Inputs) == 0 {
@@ -163,4 +164,31 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 		}
 	}
 	return nil
+}
+
+// fillEndpoints names one server: the endpoints not given (HTTP URL, ILP/TCP
+// address, PG-wire URL for pg "") are QuestDB's defaults on the host of the
+// one that is (the write endpoint first), else on 127.0.0.1. pg "none"
+// sends the SQL over HTTP /exec.
+func fillEndpoints(qc *questdb.Config, pg string) {
+	host := questdb.DefaultHost
+	if qc.Transport == questdb.TCP && qc.TCPAddr != "" {
+		host = qc.Host()
+	} else if h := httpwrite.HostPort(qc.URL); h != "" {
+		host, _, _ = net.SplitHostPort(h)
+	}
+	if qc.URL == "" {
+		qc.URL = "http://" + net.JoinHostPort(host, questdb.DefaultHTTPPort)
+	}
+	if qc.TCPAddr == "" && qc.Transport == questdb.TCP {
+		qc.TCPAddr = net.JoinHostPort(host, questdb.DefaultTCPPort)
+	}
+	switch pg {
+	case pgNone:
+		qc.PG = ""
+	case "":
+		qc.PG = questdb.DefaultPG(host)
+	default:
+		qc.PG = pg
+	}
 }

@@ -170,10 +170,7 @@ func CPUQuery() fingerprint.Query {
 // BenchVerify times a row count and a content query of the loaded cpu
 // table (rows of it), each as a sub-benchmark, and reports rows/s.
 func BenchVerify(b *testing.B, tg load.Target, rows int64) {
-	cc, ok := tg.(load.ContentCounter)
-	if !ok {
-		b.Fatalf("%T is no ContentCounter", tg)
-	}
+	cc := tg
 	ctx := context.Background()
 	q := CPUQuery()
 	b.Run("count", func(b *testing.B) {
@@ -216,7 +213,7 @@ func BenchLoad(b *testing.B, tg load.Target, loader, db string) int64 {
 
 // Check asks cc for the content of the table read describes (its tags
 // given) and compares it with read (Verify).
-func Check(t testing.TB, cc load.ContentCounter, read *fingerprint.Read, overwrites bool, tags ...string) string {
+func Check(t testing.TB, cc load.Target, read *fingerprint.Read, overwrites bool, tags ...string) string {
 	t.Helper()
 	found, err := cc.Content(context.Background(), []fingerprint.Query{Query(read, tags...)})
 	if err != nil {

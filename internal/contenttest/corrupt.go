@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -37,52 +36,30 @@ func Load(t testing.TB, tg load.Target, data string, corrupt func(ctx context.Co
 
 // Corrupting is a target that changes what the database holds behind the
 // loader's back: once the last batch is acknowledged and before the
-// runner verifies (load.Finisher), it calls Corrupt. Everything else is
-// the wrapped target's, including its optional abilities (Finish, Await,
-// Overwrites, Content).
+// runner verifies (its Finish hook, after the wrapped target's), it calls
+// Corrupt. Everything else is the wrapped target's.
 type Corrupting struct {
 	load.Target
 	Corrupt func(ctx context.Context) error
 }
 
-var (
-	_ load.Finisher       = Corrupting{}
-	_ load.Awaiter        = Corrupting{}
-	_ load.Overwriter     = Corrupting{}
-	_ load.ContentCounter = Corrupting{}
-)
-
-// Finish finishes the wrapped target, then corrupts.
-func (c Corrupting) Finish(ctx context.Context) error {
-	if f, ok := c.Target.(load.Finisher); ok {
-		if err := f.Finish(ctx); err != nil {
-			return err
+// Hooks are the wrapped target's, with Finish then corrupting.
+func (c Corrupting) Hooks() load.Hooks {
+	h := c.Target.Hooks()
+	finish := h.Finish
+	h.Finish = func(ctx context.Context) error {
+		if finish != nil {
+			if err := finish(ctx); err != nil {
+				return err
+			}
 		}
-	}
-	if c.Corrupt == nil {
+		if c.Corrupt == nil {
+			return nil
+		}
+		if err := c.Corrupt(ctx); err != nil {
+			return fmt.Errorf("corrupting the database: %w", err)
+		}
 		return nil
 	}
-	if err := c.Corrupt(ctx); err != nil {
-		return fmt.Errorf("corrupting the database: %w", err)
-	}
-	return nil
-}
-
-// Await is the wrapped target's, if it has one.
-func (c Corrupting) Await(ctx context.Context, want map[string]int64) error {
-	if a, ok := c.Target.(load.Awaiter); ok {
-		return a.Await(ctx, want)
-	}
-	return nil
-}
-
-// Overwrites is the wrapped target's.
-func (c Corrupting) Overwrites() bool {
-	o, ok := c.Target.(load.Overwriter)
-	return ok && o.Overwrites()
-}
-
-// Content is the wrapped target's.
-func (c Corrupting) Content(ctx context.Context, q []fingerprint.Query) (map[string]*fingerprint.Table, error) {
-	return c.Target.(load.ContentCounter).Content(ctx, q)
+	return h
 }

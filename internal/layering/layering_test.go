@@ -1,7 +1,11 @@
 package layering
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,7 +20,7 @@ var rules = []struct {
 	why       string
 }{
 	{module + "pkg/target/...", []string{module + "pkg/runner", module + "pkg/loadcli", "github.com/urfave/cli/v2"},
-		"a target is driven by the runner and configured by cmd/; it asks for engine work through optional interfaces (load.Finisher)"},
+		"a target is driven by the runner and configured by cmd/; it asks for engine work through the hooks it declares (load.Hooks)"},
 	{module + "pkg/format/...", []string{module + "pkg/load", module + "pkg/runner", module + "pkg/split", "github.com/urfave/cli/v2"},
 		"the format packages are shared by the generator and the loaders"},
 	{module + "pkg/gen/...", []string{module + "pkg/runner", module + "pkg/split", module + "pkg/target", "github.com/urfave/cli/v2"},
@@ -110,5 +114,59 @@ func TestImportAllowlist(t *testing.T) {
 		if !seen[pkg] {
 			t.Errorf("allowlist for %s, which go list did not show", pkg)
 		}
+	}
+}
+
+// TestRunnerReadsTheDeclaredFace: the runner learns what a target does
+// from the target's face (load.Target and the load.Hooks it declares), not
+// by probing it with type assertions: a new target then cannot have an
+// ability the runner finds by accident, and a reader of load.Target sees
+// all of them. Asserting to a type of package load or to an interface
+// literal, in a type switch or not, is refused in pkg/runner.
+func TestRunnerReadsTheDeclaredFace(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "pkg", "runner", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("pkg/runner: %v, %d files", err, len(files))
+	}
+	fset := token.NewFileSet()
+	probe := func(typ ast.Expr) bool {
+		switch x := typ.(type) {
+		case *ast.StarExpr:
+			typ = x.X
+		case *ast.InterfaceType:
+			return true
+		}
+		sel, ok := typ.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		return ok && pkg.Name == "load"
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.TypeAssertExpr:
+				if x.Type != nil && probe(x.Type) {
+					t.Errorf("%s: a type assertion probes a target: declare the ability in load.Target or load.Hooks", fset.Position(x.Pos()))
+				}
+			case *ast.TypeSwitchStmt:
+				for _, c := range x.Body.List {
+					for _, typ := range c.(*ast.CaseClause).List {
+						if probe(typ) {
+							t.Errorf("%s: a type switch probes a target: declare the ability in load.Target or load.Hooks", fset.Position(typ.Pos()))
+						}
+					}
+				}
+			}
+			return true
+		})
 	}
 }

@@ -34,4 +34,18 @@ type Dataset struct {
 	// otherwise): a loader with --verify content checks its reading
 	// against it (docs/verify.md).
 	Fingerprint []TableFingerprint `json:"fingerprint,omitempty"`
+	// Disorder is what generate_data wrote out of order, late or twice
+	// (absent: every series in time order, each row once).
+	Disorder *Disorder `json:"disorder,omitempty"`
+}
+
+// Disorder is generate_data's --out-of-order, --late and --repeat settings
+// (pkg/gen.Disorder; docs/generate.md).
+type Disorder struct {
+	OutOfOrder       float64 `json:"out_of_order,omitempty"`        // fraction of rows
+	OutOfOrderWindow string  `json:"out_of_order_window,omitempty"` // e.g. "1h0m0s"
+	Late             float64 `json:"late,omitempty"`                // fraction of rows
+	LateBy           string  `json:"late_by,omitempty"`             // e.g. "24h0m0s"
+	Repeat           float64 `json:"repeat,omitempty"`              // fraction of rows written twice
+	RepeatChanges    bool    `json:"repeat_changes,omitempty"`      // the second has new values
 }

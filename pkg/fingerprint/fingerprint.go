@@ -7,7 +7,7 @@
 //
 // This file is the contract between the reader side (which accumulates a
 // Table per table while it checks the input) and the targets (which answer
-// a Query with the database's own aggregates, load.ContentCounter).
+// a Query with the database's own aggregates, load.Target.Content).
 package fingerprint
 
 // Kind is the kind of a field's values, as the input carries them (ILP:

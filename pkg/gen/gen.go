@@ -42,6 +42,13 @@
 // inflating and decode them in parallel. With zstd, the chunks are 4 MiB,
 // each an independent frame with its content size and checksum.
 //
+// # Out-of-order, late and repeated rows
+//
+// Config.Disorder (disorder.go) holds rows back to be written after later
+// rows of their series, or writes them twice; its decisions come from one
+// more stream per series, so the output stays the same for any worker
+// count and shard, and the zero value writes exactly the ordered data set.
+//
 // # Data
 //
 // The use cases are those of pkg/usecase (docs/formats.md lists their
@@ -121,6 +128,9 @@ type Config struct {
 	Interval time.Duration
 	// MaxRows caps the rows written (all tables together); 0: no cap.
 	MaxRows int64
+	// Disorder writes rows out of order, late or twice; the zero value
+	// writes every series in time order, each row once.
+	Disorder Disorder
 	// File is the output path; "" or "-" is Stdout. A ".gz" suffix
 	// implies Gzip, a ".zst" suffix Zstd.
 	File string
@@ -205,6 +215,9 @@ func (c *Config) normalize() error {
 	}
 	if c.End.Sub(c.Start) < c.Interval {
 		return fmt.Errorf("time range %s to %s is shorter than one interval (%v)", c.Start.Format(time.RFC3339Nano), c.End.Format(time.RFC3339Nano), c.Interval)
+	}
+	if err := c.Disorder.normalize(c.Interval); err != nil {
+		return err
 	}
 	if c.MaxRows < 0 {
 		return fmt.Errorf("max-rows %d: must not be negative", c.MaxRows)
@@ -421,6 +434,15 @@ func (c *Config) dataset(st Stats) envinfo.Dataset {
 	if c.Shard.Count > 1 {
 		d.Shard = c.Shard.String()
 	}
+	if x := c.Disorder; x.Enabled() {
+		d.Disorder = &envinfo.Disorder{OutOfOrder: x.OutOfOrder, Late: x.Late, Repeat: x.Repeat, RepeatChanges: x.RepeatChanges}
+		if x.OutOfOrder > 0 {
+			d.Disorder.OutOfOrderWindow = x.OutOfOrderWindow.String()
+		}
+		if x.Late > 0 {
+			d.Disorder.LateBy = x.LateBy.String()
+		}
+	}
 	if c.Gzip {
 		d.Compression = fmt.Sprintf("gzip level %d", c.GzipLevel)
 	}
@@ -547,9 +569,13 @@ func (p *pipeline) work(ctx context.Context, w, W int, out chan<- *unit, free <-
 		return err
 	}
 	var groups []group
+	var dis []*disorder
 	for ui := w; ui < len(p.specs); ui += W {
 		s := p.specs[ui]
 		groups = append(groups, p.m.newGroup(s.table, s.lo, s.hi))
+		if p.cfg.Disorder.Enabled() {
+			dis = append(dis, newDisorder(&p.cfg.Disorder, p.cfg.Seed, p.cfg.Interval, s.table, s.lo, s.hi))
+		}
 	}
 	c := epochCtx{start: p.cfg.Start.UnixNano(), step: int64(p.cfg.Interval)}
 	for e := int64(0); e < p.epochs; e++ {
@@ -564,7 +590,13 @@ func (p *pipeline) work(ctx context.Context, w, W int, out chan<- *unit, free <-
 			t := p.specs[ui].table
 			u.reset(t)
 			c.enc, c.table = encs[t], idx[t]
+			if dis != nil {
+				c.dis = dis[gi]
+			}
 			u.err = groups[gi].epoch(&c, u)
+			if u.err == nil && c.dis != nil {
+				u.err = c.dis.finish(&c, u)
+			}
 			select {
 			case out <- u:
 			case <-ctx.Done():

@@ -64,22 +64,27 @@ func TestGolden(t *testing.T) {
 		for _, f := range formats {
 			name := uc + "." + f.String()
 			t.Run(name, func(t *testing.T) {
-				got := generate(t, small(uc, f))
-				path := filepath.Join("testdata", name)
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Fatalf("output differs from %s (%d vs %d bytes); run go test -update if the change is intended", path, len(got), len(want))
-				}
+				golden(t, name, generate(t, small(uc, f)))
 			})
 		}
+	}
+}
+
+// golden compares got with testdata/name, rewriting it first with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (%d vs %d bytes); run go test -update if the change is intended", path, len(got), len(want))
 	}
 }
 

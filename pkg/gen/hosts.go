@@ -420,6 +420,7 @@ func (g *hostGroup) epoch(c *epochCtx, u *unit) error {
 		if g.keys != nil {
 			g.row.Key = &g.keys[k]
 		}
+		c.ent = g.lo + k
 		if err := u.add(c, &g.row); err != nil {
 			return err
 		}

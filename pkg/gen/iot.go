@@ -257,5 +257,6 @@ func (g *iotGroup) emit(c *epochCtx, u *unit, k int, ns int64, v *[iotVals]float
 	f[n], f[n+1], f[n+2] = a[0], a[1], a[2]
 	row.Null = null
 	row.Time = ns
+	c.ent = g.lo + k
 	return u.add(c, row)
 }

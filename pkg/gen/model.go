@@ -37,7 +37,9 @@ type epochCtx struct {
 	step  int64 // the interval in nanoseconds
 	last  bool  // the last epoch: flush anything held back
 	enc   format.Encoder
-	table int // the row's table index for enc
+	table int       // the row's table index for enc
+	ent   int       // the entity of the row being added
+	dis   *disorder // nil: every row on time, once
 }
 
 // unit is the output of one group for one epoch: rows of one table.
@@ -57,9 +59,18 @@ func (u *unit) reset(table int) {
 
 func (u *unit) rows() int { return len(u.ends) }
 
-// add encodes r into u (r.Time is the caller's).
+// add encodes r, a row of entity c.ent, into u (r.Time is the caller's),
+// or hands it to c.dis.
 func (u *unit) add(c *epochCtx, r *format.Row) error {
 	r.Table = c.table
+	if c.dis != nil {
+		return c.dis.add(c, u, r)
+	}
+	return u.encode(c, r)
+}
+
+// encode appends r to u.
+func (u *unit) encode(c *epochCtx, r *format.Row) error {
 	buf, err := c.enc.AppendRow(u.buf, r)
 	if err != nil {
 		return err

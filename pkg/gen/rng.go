@@ -10,6 +10,9 @@ const (
 	streamTruck   = 3 // a truck's tags (a = truck index)
 	streamIoT     = 4 // an iot series (a = table id, b = truck index)
 	streamWeather = 5 // a location's weather (a = location id)
+	// streamDisorder: a series' out-of-order, late and repeat decisions
+	// (a = table id, b = entity index)
+	streamDisorder = 6
 )
 
 // mix is the splitmix64 finaliser: a bijective 64-bit hash.

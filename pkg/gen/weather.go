@@ -82,6 +82,7 @@ func climateAt(lat float64) climate {
 }
 
 type weatherGroup struct {
+	lo     int // first entity
 	locs   []location
 	r      *rng
 	row    format.Row
@@ -92,7 +93,7 @@ type weatherGroup struct {
 }
 
 func (m *weatherModel) newGroup(_ int, lo, hi int) group {
-	g := &weatherGroup{locs: make([]location, hi-lo), r: newRNG(), climLat: -1}
+	g := &weatherGroup{lo: lo, locs: make([]location, hi-lo), r: newRNG(), climLat: -1}
 	g.row.Tags = make([][]byte, 1)
 	g.row.TagInt = make([]int64, 1)
 	g.row.Float = make([]float64, 8)
@@ -168,6 +169,7 @@ func (g *weatherGroup) epoch(c *epochCtx, u *unit) error {
 		f[6] = precip
 		f[7] = snow
 		g.row.Time = c.ns
+		c.ent = g.lo + k
 		if err := u.add(c, &g.row); err != nil {
 			return err
 		}

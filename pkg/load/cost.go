@@ -1,7 +1,6 @@
 package load
 
 import (
-	"context"
 	"time"
 )
 
@@ -15,32 +14,6 @@ type Size struct {
 	// Refresh is how often the server recomputes the figure (0: on every
 	// query); a size counts as settled only once unchanged for longer.
 	Refresh time.Duration
-}
-
-// Footprinter is an optional interface of a Target: the bytes on disk of
-// the named tables (for databases that account per database rather than
-// per table, such as InfluxDB, of the database that holds them; Method
-// says so). The runner calls it after the last batch (after Finish) and
-// again while waiting for the size to settle; an error is recorded in
-// Results.Cost and never fails the run.
-type Footprinter interface {
-	Footprint(ctx context.Context, tables []string) (Size, error)
-}
-
-// Flusher is an optional interface of a Footprinter whose accounting
-// counts only what the server has written to its files: FlushStorage asks
-// the server to write what it holds in memory (and to publish the size),
-// and says what it asked. The runner calls it once, before waiting for the
-// footprint to settle, and only when asked to wait.
-type Flusher interface {
-	FlushStorage(ctx context.Context, tables []string) (string, error)
-}
-
-// ServerAddresser is an optional interface of a Target: the host:port of
-// the server it writes to, so the runner can find the server's process
-// when it runs on this machine (and say "remote server" when it does not).
-type ServerAddresser interface {
-	ServerAddr() string
 }
 
 // Cost is what a load cost: storage after it, the server's resources
@@ -69,7 +42,7 @@ type Footprint struct {
 	SettleSeconds float64 `json:"settle_seconds"`
 	Settled       bool    `json:"settled"`
 	// Flush is what the server was asked to do before settling
-	// (load.Flusher), e.g. "COMPACT VNODE 12 13".
+	// (load.Hooks.FlushStorage), e.g. "COMPACT VNODE 12 13".
 	Flush string `json:"flush,omitempty"`
 	// Rows and Metrics are what the tables hold (counted by verification
 	// when it ran, else the rows this run loaded); the ratios below use

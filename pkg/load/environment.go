@@ -1,8 +1,6 @@
 package load
 
 import (
-	"context"
-
 	"github.com/tsload/tsload/pkg/envinfo"
 )
 
@@ -27,13 +25,4 @@ type Server struct {
 	// Error says why Version is empty: the target cannot tell, the query
 	// failed, or nothing was loaded (--do-load=false).
 	Error string `json:"error,omitempty"`
-}
-
-// ServerVersioner is an optional interface of a Target: the server's
-// version as the server reports it (for PostgreSQL also the TimescaleDB
-// extension's). The runner calls it once, after Prepare, only when loading;
-// an error is recorded in Environment.Server.Error and never fails the run.
-// The call is bounded by a short context deadline.
-type ServerVersioner interface {
-	ServerVersion(ctx context.Context) (string, error)
 }

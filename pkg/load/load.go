@@ -9,12 +9,10 @@
 package load
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -128,92 +126,6 @@ type PrepareOptions struct {
 	// a CSV header, or the use case). For ILP input the list may be empty and
 	// a target creates tables as lines name them (or lets the server do it).
 	Tables []*schema.Table
-}
-
-// Target is one database.
-type Target interface {
-	// Accepts returns nil when the target can load input of format f, or an
-	// error saying why not. The runner asks it for every input once the
-	// input's format is known (given or detected from its first bytes) and
-	// before Prepare, so input the target cannot load changes nothing in the
-	// database: a drop requested with it drops nothing.
-	Accepts(f format.Format) error
-	// Prepare sets up the database according to opts before any Writer opens.
-	Prepare(ctx context.Context, opts PrepareOptions) error
-	// NewWriter opens the connection of one worker (0-based id).
-	NewWriter(ctx context.Context, worker int) (Writer, error)
-	// Count returns the number of rows in each named table, after waiting for
-	// whatever the server needs to make acknowledged rows visible.
-	Count(ctx context.Context, tables []string) (map[string]int64, error)
-	// Close releases what Prepare and Count opened.
-	Close() error
-}
-
-// Finisher is an optional interface of a Target for work that must follow
-// the last write, such as building indexes deferred until after the load.
-// The runner calls Finish once, only when it loaded (DoLoad) and nothing
-// failed: after the last batch was acknowledged and before Count. The time
-// Finish takes is part of the load's wall time (it delays Results.End). An
-// error fails the run.
-type Finisher interface {
-	Finish(ctx context.Context) error
-}
-
-// Reporter is an optional interface of a Target: figures about its own
-// work (set-up, what Finish did), keyed with their unit, for the summary and
-// Results.TargetReport. The runner calls it once at the end of a run that
-// loaded; nil or an empty map reports nothing.
-type Reporter interface {
-	Report() map[string]float64
-}
-
-// An Awaiter is a Target whose acknowledged rows become countable only some
-// time after (ILP over TCP acknowledges nothing). Before verifying, the
-// runner calls Await with the rows it expects in each table (counted before
-// plus acknowledged); Await returns once they are there, or once it has
-// waited as long as it allows for rows that have not arrived (an error then
-// only explains the wait: the count decides).
-type Awaiter interface {
-	Await(ctx context.Context, want map[string]int64) error
-}
-
-// An Overwriter is a Target that may store a point identical in series and
-// timestamp to one it holds in place of it (InfluxDB; QuestDB tables with
-// DEDUP), so that loading points already there adds fewer rows to a count
-// than were acknowledged. Verification reports that instead of a loss when
-// the table held rows before the load.
-type Overwriter interface {
-	Overwrites() bool
-}
-
-// A NameFolder is a Target whose database keeps table names that differ
-// only in case as one table (QuestDB): FoldName returns the key it keeps
-// name under. Verification adds up the rows of names with one key and
-// counts that table once.
-type NameFolder interface {
-	FoldName(name string) string
-}
-
-// A ContentCounter is a Target that can compute a table's fingerprint in
-// the database (rows, distinct series, time range, per field the non-NULL
-// count and sum: package fingerprint) so that verification proves the
-// content and not only the row count. Content answers every query, after
-// waiting as Count does for acknowledged rows to be visible; a table that
-// does not exist comes back with zero rows. A field the database cannot
-// aggregate comes back with Count -1, and a string field whose lengths it
-// cannot sum with Len -1: verification then says what it could not check.
-type ContentCounter interface {
-	Content(ctx context.Context, q []fingerprint.Query) (map[string]*fingerprint.Table, error)
-}
-
-// Writer writes batches over one connection. It is used by one goroutine.
-type Writer interface {
-	// Write sends b and reports what the server acknowledged. An error means
-	// the batch was not (or not provably) written; wrap it with Retryable when
-	// the server says a re-send may succeed. A non-nil Ack with a nil error
-	// may still carry rejections (a partial write).
-	Write(ctx context.Context, b *Batch) (Ack, error)
-	Close() error
 }
 
 type retryableError struct {

@@ -41,17 +41,17 @@ type Results struct {
 	Seconds float64        `json:"seconds"` // End - Start
 
 	// Setup is where the load went and what the target made of the
-	// tables (load.Describer); nil when nothing was loaded.
+	// tables (load.Target.Describe); nil when nothing was loaded.
 	Setup *Setup `json:"setup,omitempty"`
 
 	// SetupSeconds is the set-up before Start (the target's Prepare:
 	// dropping and creating the database and its tables; connecting the
 	// writers); it is not part of Seconds.
 	SetupSeconds float64 `json:"setup_seconds"`
-	// FinishSeconds is the target's Finish (load.Finisher) after the last
+	// FinishSeconds is the target's Finish (load.Hooks.Finish) after the last
 	// batch, such as deferred indexes or compression; it is part of Seconds.
 	FinishSeconds float64 `json:"finish_seconds,omitempty"`
-	// TargetReport holds figures of a target's own work (load.Reporter),
+	// TargetReport holds figures of a target's own work (load.Hooks.Report),
 	// keyed with their unit (e.g. "compress_seconds", "size_after_bytes").
 	TargetReport map[string]float64 `json:"target_report,omitempty"`
 
@@ -264,7 +264,7 @@ type Serialization struct {
 }
 
 // Setup is where a load went and what the target set up, as the target
-// reports it after the load (load.Describer).
+// reports it after the load (load.Target.Describe).
 type Setup struct {
 	// URL is the server address written to (credentials removed); several
 	// are comma-separated.

@@ -43,7 +43,10 @@ func TestCostFlags(t *testing.T) {
 }
 
 // memTarget takes every batch and counts its rows.
-type memTarget struct{ rows map[string]int64 }
+type memTarget struct {
+	load.Unsupported
+	rows map[string]int64
+}
 
 func (m *memTarget) Accepts(format.Format) error                        { return nil }
 func (m *memTarget) Prepare(context.Context, load.PrepareOptions) error { return nil }

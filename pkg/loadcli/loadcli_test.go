@@ -20,7 +20,10 @@ import (
 
 // unreachable is a target whose every method fails: with --do-load=false
 // the runner must not call any.
-type unreachable struct{ calls *int }
+type unreachable struct {
+	load.Unsupported
+	calls *int
+}
 
 func (u unreachable) Accepts(format.Format) error { return nil }
 func (u unreachable) Prepare(context.Context, load.PrepareOptions) error {
@@ -48,7 +51,7 @@ func spec(calls *int, gotCfg *runner.Config) Spec {
 			if gotCfg != nil {
 				*gotCfg = *cfg
 			}
-			return unreachable{calls}, nil
+			return unreachable{calls: calls}, nil
 		},
 	}
 }

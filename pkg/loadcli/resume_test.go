@@ -18,6 +18,7 @@ import (
 
 // countTarget keeps row counts in memory; failAt refuses that batch.
 type countTarget struct {
+	load.Unsupported
 	mu     sync.Mutex
 	rows   map[string]int64
 	failAt int64

@@ -22,7 +22,7 @@ import (
 )
 
 // slowTarget acknowledges one batch every 20ms.
-type slowTarget struct{}
+type slowTarget struct{ load.Unsupported }
 
 func (slowTarget) Accepts(format.Format) error                        { return nil }
 func (slowTarget) Prepare(context.Context, load.PrepareOptions) error { return nil }

@@ -14,14 +14,14 @@ import (
 )
 
 // catalog is what the database says of the tables the inputs name
-// (load.Cataloger): a table that exists decides the columns and types an
+// (load.Hooks.Catalog): a table that exists decides the columns and types an
 // input is loaded with, not a use case of the same name, which only
 // describes a table to create. The splitter asks by name (Config.Lookup,
 // without the context it cannot take), so the catalog keeps the first
 // error for the runner to return once the inputs are open.
 type catalog struct {
 	ctx    context.Context
-	cat    load.Cataloger
+	cat    func(ctx context.Context, opts load.PrepareOptions, name string) (*load.CatalogTable, error)
 	opts   load.PrepareOptions
 	prefix string
 	base   func(string) *schema.Table // the use cases (Config.Lookup)
@@ -41,8 +41,8 @@ const catalogTimeout = 3 * time.Second
 // the tables are dropped first (DropDB) and only the use case or the
 // input can describe them.
 func (r *run) newCatalog(ctx context.Context) *catalog {
-	cat, ok := r.target.(load.Cataloger)
-	if !ok || r.cfg.Prepare.DropDB {
+	cat := r.hooks.Catalog
+	if cat == nil || r.cfg.Prepare.DropDB {
 		return nil
 	}
 	return &catalog{ctx: ctx, cat: cat, opts: r.cfg.Prepare, prefix: r.cfg.TablePrefix, base: r.cfg.Lookup,
@@ -64,7 +64,7 @@ func (c *catalog) table(name string) *load.CatalogTable {
 	if c.err != nil {
 		return nil
 	}
-	ct, err := c.cat.Catalog(c.ctx, c.opts, c.prefix+name)
+	ct, err := c.cat(c.ctx, c.opts, c.prefix+name)
 	if err != nil {
 		c.err = fmt.Errorf("reading the catalog of table %s: %w", c.prefix+name, err)
 		return nil

@@ -24,13 +24,13 @@ import (
 // the database when its rows are counted (countBefore); after the load the
 // workers' accumulators are merged, combined with what each table held
 // before, and compared with the database's own aggregates
-// (load.ContentCounter). Where that cannot prove anything (a target
+// (load.Target.Content). Where that cannot prove anything (a target
 // without the aggregates, a resumed or looped run, rows refused by the
 // server) it says so and the row counts are verified instead.
 
 // content is a run's content verification; nil when not asked for.
 type content struct {
-	cc         load.ContentCounter
+	cc         load.Target
 	overwrites bool
 	accs       []*fingerprint.Acc // one per worker
 	fallback   string             // why the counts are verified instead ("" when not)
@@ -49,7 +49,7 @@ func (r *run) newContent() *content {
 	}
 	c := &content{before: map[string]*fingerprint.Table{}, asked: map[string]bool{}}
 	c.accs = make([]*fingerprint.Acc, cfg.Workers)
-	if ow, ok := r.target.(load.Overwriter); ok && ow.Overwrites() && cfg.DoLoad {
+	if r.hooks.Overwrites && cfg.DoLoad {
 		c.overwrites = true
 	}
 	for i := range c.accs {
@@ -60,9 +60,8 @@ func (r *run) newContent() *content {
 		// and the dataset file's check: dataset.go) and summarised.
 		return c
 	}
-	cc, ok := r.target.(load.ContentCounter)
 	switch {
-	case !ok:
+	case !canContent(r.target):
 		c.fallback = fmt.Sprintf("the %s target cannot compute content fingerprints", cfg.Target)
 	case cfg.Resume != nil:
 		c.fallback = "a resumed load: the rows the earlier run sent were not read by this one"
@@ -73,9 +72,19 @@ func (r *run) newContent() *content {
 		fmt.Fprintf(cfg.Stderr, "verify: content verification is not possible (%s): verifying row counts only\n", c.fallback)
 		return c
 	}
-	c.cc = cc
+	c.cc = r.target
 	r.verifier.onBefore = c.fingerprintBefore(r)
 	return c
+}
+
+// canContent reports whether t computes content fingerprints: asked with
+// no queries, Content answers at once (load.Target).
+func canContent(t load.Target) bool {
+	if t == nil {
+		return false
+	}
+	_, err := t.Content(context.Background(), nil)
+	return !errors.Is(err, errors.ErrUnsupported)
 }
 
 // acc is worker id's accumulator (nil when nothing is fingerprinted).
@@ -220,7 +229,7 @@ func (r *run) verifyContent(ctx context.Context, tot totals) (*load.Verification
 		}
 	}
 	if why == "" {
-		if canon, _ := foldTables(r.target, sortedKeys(tot.tables)); canon != nil {
+		if canon, _ := foldTables(r.hooks.FoldName, sortedKeys(tot.tables)); canon != nil {
 			why = "table names that differ only in case are one table in this database, and the reader fingerprinted them apart"
 		}
 	}
@@ -269,8 +278,8 @@ func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*
 		qs = append(qs, r.query(n, reads[n]))
 	}
 	c.mu.Unlock()
-	if a, ok := r.target.(load.Awaiter); ok {
-		if err := a.Await(ctx, res.Expected); err != nil {
+	if r.hooks.Await != nil {
+		if err := r.hooks.Await(ctx, res.Expected); err != nil {
 			fmt.Fprintf(r.cfg.Stderr, "verify: %v\n", err)
 		}
 	}

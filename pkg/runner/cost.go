@@ -18,11 +18,11 @@ import (
 )
 
 // CostConfig says how a run measures what the load cost: the storage it
-// took (load.Footprinter) and the server's resources (/proc, when the
+// took (load.Target.Footprint) and the server's resources (/proc, when the
 // server runs on this machine).
 type CostConfig struct {
 	// ServerPID is the server's process; 0: the process listening on the
-	// target's port (load.ServerAddresser) when the server is local.
+	// target's port (load.Target.ServerAddr) when the server is local.
 	ServerPID int
 	// ServerDataDir is the server's data directory: its size is recorded
 	// beside the database's own accounting, and replaces it when the
@@ -43,7 +43,7 @@ var (
 	costSampleEvery = 2 * time.Second
 	// footprintTimeout bounds one footprint query.
 	footprintTimeout = 30 * time.Second
-	// flushTimeout bounds the flush before settling (load.Flusher).
+	// flushTimeout bounds the flush before settling (load.Hooks.FlushStorage).
 	flushTimeout = 2 * time.Minute
 )
 
@@ -164,11 +164,13 @@ func (r *run) findServer() (pid int, method, notMeasured string) {
 	if p := r.cfg.Cost.ServerPID; p > 0 {
 		return p, fmt.Sprintf("/proc: pid %d (given) and its children", p), ""
 	}
-	sa, ok := r.target.(load.ServerAddresser)
-	if !ok {
+	var addr string
+	if r.target != nil {
+		addr = r.target.ServerAddr()
+	}
+	if addr == "" {
 		return 0, "", "the target does not say where its server is"
 	}
-	addr := sa.ServerAddr()
 	host, portStr, err := net.SplitHostPort(addr)
 	port, perr := strconv.Atoi(portStr)
 	if err != nil || perr != nil {
@@ -224,10 +226,13 @@ func localHost(host string) bool {
 // footprint measures the loaded tables' size: the target's own accounting,
 // else the data directory's size.
 func (r *run) footprint(ctx context.Context, tables []string) (load.Size, error) {
-	if f, ok := r.target.(load.Footprinter); ok {
-		ctx, cancel := context.WithTimeout(ctx, footprintTimeout)
-		defer cancel()
-		return f.Footprint(ctx, tables)
+	if r.target != nil {
+		fctx, cancel := context.WithTimeout(ctx, footprintTimeout)
+		size, err := r.target.Footprint(fctx, tables)
+		cancel()
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return size, err
+		}
 	}
 	if d := r.cfg.Cost.ServerDataDir; d != "" {
 		n, err := dirSize(d)
@@ -332,7 +337,7 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 	if errors.Is(err, errNoFootprint) {
 		return &load.Footprint{NotMeasured: err.Error()}
 	}
-	_, flusher := r.target.(load.Flusher)
+	flusher := r.hooks.FlushStorage != nil
 	d := r.cfg.Cost.FootprintSettle
 	if err != nil && (!flusher || d == 0) {
 		return &load.Footprint{NotMeasured: "the size query failed", Error: err.Error(), Method: fp.Method}
@@ -345,11 +350,11 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 		fp.Note = "right after the load: " + err.Error()
 	}
 	if d > 0 {
-		if f, ok := r.target.(load.Flusher); ok {
+		if flusher {
 			// Its own bound: a compaction on a busy server can take longer
 			// than the settle wait that follows it.
 			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
-			what, err := f.FlushStorage(fctx, fp.Tables)
+			what, err := r.hooks.FlushStorage(fctx, fp.Tables)
 			cancel()
 			fp.Flush = what
 			if err != nil {

@@ -254,6 +254,8 @@ func (f *flushTarget) Footprint(ctx context.Context, tables []string) (load.Size
 	return load.Size{Bytes: 4200, Method: "fake files"}, nil
 }
 
+func (f *flushTarget) Hooks() load.Hooks { return load.Hooks{FlushStorage: f.FlushStorage} }
+
 func (f *flushTarget) FlushStorage(context.Context, []string) (string, error) {
 	f.flushed = true
 	return "FLUSH", nil

@@ -22,7 +22,7 @@ import (
 
 // The distinct-key pass (docs/verify.md "Repeated keys and --verify
 // count"): on a target that stores two rows of one (series, timestamp)
-// key as one point (load.Overwriter), a table that holds fewer rows than
+// key as one point (load.Hooks.Overwrites), a table that holds fewer rows than
 // acknowledged may hold every point the input has. Only then (the common
 // case costs nothing) the inputs are read again as the load read them,
 // each row's key hashed to 64 bits (fingerprint.HashPair of the series'
@@ -189,21 +189,21 @@ func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, err
 
 // verifiedName maps a table name as read (no prefix) to the name it is
 // verified under: prefixed, and folded to the spelling among names that
-// the target takes for the same table (load.NameFolder).
+// the target takes for the same table (load.Hooks.FoldName).
 func (r *run) verifiedName(names []string) func(string) string {
-	nf, _ := r.target.(load.NameFolder)
+	fold := r.hooks.FoldName
 	folded := map[string]string{}
-	if nf != nil {
+	if fold != nil {
 		for _, n := range names {
-			if _, ok := folded[nf.FoldName(n)]; !ok {
-				folded[nf.FoldName(n)] = n
+			if _, ok := folded[fold(n)]; !ok {
+				folded[fold(n)] = n
 			}
 		}
 	}
 	return func(table string) string {
 		n := r.cfg.TablePrefix + table
-		if nf != nil {
-			if c, ok := folded[nf.FoldName(n)]; ok {
+		if fold != nil {
+			if c, ok := folded[fold(n)]; ok {
 				return c
 			}
 		}

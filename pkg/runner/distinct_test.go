@@ -26,7 +26,7 @@ type keyed struct {
 
 func newKeyed() *keyed { return &keyed{fakeTarget: newFake(), points: map[string]map[string]bool{}} }
 
-func (*keyed) Overwrites() bool { return true }
+func (*keyed) Hooks() load.Hooks { return load.Hooks{Overwrites: true} }
 
 func (k *keyed) NewWriter(context.Context, int) (load.Writer, error) { return keyWriter{k}, nil }
 

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -13,16 +14,19 @@ import (
 const serverVersionTimeout = 5 * time.Second
 
 // askServerVersion records the server's version when the target can tell
-// it (load.ServerVersioner). It never fails the run.
+// it (load.Target.ServerVersion). It never fails the run.
 func (r *run) askServerVersion(ctx context.Context) {
-	v, ok := r.target.(load.ServerVersioner)
-	if !ok {
+	if r.target == nil {
 		r.server = load.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, serverVersionTimeout)
 	defer cancel()
-	s, err := v.ServerVersion(ctx)
+	s, err := r.target.ServerVersion(ctx)
+	if errors.Is(err, errors.ErrUnsupported) {
+		r.server = load.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
+		return
+	}
 	if err != nil {
 		r.server = load.Server{Error: "asking the server its version: " + err.Error()}
 		return

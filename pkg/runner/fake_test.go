@@ -21,6 +21,7 @@ import (
 // fakeTarget is an in-memory database: it commits what its writers
 // acknowledge and counts it per table.
 type fakeTarget struct {
+	load.Unsupported
 	mu        sync.Mutex
 	prepared  *load.PrepareOptions
 	refuse    format.Format // Accepts refuses this format

@@ -12,7 +12,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 )
 
-// finishingTarget is a fakeTarget with load.Finisher: it records when
+// finishingTarget is a fakeTarget with a Finish hook: it records when
 // Finish ran relative to the writes and the counts.
 type finishingTarget struct {
 	*fakeTarget
@@ -22,7 +22,7 @@ type finishingTarget struct {
 	finishFor time.Duration
 }
 
-var _ load.Finisher = (*finishingTarget)(nil)
+func (f *finishingTarget) Hooks() load.Hooks { return load.Hooks{Finish: f.Finish} }
 
 func (f *finishingTarget) Finish(ctx context.Context) error {
 	f.fakeTarget.mu.Lock()
@@ -129,6 +129,8 @@ func (s *slowSetupTarget) Prepare(ctx context.Context, opts load.PrepareOptions)
 	time.Sleep(s.setup)
 	return s.fakeTarget.Prepare(ctx, opts)
 }
+
+func (s *slowSetupTarget) Hooks() load.Hooks { return load.Hooks{Report: s.Report} }
 
 func (s *slowSetupTarget) Report() map[string]float64 {
 	return map[string]float64{"compress_seconds": 1.25, "size_after_bytes": 4096}

@@ -3,24 +3,21 @@ package runner
 import (
 	"fmt"
 	"strings"
-
-	"github.com/tsload/tsload/pkg/load"
 )
 
 // foldTables groups the table names (sorted) that the target keeps as
-// one table (load.NameFolder: QuestDB's names are case-insensitive). It
+// one table (load.Hooks.FoldName: QuestDB's names are case-insensitive). It
 // returns each folded name's group name, the first of the group, and a
 // note naming the groups; nil when no two names fold together.
-func foldTables(t load.Target, sorted []string) (canon map[string]string, note string) {
-	nf, ok := t.(load.NameFolder)
-	if !ok {
+func foldTables(foldName func(string) string, sorted []string) (canon map[string]string, note string) {
+	if foldName == nil {
 		return nil, ""
 	}
 	first := map[string]string{}
 	members := map[string][]string{}
 	canon = map[string]string{}
 	for _, n := range sorted {
-		k := nf.FoldName(n)
+		k := foldName(n)
 		if _, ok := first[k]; !ok {
 			first[k] = n
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/pkg/load"
 )
 
 // foldingTarget keeps table names that differ only in case as one table,
@@ -15,7 +17,7 @@ type foldingTarget struct {
 	short int64 // rows the count leaves out of a table written to
 }
 
-func (foldingTarget) FoldName(n string) string { return strings.ToLower(n) }
+func (foldingTarget) Hooks() load.Hooks { return load.Hooks{FoldName: strings.ToLower} }
 
 func (f foldingTarget) Count(ctx context.Context, tables []string) (map[string]int64, error) {
 	f.mu.Lock()

@@ -44,9 +44,9 @@ import (
 // fsync of the directory) at the start, every reporting period, whenever
 // a table is counted before its first write, and at the end. Batches
 // acknowledged after the last snapshot are not in it; how a resumed run
-// settles them is the target's (load.Resumer): re-sent where the server
+// settles them is the target's (load.Target.InDoubt): re-sent where the server
 // overwrites identical points, or, where a Writer hands out tickets
-// (load.Ticketer, PostgreSQL's transaction ids), settled by the ticket,
+// (load.Hooks.OnTicket, PostgreSQL's transaction ids), settled by the ticket,
 // which is appended to a ticket log (JournalPath + ".tickets.N") with one
 // write(2) before the batch can commit: it survives the loader being
 // killed (the kernel holds it), though not a power loss of the machine

@@ -7,21 +7,18 @@ import (
 	"net"
 	"strings"
 	"syscall"
-
-	"github.com/tsload/tsload/pkg/load"
 )
 
-// ping checks the target's endpoint once before Prepare (load.Pinger).
+// ping checks the target's endpoint once before Prepare (load.Target.Ping).
 // Nothing is retried: a server that is not there at the start fails the
 // run at once, with a hint, while a connection lost in the middle of the
 // load stays a retryable answer.
 func (r *run) ping(ctx context.Context) error {
-	p, ok := r.target.(load.Pinger)
-	if !ok {
+	if r.target == nil {
 		return nil
 	}
-	err := p.Ping(ctx)
-	if err == nil {
+	err := r.target.Ping(ctx)
+	if err == nil || errors.Is(err, errors.ErrUnsupported) {
 		return nil
 	}
 	return fmt.Errorf("before loading: %w%s", err, reachHint(err))

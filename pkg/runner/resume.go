@@ -220,8 +220,7 @@ func inputPaths(ins []JournalInput) string {
 // doubt when the previous run may have left some: it was killed (its last
 // snapshot is not final) or it stopped with batches sent and unanswered.
 func (r *run) checkInDoubt(ctx context.Context, old *Journal) error {
-	rs, ok := r.target.(load.Resumer)
-	if !ok {
+	if r.target == nil {
 		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
 	}
 	tables := make([]string, 0, len(old.Tables))
@@ -229,9 +228,12 @@ func (r *run) checkInDoubt(ctx context.Context, old *Journal) error {
 		tables = append(tables, n)
 	}
 	sort.Strings(tables)
-	mode, err := rs.InDoubt(ctx, tables)
+	mode, err := r.target.InDoubt(ctx, tables)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
+	}
 	if err == nil {
-		if _, ok := r.target.(load.Settler); mode == load.SettleInDoubt && !ok {
+		if mode == load.SettleInDoubt && (r.hooks.Settle == nil || r.hooks.OnTicket == nil) {
 			err = fmt.Errorf("%s settles batches in doubt but has no Settle", r.cfg.Target)
 		}
 		r.inDoubt = mode
@@ -270,14 +272,14 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		cands[[2]int64{int64(b.Input), b.Batch}] = b
 	}
 	info := r.res.Resume
-	if st, ok := r.target.(load.Settler); ok && r.inDoubt == load.SettleInDoubt && len(cands) > 0 {
+	if settle := r.hooks.Settle; settle != nil && r.inDoubt == load.SettleInDoubt && len(cands) > 0 {
 		keys := make([][2]int64, 0, len(cands))
 		var tickets []string
 		for k, c := range cands {
 			keys = append(keys, k)
 			tickets = append(tickets, c.Tickets...)
 		}
-		written, err := st.Settle(ctx, tickets)
+		written, err := settle(ctx, tickets)
 		if err != nil {
 			return fmt.Errorf("settling the %d batches in doubt: %w", len(cands), err)
 		}
@@ -393,8 +395,8 @@ func (jr *journal) gatherInDoubt(old *Journal) error {
 
 // attachTickets makes w hand its batches' tickets to the journal.
 func (r *run) attachTickets(w load.Writer) {
-	if t, ok := w.(load.Ticketer); ok && r.jr != nil {
-		t.OnTicket(r.jr.ticket)
+	if r.hooks.OnTicket != nil && r.jr != nil {
+		r.hooks.OnTicket(w, r.jr.ticket)
 	}
 }
 

@@ -227,6 +227,12 @@ func (t *ticketTarget) InDoubt(context.Context, []string) (load.InDoubt, error) 
 	return load.SettleInDoubt, nil
 }
 
+func (t *ticketTarget) Hooks() load.Hooks {
+	return load.Hooks{Settle: t.Settle, OnTicket: func(w load.Writer, note func(*load.Batch, string) error) {
+		w.(*ticketWriter).hook = note
+	}}
+}
+
 func (t *ticketTarget) Settle(_ context.Context, tickets []string) ([]bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -247,8 +253,6 @@ type ticketWriter struct {
 	t    *ticketTarget
 	hook func(*load.Batch, string) error
 }
-
-func (w *ticketWriter) OnTicket(h func(*load.Batch, string) error) { w.hook = h }
 
 func (w *ticketWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	w.t.mu.Lock()

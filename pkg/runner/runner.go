@@ -181,7 +181,10 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 	cfg.defaults()
 	cfg.Prepare.TablePrefix = cfg.TablePrefix
 	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
-	r.verifier = &verifier{target: t, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
+	if t != nil {
+		r.hooks = t.Hooks()
+	}
+	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
 	r.verifier.distinct = r.distinctKeys // distinct.go
 	r.content = r.newContent()
 	r.res = &load.Results{
@@ -242,6 +245,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*load.Results, error) 
 type run struct {
 	cfg    Config
 	target load.Target
+	hooks  load.Hooks // target's, read once
 	res    *load.Results
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
@@ -554,19 +558,19 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	return err
 }
 
-// finishTarget calls the target's Finish (load.Finisher) once every batch
+// finishTarget calls the target's Finish (load.Hooks.Finish) once every batch
 // was acknowledged, unless rows were rejected without SkipInvalid (the run
 // fails then). Its time is part of the load's wall time.
 func (r *run) finishTarget(ctx context.Context) error {
-	f, ok := r.target.(load.Finisher)
-	if !ok {
+	finish := r.hooks.Finish
+	if finish == nil {
 		return nil
 	}
 	if r.totals(false).rejected > 0 && !r.cfg.SkipInvalid {
 		return nil // finish reports the rejected rows
 	}
 	t0 := time.Now()
-	err := f.Finish(ctx)
+	err := finish(ctx)
 	r.res.FinishSeconds = time.Since(t0).Seconds()
 	if err != nil {
 		r.failed.Add(1)
@@ -932,8 +936,8 @@ func (r *run) finish(ctx context.Context, err error) {
 	if err != nil {
 		res.Error = err.Error()
 	}
-	if rep, ok := r.target.(load.Reporter); ok && r.cfg.DoLoad {
-		if m := rep.Report(); len(m) > 0 {
+	if r.hooks.Report != nil && r.cfg.DoLoad {
+		if m := r.hooks.Report(); len(m) > 0 {
 			res.TargetReport = m
 		}
 	}

@@ -43,15 +43,18 @@ func redactFlags(flags map[string]any) map[string]any {
 }
 
 // describe records where the load went and what the target set up
-// (load.Describer) in the results; a setting the target applied replaces
+// (load.Target.Describe) in the results; a setting the target applied replaces
 // the recorded flag of that name. A target that lists no tables gets the
 // tables the rows were acknowledged in.
 func (r *run) describe(tables map[string]int64) {
-	d, ok := r.target.(load.Describer)
-	if !ok || !r.cfg.DoLoad {
+	if r.target == nil || !r.cfg.DoLoad {
 		return
 	}
-	s := d.Describe()
+	d := r.target.Describe()
+	if d == nil {
+		return
+	}
+	s := *d
 	if len(s.Tables) == 0 {
 		for _, n := range sortedKeys(tables) {
 			s.Tables = append(s.Tables, load.TableSetup{Name: n})

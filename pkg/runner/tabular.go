@@ -84,8 +84,8 @@ func (r *run) newOwnData(ctx context.Context) *ownData {
 	if o.cat != nil || len(r.cfg.Mapping.Columns) > 0 {
 		r.cfg.Lookup = r.lookup(o.cat)
 	}
-	if u, ok := r.target.(load.LineUnit); ok && u.LineUnit() > 0 {
-		o.unit = int64(u.LineUnit())
+	if u := r.hooks.LineUnit; u > 0 {
+		o.unit = int64(u)
 	}
 	return o
 }

@@ -43,6 +43,8 @@ func (l *linesTarget) NewWriter(ctx context.Context, worker int) (load.Writer, e
 	return &linesWriter{Writer: w, l: l}, err
 }
 
+func (l *linesTarget) Hooks() load.Hooks { return load.Hooks{Catalog: l.Catalog} }
+
 func (l *linesTarget) Catalog(_ context.Context, _ load.PrepareOptions, name string) (*load.CatalogTable, error) {
 	return l.cat[name], nil
 }

@@ -23,6 +23,7 @@ import (
 // server restarting, a stale connection), like a batch.
 type verifier struct {
 	target load.Target
+	hooks  load.Hooks // target's
 	// dropped: the tables are dropped before loading and start empty.
 	dropped bool
 	policy  retry.Policy
@@ -69,11 +70,11 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 	if v.dropped {
 		// Dropped tables start empty; a target may drop a table only when
 		// a batch first names it (ILP), after this count would be taken.
-		// A table the target leaves alone (load.TableDropper) is counted.
-		td, _ := v.target.(load.TableDropper)
+		// A table the target leaves alone (load.Hooks.Drops) is counted.
+		drops := v.hooks.Drops
 		var zero, kept []string
 		for _, n := range todo {
-			if td == nil || td.Drops(n) {
+			if drops == nil || drops(n) {
 				v.before[n] = 0
 				zero = append(zero, n)
 			} else {
@@ -122,12 +123,12 @@ func (v *verifier) counted(names []string) error {
 // More rows than that, or a count that still moves once this run is done,
 // means another client writes into the same tables: reported as such, not
 // as data loss. On a target that overwrites identical points
-// (load.Overwriter), fewer rows than acknowledged in a table that held rows
+// (load.Hooks.Overwrites), fewer rows than acknowledged in a table that held rows
 // before can be points written again: reported, but not as a failure. The
 // returned Verification is set whenever counting was attempted.
 func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, error) {
 	t0 := time.Now()
-	canon, foldNote := foldTables(v.target, sortedKeys(tot.tables))
+	canon, foldNote := foldTables(v.hooks.FoldName, sortedKeys(tot.tables))
 	if canon != nil {
 		tot = tot.fold(canon)
 		fmt.Fprintf(v.stderr, "verify: %s\n", foldNote)
@@ -144,8 +145,8 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, 
 		expected[n] = before[n] + tot.tables[n]
 	}
 	res := &load.Verification{Before: before, Expected: expected, Actual: map[string]int64{}, Note: foldNote}
-	if a, ok := v.target.(load.Awaiter); ok {
-		if err := a.Await(ctx, expected); err != nil {
+	if v.hooks.Await != nil {
+		if err := v.hooks.Await(ctx, expected); err != nil {
 			fmt.Fprintf(v.stderr, "verify: %v\n", err)
 		}
 	}
@@ -177,8 +178,7 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*load.Verification, 
 // otherwise (a loss). recount, when not nil, holds the counts per table to
 // compare a second count with when the first does not add up.
 func (v *verifier) judge(ctx context.Context, res *load.Verification, names []string, before, acked, after, recount map[string]int64) error {
-	ow, _ := v.target.(load.Overwriter)
-	overwrites := ow != nil && ow.Overwrites()
+	overwrites := v.hooks.Overwrites
 	var lost, other, rewritten, repeated []string
 	keys := make([]string, 0, len(acked))
 	for k := range acked {

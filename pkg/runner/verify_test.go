@@ -86,7 +86,7 @@ func TestVerifyMovingCount(t *testing.T) {
 // is acknowledged and the points replace those already there.
 type overwriting struct{ *fakeTarget }
 
-func (overwriting) Overwrites() bool { return true }
+func (overwriting) Hooks() load.Hooks { return load.Hooks{Overwrites: true} }
 
 func (overwriting) NewWriter(context.Context, int) (load.Writer, error) { return rewriter{}, nil }
 

@@ -11,12 +11,7 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 )
 
-var (
-	_ load.Cataloger = (*Target)(nil)
-	_ load.LineUnit  = (*Target)(nil)
-)
-
-// LineUnit (load.LineUnit) is the unit of the lines' timestamps: the
+// LineUnit (load.Hooks.LineUnit) is the unit of the lines' timestamps: the
 // precision the writes name.
 func (t *Target) LineUnit() time.Duration {
 	switch t.cfg.Precision {
@@ -33,7 +28,7 @@ var catalogTypes = map[string]schema.Type{
 	"DOUBLE": schema.Float8, "BIGINT": schema.Int8, "STRING": schema.Text,
 }
 
-// Catalog (load.Cataloger) reads table name with DESCRIBE TABLE: the TIME
+// Catalog (load.Hooks.Catalog) reads table name with DESCRIBE TABLE: the TIME
 // column first, TAG columns the tags. Nil when the database or the table
 // does not exist.
 func (t *Target) Catalog(ctx context.Context, opts load.PrepareOptions, name string) (*load.CatalogTable, error) {

@@ -94,11 +94,7 @@ type Target struct {
 	sqlp   *httpwrite.Poster
 }
 
-var (
-	_ load.Target          = (*Target)(nil)
-	_ load.ServerVersioner = (*Target)(nil)
-	_ load.Overwriter      = (*Target)(nil)
-)
+var _ load.Target = (*Target)(nil)
 
 // New checks cfg and returns the target. It does not contact the server.
 func New(cfg Config) (*Target, error) {
@@ -303,7 +299,7 @@ func (t *Target) count(ctx context.Context, fn, table string) (int64, error) {
 
 // Overwrites: CnosDB stores a row with the series and time of one it holds
 // in place of it, so loading rows already there adds fewer to the count
-// (load.Overwriter).
+// (load.Hooks.Overwrites).
 func (t *Target) Overwrites() bool { return true }
 
 // ServerVersion is the version /api/v1/ping reports ("CnosDB 2.4.2,

@@ -13,7 +13,7 @@ import (
 	"github.com/tsload/tsload/pkg/target/promtext"
 )
 
-// Footprint (load.Footprinter) is CnosDB's own account of the database's
+// Footprint (load.Target.Footprint) is CnosDB's own account of the database's
 // files: the vnode_disk_storage gauge of its vnodes on /metrics (every
 // table of the database: CnosDB accounts per vnode). It counts the TSM and
 // delta files only: rows still in the cache (and the WAL) are not in it
@@ -77,7 +77,7 @@ func vnodeStorage(body []byte, tenant, db string) ([]vnode, error) {
 	return out, nil
 }
 
-// FlushStorage (load.Flusher) runs COMPACT VNODE on the database's vnodes,
+// FlushStorage (load.Hooks.FlushStorage) runs COMPACT VNODE on the database's vnodes,
 // which writes their caches to files, twice: CnosDB 2.4 sets the gauge
 // from the version a flush replaces, so the second compaction (with
 // nothing left to write) publishes the size of the first one's files.
@@ -102,5 +102,5 @@ func (t *Target) FlushStorage(ctx context.Context, _ []string) (string, error) {
 	return strings.TrimSuffix(stmt, ";") + " (twice)", nil
 }
 
-// ServerAddr (load.ServerAddresser) is the host:port of the first URL.
+// ServerAddr (load.Target.ServerAddr) is the host:port of the first URL.
 func (t *Target) ServerAddr() string { return httpwrite.HostPort(t.cfg.URLs[0]) }

@@ -1,5 +1,5 @@
 // Package contentq holds what the targets' content queries
-// (load.ContentCounter) share: reading a database's exact integer sums into
+// (load.Target.Content) share: reading a database's exact integer sums into
 // a fingerprint.Int128, recovering an exact sum from one that wrapped
 // around 64 bits, the fingerprint of a table that does not exist, and the
 // one query that the DataFusion-based databases (CnosDB, InfluxDB 3)

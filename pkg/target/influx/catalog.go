@@ -2,13 +2,9 @@ package influx
 
 import (
 	"time"
-
-	"github.com/tsload/tsload/pkg/load"
 )
 
-var _ load.LineUnit = (*Target)(nil)
-
-// LineUnit (load.LineUnit) is the unit of the lines' timestamps: the
+// LineUnit (load.Hooks.LineUnit) is the unit of the lines' timestamps: the
 // precision the writes name.
 func (t *Target) LineUnit() time.Duration {
 	switch t.cfg.Precision {

@@ -6,13 +6,11 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 )
 
-var _ load.Describer = (*Target)(nil)
-
-// Describe (load.Describer) says where the load went: the URLs, the
+// Describe (load.Target.Describe) says where the load went: the URLs, the
 // database (the bucket on 2.x) and the API spoken, as detected. InfluxDB
 // always stores a point with the series and timestamp of one it holds in
 // its place: "dedup" is true whatever the load asked.
-func (t *Target) Describe() load.Setup {
+func (t *Target) Describe() *load.Setup {
 	t.mu.Lock()
 	a := t.api
 	t.mu.Unlock()
@@ -28,5 +26,5 @@ func (t *Target) Describe() load.Setup {
 		"dedup":           true,
 		"request-timeout": t.cfg.RequestTimeout.String(),
 	}
-	return s
+	return &s
 }

@@ -16,7 +16,7 @@ import (
 // storage_shard_disk_size gauge (tsdb.DefaultMetricInterval).
 const v2MetricInterval = 10 * time.Second
 
-// Footprint (load.Footprinter) is the disk size of the database (the
+// Footprint (load.Target.Footprint) is the disk size of the database (the
 // bucket on 2.x) the tables were loaded into: InfluxDB accounts storage
 // per shard, and a shard holds every measurement of its database, so the
 // size covers all of them. It is the size of the TSM and WAL files the
@@ -127,5 +127,5 @@ func shardDiskSize(body []byte, id string) (total int64, shards int, err error) 
 	return total, shards, nil
 }
 
-// ServerAddr (load.ServerAddresser) is the host:port of the first URL.
+// ServerAddr (load.Target.ServerAddr) is the host:port of the first URL.
 func (t *Target) ServerAddr() string { return httpwrite.HostPort(t.cfg.URLs[0]) }

@@ -202,7 +202,7 @@ func (t *Target) theAPI(ctx context.Context) (api, error) {
 
 // Overwrites: InfluxDB stores a point with the series and timestamp of one
 // it holds in its place, so loading points already there adds nothing to a
-// count (load.Overwriter).
+// count (load.Hooks.Overwrites).
 func (t *Target) Overwrites() bool { return true }
 
 // Accepts takes line protocol only: InfluxDB's write APIs read nothing else.

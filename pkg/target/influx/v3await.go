@@ -6,11 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/tsload/tsload/pkg/load"
 )
-
-var _ load.Awaiter = (*Target)(nil)
 
 // v3Settle is how long Await waits for a count that has stopped moving,
 // and v3AwaitMax how long it waits at most (variables for tests).

@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
-var _ load.ServerVersioner = (*Target)(nil)
-
-// ServerVersion (load.ServerVersioner) is "InfluxDB " and the version the
+// ServerVersion (load.Target.ServerVersion) is "InfluxDB " and the version the
 // first URL's /ping reports in X-Influxdb-Version, with X-Influxdb-Build
 // when present, e.g. "InfluxDB 1.6.7~rc0" or "InfluxDB v2.7.12 (OSS)".
 func (t *Target) ServerVersion(ctx context.Context) (string, error) {

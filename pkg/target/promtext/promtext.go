@@ -1,6 +1,6 @@
 // Package promtext reads samples from the Prometheus text exposition
 // format, which InfluxDB 2.x and CnosDB serve on /metrics: the targets
-// read their storage figures there (load.Footprinter). Only what those
+// read their storage figures there (load.Target.Footprint). Only what those
 // need: metric name, labels, value; comments, timestamps and other
 // metrics are skipped.
 package promtext

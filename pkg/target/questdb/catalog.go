@@ -9,8 +9,6 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 )
 
-var _ load.Cataloger = (*Target)(nil)
-
 // catalogTypes are the QuestDB column types tsload has a schema.Type for;
 // SYMBOL columns are the tags (STRING and VARCHAR are text fields).
 var catalogTypes = map[string]schema.Type{
@@ -19,7 +17,7 @@ var catalogTypes = map[string]schema.Type{
 	"SHORT": schema.Int4, "BYTE": schema.Int4,
 }
 
-// Catalog (load.Cataloger) reads table name with table_columns(): the
+// Catalog (load.Hooks.Catalog) reads table name with table_columns(): the
 // designated timestamp first (and required), SYMBOL columns the tags.
 // Nil when no such table exists (tables()).
 func (t *Target) Catalog(ctx context.Context, _ load.PrepareOptions, name string) (*load.CatalogTable, error) {

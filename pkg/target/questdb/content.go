@@ -10,7 +10,7 @@ import (
 	"github.com/tsload/tsload/pkg/fingerprint"
 )
 
-// Content (load.ContentCounter) computes each table's fingerprint with
+// Content (load.Target.Content) computes each table's fingerprint with
 // SQL once the WAL is applied (as Count waits): one query for the rows,
 // the designated timestamp's range and every field's aggregates, one for
 // the distinct tag combinations. QuestDB can aggregate every kind:
@@ -27,6 +27,9 @@ import (
 // Timestamps come back in the column's unit (TIMESTAMP: microseconds,
 // TimeUnit 1000; TIMESTAMP_NS: nanoseconds).
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
+	if len(qs) == 0 {
+		return nil, nil // asked whether content can be verified: it can
+	}
 	names := make([]string, len(qs))
 	for i, q := range qs {
 		names[i] = q.Table

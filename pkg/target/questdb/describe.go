@@ -6,12 +6,10 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 )
 
-var _ load.Describer = (*Target)(nil)
-
-// Describe (load.Describer) says where the load went and what each table
+// Describe (load.Target.Describe) says where the load went and what each table
 // is: DEDUP as found or created (false for a table QuestDB auto-created,
 // whatever Config.Dedup asked), so the results record what was done.
-func (t *Target) Describe() load.Setup {
+func (t *Target) Describe() *load.Setup {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := load.Setup{URL: t.cfg.URL, API: "ilp/" + t.cfg.Transport}
@@ -36,5 +34,5 @@ func (t *Target) Describe() load.Setup {
 	if t.cfg.Transport == HTTP {
 		s.Settings["request-timeout"] = t.cfg.RequestTimeout.String()
 	}
-	return s
+	return &s
 }

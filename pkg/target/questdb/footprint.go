@@ -16,7 +16,7 @@ import (
 // it has not filled).
 const footprintMethod = "QuestDB table_storage() diskSize"
 
-// Footprint (load.Footprinter) is the sum of table_storage() diskSize over
+// Footprint (load.Target.Footprint) is the sum of table_storage() diskSize over
 // the named tables. A table it does not list is an error (the size of
 // rows the server holds would be missing).
 func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, error) {
@@ -54,7 +54,7 @@ func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, err
 	return sz, nil
 }
 
-// ServerAddr (load.ServerAddresser) is the host:port of the HTTP URL, else
+// ServerAddr (load.Target.ServerAddr) is the host:port of the HTTP URL, else
 // of the PG-wire URL, else the ILP/TCP address: one server listens on all.
 func (t *Target) ServerAddr() string {
 	for _, raw := range []string{t.cfg.URL, t.cfg.PG} {

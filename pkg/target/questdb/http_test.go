@@ -219,3 +219,25 @@ func BenchmarkHTTPWriter(b *testing.B) {
 	line := "cpu,hostname=host_1,region=eu-west-1 usage_user=58.1,usage_system=2.2,usage_idle=24.5 1451606400000000000\n"
 	loadtest.BenchWrite(b, w, ilpBatch(strings.Repeat(line, 5000), 1))
 }
+
+// TestOneServer: New refuses writes and SQL on different hosts; the names
+// of one loopback are one host.
+func TestOneServer(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string // "" for accepted
+	}{
+		{Config{URL: "http://127.0.0.1:9000", PG: "postgres://admin:quest@localhost:8812/qdb"}, ""},
+		{Config{URL: "http://[::1]:9000", PG: "postgres://admin:quest@127.0.0.1:8812/qdb"}, ""},
+		{Config{URL: "http://DB.example:9000", PG: "postgres://admin:quest@db.example:8812/qdb"}, ""},
+		{Config{Transport: TCP, TCPAddr: "db:9009", URL: "http://db:9000", PG: "postgres://a@db/qdb"}, ""},
+		{Config{URL: "http://db:9000", PG: "postgres://admin:quest@127.0.0.1:8812/qdb"}, `write to host "db" (URL) and run its SQL (tables, counts, verification) on host "127.0.0.1" (PG)`},
+		{Config{Transport: TCP, TCPAddr: "db:9009", URL: "http://127.0.0.1:9000"}, `write to host "db" (TCPAddr) and run its SQL (tables, counts, verification) on host "127.0.0.1" (URL)`},
+		{Config{Transport: TCP, TCPAddr: "db:9009", PG: "postgres://a@other/qdb"}, `on host "other" (PG)`},
+	} {
+		_, err := New(tc.cfg)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("New(%+v) = %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}

@@ -3,13 +3,10 @@ package questdb
 import (
 	"context"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
-var _ load.Pinger = (*Target)(nil)
-
-// Ping (load.Pinger) checks once that QuestDB listens at every address the
+// Ping (load.Target.Ping) checks once that QuestDB listens at every address the
 // load uses: the HTTP URL (writes, or /exec queries), the ILP/TCP address
 // (TCP transport) and the PG-wire address (queries).
 func (t *Target) Ping(ctx context.Context) error {

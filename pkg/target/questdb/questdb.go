@@ -91,6 +91,8 @@ type Config struct {
 	RequestTimeout time.Duration
 	MinThroughput  int64
 	// PG is the PG-wire URL for DDL and counts; empty means HTTP /exec.
+	// It must name the host the rows are written to (DefaultPG(cfg.Host())
+	// is QuestDB's default there).
 	PG string
 	// Dedup creates tables with DEDUP UPSERT KEYS(timestamp, <tags>).
 	Dedup bool
@@ -166,6 +168,9 @@ func New(cfg Config) (*Target, error) {
 	}
 	if cfg.PG == "" && cfg.URL == "" {
 		return nil, load.Settingf("questdb: need a PG-wire URL ({PG}) or an HTTP URL ({URL}) for queries")
+	}
+	if err := oneServer(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -243,11 +248,11 @@ func (t *Target) querier(ctx context.Context) (querier, error) {
 
 // Overwrites reports whether tables are created with DEDUP UPSERT KEYS, which
 // store a row with the timestamp and tags of one already there in its place
-// (load.Overwriter).
+// (load.Hooks.Overwrites).
 func (t *Target) Overwrites() bool { return t.cfg.Dedup }
 
 // Drops reports whether the table is dropped under DropDB
-// (load.TableDropper): a use-case table is, before the first batch that
+// (load.Hooks.Drops): a use-case table is, before the first batch that
 // names it; any other is QuestDB's own and is left alone.
 func (t *Target) Drops(table string) bool {
 	t.mu.Lock()
@@ -458,7 +463,7 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 	}
 }
 
-// Await (load.Awaiter) returns once every table of want holds at least its
+// Await (load.Hooks.Await) returns once every table of want holds at least its
 // rows with its WAL applied. ILP over TCP acknowledges nothing and the
 // server commits what it received some time later, so the wait ends as
 // soon as the rows are there, and otherwise once nothing has changed (WAL
@@ -554,7 +559,7 @@ func (t *Target) pause(ctx context.Context, lag []string) error {
 	}
 }
 
-// FoldName (load.NameFolder) is the key QuestDB keeps a table name
+// FoldName (load.Hooks.FoldName) is the key QuestDB keeps a table name
 // under: its table names are case-insensitive (ILP lines of CPU and cpu
 // write one table, named as the first line spelled it).
 func (t *Target) FoldName(name string) string { return strings.ToLower(name) }

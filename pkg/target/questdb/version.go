@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/tsload/tsload/pkg/load"
 )
 
-var _ load.ServerVersioner = (*Target)(nil)
-
-// ServerVersion (load.ServerVersioner) is what the server's build()
+// ServerVersion (load.Target.ServerVersion) is what the server's build()
 // function reports, without its "Build Information: " prefix, e.g.
 // "QuestDB 9.3.4, JDK 24.0.2, Commit Hash 9ea33219...". It asks over the
 // query path Count uses (PG wire, or HTTP /exec without a PG URL).

@@ -11,8 +11,6 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 )
 
-var _ load.Cataloger = (*Target)(nil)
-
 // catalogTypes are the column types (pg_type.typname) tsload has a
 // schema.Type for. A timestamp without time zone takes the same binary
 // value and text as timestamptz; the text types all read a tag.
@@ -22,7 +20,7 @@ var catalogTypes = map[string]schema.Type{
 	"float8": schema.Float8, "float4": schema.Float4, "int8": schema.Int8, "int4": schema.Int4,
 }
 
-// Catalog (load.Cataloger) reads table name's columns from pg_attribute:
+// Catalog (load.Hooks.Catalog) reads table name's columns from pg_attribute:
 // in their order, with the server's type names, required when NOT NULL
 // without a default, with their binary lengths (typlen). Text columns are
 // the tags. Nil when the database or

@@ -7,13 +7,11 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 )
 
-var _ load.Describer = (*Target)(nil)
-
-// Describe (load.Describer) says where the load went (host, port and
+// Describe (load.Target.Describe) says where the load went (host, port and
 // database; never the password) and whether each
 // table is a hypertable. Rows are not deduplicated (plain inserts), and
 // nothing compresses what goes over the wire.
-func (t *Target) Describe() load.Setup {
+func (t *Target) Describe() *load.Setup {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := load.Setup{Database: t.cfg.DBName}
@@ -37,5 +35,5 @@ func (t *Target) Describe() load.Setup {
 		"dedup":           false,
 		"request-timeout": t.cfg.RequestTimeout.String(),
 	}
-	return s
+	return &s
 }

@@ -87,7 +87,7 @@ func runLoad(t *testing.T, file string, st gen.Stats, c runCase) *Target {
 		}
 		checkTableKind(t, tg, tr.Name, cfg.UseHypertable == "false")
 		if c.createIdx != "" {
-			// "after": the runner called Finish (load.Finisher) before Count.
+			// "after": the runner called Finish (load.Hooks.Finish) before Count.
 			var n int
 			if err := dbConn(t, cfg.DBName).QueryRow(context.Background(), "SELECT count(*) FROM pg_indexes WHERE indexname = $1", tr.Name+"_tsload_idx").Scan(&n); err != nil || n != 1 {
 				t.Fatalf("--create-indexes=%s: %d indexes on %s (%v)", c.createIdx, n, tr.Name, err)

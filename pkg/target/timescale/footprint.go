@@ -13,7 +13,7 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 )
 
-// Footprint (load.Footprinter) is the size of the named tables with their
+// Footprint (load.Target.Footprint) is the size of the named tables with their
 // indexes and TOAST: hypertable_size() of hypertables (every chunk,
 // compressed ones included), pg_total_relation_size() of plain tables.
 func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, error) {
@@ -54,7 +54,7 @@ func tableSize(ctx context.Context, conn *pgx.Conn, names []string, hypertable b
 	return total, nil
 }
 
-// ServerAddr (load.ServerAddresser) is the server's host:port (for a Unix
+// ServerAddr (load.Target.ServerAddr) is the server's host:port (for a Unix
 // socket, localhost and the port: the server on this machine).
 func (t *Target) ServerAddr() string {
 	cc, err := t.cfg.connConfig(t.cfg.DBName)

@@ -7,13 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
-var _ load.Pinger = (*Target)(nil)
-
-// Ping (load.Pinger) checks once that PostgreSQL listens at the configured
+// Ping (load.Target.Ping) checks once that PostgreSQL listens at the configured
 // host and port (or Unix socket). A refused connection fails here once,
 // instead of as pgx's error for each address it tried.
 func (t *Target) Ping(ctx context.Context) error {

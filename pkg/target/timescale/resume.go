@@ -21,7 +21,7 @@ func (t *Target) InDoubt(context.Context, []string) (load.InDoubt, error) {
 
 // OnTicket sets the function each batch's transaction id is handed to
 // once its transaction has begun, before anything of the batch can commit
-// (load.Ticketer).
+// (load.Hooks.OnTicket).
 func (w *Writer) OnTicket(f func(*load.Batch, string) error) { w.onTicket = f }
 
 // ticket names the batch's transaction: its id, the backend's pid and the

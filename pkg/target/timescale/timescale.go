@@ -345,7 +345,7 @@ type Target struct {
 	tsbsTags   string                // the tags table of a TSBS file loaded (tsbs.go), "" for none
 	finished   bool
 	finishErr  error
-	report     map[string]float64 // Finish's figures (load.Reporter)
+	report     map[string]float64 // Finish's figures (load.Hooks.Report)
 
 	// lostCommits counts the batches whose COMMIT answer was lost and that
 	// the server then said were [0] not committed (re-sent), [1] committed.
@@ -703,9 +703,7 @@ func (t *Target) lookupSchema(name string) *schema.Table {
 	return load.LookupPrefixed(usecase.LookupTable, prefix, name)
 }
 
-var _ load.Finisher = (*Target)(nil)
-
-// Finish (load.Finisher: the runner calls it after the last batch was
+// Finish (load.Hooks.Finish: the runner calls it after the last batch was
 // acknowledged, unless the load failed) creates the "after" indexes, with
 // CompressAfter converts every chunk to the columnstore, and
 // measures the tables (Report). It runs once.
@@ -823,9 +821,7 @@ func compressedBatches(ctx context.Context, conn *pgx.Conn, tables []string) (in
 	return total, nil
 }
 
-var _ load.Reporter = (*Target)(nil)
-
-// Report (load.Reporter) returns what Finish measured: size_bytes (the
+// Report (load.Hooks.Report) returns what Finish measured: size_bytes (the
 // tables with their indexes and, for hypertables, all chunks), chunks,
 // chunks_compressed, and with CompressAfter compress_seconds and
 // size_before_compress_bytes; with the columnstore compressed_batches.
@@ -836,9 +832,7 @@ func (t *Target) Report() map[string]float64 {
 	return t.report
 }
 
-var _ load.ServerVersioner = (*Target)(nil)
-
-// ServerVersion (load.ServerVersioner) is "PostgreSQL <server_version>,
+// ServerVersion (load.Target.ServerVersion) is "PostgreSQL <server_version>,
 // TimescaleDB <extversion>" (the extension in the loaded database), or
 // "..., no TimescaleDB".
 func (t *Target) ServerVersion(ctx context.Context) (string, error) {

@@ -1,0 +1,126 @@
+// Package disordertest loads generate_data's out-of-order, late and
+// repeated files into a real database through the shared runner and checks
+// that the load verifies (by count and by content) and what the database
+// keeps of a repeated (series, time) key. Every target's test calls Run.
+package disordertest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/usecase"
+)
+
+// Case is one generated file.
+type Case struct {
+	Name     string
+	Disorder gen.Disorder
+}
+
+// Cases are the files Run loads: cpu-only, 3 hosts, 2 h at 10 s (2,160
+// rows before repeats).
+var Cases = []Case{
+	{"out-of-order", gen.Disorder{OutOfOrder: 0.3, OutOfOrderWindow: time.Hour, Late: 0.1, LateBy: 30 * time.Minute}},
+	{"repeat", gen.Disorder{Repeat: 0.05}},
+	{"repeat-changes", gen.Disorder{Repeat: 0.05, RepeatChanges: true}},
+}
+
+// File is a generated file: its path, its rows and its distinct (series,
+// time) keys.
+type File struct {
+	Path       string
+	Rows, Keys int64
+}
+
+// Generate writes c's file (ILP, seed 42) into dir.
+func Generate(t testing.TB, dir string, c Case) File {
+	t.Helper()
+	var out bytes.Buffer
+	st, err := gen.Generate(context.Background(), gen.Config{
+		UseCase: usecase.CPUOnly, Format: format.ILP, Seed: 42, Scale: 3,
+		Start: gen.DefaultStart, End: gen.DefaultStart.Add(2 * time.Hour), Workers: 1,
+		Disorder: c.Disorder, Stdout: &out, Stderr: io.Discard,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		// the series (up to the first space) and the time (after the last)
+		keys[line[:strings.IndexByte(line, ' ')]+line[strings.LastIndexByte(line, ' '):]] = true
+	}
+	path := filepath.Join(dir, c.Name+".ilp")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return File{Path: path, Rows: st.Rows, Keys: int64(len(keys))}
+}
+
+// Setup returns a target on a fresh database (or table prefix) and the
+// runner configuration of a load into it: Prepare, Loader, Target, and
+// what else the target needs. Inputs, DoLoad, Verify, VerifyContent and
+// Stderr are Run's.
+type Setup func(t *testing.T) (load.Target, runner.Config)
+
+// Run loads each of Cases with --verify count and with --verify content,
+// each into a fresh database from setup: the load must succeed, verified,
+// with every row of the file loaded, and the database must hold every row
+// (keepsRepeats: an appending database) or one row per (series, time) key
+// (an overwriting one).
+func Run(t *testing.T, setup Setup, keepsRepeats bool) {
+	dir := t.TempDir()
+	for _, c := range Cases {
+		f := Generate(t, dir, c)
+		if strings.HasPrefix(c.Name, "repeat") && f.Keys == f.Rows {
+			t.Fatalf("%s: no key repeated", c.Name)
+		}
+		for _, mode := range []string{"count", "content"} {
+			t.Run(c.Name+"/"+mode, func(t *testing.T) {
+				tg, rc := setup(t)
+				var stderr bytes.Buffer
+				rc.Inputs, rc.DoLoad, rc.Verify, rc.VerifyContent, rc.Stderr = []string{f.Path}, true, true, mode == "content", &stderr
+				if rc.ReportingPeriod == 0 {
+					rc.ReportingPeriod = time.Hour
+				}
+				if rc.RetryTimeout == 0 {
+					rc.RetryTimeout = 30 * time.Second
+				}
+				res, err := runner.Run(context.Background(), rc, tg)
+				if err != nil && mode == "count" && !keepsRepeats && f.Keys < f.Rows && strings.Contains(err.Error(), "row counts differ from the rows acknowledged") {
+					// The false failure that helper h35's change to
+					// pkg/runner/verify.go removes: until it lands,
+					// --verify count takes the overwritten repeats for
+					// lost rows. Remove this skip with it.
+					t.Skipf("--verify count of repeated keys on an overwriting database awaits the fix of the count bounds: %v", err)
+				}
+				if err != nil {
+					t.Fatalf("%v\n%s", err, stderr.String())
+				}
+				if res.Status != load.StatusOK || res.Rows != f.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Mode != mode {
+					t.Fatalf("status %s rows %d (want %d) verify %+v\n%s", res.Status, res.Rows, f.Rows, res.Verify, stderr.String())
+				}
+				var held int64
+				for _, n := range res.Verify.Actual {
+					held += n
+				}
+				want := f.Keys
+				if keepsRepeats {
+					want = f.Rows
+				}
+				if held != want {
+					t.Fatalf("the database holds %d rows, want %d (%d rows, %d keys)\n%s", held, want, f.Rows, f.Keys, stderr.String())
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,12 @@
+package influx
+
+import "github.com/tsload/tsload/pkg/load"
+
+// Hooks declares the target's optional behaviours (load.Hooks).
+func (t *Target) Hooks() load.Hooks {
+	return load.Hooks{
+		Await:      t.Await,
+		Overwrites: t.Overwrites(),
+		LineUnit:   t.LineUnit(),
+	}
+}

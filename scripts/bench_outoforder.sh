@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# What out-of-order and late rows cost each database, measured in one run.
+#
+#   scripts/bench_outoforder.sh [--scale N] [--timestamp-end T] [--batch-size N] [--workers N]
+#                               [--runs N] [--servers questdb,questdb-nodedup,timescale,influx,cnosdb]
+#                               [--out DIR]
+#
+# Writes four cpu-only ILP files of the same rows (seed 1, --scale hosts, 10 s, 2016-01-01 to
+# --timestamp-end, default 2016-01-03: two days): in order; 5% and 30% out of order
+# (generate_data --out-of-order F --out-of-order-window 1h); 10% late by a day (--late 0.1
+# --late-by 24h). Each server loads each file into a fresh database (or table prefix) of this
+# run's own, --verify count, --footprint-settle 10s, and its results file gives:
+#   rows/s: rows acknowledged per second of the load's wall time;
+#   server CPU-s/Mrow: the server process tree's CPU seconds during the load per million rows
+#     (the runner's /proc sampling; asynchronous work after the load, such as compaction, is
+#     not in it);
+#   bytes on disk: the tables' size once it stopped changing (up to 10 s), by the database's
+#     own accounting (docs/results-file.md).
+# The files of one server are loaded in rounds (in order, 5%, 30%, late; then again), --runs
+# times (default 2), and the fastest run of each counts, so that a slow spell of a shared
+# machine falls on every file alike; the table also gives each figure as a ratio to the same
+# server's in-order file. Servers: questdb (DEDUP, the default over http), questdb-nodedup,
+# timescale (hypertables when the extension is there), influx (1.x on 8086), cnosdb; each must be running
+# (scripts/start_<server>.sh); one that does not answer is left out with a note.
+# Files go to --out (default $TSLOAD_STATE/bench_outoforder, TSLOAD_STATE defaults to
+# /tmp/tsload), named by their parameters so a later run reuses them.
+set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
+
+scale=20
+ts_end=2016-01-03T00:00:00Z
+batch=5000
+workers=2
+runs=2
+servers=questdb,questdb-nodedup,timescale,influx,cnosdb
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scale) scale=$2; shift 2 ;;
+    --timestamp-end) ts_end=$2; shift 2 ;;
+    --batch-size) batch=$2; shift 2 ;;
+    --workers) workers=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --servers) servers=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "bench_outoforder.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+state=${TSLOAD_STATE:-/tmp/tsload}
+out=${out:-$state/bench_outoforder}
+mkdir -p "$out"
+bin=$out/bin
+(cd "$root" && go build -o "$bin/" ./cmd/generate_data ./cmd/load_questdb ./cmd/load_timescale ./cmd/load_influx ./cmd/load_cnosdb)
+
+# The data sets: name, generate_data flags.
+kinds=(in-order ooo-5 ooo-30 late-10)
+declare -A kind_flags=(
+  [in-order]=""
+  [ooo-5]="--out-of-order 0.05 --out-of-order-window 1h"
+  [ooo-30]="--out-of-order 0.3 --out-of-order-window 1h"
+  [late-10]="--late 0.1 --late-by 24h"
+)
+declare -A kind_label=(
+  [in-order]="in order"
+  [ooo-5]="5% out of order (1 h)"
+  [ooo-30]="30% out of order (1 h)"
+  [late-10]="10% late by 1 day"
+)
+ds=cpu-s${scale}-${ts_end//:/}
+for k in "${kinds[@]}"; do
+  f=$out/$ds-$k.ilp
+  # shellcheck disable=SC2086 # the flags are words
+  [ -s "$f" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
+    --timestamp-end "$ts_end" --workers "$workers" --file "$f" ${kind_flags[$k]} 2>/dev/null
+done
+rows=$(grep -c . "$out/$ds-in-order.ilp")
+
+# Names of this run only: other runs on the same servers must not drop them.
+tag=ooo$$
+qdb_http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
+influx_url=${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}
+cnosdb_url=${TSLOAD_CNOSDB_URL:-http://127.0.0.1:8902}
+pg_url=${TSLOAD_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}
+
+# loader SERVER -> the loader and its flags
+loader() {
+  case "$1" in
+    questdb) echo "load_questdb --http-url $qdb_http --table-prefix ${tag}_ --dedup" ;;
+    questdb-nodedup) echo "load_questdb --http-url $qdb_http --table-prefix ${tag}n_ --dedup=false" ;;
+    timescale) echo "load_timescale --postgres $pg_url --db-name ${tag}" ;;
+    influx) echo "load_influx --urls $influx_url --api v1 --db-name ${tag}" ;;
+    cnosdb) echo "load_cnosdb --urls $cnosdb_url --db-name ${tag}" ;;
+  esac
+}
+reachable() {
+  case "$1" in
+    questdb*) curl -sf -o /dev/null "$qdb_http/exec?query=SELECT%201" ;;
+    timescale) pg_isready -q -d "$pg_url" ;;
+    influx) curl -sf -o /dev/null "$influx_url/ping" ;;
+    cnosdb) curl -sf -o /dev/null "$cnosdb_url/api/v1/ping" ;;
+  esac
+}
+cleanup() {
+  local s
+  for s in "${active[@]}"; do
+    case "$s" in
+      questdb|questdb-nodedup)
+        local p=${tag}_; [ "$s" = questdb ] || p=${tag}n_
+        curl -s -o /dev/null -G "$qdb_http/exec" --data-urlencode "query=DROP TABLE IF EXISTS ${p}cpu" || true ;;
+      timescale) psql -X -q "$pg_url" -c "DROP DATABASE IF EXISTS ${tag}" >/dev/null 2>&1 || true ;;
+      influx) curl -s -o /dev/null -XPOST "$influx_url/query" --data-urlencode "q=DROP DATABASE ${tag}" || true ;;
+      cnosdb) curl -s -o /dev/null -u root: -XPOST "$cnosdb_url/api/v1/sql?tenant=cnosdb&db=public" -d "DROP DATABASE IF EXISTS ${tag}" || true ;;
+    esac
+  done
+}
+active=()
+trap cleanup EXIT
+
+IFS=, read -r -a want <<<"$servers"
+notes=()
+for s in "${want[@]}"; do
+  if [ -z "$(loader "$s")" ]; then echo "bench_outoforder.sh: unknown server $s" >&2; exit 2; fi
+  if reachable "$s"; then active+=("$s"); else notes+=("$s: not reachable, left out"); fi
+done
+
+# figures FILE -> "rows/s cpu-s/Mrow settled-bytes status" from a results file
+figures() {
+  python3 - "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r.get("cost") or {}
+srv = c.get("server") or {}
+fp = c.get("footprint") or {}
+ok = r.get("status") == "ok" and (r.get("verify") or {}).get("ok")
+print(r.get("rows_per_sec", 0), srv.get("cpu_seconds_per_million_rows", 0), fp.get("settled_bytes", 0), "ok" if ok else r.get("status", "failed"))
+EOF
+}
+
+declare -A rate=() cpu=() disk=() status=()
+for ((round = 0; round < runs; round++)); do
+  for s in "${active[@]}"; do
+    for k in "${kinds[@]}"; do
+      res=$out/$s-$k-$round.json
+      rm -f "$res"
+      # shellcheck disable=SC2046 # the loader's flags are words
+      set -- $(loader "$s")
+      l=$1; shift
+      "$bin/$l" "$@" --file "$out/$ds-$k.ilp" --batch-size "$batch" --workers "$workers" --drop-db \
+        --footprint-settle 10s --results-file "$res" --reporting-period 1h >"$res.log" 2>&1 || true
+      if [ ! -s "$res" ]; then
+        status[$s.$k]="failed (see $res.log)"
+        continue
+      fi
+      read -r r c d st < <(figures "$res")
+      status[$s.$k]=$st
+      [ "$st" = ok ] || continue
+      if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)' "$r" "${rate[$s.$k]:-0}"; then
+        rate[$s.$k]=$r cpu[$s.$k]=$c disk[$s.$k]=$d
+      fi
+    done
+  done
+done
+
+echo "cpu-only, $scale hosts, 2016-01-01 to $ts_end at 10 s: $rows rows in order; batch $batch, $workers workers, fastest of $runs runs"
+echo
+echo "| server | data | rows/s | vs in order | server CPU-s / M rows | vs in order | bytes on disk | vs in order |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+for s in "${active[@]}"; do
+  for k in "${kinds[@]}"; do
+    if [ -z "${rate[$s.$k]:-}" ]; then
+      echo "| $s | ${kind_label[$k]} | ${status[$s.$k]:-failed} | | | | | |"
+      continue
+    fi
+    python3 - "$s" "${kind_label[$k]}" "${rate[$s.$k]}" "${rate[$s.in-order]:-0}" "${cpu[$s.$k]}" "${cpu[$s.in-order]:-0}" "${disk[$s.$k]}" "${disk[$s.in-order]:-0}" <<'EOF'
+import sys
+s, k = sys.argv[1:3]
+r, r0, c, c0, d, d0 = map(float, sys.argv[3:])
+ratio = lambda a, b: f"{a / b:.2f}x" if b > 0 else "-"
+print(f"| {s} | {k} | {r:,.0f} | {ratio(r, r0)} | {c:.1f} | {ratio(c, c0)} | {d / 1e6:,.1f} MB | {ratio(d, d0)} |")
+EOF
+  done
+done
+for n in "${notes[@]+"${notes[@]}"}"; do echo; echo "$n"; done
+echo
+echo "results files: $out"
