@@ -87,6 +87,17 @@ func (c *Checker) fpLine(l []byte, r ilp.Line, plain bool) {
 	if err != nil {
 		c.FP.Fail(fmt.Sprintf("a value does not decode (%v)", err))
 	}
+	c.lineRow(t, l, r, ts)
+}
+
+// keyLine adds the row of line l to t without its fields (KeysOnly).
+func (c *Checker) keyLine(t *fingerprint.TableAcc, l []byte, r ilp.Line, plain bool) {
+	c.lineRow(t, l, r, ilp.Timestamp(l, r, plain))
+}
+
+// lineRow counts line l's row in t: its series and timestamp ts (as
+// written; nil: none).
+func (c *Checker) lineRow(t *fingerprint.TableAcc, l []byte, r ilp.Line, ts []byte) {
 	series, known := c.seriesOf(t, l[:r.KeyEnd], r.NameEnd)
 	if ts == nil {
 		t.RowNoTime(series)
@@ -98,25 +109,6 @@ func (c *Checker) fpLine(l []byte, r ilp.Line, plain bool) {
 	}
 	if c.ILPUnit > 1 {
 		v *= c.ILPUnit
-	}
-	if known {
-		t.RowKnown(series, v)
-	} else {
-		t.Row(series, v)
-	}
-}
-
-// keyLine adds the row of line l to t without its fields (KeysOnly).
-func (c *Checker) keyLine(t *fingerprint.TableAcc, l []byte, r ilp.Line, plain bool) {
-	series, known := c.seriesOf(t, l[:r.KeyEnd], r.NameEnd)
-	ts := ilp.Timestamp(l, r, plain)
-	if ts == nil {
-		t.RowNoTime(series)
-		return
-	}
-	v, ok := ilp.ParseTimestamp(ts)
-	if !ok {
-		c.FP.Fail(fmt.Sprintf("timestamp %q does not decode", ts))
 	}
 	if known {
 		t.RowKnown(series, v)
