@@ -16,9 +16,9 @@
 #     not in it);
 #   bytes on disk: the tables' size once it stopped changing (up to 10 s), by the database's
 #     own accounting (docs/results-file.md).
-# The files of one server are loaded in rounds (in order, 5%, 30%, late; then again), --runs
-# times (default 2), and the fastest run of each counts, so that a slow spell of a shared
-# machine falls on every file alike; the table also gives each figure as a ratio to the same
+# The files of one server are loaded in rounds (in order, 5%, 30%, late; then again, starting
+# at the next file), --runs times (default 3), and the fastest run of each counts, so that a
+# slow spell of a shared machine falls on every file alike; the table also gives each figure as a ratio to the same
 # server's in-order file. Servers: questdb (DEDUP, the default over http), questdb-nodedup,
 # timescale (hypertables when the extension is there), influx (1.x on 8086), cnosdb; each must be running
 # (scripts/start_<server>.sh); one that does not answer is left out with a note.
@@ -32,7 +32,7 @@ scale=20
 ts_end=2016-01-03T00:00:00Z
 batch=5000
 workers=2
-runs=2
+runs=3
 servers=questdb,questdb-nodedup,timescale,influx,cnosdb
 out=""
 while [ $# -gt 0 ]; do
@@ -141,9 +141,13 @@ EOF
 }
 
 declare -A rate=() cpu=() disk=() status=()
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((round = 0; round < runs; round++)); do
   for s in "${active[@]}"; do
-    for k in "${kinds[@]}"; do
+    # each round starts the server's files at another one, so that none is always the first
+    # load after another server's (whose background work may still run)
+    for ((j = 0; j < ${#kinds[@]}; j++)); do
+      k=${kinds[$(((j + round) % ${#kinds[@]}))]}
       res=$out/$s-$k-$round.json
       rm -f "$res"
       # shellcheck disable=SC2046 # the loader's flags are words
@@ -165,7 +169,7 @@ for ((round = 0; round < runs; round++)); do
   done
 done
 
-echo "cpu-only, $scale hosts, 2016-01-01 to $ts_end at 10 s: $rows rows in order; batch $batch, $workers workers, fastest of $runs runs"
+echo "cpu-only, $scale hosts, 2016-01-01 to $ts_end at 10 s: $rows rows in order; batch $batch, $workers workers, fastest of $runs runs; load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo
 echo "| server | data | rows/s | vs in order | server CPU-s / M rows | vs in order | bytes on disk | vs in order |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"

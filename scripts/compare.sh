@@ -3,7 +3,7 @@
 # server is up, with the same batch size and workers; one table side by side
 # with each database's verified row count.
 #
-#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb]
+#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,victoriametrics]
 #       [--use-case cpu-only] [--seed 123] [--scale 100]
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
@@ -15,7 +15,9 @@
 # its own defaults (which suit loading one database alone): request bodies not
 # compressed (load_influx gzips by default), no QuestDB DEDUP tables (its
 # default; InfluxDB and CnosDB always replace a point with the series and
-# timestamp of one they hold, which they cannot turn off), and one request
+# timestamp of one they hold, which they cannot turn off, and so does
+# VictoriaMetrics as scripts/start_victoriametrics.sh runs it, with
+# -dedup.minScrapeInterval=1ms), and one request
 # timeout (default 60s; the loaders' own are 10s, 60s and 5m). --gzip
 # compresses every HTTP loader's bodies (PostgreSQL's COPY cannot), --dedup
 # creates QuestDB's tables with DEDUP. table.md says what was aligned, and
@@ -49,6 +51,9 @@
 #   cnosdb     $CNOSDB_URL (default http://127.0.0.1:8902), GET /api/v1/ping; with
 #              CNOSDB_URL unset and no server up, scripts/start_cnosdb.sh starts the
 #              local one (it needs the server binary: see the README's CnosDB section)
+#   victoriametrics $TSLOAD_VM_URL (default http://127.0.0.1:8428), GET /health; with
+#              TSLOAD_VM_URL unset and no server up, scripts/start_victoriametrics.sh starts
+#              the local one (building it once from its Go module)
 # Per-database loader flags: TSLOAD_COMPARE_FLAGS_<TARGET> (e.g.
 # TSLOAD_COMPARE_FLAGS_TIMESCALE="--method copy-binary"), split on spaces.
 #
@@ -74,7 +79,7 @@ die() {
 	exit 1
 }
 
-out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb" file=""
+out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb,victoriametrics" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
 gzip=false dedup=false request_timeout=60s table_prefix=""
@@ -168,6 +173,10 @@ server_up() {
 		http_up "${CNOSDB_URL:-http://127.0.0.1:8902}" /api/v1/ping && return 0
 		[[ -z ${CNOSDB_URL:-} ]] && bash "$(dirname "$0")/start_cnosdb.sh"
 		;;
+	victoriametrics)
+		http_up "${TSLOAD_VM_URL:-http://127.0.0.1:8428}" /health && return 0
+		[[ -z ${TSLOAD_VM_URL:-} ]] && bash "$(dirname "$0")/start_victoriametrics.sh"
+		;;
 	*) return 1 ;;
 	esac
 }
@@ -201,9 +210,9 @@ fair_flags() {
 }
 # aligned: what the policy made the same, for table.md.
 aligned() {
-	local body="request bodies not compressed" dd="no DEDUP tables in QuestDB (InfluxDB and CnosDB always replace a point with the series and timestamp of one they hold)"
+	local body="request bodies not compressed" dd="no DEDUP tables in QuestDB (InfluxDB, CnosDB and VictoriaMetrics with -dedup.minScrapeInterval=1ms always replace a point with the series and timestamp of one they hold)"
 	[[ $gzip == true ]] && body="request bodies gzipped (every HTTP loader; PostgreSQL COPY is not compressed)"
-	[[ $dedup == true ]] && dd="QuestDB tables with DEDUP (as InfluxDB and CnosDB, which always replace a point with the series and timestamp of one they hold)"
+	[[ $dedup == true ]] && dd="QuestDB tables with DEDUP (as InfluxDB, CnosDB and VictoriaMetrics with -dedup.minScrapeInterval=1ms, which always replace a point with the series and timestamp of one they hold)"
 	echo "Settings aligned by compare.sh for every database: batch size $batch, workers $workers, request timeout $request_timeout, $body, $dd."
 }
 
@@ -242,7 +251,7 @@ for t in "${wanted[@]}"; do
 		up+=("$t")
 	fi
 done
-[[ ${#up[@]} -gt 0 ]] || die "no database is up (start one with scripts/start_postgres.sh, start_influxdb.sh, start_questdb.sh or start_cnosdb.sh)"
+[[ ${#up[@]} -gt 0 ]] || die "no database is up (start one with scripts/start_postgres.sh, start_influxdb.sh, start_questdb.sh, start_cnosdb.sh or start_victoriametrics.sh)"
 echo "compare: loading into ${up[*]}" >&2
 
 mkdir -p "$out/results" "$out/logs" "$out/plots"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README: "Run the tests"). Installs and starts the real servers the
-# integration tests talk to (PostgreSQL, InfluxDB 1.x/2.x/3.x, QuestDB, CnosDB; all on 127.0.0.1), then runs vet, the
+# integration tests talk to (PostgreSQL, InfluxDB 1.x/2.x/3.x, QuestDB, VictoriaMetrics, CnosDB; all on
+# 127.0.0.1), then runs vet, the
 # whole test suite, every command of README.md (internal/readmetest), and every native fuzzer for a
 # bounded time.
 #
@@ -19,6 +20,7 @@ bash scripts/start_influxdb.sh --version 3 || echo "== InfluxDB 3 not started: i
 bash scripts/start_questdb.sh
 # CnosDB comes from ../shared/vendor (no registry carries it); without it the rest still
 # runs, and the CnosDB tests fail under CI=true (skip otherwise).
+bash scripts/start_victoriametrics.sh   # builds VictoriaMetrics v1.151.0 once (cached under ~/.cache/tsload)
 bash scripts/start_cnosdb.sh || echo "== CnosDB not started: its integration tests fail under CI=true, skip otherwise" >&2
 
 # pkg/report renders its HTML page in headless Chromium (Debian's package) and checks it.

@@ -22,12 +22,14 @@ const (
 	flagDedup, flagUseCase           = "dedup", "use-case" // tables
 	flagWALTimeout                   = "wal-timeout"       // verification
 	flagSerializationPass            = "serialization-pass"
+	flagProtocolVersion              = "protocol-version"
 )
 
 // settings maps questdb.Config fields to their flags (errors name them).
 var settings = map[string]string{
 	"Transport": flagTransport, "URL": flagHTTPURL, "TCPAddr": flagTCPAddr, "PG": flagPG,
 	"MinThroughput": flagMinThroughput, "Dedup": flagDedup, "UseCase": flagUseCase, "WALTimeout": flagWALTimeout,
+	"ProtocolVersion": flagProtocolVersion,
 }
 
 // pgNone as --pg sends the SQL over HTTP /exec.
@@ -53,8 +55,9 @@ var httpFlags = loadcli.HTTPFlagSet{
 // questdbFlags returns load_questdb's own flags.
 func questdbFlags() []cli.Flag {
 	return append([]cli.Flag{
+		&cli.StringFlag{Name: flagProtocolVersion, Value: "auto", Usage: "line protocol version: auto (as QuestDB's clients: over HTTP the highest the server's /settings lists, 3 on QuestDB 9.2+; over TCP 1), 1 (text, as the input holds it), 2 or 3 (double fields sent as 8 binary bytes, QuestDB 9.0+)"},
 		&cli.StringFlag{Name: flagTransport, Value: questdb.HTTP, Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
-		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows)"},
+		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows, protocol_version)"},
 		&cli.StringFlag{Name: flagHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries with --pg none (default http://127.0.0.1:9000, or port 9000 of the --tcp-addr host)"},
 		&cli.StringFlag{Name: flagTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port with --transport tcp (default 127.0.0.1:9009, or port 9009 of the --http-url host)"},
 		&cli.StringFlag{Name: flagPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL, counts and verification, on the server written to (default postgres://admin:quest@<that host>:8812/qdb); none: use HTTP /exec"},
@@ -85,8 +88,13 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		WALTimeout:    c.Duration(flagWALTimeout),
 		Log:           cfg.Stderr,
 	}
+	v, err := questdb.ParseProtocolVersion(c.String(flagProtocolVersion))
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flagProtocolVersion, err)
+	}
+	qc.ProtocolVersion = v
 	if s := c.String(flagConf); s != "" {
-		for _, f := range []string{flagTransport, loadcli.FlagUser, loadcli.FlagPassword, loadcli.FlagToken, loadcli.FlagInsecureSkipVerify, loadcli.FlagRequestTimeout, flagMinThroughput} {
+		for _, f := range []string{flagTransport, flagProtocolVersion, loadcli.FlagUser, loadcli.FlagPassword, loadcli.FlagToken, loadcli.FlagInsecureSkipVerify, loadcli.FlagRequestTimeout, flagMinThroughput} {
 			if c.IsSet(f) {
 				return nil, fmt.Errorf("--%s and --%s: give the setting in one place", flagConf, f)
 			}
@@ -144,6 +152,13 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 	}
 	if conf.MinThroughput > 0 {
 		qc.MinThroughput = conf.MinThroughput
+	}
+	if conf.ProtocolVersion != "" {
+		v, err := questdb.ParseProtocolVersion(conf.ProtocolVersion)
+		if err != nil {
+			return fmt.Errorf("--%s: protocol_version: %w", flagConf, err)
+		}
+		qc.ProtocolVersion = v
 	}
 	if conf.AutoFlushRows > 0 {
 		if c.IsSet(loadcli.FlagBatchSize) && cfg.BatchSize != conf.AutoFlushRows {

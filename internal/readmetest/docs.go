@@ -28,6 +28,7 @@ var DocOrder = []string{
 	"docs/loaders/questdb.md",
 	"docs/loaders/influx.md",
 	"docs/loaders/cnosdb.md",
+	"docs/loaders/victoriametrics.md",
 	"docs/verify.md",
 	"docs/benchmarks.md",
 	"docs/experiments.md",

@@ -57,6 +57,11 @@ type Results struct {
 
 	BatchSize int `json:"batch_size"`
 	Workers   int `json:"workers"`
+	// BatchesCapped are the batches cut at the splitter's byte bound
+	// (32 MiB) before BatchSize rows; BatchSizeEffective is then the most
+	// rows one of them held: the size the load's batches really had.
+	BatchesCapped      int64 `json:"batches_capped,omitempty"`
+	BatchSizeEffective int   `json:"batch_size_effective,omitempty"`
 
 	Rows          int64   `json:"rows"`    // rows acknowledged by the server
 	Metrics       int64   `json:"metrics"` // non-NULL field values in acknowledged rows

@@ -106,7 +106,8 @@ type htmlPage struct {
 	KeyHeads, ValueHeads []string
 	ShowServer           bool
 	Cells                []htmlCell
-	CostLegend           string
+	Legend, CostLegend   string
+	Notes                []string
 	CostNotes            []string
 	Failures             []string
 	Differs              []string
@@ -194,6 +195,8 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
 	}
+	p.Legend = tableLegend
+	p.Notes = t.retryNotes()
 	p.ShowServer = len(servers) > 1 && !slices.Contains(group, "server")
 	p.Differs = t.Differs
 
@@ -315,7 +318,8 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{end}}</tbody>
 </table>
 </div>
-<p class="context">rows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency; verified rows: what the database counted afterwards.</p>{{if .CostLegend}}
+<p class="context">{{.Legend}}</p>{{if .Notes}}
+<ul class="context">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{if .CostLegend}}
 <p class="context">{{.CostLegend}}</p>{{if .CostNotes}}
 <ul class="context">{{range .CostNotes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
 {{range .Differs}}<p class="differs">differs between runs: {{.}}</p>

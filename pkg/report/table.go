@@ -124,6 +124,11 @@ type Cell struct {
 	Verified     Spread
 	VerifiedRuns int
 	VerifyFailed int // runs whose count differed from the rows acknowledged
+	// Retries and Failed are the runs' batch re-sends and failed batches
+	// or rows (load.Results.Retries, Errors): a rate measured with retries
+	// includes their back-off.
+	Retries, Failed Spread
+	RetriedRuns     int // runs with at least one retry
 	// Cost is what the runs cost (nil when no run recorded costs).
 	Cost *CellCost
 }
@@ -185,7 +190,7 @@ func keyLess(a, b []string) bool {
 
 func (c *Cell) compute() {
 	c.Status = load.StatusOK
-	var rows, metrics, p99, loaded, verified []float64
+	var rows, metrics, p99, loaded, verified, retries, failed []float64
 	for _, r := range c.Runs {
 		if r.Status != load.StatusOK {
 			if c.Status == load.StatusOK || r.Status == load.StatusFailed {
@@ -202,6 +207,11 @@ func (c *Cell) compute() {
 		metrics = append(metrics, r.MetricsPerSec)
 		p99 = append(p99, r.Latency.P99)
 		loaded = append(loaded, float64(r.Rows))
+		retries = append(retries, float64(r.Retries))
+		failed = append(failed, float64(r.Errors))
+		if r.Retries > 0 {
+			c.RetriedRuns++
+		}
 		if v := r.Verify; v != nil {
 			var n int64
 			for _, a := range v.Actual {
@@ -219,6 +229,8 @@ func (c *Cell) compute() {
 	c.P99ms = spreadOf(p99).Median
 	c.Rows = spreadOf(loaded)
 	c.Verified = spreadOf(verified)
+	c.Retries = spreadOf(retries)
+	c.Failed = spreadOf(failed)
 	c.computeCost()
 }
 
@@ -226,10 +238,29 @@ func (c *Cell) compute() {
 func (c *Cell) OK() bool { return c.Status == load.StatusOK }
 
 // Columns of the table after the group keys.
-var valueColumns = []string{"runs", "rows/s median", "rows/s min–max", "metrics/s median", "metrics/s min–max", "p99 batch ms", "rows", "verified rows"}
+var valueColumns = []string{"runs", "rows/s median", "rows/s min–max", "metrics/s median", "metrics/s min–max", "p99 batch ms", "retries / errors", "rows", "verified rows"}
 
 var csvValueColumns = []string{"runs", "status", "rows_per_sec_median", "rows_per_sec_min", "rows_per_sec_max",
-	"metrics_per_sec_median", "metrics_per_sec_min", "metrics_per_sec_max", "p99_batch_ms", "rows", "verified_rows", "error"}
+	"metrics_per_sec_median", "metrics_per_sec_min", "metrics_per_sec_max", "p99_batch_ms", "retries_max", "errors_max", "rows", "verified_rows", "error"}
+
+// tableLegend explains the value columns, in Markdown and HTML.
+const tableLegend = "rows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency; " +
+	"retries / errors: batches re-sent after a retryable error and batches or rows that failed, min–max across runs; verified rows: what the database counted afterwards."
+
+// retryNotes says, for each cell whose runs retried, that its rates and
+// latency include the retries' back-off.
+func (t *Table) retryNotes() []string {
+	var notes []string
+	for i := range t.Cells {
+		c := &t.Cells[i]
+		if !c.OK() || c.RetriedRuns == 0 {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s: %s retries in %d of %d runs: its rows/s and p99 include the retries' back-off (the loader's summary names each retry's error)",
+			strings.Join(c.Key, ", "), rangeText(c.Retries, thousands), c.RetriedRuns, len(c.Runs)))
+	}
+	return notes
+}
 
 // thousands formats v rounded to an integer with comma separators.
 func thousands(v float64) string {
@@ -284,7 +315,8 @@ func (c *Cell) markdownRow() []string {
 	return []string{runs,
 		thousands(c.RowsPerSec.Median), rangeText(c.RowsPerSec, thousands),
 		thousands(c.MetricsPerSec.Median), rangeText(c.MetricsPerSec, thousands),
-		ms(c.P99ms), rangeText(c.Rows, thousands), c.verifiedText(thousands)}
+		ms(c.P99ms), rangeText(c.Retries, thousands) + " / " + rangeText(c.Failed, thousands),
+		rangeText(c.Rows, thousands), c.verifiedText(thousands)}
 }
 
 func plain(v float64) string { return strconv.FormatInt(int64(math.Round(v)), 10) }
@@ -310,7 +342,7 @@ func (c *Cell) csvRow() []string {
 	return []string{runs, c.Status,
 		plain(c.RowsPerSec.Median), plain(c.RowsPerSec.Min), plain(c.RowsPerSec.Max),
 		plain(c.MetricsPerSec.Median), plain(c.MetricsPerSec.Min), plain(c.MetricsPerSec.Max),
-		ms(c.P99ms), plain(c.Rows.Median), verified, ""}
+		ms(c.P99ms), plain(c.Retries.Max), plain(c.Failed.Max), plain(c.Rows.Median), verified, ""}
 }
 
 func mdEscape(s string) string {
@@ -362,7 +394,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		writeMDRow(&b, row)
 		failures = append(failures, c.Errors...)
 	}
-	b.WriteString("\nrows/s and metrics/s: median and min–max across runs; p99 batch ms: median of the runs' p99 write latency.\n")
+	b.WriteString("\n" + tableLegend + "\n")
 	if t.hasPace() {
 		b.WriteString("\n" + paceLegend + "\n")
 	}
@@ -376,6 +408,12 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 // First, a "differs between runs" line per comparison setting that runs
 // of different targets did not share.
 func (t *Table) writeMDNotes(b *strings.Builder, cost bool, failures []string) {
+	if notes := t.retryNotes(); len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			b.WriteString("- " + mdEscape(n) + "\n")
+		}
+	}
 	for _, d := range t.Differs {
 		b.WriteString("\ndiffers between runs: " + mdEscape(d) + "\n")
 	}

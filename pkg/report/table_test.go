@@ -236,3 +236,40 @@ func TestTableCost(t *testing.T) {
 		}
 	}
 }
+
+// A cell whose runs retried says so beside its rate: the column and a
+// note that the rate includes the back-off, in Markdown and HTML.
+func TestTableShowsRetries(t *testing.T) {
+	runs, err := ReadFiles(globT(t, "testdata/compare/*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range runs {
+		if runs[i].Target == "timescale" {
+			runs[i].Retries = 4
+			runs[i].Errors = 1
+		}
+	}
+	tab := Summarize(runs, []string{"target"})
+	var md strings.Builder
+	if err := tab.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 75.0 | 4 / 1 |", "| 50.0 | 0 / 0 |", "- timescale: 4 retries in 1 of 1 runs: its rows/s and p99 include the retries' back-off"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if n := strings.Count(md.String(), "back-off ("); n != 1 {
+		t.Errorf("%d retry notes, want 1 (only timescale retried):\n%s", n, md.String())
+	}
+	page, err := HTML(runs, []string{"target"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<td class=\"num\">4 / 1</td>", "<li>timescale: 4 retries in 1 of 1 runs"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}

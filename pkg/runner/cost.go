@@ -406,6 +406,16 @@ func (r *run) settleFootprint(ctx context.Context) *load.Footprint {
 func (r *run) footprintRatios(fp *load.Footprint) {
 	res := r.res
 	fp.Rows, fp.Metrics = res.Rows, res.Metrics
+	if rows, metrics, ok := r.wholeLoadMetrics(); ok {
+		// A resumed load: the tables hold every run's rows, and bytes per
+		// metric divides by every run's metrics as bytes per row by every
+		// run's rows.
+		fp.Rows, fp.Metrics = rows, metrics
+		if metrics < 0 {
+			fp.Metrics = 0
+			fp.Note = joinNote(fp.Note, "no bytes per metric: the metrics of batches an earlier run left in doubt are not known")
+		}
+	}
 	if v := res.Verify; v != nil && len(v.Actual) > 0 {
 		var before, actual int64
 		for _, n := range fp.Tables {

@@ -286,3 +286,30 @@ func TestCostFlush(t *testing.T) {
 		t.Errorf("with a settle wait: %+v", fp)
 	}
 }
+
+// After a resume the tables hold every run's rows: bytes per metric
+// divides by every run's metrics, as bytes per row by every run's rows
+// (not by this run's).
+func TestResumedFootprintUsesTheWholeLoad(t *testing.T) {
+	in, _ := ilpInput(t, 20_000)
+	dir := t.TempDir()
+	ct := &costTarget{fakeTarget: newFake(), sizes: []int64{80_000}}
+	ct.fail = failAt(9)
+	if _, err := Run(context.Background(), resumeConfig(dir, in), ct); err == nil {
+		t.Fatal("the load did not stop at refused batch 9")
+	}
+	ct.mu.Lock()
+	ct.fail = nil
+	ct.mu.Unlock()
+	res, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := res.Cost.Footprint
+	if res.Rows >= 20_000 || res.Resume == nil || res.Resume.SkippedRows == 0 {
+		t.Fatalf("the resumed run loaded %d rows, resume %+v: nothing was resumed", res.Rows, res.Resume)
+	}
+	if fp == nil || fp.Rows != 20_000 || fp.Metrics != 40_000 || fp.BytesPerRow != 4 || fp.BytesPerMetric != 2 {
+		t.Fatalf("footprint %+v (this run: %d rows, %d metrics)", fp, res.Rows, res.Metrics)
+	}
+}

@@ -68,6 +68,11 @@ type Journal struct {
 	Tables map[string]int64 `json:"tables"`
 	Before map[string]int64 `json:"before"`
 	Rows   int64            `json:"rows"` // acknowledged by every run so far
+	// Metrics are the non-NULL field values of those rows; MetricsUnknown
+	// when some of them are not known (a batch in doubt found written, or
+	// a journal written before metrics were kept).
+	Metrics        int64 `json:"metrics,omitempty"`
+	MetricsUnknown bool  `json:"metrics_unknown,omitempty"`
 	// Partial: some batch was written partially (its rows per table are
 	// estimates), so verification compares the total.
 	Partial bool `json:"partial,omitempty"`

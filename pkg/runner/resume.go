@@ -205,6 +205,7 @@ func (jr *journal) continueLoad(old *Journal, cfg *Config) error {
 		jr.j.Before[k] = v
 	}
 	jr.j.Rows, jr.j.Partial = old.Rows, old.Partial
+	jr.j.Metrics, jr.j.MetricsUnknown = old.Metrics, old.MetricsUnknown || old.Rows > 0 && old.Metrics == 0
 	return nil
 }
 
@@ -311,6 +312,7 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 				continue
 			}
 			info.SettledWritten++
+			jr.j.MetricsUnknown = true // the batch was not read again
 			jr.ackLocked(c.Input, c.Batch, c.Bytes[0], c.Bytes[1], int64(c.Rows), c.Tables)
 		}
 		jr.mu.Unlock()
@@ -503,6 +505,9 @@ func (jr *journal) acked(b *load.Batch, ack load.Ack) {
 	}
 	delete(jr.fly, b.Seq)
 	jr.j.Partial = jr.j.Partial || acked != b.Rows
+	if b.Rows > 0 {
+		jr.j.Metrics += int64(b.Metrics) * int64(acked) / int64(b.Rows) // as workerStats.record counts them
+	}
 	jr.ackLocked(f.input, f.k, f.from, f.to, int64(acked), tables)
 }
 
@@ -647,6 +652,21 @@ func (r *run) wholeLoad(tot totals) totals {
 	tot.rows = r.jr.j.Rows
 	tot.partial = tot.partial || r.jr.j.Partial
 	return tot
+}
+
+// wholeLoadMetrics returns the rows and metrics every run of a resumed
+// load acknowledged (metrics -1 when not all are known); ok is false for a
+// run that resumed nothing.
+func (r *run) wholeLoadMetrics() (rows, metrics int64, ok bool) {
+	if r.jr == nil || r.cfg.Resume == nil {
+		return 0, 0, false
+	}
+	r.jr.mu.Lock()
+	defer r.jr.mu.Unlock()
+	if r.jr.j.MetricsUnknown {
+		return r.jr.j.Rows, -1, true
+	}
+	return r.jr.j.Rows, r.jr.j.Metrics, true
 }
 
 // journalFlags is the results file's typed flag values as the text a

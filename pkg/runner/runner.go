@@ -250,35 +250,38 @@ type run struct {
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
 
-	first       *split.Splitter // the first input, opened to read its header
-	firstInput  *split.Input
-	tables      []*schema.Table
-	formats     []inputFormat // every input's format, in order
-	verifier    *verifier     // counts before and after, judges
-	content     *content      // content verification (content.go); nil when off
-	errs        *errorsFile   // ErrorsFile, when set
-	errorCount  atomic.Int64  // records skipped or refused (LimitErrors)
-	inputGzip   []bool        // per input, whether it is gzip-compressed
-	server      load.Server   // the server's version, asked after Prepare
-	totalSize   int64         // compressed size of all inputs (-1: unknown)
-	doneSize    atomic.Int64  // sizes of finished inputs
-	curInput    atomic.Pointer[split.Input]
-	rowsRead    atomic.Int64
-	bytesRead   atomic.Int64
-	skipped     atomic.Int64
-	retries     atomic.Int64
-	failed      atomic.Int64 // batches that failed for good
-	workers     []*workerStats
-	start       time.Time
-	interrupted bool
-	started     bool
-	cost        costState    // what the load costs (cost.go)
-	prefix      *prefixer    // TablePrefix (nil: none)
-	jr          *journal     // the load's journal (resume.go), nil when not journaled
-	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
-	pace        *pacer       // the schedule of a paced run (pace.go); nil: closed loop
-	loop        *looper      // Loop and Duration (loop.go); nil: neither
-	own         *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	first      *split.Splitter // the first input, opened to read its header
+	firstInput *split.Input
+	tables     []*schema.Table
+	formats    []inputFormat // every input's format, in order
+	verifier   *verifier     // counts before and after, judges
+	content    *content      // content verification (content.go); nil when off
+	errs       *errorsFile   // ErrorsFile, when set
+	errorCount atomic.Int64  // records skipped or refused (LimitErrors)
+	inputGzip  []bool        // per input, whether it is gzip-compressed
+	server     load.Server   // the server's version, asked after Prepare
+	totalSize  int64         // compressed size of all inputs (-1: unknown)
+	doneSize   atomic.Int64  // sizes of finished inputs
+	curInput   atomic.Pointer[split.Input]
+	rowsRead   atomic.Int64
+	// capped counts the batches cut at split.DefaultMaxBatchBytes before
+	// BatchSize rows, and cappedRows is the most rows one of them held.
+	capped, cappedRows atomic.Int64
+	bytesRead          atomic.Int64
+	skipped            atomic.Int64
+	retries            atomic.Int64
+	failed             atomic.Int64 // batches that failed for good
+	workers            []*workerStats
+	start              time.Time
+	interrupted        bool
+	started            bool
+	cost               costState    // what the load costs (cost.go)
+	prefix             *prefixer    // TablePrefix (nil: none)
+	jr                 *journal     // the load's journal (resume.go), nil when not journaled
+	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)
+	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
+	loop               *looper      // Loop and Duration (loop.go); nil: neither
+	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
 }
 
 // inputFormat is the format of one input.
@@ -397,6 +400,18 @@ func (r *run) run(ctx context.Context) (err error) {
 		r.res.SetupSeconds = time.Since(setup).Seconds()
 	}
 	return r.pipeline(ctx, writers)
+}
+
+// noteCapped counts b if the splitter cut it at its byte bound
+// (split.DefaultMaxBatchBytes) before BatchSize rows: every splitter cuts
+// there only once a batch's data reached the bound.
+func (r *run) noteCapped(b *load.Batch) {
+	if b.Rows >= r.cfg.BatchSize || len(b.Data) < split.DefaultMaxBatchBytes {
+		return
+	}
+	r.capped.Add(1)
+	for n := r.cappedRows.Load(); int64(b.Rows) > n && !r.cappedRows.CompareAndSwap(n, int64(b.Rows)); n = r.cappedRows.Load() {
+	}
 }
 
 // splitConfig is the splitters' configuration.
@@ -670,6 +685,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		*seq++
 		b.Seq = *seq
 		r.rowsRead.Add(int64(b.Rows))
+		r.noteCapped(b)
 		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
 			b.Release()
 			free <- b
@@ -897,6 +913,9 @@ func (r *run) finish(ctx context.Context, err error) {
 	res.Bytes = r.bytesRead.Load()
 	res.RowsRead = r.rowsRead.Load()
 	res.Retries = r.retries.Load()
+	if n := r.capped.Load(); n > 0 {
+		res.BatchesCapped, res.BatchSizeEffective = n, int(r.cappedRows.Load())
+	}
 	res.RejectedRows = tot.rejected
 	res.SkippedRecords = r.skipped.Load()
 	res.Errors = r.failed.Load() + tot.rejected + res.SkippedRecords

@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -616,5 +617,39 @@ func TestResultsPathCheckedFirst(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(cfg.ResultsFile), ".results-*"))
 	if len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+// A --batch-size the splitter's 32 MiB bound cuts short says so: the
+// results record the batches cut and the size they really had, and the
+// summary names both.
+func TestCappedBatchSizeIsReported(t *testing.T) {
+	var buf bytes.Buffer
+	pad := strings.Repeat("x", 4000)
+	rows := 0
+	for buf.Len() < split.DefaultMaxBatchBytes*5/2 {
+		fmt.Fprintf(&buf, "cpu,host=h%d s=\"%s\" %d\n", rows%7, pad, 1451606400000000000+int64(rows)*1e9)
+		rows++
+	}
+	path := filepath.Join(t.TempDir(), "wide.ilp")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := baseConfig(path)
+	cfg.BatchSize = 1_000_000_000
+	res, err := Run(context.Background(), cfg, newFake())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != int64(rows) || res.Batches != 3 || res.BatchesCapped != 2 || res.BatchSize != 1_000_000_000 {
+		t.Fatalf("rows %d of %d, batches %d, capped %d, batch size %d", res.Rows, rows, res.Batches, res.BatchesCapped, res.BatchSize)
+	}
+	per := split.DefaultMaxBatchBytes / (buf.Len() / rows)
+	if res.BatchSizeEffective < per-1 || res.BatchSizeEffective > per+1 {
+		t.Errorf("batch_size_effective %d, want about %d", res.BatchSizeEffective, per)
+	}
+	out := cfg.Stderr.(*bytes.Buffer).String()
+	if !strings.Contains(out, "batch size: 2 batches were cut at 32 MiB before --batch-size 1,000,000,000 rows: at most ") {
+		t.Errorf("summary lacks the capped batch size:\n%s", out)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/split"
 )
 
 // histogram records batch latencies in microseconds, 1µs to 1h, 3 digits.
@@ -207,6 +208,10 @@ func writeSummary(w io.Writer, res *load.Results, doLoad bool) {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	if res.BatchesCapped > 0 {
+		fmt.Fprintf(w, "batch size: %s batches were cut at %d MiB before --batch-size %s rows: at most %s rows per batch (batch_size_effective in the results)\n",
+			count(res.BatchesCapped), split.DefaultMaxBatchBytes>>20, count(int64(res.BatchSize)), count(int64(res.BatchSizeEffective)))
 	}
 	l := res.Latency
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)

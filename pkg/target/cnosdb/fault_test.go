@@ -32,20 +32,10 @@ import (
 func TestFaults(t *testing.T) {
 	base, db := cnosdbtest.RealDB(t)
 	loadtest.FaultSuite{
-		Loader:   "load_cnosdb",
-		Upstream: base,
-		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-			tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
-				DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { tg.Close() })
-			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
-		},
-		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
-			return distinctRows(t, base, db, table)
-		},
+		Loader:    "load_cnosdb",
+		Upstream:  base,
+		New:       faultTarget(db),
+		Rows:      faultRows(base, db),
 		Refuse:    func(line string) string { return strings.Replace(line, " v=", " v=oops", 1) },
 		RefuseErr: []string{"422 [040004] Error parsing message"},
 		Private: func(t *testing.T) loadtest.Private {
@@ -73,6 +63,26 @@ func TestFaults(t *testing.T) {
 }
 
 // distinctRows counts table's rows and distinct (time, host) keys.
+// faultTarget makes the suites' targets: database db through proxy, gzip.
+func faultTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+		tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
+			DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	}
+}
+
+// faultRows reads a table's rows and distinct keys of database db at base.
+func faultRows(base, db string) func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+	return func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+		return distinctRows(t, base, db, table)
+	}
+}
+
 func distinctRows(t *testing.T, base, db, table string) (rows, keys int64) {
 	rows = cnosdbtest.Count(t, base, db, table)
 	st, body, err := cnosdbtest.SQL(base, "root", "", db, fmt.Sprintf(`SELECT count(*) AS n FROM (SELECT DISTINCT time, host FROM "%s")`, table))

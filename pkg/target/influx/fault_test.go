@@ -95,26 +95,10 @@ func TestFaults(t *testing.T) {
 	base := influxURL(t)
 	db := uniqueDB(t)
 	loadtest.FaultSuite{
-		Loader:   "load_influx",
-		Upstream: base,
-		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-			tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "n", RequestTimeout: timeout})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				tg.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db))
-				tg.Close()
-			})
-			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
-		},
-		Rows: func(t *testing.T, tg load.Target, table string) (rows, keys int64) {
-			got, err := tg.Count(context.Background(), []string{table})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return got[table], got[table]
-		},
+		Loader:      "load_influx",
+		Upstream:    base,
+		New:         faultTarget(db),
+		Rows:        pointRows,
 		Refuse:      func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
 		RefuseErr:   []string{"field type conflict", "rows rejected by the server"},
 		RefusedRows: 4999,
@@ -260,4 +244,29 @@ func TestFaultTruncatedInput(t *testing.T) {
 	if r.Rows == 0 || r.Rows >= 20000 || r.Rows%1000 != 0 {
 		t.Fatalf("rows %d: want the whole batches before the cut", r.Rows)
 	}
+}
+
+// faultTarget makes the suites' targets: database db, through proxy.
+func faultTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+		tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "n", RequestTimeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			tg.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db))
+			tg.Close()
+		})
+		return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	}
+}
+
+// pointRows counts table's points: a point's series and time are its key,
+// so the distinct keys are the rows.
+func pointRows(t *testing.T, tg load.Target, table string) (rows, keys int64) {
+	got, err := tg.Count(context.Background(), []string{table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got[table], got[table]
 }

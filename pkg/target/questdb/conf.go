@@ -36,6 +36,8 @@ type Conf struct {
 	MinThroughput int64
 	// AutoFlushRows is the batch size (auto_flush_rows).
 	AutoFlushRows int
+	// ProtocolVersion is protocol_version as given (auto, 1, 2, 3), or "".
+	ProtocolVersion string
 }
 
 // HTTP reports whether the configuration uses ILP over HTTP(S).
@@ -55,7 +57,6 @@ var ignoredKeys = map[string]string{
 	"init_buf_size":       "buffers are sized by the batches",
 	"max_buf_size":        "buffers are sized by the batches",
 	"max_name_len":        "names come from the input as written",
-	"protocol_version":    "the input is text ILP (protocol version 1) as written",
 	"tls_roots":           "custom CA files are not supported; use the system roots or tls_verify=unsafe_off",
 	"tls_roots_password":  "custom CA files are not supported",
 	"tls_ca":              "the system roots are always used",
@@ -69,7 +70,8 @@ var ignoredKeys = map[string]string{
 // omitted); ";;" in a value is a literal ';'. Schemas: http, https, tcp,
 // tcps. Keys: addr, username, password, token, tls_verify (on|unsafe_off),
 // retry_timeout (ms), request_timeout (ms), request_min_throughput
-// (bytes/s), auto_flush_rows (rows; "off" is refused). Unknown keys and keys
+// (bytes/s), auto_flush_rows (rows; "off" is refused), protocol_version
+// (auto, 1, 2, 3). Unknown keys and keys
 // of the official clients that do not apply here are errors.
 func ParseConf(s string) (Conf, error) {
 	c := Conf{TLSVerify: true}
@@ -215,6 +217,11 @@ func (c *Conf) set(key, val string) error {
 			return fmt.Errorf("request_min_throughput=%q: want bytes per second > 0", val)
 		}
 		c.MinThroughput = n
+	case "protocol_version":
+		if _, err := ParseProtocolVersion(val); err != nil {
+			return fmt.Errorf("protocol_version=%q: %v", val, err)
+		}
+		c.ProtocolVersion = val
 	case "auto_flush_rows":
 		n, e := strconv.Atoi(val)
 		if e != nil || n <= 0 || n > 100_000_000 {
@@ -222,7 +229,7 @@ func (c *Conf) set(key, val string) error {
 		}
 		c.AutoFlushRows = n
 	default:
-		return fmt.Errorf("unknown key %q (supported: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows)", key)
+		return fmt.Errorf("unknown key %q (supported: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows, protocol_version)", key)
 	}
 	return err
 }

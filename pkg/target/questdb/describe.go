@@ -34,5 +34,8 @@ func (t *Target) Describe() *load.Setup {
 	if t.cfg.Transport == HTTP {
 		s.Settings["request-timeout"] = t.cfg.RequestTimeout.String()
 	}
+	if t.proto != 0 {
+		s.Settings["protocol-version"] = t.proto
+	}
 	return &s
 }

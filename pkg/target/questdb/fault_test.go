@@ -24,21 +24,25 @@ func TestFaults(t *testing.T) {
 		Loader:   "load_questdb",
 		Upstream: s.http,
 		New:      proxied(s.pg),
-		Rows: func(t *testing.T, tg load.Target, table string) (rows, keys int64) {
-			q := tg.(*Target)
-			rows, keys = questdbRows(t, q, table)
-			t.Cleanup(func() {
-				if qr, err := q.withQuerier(context.Background()); err == nil {
-					qr.query(context.Background(), "DROP TABLE IF EXISTS "+quote(table))
-				}
-			})
-			return rows, keys
-		},
+		Rows:     rowsThenDrop,
 		// A string where the table has a DOUBLE: 400, the request rolled back.
 		Refuse:    func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
 		RefuseErr: []string{"line 3457", "400"},
 		Private:   privateQuestDB,
 	}.Run(t, uniqueName(t, "fault"))
+}
+
+// rowsThenDrop reads table's rows and distinct keys, and drops it when the
+// test ends.
+func rowsThenDrop(t *testing.T, tg load.Target, table string) (rows, keys int64) {
+	q := tg.(*Target)
+	rows, keys = questdbRows(t, q, table)
+	t.Cleanup(func() {
+		if qr, err := q.withQuerier(context.Background()); err == nil {
+			qr.query(context.Background(), "DROP TABLE IF EXISTS "+quote(table))
+		}
+	})
+	return rows, keys
 }
 
 // proxied makes the suite's targets: ILP/HTTP through the proxy, DEDUP

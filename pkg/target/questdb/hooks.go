@@ -12,5 +12,6 @@ func (t *Target) Hooks() load.Hooks {
 		FoldName:   t.FoldName,
 		Catalog:    t.Catalog,
 		Drops:      t.Drops,
+		Report:     t.Report,
 	}
 }

@@ -18,10 +18,11 @@ var retryStatus = map[int]bool{500: true, 503: true, 504: true, 507: true, 509: 
 
 // httpWriter posts batches to /write?precision=n.
 type httpWriter struct {
-	t    *Target
-	p    *httpwrite.Poster
-	buf  []byte
-	seen map[string]bool
+	t       *Target
+	p       *httpwrite.Poster
+	buf     []byte
+	seen    map[string]bool
+	version int // line protocol version
 }
 
 func checkILP(b *load.Batch) error {
@@ -31,9 +32,14 @@ func checkILP(b *load.Batch) error {
 	return nil
 }
 
-// body returns the bytes to send for b: b.Data, or a copy without comment
-// and blank-only lines when it has any.
-func body(buf *[]byte, b *load.Batch) []byte {
+// body returns the bytes to send for b in line protocol version: b.Data,
+// or a copy without comment and blank-only lines when it has any, or with
+// its doubles in binary form (version 2 and later).
+func body(buf *[]byte, b *load.Batch, version int) []byte {
+	if version >= 2 {
+		*buf = appendBody((*buf)[:0], b.Data, version)
+		return *buf
+	}
 	if !needsClean(b.Data) {
 		return b.Data
 	}
@@ -54,7 +60,7 @@ func (w *httpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error)
 	if err := w.t.tablesReady(ctx, w.seen, b); err != nil {
 		return load.Ack{}, err
 	}
-	data := body(&w.buf, b)
+	data := body(&w.buf, b, w.version)
 	if len(data) == 0 {
 		return load.Ack{Rows: b.Rows}, nil
 	}
@@ -65,7 +71,11 @@ func (w *httpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error)
 	if err != nil {
 		return load.Ack{}, fmt.Errorf("questdb: %w", err)
 	}
-	return classify(resp.Status, resp.Body, b)
+	ack, err := classify(resp.Status, resp.Body, b)
+	if err == nil {
+		w.t.sentBytes.Add(int64(len(data)))
+	}
+	return ack, err
 }
 
 func (w *httpWriter) Close() error { return nil }

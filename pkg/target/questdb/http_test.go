@@ -168,6 +168,10 @@ func TestHTTPWriterTimeout(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	tg, _ := New(Config{URL: srv.URL, RequestTimeout: 50 * time.Millisecond, MinThroughput: 1 << 30})
+	if _, err := tg.NewWriter(context.Background(), 0); err == nil || !strings.Contains(err.Error(), "/settings") {
+		t.Fatalf("a server that does not answer /settings: %v", err)
+	}
+	tg, _ = New(Config{URL: srv.URL, RequestTimeout: 50 * time.Millisecond, MinThroughput: 1 << 30, ProtocolVersion: 1})
 	w, _ := tg.NewWriter(context.Background(), 0)
 	start := time.Now()
 	_, err := w.Write(context.Background(), ilpBatch("t v=1 1\n", 1))

@@ -54,6 +54,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -98,6 +99,10 @@ type Config struct {
 	Dedup bool
 	// UseCase names a pkg/usecase use case whose tables Prepare creates.
 	UseCase string
+	// ProtocolVersion is the line protocol version written: ProtocolAuto
+	// (0: as QuestDB's clients decide), 1 (text, as the input holds it), 2
+	// or 3 (doubles in binary form; see ProtocolVersion).
+	ProtocolVersion int
 	// WALTimeout bounds Count's wait for the WAL to be applied.
 	WALTimeout time.Duration
 	// Settle bounds Await's wait (ILP/TCP) for rows that have not arrived:
@@ -129,10 +134,13 @@ type Target struct {
 	q        querier
 	opts     load.PrepareOptions
 	prepared bool
-	known    map[string]*schema.Table
-	done     map[string]error // table name -> result of ensure
-	dedup    map[string]bool  // tables created or found with DEDUP
-	noted    map[string]bool
+	proto    int // line protocol version, once decided (ProtocolVersion)
+
+	sentBytes atomic.Int64 // request bodies (TCP: batches) acknowledged, before gzip
+	known     map[string]*schema.Table
+	done      map[string]error // table name -> result of ensure
+	dedup     map[string]bool  // tables created or found with DEDUP
+	noted     map[string]bool
 }
 
 // New checks cfg and returns a Target. It connects nothing yet.
@@ -171,6 +179,9 @@ func New(cfg Config) (*Target, error) {
 	}
 	if err := oneServer(cfg); err != nil {
 		return nil, err
+	}
+	if cfg.ProtocolVersion < ProtocolAuto || cfg.ProtocolVersion > ProtocolMax {
+		return nil, load.Settingf("questdb: {ProtocolVersion} %d: want auto, 1, 2 or 3", cfg.ProtocolVersion)
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -428,14 +439,18 @@ func (t *Target) tablesReady(ctx context.Context, seen map[string]bool, b *load.
 // NewWriter opens worker's writer: an HTTP client sharing the target's
 // connection pool, or one ILP/TCP connection.
 func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	version, err := t.ProtocolVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if t.cfg.Transport == TCP {
-		w := &tcpWriter{t: t, seen: map[string]bool{}}
+		w := &tcpWriter{t: t, seen: map[string]bool{}, version: version}
 		if err := w.connect(ctx); err != nil {
 			return nil, err
 		}
 		return w, nil
 	}
-	return &httpWriter{t: t, p: t.client.NewPoster(worker), seen: map[string]bool{}}, nil
+	return &httpWriter{t: t, p: t.client.NewPoster(worker), seen: map[string]bool{}, version: version}, nil
 }
 
 // Count waits until the WAL of every named table is applied (writerTxn =

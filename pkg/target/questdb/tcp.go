@@ -17,13 +17,15 @@ import (
 // nothing back: an Ack means "written to the socket". On a bad line the
 // server closes the connection; the writer notices at its next batch.
 type tcpWriter struct {
-	t     *Target
-	conn  net.Conn
-	raw   net.Conn // the TCP connection under conn (conn itself without TLS)
-	buf   []byte
-	seen  map[string]bool
-	probe [1]byte
-	sent  int64 // bytes written on this connection
+	t    *Target
+	conn net.Conn
+	raw  net.Conn // the TCP connection under conn (conn itself without TLS)
+	buf  []byte
+	// version is the line protocol version.
+	version int
+	seen    map[string]bool
+	probe   [1]byte
+	sent    int64 // bytes written on this connection
 }
 
 func (w *tcpWriter) connect(ctx context.Context) error {
@@ -97,7 +99,7 @@ func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) 
 		w.conn = nil
 		return load.Ack{}, fmt.Errorf("questdb: ILP/TCP: the server closed the connection after %d bytes (%v) before this batch was sent: it does so after a bad line, so rows of earlier batches on this connection may be lost; see the QuestDB log", sent, err)
 	}
-	data := body(&w.buf, b)
+	data := body(&w.buf, b, w.version)
 	if err := w.conn.SetWriteDeadline(time.Now().Add(w.t.requestTimeout(len(data)))); err != nil {
 		return load.Ack{}, err
 	}
@@ -115,6 +117,7 @@ func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) 
 		}
 		return load.Ack{}, fmt.Errorf("%w; not re-sent: without DEDUP a re-send could duplicate the part already written", err)
 	}
+	w.t.sentBytes.Add(int64(len(data)))
 	return load.Ack{Rows: b.Rows}, nil
 }
 

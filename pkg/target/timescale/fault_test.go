@@ -105,28 +105,8 @@ func TestFaults(t *testing.T) {
 			loadtest.FaultSuite{
 				Loader:   "load_timescale",
 				Upstream: pgURL(),
-				New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-					u, err := url.Parse(pgURL())
-					if err != nil {
-						t.Fatal(err)
-					}
-					u.Host = proxy
-					db := testDBName(t)
-					t.Cleanup(func() { dropDB(t, db) })
-					tg, err := New(Config{URL: u.String(), DBName: db, UseHypertable: mode, RequestTimeout: timeout})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { tg.Close() })
-					return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
-				},
-				Rows: func(t *testing.T, tg load.Target, table string) (rows, keys int64) {
-					q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
-					if err := dbConn(t, tg.(*Target).cfg.DBName).QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
-						t.Fatal(err)
-					}
-					return rows, keys
-				},
+				New:      faultTarget(mode),
+				Rows:     faultRows,
 				// A string for the double precision column v (refused by the
 				// target before sending; a refusal by the server is
 				// TestFaultPermissionDenied).
@@ -423,4 +403,33 @@ func privatePostgres(t *testing.T) loadtest.Private {
 		},
 		Kill: srv.kill, Start: srv.start,
 	}
+}
+
+// faultTarget makes the suites' targets: a database of the test's own,
+// hypertables as mode says, through proxy.
+func faultTarget(mode string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+		u, err := url.Parse(pgURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Host = proxy
+		db := testDBName(t)
+		t.Cleanup(func() { dropDB(t, db) })
+		tg, err := New(Config{URL: u.String(), DBName: db, UseHypertable: mode, RequestTimeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	}
+}
+
+// faultRows reads table's rows and distinct (host, time) keys directly.
+func faultRows(t *testing.T, tg load.Target, table string) (rows, keys int64) {
+	q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
+	if err := dbConn(t, tg.(*Target).cfg.DBName).QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
+		t.Fatal(err)
+	}
+	return rows, keys
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
@@ -20,7 +22,7 @@ import (
 // table, reused batch after batch.
 type ilpEncoder struct {
 	tables map[string]*tableEnc
-	order  []*tableEnc // tables of the current batch, in first-seen order
+	order  []*tableEnc // tables of the current batch, sorted by name (see encode)
 }
 
 // tableEnc accumulates the tuples of one table.
@@ -67,6 +69,15 @@ func (e *lineError) where(b *load.Batch) string {
 
 // encode turns ILP batch b into per-table tuples (e.order). Tables are
 // resolved through resolve, which may create them.
+//
+// x.order is sorted by table name: every batch's transaction writes its
+// tables in that one order, so the locks its COPYs take and hold to COMMIT
+// (above all the ShareUpdateExclusiveLock with which TimescaleDB creates a
+// hypertable's chunk, which conflicts with itself) are taken by every worker
+// in the same order and no two transactions can wait on each other in a
+// cycle. In first-seen order, two batches starting at different lines of the
+// same epochs met the tables in different orders and deadlocked (40P01).
+// Within one table a COPY takes one such lock whatever the chunks it creates.
 func (x *ilpEncoder) encode(ctx context.Context, b *load.Batch, r resolver) error {
 	err := x.pass(ctx, b, r, false)
 	if errors.Is(err, errNeedInference) {
@@ -74,6 +85,9 @@ func (x *ilpEncoder) encode(ctx context.Context, b *load.Batch, r resolver) erro
 			return err
 		}
 		err = x.pass(ctx, b, r, true)
+	}
+	if err == nil {
+		slices.SortFunc(x.order, func(a, b *tableEnc) int { return strings.Compare(a.ti.t.Name, b.ti.t.Name) })
 	}
 	return err
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tsload/tsload/internal/gentest"
+	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/owndatatest"
+	"github.com/tsload/tsload/internal/vmtest"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/loadcli"
+)
+
+// The loader's tests run against the real VictoriaMetrics of
+// scripts/start_victoriametrics.sh (VM_URL for another); they skip when it
+// is down and fail when CI is set.
+
+func TestMain_Load(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	os.WriteFile(in, []byte("cpu,h=a v=1 1451606400000000000\ncpu,h=b v=2 1451606400000000000\nmem,h=a f=1i 1451606401000000000\n"), 0o644)
+	results := filepath.Join(dir, "r.json")
+	var stderr bytes.Buffer
+	err := loadcli.Run(context.Background(), spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
+		"--db-name", db, "--results-file", results}, nil, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	raw, _ := os.ReadFile(results)
+	var res load.Results
+	if err := json.Unmarshal(raw, &res); err != nil || res.Status != load.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
+		t.Fatalf("results %+v %v\n%s", res, err, stderr.String())
+	}
+	if res.Setup == nil || res.Setup.Settings["dedup.minScrapeInterval"] != "1ms" || res.Setup.Database != "db="+db {
+		t.Errorf("setup %+v", res.Setup)
+	}
+	for metric, want := range map[string]string{"cpu_v": "1 2", "mem_f": "1"} {
+		var got []string
+		for _, s := range vmtest.Export(t, base, db, metric) {
+			for i, v := range s.Values {
+				if s.Timestamps[i] != 1451606400000+1000*int64(strings.Count(metric, "mem")) {
+					t.Errorf("%s: timestamp %d ms", metric, s.Timestamps[i])
+				}
+				got = append(got, fmt.Sprint(v))
+			}
+		}
+		if strings.Join(sortStrings(got), " ") != want {
+			t.Errorf("%s: %v, want %s", metric, got, want)
+		}
+	}
+}
+
+func sortStrings(s []string) []string {
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s
+}
+
+// TestMain_Refused: a batch the server refuses (an integer out of range)
+// fails the run, names the line, and is not counted.
+func TestMain_Refused(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	var b strings.Builder
+	for i := 0; i < 100; i++ {
+		v := fmt.Sprint(i)
+		if i == 57 {
+			v = "99999999999999999999"
+		}
+		fmt.Fprintf(&b, "cpu,h=h%d v=%si %d\n", i, v, 1451606400000000000+1000000*int64(i))
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	results := filepath.Join(dir, "r.json")
+	var stderr bytes.Buffer
+	err := loadcli.Run(context.Background(), spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
+		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", results}, nil, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "line 58") || !strings.Contains(err.Error(), "value out of range") {
+		t.Fatalf("err = %v, want the server's reason for line 58\n%s", err, stderr.String())
+	}
+	raw, _ := os.ReadFile(results)
+	var res load.Results
+	json.Unmarshal(raw, &res)
+	held, _ := vmtest.Rows(t, base, db, "cpu_v")
+	if res.Status != load.StatusFailed || res.Rows != 50 || held != 50 {
+		t.Fatalf("results %+v; server holds %d", res, held)
+	}
+}
+
+// TestCSV loads CSV into the real VictoriaMetrics as lines (owndatatest.CSVSuite).
+func TestCSV(t *testing.T) {
+	base := vmtest.RealURL(t)
+	owndatatest.CSVSuite{Spec: spec(), Args: func(t *testing.T, _ string) []string {
+		db := loadtest.UniqueDB(t)
+		vmtest.DropAtEnd(t, base, db)
+		return []string{"--urls", base, "--db-name", db}
+	}}.Run(t, "csv_")
+}
+
+// TestTSBSLines loads a file of TSBS's own generator (its line protocol).
+func TestTSBSLines(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	owndatatest.TSBSLines(t, spec(), "", "--urls", base, "--db-name", db)
+}
+
+// TestParquet loads the Parquet files every loader loads (turned into
+// line protocol on the workers) and verifies the counts; pyarrow's sample
+// has times with microseconds, which VictoriaMetrics would cut off: the
+// load is refused, naming the line.
+func TestParquet(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	dir := t.TempDir()
+	for _, c := range gentest.ParquetCases(t, dir) {
+		t.Run(c.Name, func(t *testing.T) {
+			results := filepath.Join(dir, c.Name+".json")
+			args := []string{"load_victoriametrics", "--file", c.Path, "--workers", "2", "--batch-size", "300", "--results-file", results, "--urls", base, "--db-name", db}
+			if c.Table == "sample" {
+				loadtest.RunCLI(t, spec(), args, results, "has a part finer than a millisecond")
+				return
+			}
+			r := loadtest.RunCLI(t, spec(), args, results, "")
+			res := loadtest.ReadResults(t, results)
+			if res.Format != "parquet" || res.Rows != c.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[c.Table] != c.Rows {
+				t.Fatalf("format %s rows %d/%d verify %+v\n%s", res.Format, res.Rows, c.Rows, res.Verify, r.Stderr)
+			}
+		})
+	}
+}
+
+// TestRate runs a paced and a stepped load (loadtest.PacedRuns), each
+// into a db label of its own.
+func TestRate(t *testing.T) {
+	base := vmtest.RealURL(t)
+	loadtest.PacedRuns(t, spec(), "rate", func(t *testing.T, table string) []string {
+		db := loadtest.UniqueDB(t)
+		vmtest.DropAtEnd(t, base, db)
+		return []string{"--urls", base, "--db-name", db}
+	})
+}
+
+// TestRefusedInputDropsNothing: a pgcopy file with --drop-db leaves the
+// db label's series as they were.
+func TestRefusedInputDropsNothing(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	loadtest.RefusedInput{
+		Spec:    spec(),
+		Args:    []string{"--urls", base, "--db-name", db},
+		Table:   "refused",
+		WantErr: "takes line protocol here, not pgcopy",
+		PGCopy:  true,
+		Count: func(t testing.TB) int64 {
+			n, _ := vmtest.Rows(t, base, db, "refused_usage")
+			return n
+		},
+	}.Run(t)
+}
+
+func TestRefusedAtStart(t *testing.T) {
+	loadtest.RefusedAtStart(t, spec(), func(port int) []string {
+		return []string{"--urls", fmt.Sprintf("http://127.0.0.1:%d", port)}
+	})
+}
+
+// TestErrorsNameFlags: pkg/target/victoriametrics names its Config
+// fields; the command shows the flags instead.
+func TestErrorsNameFlags(t *testing.T) {
+	loadtest.CLIErrors(t, spec(), []loadtest.CLIError{
+		{[]string{"--precision", "n"}, `invalid --precision "n" (want ns, us, ms or s)`},
+		{[]string{"--urls", " , "}, "no URL given (--urls)"},
+		{[]string{"--gzip", "--gzip-level", "10"}, "invalid --gzip-level 10 (want 1-9)"},
+	})
+}
+
+// TestHelpTellsFormats: --help offers the formats the target takes, no more.
+func TestHelpTellsFormats(t *testing.T) { loadtest.HelpTellsFormats(t, spec()) }

@@ -1,0 +1,266 @@
+package loadtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
+)
+
+// TargetSuite is the conformance suite of a target: the promises of
+// load.Target checked the same way for every database, through the whole
+// path (runner.Run, the target, its real server). A new target gets every
+// check by calling it once, with its FaultSuite and ResumeSuite set
+// (docs/adding-a-target.md):
+//
+//   - face: Ping answers before anything is prepared, the server's
+//     address is a host:port, the hooks agree with InDoubt (a target that re-sends batches in doubt
+//     overwrites identical points; one that settles them has Settle and
+//     OnTicket);
+//   - load and verify: rows loaded by two writers are verified by content
+//     where the target can compute fingerprints (else by count, saying
+//     why), are exactly what the server holds, and are described, with
+//     the server's version;
+//   - footprint and cost: the footprint is a measurement of the loaded
+//     data or says it is not one (never a bare 0), the loader's cost is
+//     measured, the server's is or says why not;
+//   - reload: the same rows loaded again into the table that holds them
+//     verify, and the table holds what the declared face says (once when
+//     the target declares Overwrites, twice otherwise);
+//   - paced: an open-loop run at a rate loads and verifies every row;
+//   - CSV timestamps: RFC 3339 with and without an offset load and verify
+//     by content, with the instants read (a target that refuses CSV says
+//     so in Accepts: skipped);
+//   - the fault scenarios (Faults) and the loader kills with --resume
+//     (Resume), when set.
+type TargetSuite struct {
+	Loader string // "load_x", for the results file
+	// Upstream is the server (host:port or a URL).
+	Upstream string
+	// New returns a target writing to the server at addr (host:port), each
+	// request bounded by requestTimeout, and the lifecycle options of a
+	// fresh database (or table namespace); cleaning up is its business. It
+	// is FaultSuite.New: a target passes the same function to both.
+	New func(t *testing.T, addr string, requestTimeout time.Duration) (load.Target, load.PrepareOptions)
+	// Rows returns what the database holds in table: rows and distinct
+	// (timestamp, host) keys, read directly (FaultSuite.Rows).
+	Rows func(t *testing.T, tg load.Target, table string) (rows, keys int64)
+	// Faults and Resume, when set, run as the subtests "faults" and
+	// "resume" (targets whose TestFaults and TestResume... predate the
+	// suite run them there).
+	Faults *FaultSuite
+	Resume *ResumeSuite
+}
+
+// suiteRows is the size of the suite's loads: five batches per writer.
+const suiteRows = 5000
+
+// Run runs every check as a subtest; table names start with prefix.
+func (s TargetSuite) Run(t *testing.T, prefix string) {
+	t.Run("face", func(t *testing.T) { s.face(t, prefix+"_face") })
+	t.Run("load verify reload", func(t *testing.T) { s.loadVerifyReload(t, prefix+"_load") })
+	t.Run("paced", func(t *testing.T) { s.paced(t, prefix+"_paced") })
+	t.Run("csv timestamps", func(t *testing.T) { s.csvTimes(t, prefix+"_csv") })
+	// TODO(issue 35): default-flag verification of an input that repeats
+	// a (series, time) key, the same way on every target.
+	// TODO(issue 43): a CSV whose time column is not named "time",
+	// verified by content.
+	if s.Faults != nil {
+		t.Run("faults", func(t *testing.T) { s.Faults.Run(t, prefix+"_fault") })
+	}
+	if s.Resume != nil {
+		t.Run("resume", func(t *testing.T) { s.Resume.Run(t, prefix+"_resume") })
+	}
+}
+
+// target is a new target on the server, not proxied.
+func (s TargetSuite) target(t *testing.T) (load.Target, load.PrepareOptions) {
+	t.Helper()
+	addr := s.Upstream
+	if strings.Contains(addr, "://") {
+		u, err := url.Parse(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr = u.Host
+	}
+	return s.New(t, addr, 30*time.Second)
+}
+
+// load runs cfg (Loader, Target and Prepare set here) into tg.
+func (s TargetSuite) load(t *testing.T, tg load.Target, prep load.PrepareOptions, cfg runner.Config) Run {
+	t.Helper()
+	cfg.Prepare = prep
+	cfg.Loader, cfg.Target = s.Loader, strings.TrimPrefix(s.Loader, "load_")
+	return RunLoad(t, cfg, tg)
+}
+
+func (s TargetSuite) face(t *testing.T, table string) {
+	tg, _ := s.target(t)
+	ctx := context.Background()
+	if err := tg.Ping(ctx); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+	if _, port, err := net.SplitHostPort(tg.ServerAddr()); err != nil || port == "" {
+		t.Errorf("ServerAddr %q is no host:port: %v", tg.ServerAddr(), err)
+	}
+	h := tg.Hooks()
+	if (h.Settle == nil) != (h.OnTicket == nil) {
+		t.Errorf("Hooks: Settle and OnTicket go together (Settle set: %v)", h.Settle != nil)
+	}
+	mode, err := tg.InDoubt(ctx, []string{table})
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		t.Logf("InDoubt: a load cannot be resumed (%v)", err)
+	case err != nil:
+		t.Logf("InDoubt: %v", err) // says why batches in doubt cannot be settled
+	case mode == load.ResendInDoubt && !h.Overwrites:
+		t.Errorf("InDoubt re-sends batches in doubt, but the hooks do not declare Overwrites: a re-sent batch would be stored twice")
+	case mode == load.SettleInDoubt && h.Settle == nil:
+		t.Errorf("InDoubt settles batches in doubt, but the hooks have no Settle")
+	case mode != load.ResendInDoubt && mode != load.SettleInDoubt:
+		t.Errorf("InDoubt: mode %d", mode)
+	}
+}
+
+// loadVerifyReload loads rows, checks the results and what the server
+// holds, then loads the same rows again into the same table.
+func (s TargetSuite) loadVerifyReload(t *testing.T, table string) {
+	tg, prep := s.target(t)
+	path := faultLines(t, table, suiteRows, nil)
+	cfg := FaultConfig(path, suiteRows/10, 2)
+	cfg.VerifyContent = true
+	r := s.load(t, tg, prep, cfg)
+	r.Exact(t, suiteRows)
+	res := ReadResults(t, r.Results)
+	wantMode := "content"
+	if _, err := tg.Content(context.Background(), nil); errors.Is(err, errors.ErrUnsupported) {
+		wantMode = "count"
+	}
+	if res.Verify.Mode != wantMode {
+		t.Errorf("verified by %q, want %q (%s)", res.Verify.Mode, wantMode, res.Verify.Note)
+	}
+	if n, keys := s.Rows(t, tg, table); n != suiteRows || keys != suiteRows {
+		t.Fatalf("the database holds %d rows, %d distinct, want %d", n, keys, suiteRows)
+	}
+	if res.Setup == nil {
+		t.Errorf("no setup: Describe said nothing about a load")
+	}
+	if res.Environment == nil || res.Environment.Server.Version == "" {
+		t.Errorf("no server version in the results: %+v", res.Environment)
+	}
+	checkCost(t, res)
+
+	// The same rows again, into the table that holds them.
+	prep.DropDB = false
+	r = s.load(t, tg, prep, cfg)
+	r.Exact(t, suiteRows)
+	want := int64(2 * suiteRows)
+	if tg.Hooks().Overwrites {
+		want = suiteRows
+	}
+	if n, _ := s.Rows(t, tg, table); n != want {
+		t.Errorf("after loading the rows twice the database holds %d, want %d (Overwrites: %v)", n, want, tg.Hooks().Overwrites)
+	}
+}
+
+// checkCost: the footprint is a measurement or says it is not one; the
+// loader's cost is measured; the server's is, or says why not.
+func checkCost(t *testing.T, res load.Results) {
+	t.Helper()
+	if res.Cost == nil || res.Cost.Footprint == nil || res.Cost.Server == nil {
+		t.Fatalf("cost: %+v", res.Cost)
+	}
+	fp := res.Cost.Footprint
+	switch {
+	case fp.NotMeasured != "":
+		t.Logf("footprint not measured: %s", fp.NotMeasured)
+	case fp.Method == "":
+		t.Errorf("footprint without a method: %+v", fp)
+	case fp.AfterLoadBytes <= 0 && fp.SettledBytes <= 0:
+		t.Errorf("footprint of %d bytes for %d rows by %s: a measurement of nothing, not a measurement that it is not (%s)", fp.SettledBytes, fp.Rows, fp.Method, fp.Note)
+	}
+	if l := res.Cost.Loader; l.NotMeasured == "" && l.CPUSeconds <= 0 {
+		t.Errorf("loader cost: %+v", l)
+	}
+	if sc := res.Cost.Server; sc.NotMeasured == "" && sc.PID <= 0 {
+		t.Errorf("server cost without a process or a reason: %+v", sc)
+	}
+}
+
+func (s TargetSuite) paced(t *testing.T, table string) {
+	tg, prep := s.target(t)
+	const rows = 2000
+	cfg := FaultConfig(faultLines(t, table, rows, nil), 200, 2)
+	cfg.Pace.Rate = 10 * rows // a fifth of a second
+	r := s.load(t, tg, prep, cfg)
+	r.Exact(t, rows)
+	if res := ReadResults(t, r.Results); res.Pace == nil {
+		t.Errorf("a paced run without its pace in the results")
+	}
+	if n, _ := s.Rows(t, tg, table); n != rows {
+		t.Errorf("the database holds %d rows, want %d", n, rows)
+	}
+}
+
+// csvTimes loads CSV of one table whose timestamps are RFC 3339 text with
+// and without an offset, each verified by content: the same instants in
+// two spellings.
+func (s TargetSuite) csvTimes(t *testing.T, table string) {
+	tg, prep := s.target(t)
+	if err := runner.Accepts(tg, format.CSV); err != nil {
+		t.Skipf("the target takes no CSV: %v", err)
+	}
+	const rows = 300
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	east := time.FixedZone("", 2*3600)
+	for _, c := range []struct {
+		name, unit string
+		spell      func(tm time.Time) string
+	}{
+		{"utc", "", func(tm time.Time) string { return tm.Format(time.RFC3339Nano) }},
+		{"offset", "", func(tm time.Time) string { return tm.In(east).Format(time.RFC3339Nano) }},
+		// TODO(issue 43): epoch milliseconds (--time-unit ms): load_timescale
+		// makes a bigint time column that create_hypertable refuses.
+		// {"epoch_ms", "ms", func(tm time.Time) string { return fmt.Sprint(tm.UnixMilli()) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			name := table + "_" + c.name
+			var b strings.Builder
+			b.WriteString("time,host,v\n")
+			for i := 0; i < rows; i++ {
+				fmt.Fprintf(&b, "%s,h%d,%d.5\n", c.spell(base.Add(time.Duration(i)*time.Second)), i%10, i)
+			}
+			path := filepath.Join(t.TempDir(), name+".csv")
+			if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := FaultConfig(path, 100, 2)
+			cfg.Format, cfg.Table, cfg.VerifyContent = format.CSV, name, true
+			cfg.Mapping.TimeUnit = c.unit
+			r := s.load(t, tg, prep, cfg)
+			r.Exact(t, rows)
+			if n, keys := s.Rows(t, tg, name); n != rows || keys != rows {
+				t.Errorf("the database holds %d rows, %d distinct, want %d", n, keys, rows)
+			}
+			res := ReadResults(t, r.Results)
+			if len(res.Verify.Content) != 1 {
+				t.Fatalf("content checks %+v (%s)", res.Verify.Content, res.Verify.Note)
+			}
+			cc := res.Verify.Content[0]
+			if cc.MinTime != base.UnixNano() || cc.MaxTime != base.Add((rows-1)*time.Second).UnixNano() {
+				t.Errorf("time range read %d..%d, want %d..%d", cc.MinTime, cc.MaxTime, base.UnixNano(), base.Add((rows-1)*time.Second).UnixNano())
+			}
+		})
+	}
+}

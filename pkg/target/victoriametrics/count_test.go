@@ -1,0 +1,144 @@
+package victoriametrics
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/vmtest"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// Verification against the real VictoriaMetrics: a pass when the server
+// holds every row (dense, sparse, re-sent), a failure when it does not.
+
+func writeFile(t *testing.T, name, data string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func load1(t *testing.T, base, db, path string, drop bool, wrap func(*Target) load.Target) loadtest.Run {
+	t.Helper()
+	tg, err := New(Config{URLs: []string{base}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	cfg := loadtest.FaultConfig(path, 7, 2)
+	cfg.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: drop}
+	cfg.Loader, cfg.Target = "load_victoriametrics", "victoriametrics"
+	var target load.Target = tg
+	if wrap != nil {
+		target = wrap(tg)
+	}
+	return loadtest.RunLoad(t, cfg, target)
+}
+
+// sparseLines: three fields, each missing from one row (a different one),
+// so that every field of the series has the same count, and a second
+// series with all fields; and one row of a second measurement.
+func sparseLines() (string, int64) {
+	var b strings.Builder
+	const ts = int64(1451606400000000000)
+	rows := int64(0)
+	for i := 0; i < 30; i++ {
+		fields := []string{fmt.Sprintf("a=%d", i), fmt.Sprintf("b=%di", i), fmt.Sprintf("c=%d.25", i)}
+		if i < 3 {
+			fields = append(fields[:i:i], fields[i+1:]...)
+		}
+		fmt.Fprintf(&b, "m,host=x %s %d\n", strings.Join(fields, ","), ts+int64(i)*10e9)
+		fmt.Fprintf(&b, "m,host=y a=1,b=2i,c=3 %d\n", ts+int64(i)*10e9)
+		rows += 2
+	}
+	b.WriteString("n,host=x v=1 1451606400000000000\n")
+	return b.String(), rows + 1
+}
+
+// TestCountSparse: rows with fields missing count as rows (distinct
+// timestamps), not as the samples of any one field.
+func TestCountSparse(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	data, rows := sparseLines()
+	f := load1(t, base, db, writeFile(t, "sparse.ilp", data), true, nil)
+	f.Exact(t, rows)
+	if got := f.Res.Verify.Actual["m"]; got != rows-1 {
+		t.Fatalf("m counted %d rows, want %d", got, rows-1)
+	}
+}
+
+// TestCountResent: loading the same rows again into the db label (not
+// dropped) adds no sample: each overwrites itself (dedup 1ms), which
+// verification reports as rows written again, not as a loss.
+func TestCountResent(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	data, rows := sparseLines()
+	path := writeFile(t, "again.ilp", data)
+	load1(t, base, db, path, true, nil).Exact(t, rows)
+	f := load1(t, base, db, path, false, nil)
+	f.Exact(t, rows)
+	if f.Res.Verify.Before["m"] != rows-1 || f.Res.Verify.Actual["m"] != rows-1 {
+		t.Fatalf("before %v after %v", f.Res.Verify.Before, f.Res.Verify.Actual)
+	}
+	for _, s := range vmtest.Export(t, base, db, "m_a") {
+		if len(s.Timestamps) > 30 {
+			t.Fatalf("%v holds %d samples of 30 rows", s.Metric, len(s.Timestamps))
+		}
+	}
+}
+
+// dropper is a target whose writer drops a batch's last line and still
+// reports every row: verification must fail.
+type dropper struct{ *Target }
+
+func (d dropper) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w, err := d.Target.NewWriter(ctx, worker)
+	return dropWriter{w}, err
+}
+
+type dropWriter struct{ load.Writer }
+
+func (w dropWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	c := *b
+	data := bytes.TrimSuffix(b.Data, []byte("\n"))
+	c.Data = append([]byte(nil), data[:bytes.LastIndexByte(data, '\n')+1]...)
+	if b.FirstRecord == 1 {
+		c.Data = b.Data // one batch whole: the loss is one row of another
+	}
+	ack, err := w.Writer.Write(ctx, &c)
+	ack.Rows = b.Rows
+	return ack, err
+}
+
+// TestCountMissingRowFails: a row acknowledged but never sent (a sparse
+// row of a series whose other rows are there) fails verification.
+func TestCountMissingRowFails(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	data, _ := sparseLines()
+	f := load1(t, base, db, writeFile(t, "lost.ilp", data), true, func(tg *Target) load.Target { return dropper{tg} })
+	if f.Err == nil || f.Res.Verify == nil || f.Res.Verify.OK {
+		t.Fatalf("a lost row passed verification: %v\n%s", f.Err, f.Log)
+	}
+}
+
+// TestRefusedSubMillisecond: a timestamp with a part finer than a
+// millisecond is refused before it is sent, naming its line.
+func TestRefusedSubMillisecond(t *testing.T) {
+	base, db := vmtest.RealDB(t)
+	f := load1(t, base, db, writeFile(t, "fine.ilp", "m v=1 1451606400000000000\nm v=2 1451606400000000500\n"), true, nil)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), "line 2: timestamp 1451606400000000500 has a part finer than a millisecond") {
+		t.Fatalf("err = %v\n%s", f.Err, f.Log)
+	}
+	if f.Res.Rows != 0 {
+		t.Fatalf("%d rows counted", f.Res.Rows)
+	}
+}
