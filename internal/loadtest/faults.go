@@ -20,8 +20,8 @@ import (
 //   - cut mid-batch: connections cut after a few KiB of a request, then every
 //     open connection, twice;
 //   - stall: every connection stalls for 3 s, past a 1 s request timeout;
-//   - refused: the server is unreachable four times for 300 ms (open
-//     connections cut, new ones refused);
+//   - refused: the server is unreachable four times (open connections
+//     cut, new ones refused) for 300 ms or until a connection was refused;
 //   - refusal: the server refuses one batch for good (its line 3457);
 //   - killed: a private server (Private) is killed with SIGKILL mid-load
 //     and started again on its data (see killed).
@@ -152,8 +152,10 @@ func (s FaultSuite) cut(t *testing.T, table string) {
 	// re-send); of the five new connections CutAfter arms, those the load
 	// opens before it ends are cut 4 KiB into a request: how many depends
 	// on timing (4 cuts and 2 re-sends on a fresh CI machine, TimescaleDB).
-	// At least three cuts and one re-send show the load was cut mid-batch.
-	if st := p.Stats(); st.Cuts < 3 || f.Res.Retries == 0 {
+	// How many of the connections CutAll finds open is timing too (a
+	// worker between batches may hold none): a cut and a re-send show the
+	// load was cut mid-batch, which is what is asserted.
+	if st := p.Stats(); st.Cuts == 0 || f.Res.Retries == 0 {
 		t.Errorf("cuts %d, retries %d", st.Cuts, f.Res.Retries)
 	}
 	t.Logf("proxy %+v, %d re-sends", p.Stats(), f.Res.Retries)
@@ -185,9 +187,21 @@ func (s FaultSuite) refused(t *testing.T, table string) {
 			if !AfterBytes(p, i*300<<10, stop) {
 				return
 			}
+			// Refused until a connection was refused (at least 300 ms, at
+			// most 10 s: within the 60 s retry budget), so that the scenario
+			// does not depend on a worker reconnecting within a fixed time.
+			before := p.Stats().Refused
 			p.Refuse(true)
 			p.CutAll()
 			time.Sleep(300 * time.Millisecond)
+			for deadline := time.Now().Add(10 * time.Second); p.Stats().Refused == before && time.Now().Before(deadline); {
+				select {
+				case <-stop:
+					p.Refuse(false)
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
 			p.Refuse(false)
 		}
 	})

@@ -15,6 +15,11 @@ type Options struct {
 	// stores as one point. KeyLimit bounds it (DefaultKeyLimit when 0).
 	Keys     bool
 	KeyLimit int
+	// KeySink, when set, is asked once per table for a function that is
+	// given the hash of every timed row's (series, timestamp) key
+	// (HashPair), instead of Keys' set: a caller that counts the distinct
+	// keys itself, in bounded memory (the runner's distinct-key pass).
+	KeySink func(table string) func(key uint64)
 }
 
 // DefaultKeyLimit is how many (series, timestamp) keys a table remembers
@@ -70,7 +75,10 @@ func (a *Acc) Table(name []byte) *TableAcc {
 
 func (a *Acc) newTable(name string) *TableAcc {
 	t := &TableAcc{name: name, series: newSeriesSet(a.opt.SeriesLimit), fields: make(map[string]*FieldAcc)}
-	if a.opt.Keys {
+	switch {
+	case a.opt.KeySink != nil:
+		t.sink = a.opt.KeySink(name)
+	case a.opt.Keys:
 		t.keys = newKeySet(a.opt.KeyLimit)
 	}
 	a.tables[name] = t
@@ -145,6 +153,7 @@ type TableAcc struct {
 	noTime           int64
 	series           *seriesSet
 	keys             *keySet
+	sink             func(key uint64) // Options.KeySink's
 	fields           map[string]*FieldAcc
 	tags             map[string]struct{}
 	// order caches the fields of the previous row in order, so that a row
@@ -174,6 +183,8 @@ func (t *TableAcc) RowKnown(series uint64, ts int64) {
 	t.rows++
 	if t.keys != nil {
 		t.keys.add(HashPair(series, uint64(ts)))
+	} else if t.sink != nil {
+		t.sink(HashPair(series, uint64(ts)))
 	}
 	t.next = 0
 }

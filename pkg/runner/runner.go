@@ -186,6 +186,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 		r.hooks = t.Hooks()
 	}
 	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
+	r.verifier.distinct = r.distinctKeys // distinct.go
 	r.content = r.newContent()
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion,
@@ -708,6 +709,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 
 // work writes the batches of queue q with writer w (nil: --do-load=false).
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
+	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
 	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit} // validates and counts the splitter's unchecked batches
 	for {
@@ -734,7 +736,8 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 
 // workOne checks and writes batch b; after a stop (ctx done) it is
 // abandoned unwritten.
-func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, b *load.Batch) error {
+func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, b *load.Batch) (err error) {
+	defer split.CatchFault(&err)
 	if ctx.Err() != nil {
 		r.checkAbandoned(chk, b) // malformed.go: an earlier bad record than the one that stopped the run
 		return ctx.Err()

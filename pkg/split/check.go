@@ -25,6 +25,9 @@ type Checker struct {
 	// passes (fingerprint.go): in the same pass for an Unchecked batch, in
 	// a pass of its own for any other.
 	FP *fingerprint.Acc
+	// KeysOnly: FP is given each ILP row's series and timestamp, not its
+	// fields (the runner's distinct-key pass).
+	KeysOnly bool
 	// ILPUnit is the nanoseconds in a unit of ILP timestamps (the input's
 	// precision; 0 or 1: nanoseconds), for FP's time range.
 	ILPUnit int64

@@ -59,6 +59,10 @@ func (c *Checker) fpLine(l []byte, r ilp.Line, plain bool) {
 		}
 	}
 	t := c.FP.Table([]byte(name))
+	if c.KeysOnly {
+		c.keyLine(t, l, r, plain)
+		return
+	}
 	ts, err := ilp.Fields(l, r, plain, func(key []byte, v ilp.Value) {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			key = ilp.UnescapeKey(key)
@@ -83,6 +87,17 @@ func (c *Checker) fpLine(l []byte, r ilp.Line, plain bool) {
 	if err != nil {
 		c.FP.Fail(fmt.Sprintf("a value does not decode (%v)", err))
 	}
+	c.lineRow(t, l, r, ts)
+}
+
+// keyLine adds the row of line l to t without its fields (KeysOnly).
+func (c *Checker) keyLine(t *fingerprint.TableAcc, l []byte, r ilp.Line, plain bool) {
+	c.lineRow(t, l, r, ilp.Timestamp(l, r, plain))
+}
+
+// lineRow counts line l's row in t: its series and timestamp ts (as
+// written; nil: none).
+func (c *Checker) lineRow(t *fingerprint.TableAcc, l []byte, r ilp.Line, ts []byte) {
 	series, known := c.seriesOf(t, l[:r.KeyEnd], r.NameEnd)
 	if ts == nil {
 		t.RowNoTime(series)

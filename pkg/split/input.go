@@ -88,6 +88,9 @@ func newInput(source string, r io.Reader, size int64, bufSize int, f *os.File) (
 	if bufSize <= 0 {
 		bufSize = DefaultMaxRecordBytes
 	}
+	if f != nil && size >= 0 {
+		r = &sizeChecked{r: r, source: source, size: size} // a file cut short while read (changed.go)
+	}
 	in := &Input{Source: source, Size: size, raw: &countingReader{r: r}}
 	var magic [4]byte
 	n, err := io.ReadFull(in.raw, magic[:])
@@ -561,8 +564,11 @@ func newReadAhead(src io.Reader, fill bool) *readAhead {
 // or stop.
 func (r *readAhead) loop() {
 	defer close(r.done)
-	if r.mm != nil && !r.mapLoop() {
-		return
+	if r.mm != nil {
+		WatchFaults() // a truncated mapping: an error, not a crash (changed.go)
+		if !r.mapLoop() {
+			return
+		}
 	}
 	size := raMinChunk
 	for {
@@ -628,7 +634,16 @@ func (r *readAhead) mapLoop() bool {
 		c.buf, c.n, c.err, c.head, c.mapped = data[off-head:end:end], end-off+head, nil, head, true
 		c.lend()
 		r.mm.hold()
-		c.touched = prefault(c.buf[head:])
+		var err error
+		if c.touched, err = touch(c.buf[head:]); err != nil {
+			c.n, c.err = head, err // the file was cut short: its error, no bytes
+			select {
+			case r.full <- c:
+			case <-r.quit:
+				c.Release()
+			}
+			return false
+		}
 		r.mapped.Add(int64(end - off))
 		select {
 		case r.full <- c:

@@ -27,7 +27,11 @@ func mapFile(f *os.File, size int64) (*mapping, error) {
 		return nil, err
 	}
 	m := &mapping{data: data}
-	m.back = func() { _ = unix.Munmap(m.data) }
+	registerMap(m, f.Name(), f, size) // a fault in it names the file (changed.go)
+	m.back = func() {
+		unregisterMap(m)
+		_ = unix.Munmap(m.data)
+	}
 	m.lend()
 	return m, nil
 }

@@ -15,3 +15,11 @@ func prefault(b []byte) byte {
 	}
 	return x
 }
+
+// touch is prefault in a goroutine that watches faults (WatchFaults): a
+// page past the end of a file truncated since it was mapped gives its
+// *ChangedError.
+func touch(b []byte) (x byte, err error) {
+	defer func() { err = faultError(recover(), err) }()
+	return prefault(b), nil
+}

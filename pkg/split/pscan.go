@@ -122,14 +122,21 @@ func (sc *pscan) lineStart(off int) int {
 	if off >= len(sc.data) {
 		return len(sc.data)
 	}
-	i := bytes.IndexByte(sc.data[off-1:], '\n')
-	if i < 0 {
-		return len(sc.data)
+	i, err := indexLF(sc.data[off-1:])
+	if i < 0 || err != nil {
+		return len(sc.data) // a fault: the segment's scan faults too, and is not taken
 	}
 	return off + i
 }
 
+// indexLF is bytes.IndexByte(b, '\n'), with the error of a fault.
+func indexLF(b []byte) (i int, err error) {
+	defer func() { err = faultError(recover(), err) }()
+	return bytes.IndexByte(b, '\n'), nil
+}
+
 func (sc *pscan) produce() {
+	WatchFaults() // lineStart on a truncated mapping (changed.go)
 	defer sc.wg.Done()
 	defer close(sc.work)
 	defer close(sc.order)
@@ -154,16 +161,28 @@ func (sc *pscan) produce() {
 }
 
 func (sc *pscan) worker() {
+	WatchFaults() // a truncated mapping (changed.go)
 	defer sc.wg.Done()
 	names := map[string]string{}
 	for g := range sc.work {
 		select {
 		case <-sc.quit:
 		default:
-			sc.scan(g, names)
+			sc.scanSafe(g, names)
 		}
 		close(g.done)
 	}
+}
+
+// scanSafe is scan; a fault (the file truncated) leaves g not plain, so
+// the splitter reads its lines with the read-ahead, which reports it.
+func (sc *pscan) scanSafe(g *pseg, names map[string]string) {
+	defer func() {
+		if faultError(recover(), nil) != nil {
+			g.plain = false
+		}
+	}()
+	sc.scan(g, names)
 }
 
 // scan finds the plain rows of g from its start.

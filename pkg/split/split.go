@@ -88,6 +88,7 @@ import (
 	"hash/maphash"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -387,6 +388,15 @@ func (s *Splitter) Bytes() int64 { return s.offset }
 // are swapped with the splitter's, so both sides reuse their memory; b's
 // Seq is left to the caller.
 func (s *Splitter) Next(b *load.Batch) (part int, err error) {
+	if s.in.ra != nil && s.in.ra.mm != nil {
+		// A mapped input truncated under the reader: its error, not a
+		// crash (changed.go).
+		old := debug.SetPanicOnFault(true)
+		defer func() {
+			debug.SetPanicOnFault(old)
+			err = faultError(recover(), err)
+		}()
+	}
 	if s.pq != nil {
 		return s.nextParquet(b)
 	}

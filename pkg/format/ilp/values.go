@@ -306,3 +306,48 @@ func UnescapeKey(raw []byte) []byte {
 	}
 	return out
 }
+
+// Timestamp returns the timestamp of line as written (nil when it has
+// none), a line Scan accepted with r, without decoding its fields (what
+// Fields returns as ts). plain: ScanPlain accepted it (no quotes, no
+// escapes).
+func Timestamp(line []byte, r Line, plain bool) []byte {
+	i, n := r.KeyEnd+1, len(line)
+	for i < n && line[i] == ' ' {
+		i++
+	}
+	if plain {
+		if j := bytes.IndexByte(line[i:], ' '); j >= 0 {
+			i += j
+		} else {
+			i = n
+		}
+	}
+	for i < n && line[i] != ' ' { // a field: key, '=', value
+		for i < n && line[i] != '=' {
+			if line[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		i++ // '='
+		if i < n && line[i] == '"' {
+			for i++; i < n && line[i] != '"'; i++ {
+				if line[i] == '\\' {
+					i++
+				}
+			}
+			i++ // the closing '"'
+		}
+		for i < n && line[i] != ',' && line[i] != ' ' {
+			i++
+		}
+		if i < n && line[i] == ',' {
+			i++
+		}
+	}
+	if ts := bytes.TrimSpace(line[min(i, n):]); len(ts) > 0 { // as Fields
+		return ts
+	}
+	return nil
+}

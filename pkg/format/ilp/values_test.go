@@ -202,3 +202,40 @@ func BenchmarkParseFloat(b *testing.B) {
 		_ = s
 	})
 }
+
+// FuzzTimestampEqualsFields: Timestamp finds the timestamp Fields returns,
+// for every line Scan accepts (and ScanPlain, with plain).
+func FuzzTimestampEqualsFields(f *testing.F) {
+	for _, s := range []string{
+		"m,h=a x=1.5,y=2i,s=\"a b 12\",b=t 100",
+		"m x=-0.25",
+		"m s=\"x 5\"",
+		"m  f=1  7",
+		"m\\ n,a\\,b=c\\=d f\\ g=\"x,y=z \\\\\" -5",
+		"cpu,hostname=host_0 usage_user=58.2,usage_system=2 1451606400000000000",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		l := []byte(line)
+		if bytes.ContainsAny(l, "\n") {
+			return
+		}
+		for _, plain := range []bool{false, true} {
+			r, ok := Scan(l), true
+			if plain {
+				r, ok = ScanPlain(l)
+			}
+			if !ok || !r.Row || r.Reason != "" {
+				continue
+			}
+			want, err := Fields(l, r, plain, func([]byte, Value) {})
+			if err != nil {
+				continue // a value that does not decode: Fields stops there
+			}
+			if got := Timestamp(l, r, plain); !bytes.Equal(got, want) {
+				t.Fatalf("%q (plain %v): timestamp %q, Fields %q", line, plain, got, want)
+			}
+		}
+	})
+}

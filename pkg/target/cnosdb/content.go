@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/target/contentq"
@@ -21,24 +22,12 @@ func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[strin
 }
 
 func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint.Table, error) {
-	desc, err := t.SQL(ctx, t.cfg.DBName, "DESCRIBE TABLE "+ident(q.Table))
+	cols, err := t.columns(ctx, q)
 	if missingTable(err) {
 		return contentq.Missing(q), nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	cols := map[string]fingerprint.Kind{}
-	for _, c := range desc {
-		name, _ := c["column_name"].(string)
-		role, _ := c["column_type"].(string)
-		typ, _ := c["data_type"].(string)
-		switch {
-		case role == "TAG":
-			cols[name] = fingerprint.String
-		case role == "FIELD":
-			cols[name] = kindOf(typ)
-		}
 	}
 	p := contentq.DataFusion(q, cols, ident, false)
 	rows, err := t.SQL(ctx, t.cfg.DBName, p.SQL)
@@ -63,6 +52,59 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 	}
 	fp.Rows = n[q.Table]
 	return fp, nil
+}
+
+// columnWait bounds how long content waits for DESCRIBE TABLE to list a
+// column the load wrote (a variable for tests).
+var columnWait = 10 * time.Second
+
+// columns returns the tags and fields of q's table as DESCRIBE TABLE lists
+// them. CnosDB 2.4.2 acknowledges a write that adds a column before
+// DESCRIBE TABLE lists it when another write changed the table's schema at
+// the same time (two batches, each adding columns, written concurrently:
+// 1 in about 40 tries; queries on the column already find its values; a
+// second later it is listed): so while a column the query names (what the
+// load wrote) is missing, DESCRIBE is asked again, for up to columnWait.
+// A column still missing then is reported by the comparison.
+func (t *Target) columns(ctx context.Context, q fingerprint.Query) (map[string]fingerprint.Kind, error) {
+	deadline := time.Now().Add(columnWait)
+	for pause := 20 * time.Millisecond; ; pause = min(2*pause, time.Second) {
+		desc, err := t.SQL(ctx, t.cfg.DBName, "DESCRIBE TABLE "+ident(q.Table))
+		if err != nil {
+			return nil, err
+		}
+		cols := map[string]fingerprint.Kind{}
+		for _, c := range desc {
+			name, _ := c["column_name"].(string)
+			role, _ := c["column_type"].(string)
+			typ, _ := c["data_type"].(string)
+			switch {
+			case role == "TAG":
+				cols[name] = fingerprint.String
+			case role == "FIELD":
+				cols[name] = kindOf(typ)
+			}
+		}
+		missing := ""
+		for _, f := range q.Fields {
+			if _, ok := cols[f.Name]; !ok {
+				missing = f.Name
+			}
+		}
+		for _, tag := range q.Tags {
+			if _, ok := cols[tag]; !ok {
+				missing = tag
+			}
+		}
+		if missing == "" || time.Now().Add(pause).After(deadline) {
+			return cols, nil
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 func missingTable(err error) bool {

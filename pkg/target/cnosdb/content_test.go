@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsload/tsload/internal/contenttest"
 
@@ -35,6 +36,9 @@ var contentWant = fingerprint.Table{Name: "m", Rows: 4, Series: 3, SeriesExact: 
 }}
 
 func TestContent(t *testing.T) {
+	wait := columnWait
+	columnWait = 300 * time.Millisecond // the field "gone" is never written
+	t.Cleanup(func() { columnWait = wait })
 	tg := realTarget(t, nil)
 	ctx := context.Background()
 	w, err := tg.NewWriter(ctx, 0)
