@@ -22,4 +22,3 @@ type Size struct {
 	Mark      string
 	DataBytes int64
 }
-

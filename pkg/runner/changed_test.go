@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // TestInputTruncatedWhileLoading: a mapped input truncated while it is
@@ -38,7 +39,7 @@ func TestInputTruncatedWhileLoading(t *testing.T) {
 	}
 	res, err := Run(context.Background(), cfg, f)
 	want := fmt.Sprintf("%s changed while it was read (truncated at byte %d)", in, cut)
-	if err == nil || err.Error() != want || res.Status != load.StatusFailed || res.Rows == 0 || res.Rows >= 200_000 {
+	if err == nil || err.Error() != want || res.Status != results.StatusFailed || res.Rows == 0 || res.Rows >= 200_000 {
 		t.Fatalf("err %v (want %q), status %s, rows %d", err, want, res.Status, res.Rows)
 	}
 	saved, rerr := os.ReadFile(filepath.Join(dir, "results.json"))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -15,7 +16,7 @@ import (
 // (it failed "row counts differ" before the distinct-key pass).
 func TestRunnerRepeatedKeys(t *testing.T) {
 	tg := realTarget(t, nil)
-	path, rows := loadtest.RepeatedKeys(t)
+	path, rows := gentest.RepeatedKeys(t)
 	var stderr bytes.Buffer
 	res, err := runner.Run(context.Background(), runnerConfig(path, tg.cfg.DBName, &stderr), tg)
 	loadtest.RepeatedKeysVerified(t, res, err, stderr.String(), rows)

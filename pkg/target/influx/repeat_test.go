@@ -3,6 +3,7 @@ package influx
 import (
 	"testing"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 )
 
@@ -12,7 +13,7 @@ import (
 // passes saying how many rows repeated (it failed "row counts differ"
 // before the distinct-key pass).
 func TestRunnerRepeatedKeysV1(t *testing.T) {
-	path, rows := loadtest.RepeatedKeys(t)
+	path, rows := gentest.RepeatedKeys(t)
 	res, err, log := runLoad(t, influxURL(t), path, 500, 2, nil)
 	loadtest.RepeatedKeysVerified(t, res, err, log, rows)
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -465,8 +466,8 @@ func (t *Target) Ping(context.Context) error { return nil }
 func (t *Target) ServerAddr() string { return "" }
 
 // Describe says where the load went.
-func (t *Target) Describe() *load.Setup {
-	return &load.Setup{URL: "file:" + t.cfg.Path, Settings: map[string]any{"commit": string(t.cfg.Commit),
+func (t *Target) Describe() *results.Setup {
+	return &results.Setup{URL: "file:" + t.cfg.Path, Settings: map[string]any{"commit": string(t.cfg.Commit),
 		"embedded": "the database runs inside the loader: its CPU and memory are the loader's"}}
 }
 
