@@ -35,6 +35,16 @@ func TestTruncatedWhileRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The streamed file is truncated right after Open: it must hold far
+		// more than the reader decodes ahead before a batch is taken (a few
+		// MiB), or the reader may have read it all already (read to the
+		// end, correctly: seen in CI with the small file's 161 KB).
+		big := filepath.Join(dir, "big."+f.String())
+		generate(t, gen.Config{UseCase: "cpu-only", Format: f, Seed: 3, Scale: 200, Workers: 1, Start: start, End: start.Add(4 * time.Hour), File: big})
+		bigData, err := os.ReadFile(big)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range []struct {
 			mode     string
 			deferred bool
@@ -46,7 +56,7 @@ func TestTruncatedWhileRead(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, "/", "_"))
 			body := data
 			if c.mode == "gzip" {
-				body = gz(data)
+				body = gz(bigData)
 			}
 			if err := os.WriteFile(path, body, 0o644); err != nil {
 				t.Fatal(err)
