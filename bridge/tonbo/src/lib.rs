@@ -1,0 +1,383 @@
+//! A C ABI over tonbo (an embedded LSM store over Arrow and Parquet), for
+//! tsload's load_tonbo (pkg/target/tonbo, through cgo).
+//!
+//! One handle is one tonbo database (one table) in one directory, with a
+//! runtime schema: a string key (the series and time, unique per row), the
+//! time as Int64 nanoseconds, then the table's tags and fields, all nullable.
+//! tonbo 0.3's runtime schemas have no floating-point type, so a double is
+//! stored as the UInt64 of its IEEE-754 bits (exact, and summed back as a
+//! double by `tt_scan`).
+//!
+//! Rows cross the boundary as one little-endian buffer (see `decode_rows`):
+//! cheaper than a call per value and simpler than Arrow IPC for rows that
+//! tonbo turns into records one at a time anyway. Errors cross as a status
+//! (0 ok, 1 error) and a message the caller frees with `tt_free`; a panic
+//! inside tonbo is caught and returned the same way, never unwound into Go.
+
+use std::{
+    ffi::{c_char, c_int, CStr, CString},
+    ops::Bound,
+    panic::{catch_unwind, AssertUnwindSafe},
+    sync::Arc,
+};
+
+use fusio::path::Path;
+use futures_util::StreamExt;
+use tokio::runtime::Runtime;
+use tonbo::{
+    executor::tokio::TokioExecutor,
+    record::{DataType, DynRecord, DynSchema, Value, ValueDesc},
+    DbOption, DB,
+};
+
+/// The tonbo release linked in, for the results' server version.
+const TONBO_VERSION: &str = "tonbo 0.3.2 (embedded, through tsload's C bridge)\0";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Int,    // 'i': Int64
+    Float,  // 'f': a double as the UInt64 of its bits
+    Str,    // 's': String
+    Bool,   // 'b': Boolean
+}
+
+struct Column {
+    name: String,
+    kind: Kind,
+}
+
+pub struct Handle {
+    rt: Runtime,
+    db: DB<DynRecord, TokioExecutor>,
+    cols: Vec<Column>, // after the key and the time
+}
+
+fn desc(kind: Kind) -> DataType {
+    match kind {
+        Kind::Int => DataType::Int64,
+        Kind::Float => DataType::UInt64,
+        Kind::Str => DataType::String,
+        Kind::Bool => DataType::Boolean,
+    }
+}
+
+/// parse_spec reads one column a line, "<kind> <name>", kind one of i f s b.
+fn parse_spec(spec: &str) -> Result<Vec<Column>, String> {
+    let mut cols = Vec::new();
+    for line in spec.lines().filter(|l| !l.is_empty()) {
+        let (k, name) = line
+            .split_once(' ')
+            .ok_or_else(|| format!("column spec {line:?}: want '<kind> <name>'"))?;
+        let kind = match k {
+            "i" => Kind::Int,
+            "f" => Kind::Float,
+            "s" => Kind::Str,
+            "b" => Kind::Bool,
+            _ => return Err(format!("column spec {line:?}: unknown kind {k:?}")),
+        };
+        if name == "_key" || name == "time" {
+            return Err(format!("column spec {line:?}: {name:?} is the bridge's own column"));
+        }
+        cols.push(Column { name: name.to_string(), kind });
+    }
+    Ok(cols)
+}
+
+fn schema(cols: &[Column]) -> DynSchema {
+    let mut descs = vec![
+        ValueDesc::new("_key".into(), DataType::String, false),
+        ValueDesc::new("time".into(), DataType::Int64, false),
+    ];
+    descs.extend(cols.iter().map(|c| ValueDesc::new(c.name.clone(), desc(c.kind), true)));
+    DynSchema::new(descs, 0)
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.b.len() - self.at < n {
+            return Err(format!("row buffer ends at byte {} (wanted {n} more)", self.at));
+        }
+        let s = &self.b[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+    fn string(&mut self) -> Result<String, String> {
+        let n = u32::from_le_bytes(self.take(4)?.try_into().unwrap()) as usize;
+        let s = self.take(n)?;
+        String::from_utf8(s.to_vec()).map_err(|_| format!("a string before byte {} is not UTF-8", self.at))
+    }
+}
+
+/// decode_rows reads `rows` rows: each the key (u32 length, bytes), the time
+/// (i64), then per column a presence byte (0 NULL, 1 a value) and the value:
+/// i64 for 'i', the u64 bits for 'f', u32 length and bytes for 's', a byte
+/// for 'b'. All little-endian.
+fn decode_rows(cols: &[Column], buf: &[u8], rows: usize) -> Result<Vec<DynRecord>, String> {
+    let mut r = Reader { b: buf, at: 0 };
+    let mut out = Vec::with_capacity(rows);
+    for _ in 0..rows {
+        let mut values = Vec::with_capacity(cols.len() + 2);
+        values.push(Value::new(DataType::String, "_key".into(), Arc::new(r.string()?), false));
+        values.push(Value::new(DataType::Int64, "time".into(), Arc::new(r.u64()? as i64), false));
+        for c in cols {
+            let present = r.u8()? != 0;
+            let v: Arc<dyn std::any::Any + Send + Sync> = match (c.kind, present) {
+                (Kind::Int, true) => Arc::new(Some(r.u64()? as i64)),
+                (Kind::Int, false) => Arc::new(None::<i64>),
+                (Kind::Float, true) => Arc::new(Some(r.u64()?)),
+                (Kind::Float, false) => Arc::new(None::<u64>),
+                (Kind::Str, true) => Arc::new(Some(r.string()?)),
+                (Kind::Str, false) => Arc::new(None::<String>),
+                (Kind::Bool, true) => Arc::new(Some(r.u8()? != 0)),
+                (Kind::Bool, false) => Arc::new(None::<bool>),
+            };
+            values.push(Value::new(desc(c.kind), c.name.clone(), v, true));
+        }
+        out.push(DynRecord::new(values, 0));
+    }
+    if r.at != buf.len() {
+        return Err(format!("{} bytes left after {rows} rows", buf.len() - r.at));
+    }
+    Ok(out)
+}
+
+/// guard runs f, turning an error or a panic into status 1 and a message.
+fn guard(err: *mut *mut c_char, f: impl FnOnce() -> Result<(), String>) -> c_int {
+    let res = match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => Err(match p.downcast_ref::<&str>() {
+            Some(s) => format!("tonbo panicked: {s}"),
+            None => match p.downcast_ref::<String>() {
+                Some(s) => format!("tonbo panicked: {s}"),
+                None => "tonbo panicked".to_string(),
+            },
+        }),
+    };
+    match res {
+        Ok(()) => 0,
+        Err(msg) => {
+            if !err.is_null() {
+                let msg = CString::new(msg.replace('\0', " ")).unwrap();
+                unsafe { *err = msg.into_raw() };
+            }
+            1
+        }
+    }
+}
+
+unsafe fn text(p: *const c_char) -> Result<String, String> {
+    if p.is_null() {
+        return Err("a NULL string".into());
+    }
+    CStr::from_ptr(p).to_str().map(str::to_string).map_err(|_| "a string is not UTF-8".into())
+}
+
+/// tt_version is the tonbo release linked in (a static string).
+#[no_mangle]
+pub extern "C" fn tt_version() -> *const c_char {
+    TONBO_VERSION.as_ptr() as *const c_char
+}
+
+/// tt_free frees a message the bridge returned.
+#[no_mangle]
+pub unsafe extern "C" fn tt_free(p: *mut c_char) {
+    if !p.is_null() {
+        drop(CString::from_raw(p));
+    }
+}
+
+/// tt_open opens (creating when missing) the database in dir with the
+/// columns of spec; wal 0 disables tonbo's write-ahead log. The handle is
+/// written to *out.
+#[no_mangle]
+pub unsafe extern "C" fn tt_open(
+    dir: *const c_char,
+    spec: *const c_char,
+    wal: c_int,
+    out: *mut *mut Handle,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let dir = text(dir)?;
+        let cols = parse_spec(&text(spec)?)?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("tokio runtime: {e}"))?;
+        let path = Path::from_filesystem_path(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        let sc = schema(&cols);
+        let mut opt = DbOption::new(path, &sc);
+        if wal == 0 {
+            opt = opt.disable_wal();
+        }
+        let db = rt
+            .block_on(async { DB::new(opt, TokioExecutor::current(), sc).await })
+            .map_err(|e| format!("open {dir}: {e}"))?;
+        unsafe { *out = Box::into_raw(Box::new(Handle { rt, db, cols })) };
+        Ok(())
+    })
+}
+
+/// tt_write writes rows rows from buf (see decode_rows) in one of three
+/// modes: 0 each row on its own (tonbo's insert, no transaction), 1 one
+/// transaction for the call, 2 one write batch (insert_batch). Status 0
+/// means every row is in tonbo; an error may leave mode 0's earlier rows in.
+#[no_mangle]
+pub unsafe extern "C" fn tt_write(
+    h: *mut Handle,
+    mode: c_int,
+    buf: *const u8,
+    len: usize,
+    rows: usize,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let h = unsafe { h.as_ref() }.ok_or("a NULL handle")?;
+        let data = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(buf, len) } };
+        let recs = decode_rows(&h.cols, data, rows)?;
+        h.rt.block_on(async {
+            match mode {
+                0 => {
+                    for r in recs {
+                        h.db.insert(r).await.map_err(|e| format!("insert: {e}"))?;
+                    }
+                    Ok(())
+                }
+                1 => {
+                    let mut txn = h.db.transaction().await;
+                    for r in recs {
+                        txn.insert(r);
+                    }
+                    txn.commit().await.map_err(|e| format!("commit: {e}"))
+                }
+                2 => h.db.insert_batch(recs.into_iter()).await.map_err(|e| format!("insert_batch: {e}")),
+                m => Err(format!("unknown write mode {m}")),
+            }
+        })
+    })
+}
+
+/// tt_scan reads every live row: their number, the time range, and per
+/// column (in spec order) the non-NULL count and the sum (integers in isum
+/// with wrapping arithmetic and an overflow flag, doubles in fsum, string
+/// byte lengths in isum, booleans' true count in isum). counts, isums,
+/// fsums and overflow hold one entry per column.
+#[no_mangle]
+pub unsafe extern "C" fn tt_scan(
+    h: *mut Handle,
+    rows: *mut i64,
+    tmin: *mut i64,
+    tmax: *mut i64,
+    counts: *mut i64,
+    isums: *mut i64,
+    fsums: *mut f64,
+    overflow: *mut u8,
+    err: *mut *mut c_char,
+) -> c_int {
+    guard(err, || {
+        let h = unsafe { h.as_ref() }.ok_or("a NULL handle")?;
+        let n = h.cols.len();
+        let (mut cnt, mut isum, mut fsum, mut ovf) = (vec![0i64; n], vec![0i64; n], vec![0f64; n], vec![0u8; n]);
+        let (mut total, mut lo, mut hi) = (0i64, i64::MAX, i64::MIN);
+        h.rt.block_on(async {
+            let snap = h.db.snapshot().await;
+            let mut s = snap
+                .scan((Bound::Unbounded, Bound::Unbounded))
+                .take()
+                .await
+                .map_err(|e| format!("scan: {e}"))?;
+            while let Some(e) = s.next().await {
+                let e = e.map_err(|e| format!("scan: {e}"))?;
+                let Some(rec) = e.value() else { continue };
+                total += 1;
+                let t = cell::<i64>(&rec.columns[1]).unwrap_or(0);
+                lo = lo.min(t);
+                hi = hi.max(t);
+                for (i, c) in h.cols.iter().enumerate() {
+                    let v = &rec.columns[i + 2];
+                    match c.kind {
+                        Kind::Int => {
+                            if let Some(x) = cell::<i64>(v) {
+                                cnt[i] += 1;
+                                let (s, o) = isum[i].overflowing_add(x);
+                                isum[i] = s;
+                                ovf[i] |= o as u8;
+                            }
+                        }
+                        Kind::Float => {
+                            if let Some(x) = cell::<u64>(v) {
+                                cnt[i] += 1;
+                                fsum[i] += f64::from_bits(x);
+                            }
+                        }
+                        Kind::Str => {
+                            if let Some(x) = cell::<String>(v) {
+                                cnt[i] += 1;
+                                isum[i] += x.len() as i64;
+                            }
+                        }
+                        Kind::Bool => {
+                            if let Some(x) = cell::<bool>(v) {
+                                cnt[i] += 1;
+                                isum[i] += x as i64;
+                            }
+                        }
+                    }
+                }
+            }
+            Ok::<(), String>(())
+        })?;
+        unsafe {
+            *rows = total;
+            *tmin = if total == 0 { 0 } else { lo };
+            *tmax = if total == 0 { 0 } else { hi };
+            for i in 0..n {
+                *counts.add(i) = cnt[i];
+                *isums.add(i) = isum[i];
+                *fsums.add(i) = fsum[i];
+                *overflow.add(i) = ovf[i];
+            }
+        }
+        Ok(())
+    })
+}
+
+/// cell reads a value that may be stored as T or as Option<T> (tonbo keeps
+/// nullable columns as Option and the rest bare).
+fn cell<T: Clone + 'static>(v: &Value) -> Option<T> {
+    if let Some(x) = v.value.downcast_ref::<Option<T>>() {
+        return x.clone();
+    }
+    v.value.downcast_ref::<T>().cloned()
+}
+
+/// tt_close flushes what tonbo holds in memory to its files (with the WAL
+/// off, rows not flushed would be lost) and frees the handle.
+#[no_mangle]
+pub unsafe extern "C" fn tt_close(h: *mut Handle, err: *mut *mut c_char) -> c_int {
+    if h.is_null() {
+        return 0;
+    }
+    let h = unsafe { Box::from_raw(h) };
+    guard(err, move || {
+        let res = h.rt.block_on(async {
+            h.db.flush_wal().await.map_err(|e| format!("flush wal: {e}"))?;
+            h.db.flush().await.map_err(|e| format!("flush: {e}"))
+        });
+        drop(h);
+        res
+    })
+}
