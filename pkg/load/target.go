@@ -7,6 +7,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/query"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -160,6 +161,24 @@ type Hooks struct {
 	// then not written). A batch sent again (a retry) gets a new ticket; at
 	// most one of its tickets is ever written.
 	OnTicket func(w Writer, note func(b *Batch, ticket string) error)
+	// NewQuerier opens query connection n (0-based, of --query-workers)
+	// for the query load that runs beside the writers (--query-rate). It
+	// is called after Prepare, and the runner closes each Querier when the
+	// load ends. Nil: the target cannot be queried, and a --query-rate is
+	// refused before anything is loaded.
+	NewQuerier func(ctx context.Context, n int) (Querier, error)
+}
+
+// Querier answers queries over a connection of its own, apart from the
+// writers'. It is used by one goroutine.
+type Querier interface {
+	// Query states q in the database's dialect, runs it and reads the
+	// result back as a query.Answer (rows in any order; a bucket start
+	// or a row time in Row.Time as package query defines it). A query
+	// the target cannot state returns an error wrapping
+	// errors.ErrUnsupported: the runner counts it apart from failures.
+	Query(ctx context.Context, q *query.Query) (*query.Answer, error)
+	Close() error
 }
 
 // Writer writes batches over one connection. It is used by one goroutine.
