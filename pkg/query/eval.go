@@ -1,0 +1,206 @@
+package query
+
+import (
+	"iter"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Point is one row as Eval reads it: its time, its tags and its fields. A
+// field the row does not have is NULL.
+type Point struct {
+	Time   time.Time
+	Tags   map[string]string
+	Fields map[string]float64
+}
+
+// Eval is the reference answer to q over points, the rows of q.Table in
+// any order: what a database that holds exactly these rows must answer.
+// Its memory grows with the groups and buckets of the answer (and, for
+// Agg Rows, with the rows returned), not with the rows read. The answer is
+// sorted (Answer.Sort).
+//
+// Where a database could answer two ways, Eval fixes one, and the targets
+// follow it: a row none of whose Fields is set is not read (InfluxDB has
+// no such row); Max, Min and Avg of no value are NULL (NaN) and Count is 0;
+// Last takes the row with the greatest time of the group and bucket,
+// with NaN for a field that row does not have.
+func Eval(q *Query, points iter.Seq[Point]) *Answer {
+	type acc struct {
+		group []string
+		time  time.Time // bucket start, or the last row's time
+		last  time.Time // Last: the time of the row kept
+		vals  []float64 // Max, Min, Last: the value; Avg: the sum
+		n     []int64   // values counted per field
+		seen  bool      // Last: a row was kept
+	}
+	groups := map[string]*acc{}
+	var rows []Row
+	var key strings.Builder
+	for p := range points {
+		if !q.keeps(p) {
+			continue
+		}
+		if q.Agg == Rows {
+			r := Row{Time: p.Time.UTC(), Values: make([]float64, len(q.Fields))}
+			for i, f := range q.Fields {
+				r.Values[i] = fieldOf(p, f)
+			}
+			rows = append(rows, r)
+			if q.Limit > 0 && len(rows) > 4*q.Limit+64 {
+				rows = newest(rows, q.Limit)
+			}
+			continue
+		}
+		key.Reset()
+		for _, tag := range q.GroupBy {
+			key.WriteString(p.Tags[tag])
+			key.WriteByte(0)
+		}
+		var start time.Time
+		if q.Bucket > 0 {
+			start = BucketStart(p.Time, q.Bucket)
+			key.WriteString(start.Format(time.RFC3339Nano))
+		}
+		a := groups[key.String()]
+		if a == nil {
+			a = &acc{time: start, vals: make([]float64, len(q.Fields)), n: make([]int64, len(q.Fields))}
+			for _, tag := range q.GroupBy {
+				a.group = append(a.group, p.Tags[tag])
+			}
+			for i := range a.vals {
+				a.vals[i] = math.NaN()
+			}
+			groups[key.String()] = a
+		}
+		if q.Agg == Last {
+			if a.seen && !p.Time.After(a.last) {
+				continue
+			}
+			a.seen, a.last = true, p.Time.UTC()
+			for i, f := range q.Fields {
+				a.vals[i] = fieldOf(p, f)
+			}
+			continue
+		}
+		for i, f := range q.Fields {
+			v, ok := p.Fields[f]
+			if !ok || math.IsNaN(v) {
+				continue
+			}
+			switch {
+			case a.n[i] == 0 && q.Agg != Count:
+				a.vals[i] = v
+			case q.Agg == Max:
+				a.vals[i] = math.Max(a.vals[i], v)
+			case q.Agg == Min:
+				a.vals[i] = math.Min(a.vals[i], v)
+			case q.Agg == Avg:
+				a.vals[i] += v
+			}
+			a.n[i]++
+		}
+	}
+	ans := &Answer{Rows: rows}
+	if q.Agg == Rows {
+		if q.Limit > 0 {
+			ans.Rows = newest(ans.Rows, q.Limit)
+		}
+		ans.Sort()
+		return ans
+	}
+	for _, a := range groups {
+		r := Row{Group: a.group, Time: a.time, Values: a.vals}
+		switch q.Agg {
+		case Avg:
+			for i := range r.Values {
+				if a.n[i] > 0 {
+					r.Values[i] /= float64(a.n[i])
+				}
+			}
+		case Count:
+			for i := range r.Values {
+				r.Values[i] = float64(a.n[i])
+			}
+		case Last:
+			if q.Bucket == 0 {
+				r.Time = a.last
+			}
+		}
+		ans.Rows = append(ans.Rows, r)
+	}
+	ans.Sort()
+	if q.Limit > 0 && q.Bucket > 0 {
+		ans.Rows = newestPerGroup(ans.Rows, q.Limit)
+	}
+	return ans
+}
+
+// keeps reports whether q reads p.
+func (q *Query) keeps(p Point) bool {
+	if p.Time.Before(q.Start) || !p.Time.Before(q.End) {
+		return false
+	}
+	for _, m := range q.Where {
+		v, ok := p.Tags[m.Tag]
+		if !ok || !slices.Contains(m.Values, v) {
+			return false
+		}
+	}
+	if f := q.Filter; f != nil {
+		v, ok := p.Fields[f.Field]
+		if !ok || math.IsNaN(v) || (f.Below && !(v < f.Value)) || (!f.Below && !(v > f.Value)) {
+			return false
+		}
+	}
+	for _, f := range q.Fields {
+		if _, ok := p.Fields[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func fieldOf(p Point, f string) float64 {
+	if v, ok := p.Fields[f]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// BucketStart is the start of the bucket of width b that holds t: a
+// multiple of b since the Unix epoch, in UTC.
+func BucketStart(t time.Time, b time.Duration) time.Time {
+	ns := t.UnixNano()
+	r := ns % int64(b)
+	if r < 0 {
+		r += int64(b)
+	}
+	return time.Unix(0, ns-r).UTC()
+}
+
+// newest keeps the n rows with the greatest time (rows of one group).
+func newest(rows []Row, n int) []Row {
+	slices.SortStableFunc(rows, func(x, y Row) int { return y.Time.Compare(x.Time) })
+	if len(rows) > n {
+		rows = rows[:n]
+	}
+	return rows
+}
+
+// newestPerGroup keeps the n newest rows of each group of sorted rows.
+func newestPerGroup(rows []Row, n int) []Row {
+	out := rows[:0]
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && slices.Equal(rows[j].Group, rows[i].Group) {
+			j++
+		}
+		from := max(i, j-n)
+		out = append(out, rows[from:j]...)
+		i = j
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package query
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// points are two hosts, a row every 30 s for 3 minutes from t0; host b has
+// no usage_system in its rows after the first minute.
+func points() []Point {
+	var ps []Point
+	for i := 0; i < 6; i++ {
+		for h, host := range []string{"a", "b"} {
+			p := Point{Time: t0.Add(time.Duration(i) * 30 * time.Second), Tags: map[string]string{"host": host},
+				Fields: map[string]float64{"usage_user": float64(10*h + i), "usage_system": float64(100 - i)}}
+			if host == "b" && i >= 2 {
+				delete(p.Fields, "usage_system")
+			}
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+func eval(q Query) *Answer { return Eval(&q, slices.Values(points())) }
+
+func rowsOf(rows ...Row) *Answer { return &Answer{Rows: rows} }
+
+func at(min float64) time.Time { return t0.Add(time.Duration(min * float64(time.Minute))) }
+
+func TestEval(t *testing.T) {
+	nan := math.NaN()
+	end := t0.Add(time.Hour)
+	for _, tc := range []struct {
+		name string
+		q    Query
+		want *Answer
+	}{
+		{"max per minute of one host", Query{Fields: []string{"usage_user"}, Agg: Max, Bucket: time.Minute, Where: []Match{{"host", []string{"b"}}}},
+			rowsOf(Row{Time: at(0), Values: []float64{11}}, Row{Time: at(1), Values: []float64{13}}, Row{Time: at(2), Values: []float64{15}})},
+		{"avg by host over the window", Query{Fields: []string{"usage_user", "usage_system"}, Agg: Avg, GroupBy: []string{"host"}},
+			rowsOf(Row{Group: []string{"a"}, Values: []float64{2.5, 97.5}}, Row{Group: []string{"b"}, Values: []float64{12.5, 99.5}})},
+		{"last by host", Query{Fields: []string{"usage_user", "usage_system"}, Agg: Last, GroupBy: []string{"host"}},
+			rowsOf(Row{Group: []string{"a"}, Time: at(2.5), Values: []float64{5, 95}}, Row{Group: []string{"b"}, Time: at(2.5), Values: []float64{15, nan}})},
+		{"count of a field some rows lack", Query{Fields: []string{"usage_system"}, Agg: Count, GroupBy: []string{"host"}},
+			rowsOf(Row{Group: []string{"a"}, Values: []float64{6}}, Row{Group: []string{"b"}, Values: []float64{2}})},
+		{"min above a threshold", Query{Fields: []string{"usage_user"}, Agg: Min, Filter: &Threshold{Field: "usage_user", Value: 12}},
+			rowsOf(Row{Values: []float64{13}})},
+		{"rows below a threshold, newest 2", Query{Fields: []string{"usage_user"}, Agg: Rows, Filter: &Threshold{Field: "usage_user", Value: 4, Below: true}, Limit: 2},
+			rowsOf(Row{Time: at(1), Values: []float64{2}}, Row{Time: at(1.5), Values: []float64{3}})},
+		{"newest 2 buckets per host", Query{Fields: []string{"usage_user"}, Agg: Max, Bucket: time.Minute, GroupBy: []string{"host"}, Limit: 2},
+			rowsOf(Row{Group: []string{"a"}, Time: at(1), Values: []float64{3}}, Row{Group: []string{"a"}, Time: at(2), Values: []float64{5}},
+				Row{Group: []string{"b"}, Time: at(1), Values: []float64{13}}, Row{Group: []string{"b"}, Time: at(2), Values: []float64{15}})},
+		{"half-open window", Query{Fields: []string{"usage_user"}, Agg: Count, Start: at(1), End: at(2)},
+			rowsOf(Row{Values: []float64{4}})},
+		{"a field no row has: no rows", Query{Fields: []string{"nope"}, Agg: Max},
+			rowsOf()},
+	} {
+		q := tc.q
+		q.Table = "cpu"
+		if q.Start.IsZero() {
+			q.Start, q.End = t0, end
+		}
+		if err := q.Validate(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if d := Diff(tc.want, eval(q), 0); d != "" {
+			t.Errorf("%s: %s", tc.name, d)
+		}
+	}
+}
+
+func TestBucketStart(t *testing.T) {
+	for _, tc := range []struct{ in, want time.Time }{
+		{time.Unix(90, 0), time.Unix(60, 0)},
+		{time.Unix(60, 0), time.Unix(60, 0)},
+		{time.Unix(-1, 0), time.Unix(-60, 0)},
+	} {
+		if got := BucketStart(tc.in, time.Minute); !got.Equal(tc.want) {
+			t.Errorf("BucketStart(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func BenchmarkEval(b *testing.B) {
+	var ps []Point
+	for i := 0; i < 10000; i++ {
+		ps = append(ps, Point{Time: t0.Add(time.Duration(i) * 10 * time.Second), Tags: map[string]string{"host": string(rune('a' + i%10))},
+			Fields: map[string]float64{"usage_user": float64(i % 100)}})
+	}
+	q := &Query{Table: "cpu", Start: t0, End: t0.Add(48 * time.Hour), Fields: []string{"usage_user"}, Agg: Avg, GroupBy: []string{"host"}, Bucket: time.Hour}
+	b.ReportAllocs()
+	for b.Loop() {
+		Eval(q, slices.Values(ps))
+	}
+}
