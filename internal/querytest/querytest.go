@@ -277,4 +277,3 @@ func median(ps []query.Point, field string) float64 {
 	slices.Sort(vs)
 	return vs[len(vs)/2]
 }
-
