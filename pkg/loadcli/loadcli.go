@@ -193,7 +193,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 	}
 	flags = append(flags,
 		&cli.IntFlag{Name: FlagBatchSize, Value: load.DefaultBatchSize, Usage: "rows per batch"},
-		&cli.IntFlag{Name: FlagWorkers, Value: 2, Usage: "parallel workers (connections)"},
+		&cli.IntFlag{Name: FlagWorkers, Value: runner.DefaultWorkers, Usage: "parallel writers (each its own connection)"},
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
 		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},

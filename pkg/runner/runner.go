@@ -51,6 +51,10 @@ type Config struct {
 	// the tags and the fields when the input does not say it (issue 25).
 	Mapping load.Mapping
 
+	// Workers are the writers: parallel connections, each writing one
+	// batch at a time (DefaultWorkers when 0). Other parallelism has its
+	// own name (Parquet's row-group readers, the decoders of a compressed
+	// input).
 	BatchSize, Workers int
 	// HashWorkers routes each series to one worker (ILP: measurement and
 	// tag set; csv and pgcopy: table and the tag columns' values), so the
@@ -143,7 +147,7 @@ func (c *Config) defaults() {
 		c.BatchSize = load.DefaultBatchSize
 	}
 	if c.Workers <= 0 {
-		c.Workers = 1
+		c.Workers = DefaultWorkers
 	}
 	if c.ReportingPeriod <= 0 {
 		c.ReportingPeriod = DefaultReportingPeriod
