@@ -62,7 +62,7 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 	return influx.New(influx.Config{
 		URLs: h.URLs, User: h.User, Password: h.Password, Token: h.Token, Precision: h.Precision,
 		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
-		API:           c.String(flagAPI),
+		API:           influx.API(c.String(flagAPI)),
 		RP:            c.String(flagRP),
 		Consistency:   c.String(flagConsistency),
 		Org:           c.String(flagOrg),

@@ -57,7 +57,7 @@ var httpFlags = loadcli.HTTPFlagSet{
 func questdbFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagProtocolVersion, Value: strconv.Itoa(questdb.DefaultProtocolVersion), Usage: "line protocol version: 1 (text, as the input holds it), 2 or 3 (double fields sent as 8 binary bytes, QuestDB 9.0+), auto (as QuestDB's clients: over HTTP the highest the server's /settings lists, 3 on 9.2+; over TCP 1). Default 1: on QuestDB 9.3.4 here 2 was not faster (docs/loaders/questdb.md)"},
-		&cli.StringFlag{Name: flagTransport, Value: questdb.HTTP, Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
+		&cli.StringFlag{Name: flagTransport, Value: string(questdb.HTTP), Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
 		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows, protocol_version)"},
 		&cli.StringFlag{Name: flagHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries with --pg none (default http://127.0.0.1:9000, or port 9000 of the --tcp-addr host)"},
 		&cli.StringFlag{Name: flagTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port with --transport tcp (default 127.0.0.1:9009, or port 9009 of the --http-url host)"},
@@ -80,7 +80,7 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 	qc := questdb.Config{
 		User: h.User, Password: h.Password, Token: h.Token, InsecureSkipVerify: h.InsecureSkipVerify,
 		Gzip: h.Gzip, GzipLevel: h.GzipLevel, RequestTimeout: h.RequestTimeout,
-		Transport:     c.String(flagTransport),
+		Transport:     questdb.Transport(c.String(flagTransport)),
 		URL:           c.String(flagHTTPURL),
 		TCPAddr:       c.String(flagTCPAddr),
 		MinThroughput: c.Int64(flagMinThroughput),
@@ -119,7 +119,7 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		// What is used, as used: the dedup the tables get is what the
 		// target reports after the load (Describe).
 		cfg.Flags[flagDedup] = qc.Dedup
-		cfg.Flags[flagTransport] = qc.Transport
+		cfg.Flags[flagTransport] = string(qc.Transport)
 		cfg.Flags[flagHTTPURL] = qc.URL
 		if qc.Transport == questdb.HTTP {
 			delete(cfg.Flags, flagTCPAddr)

@@ -197,7 +197,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
 		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},
-		&cli.StringFlag{Name: FlagVerify, Value: VerifyCount, Usage: "after loading, check the database and fail on a mismatch: " + VerifyCount + " (rows per table), " + VerifyContent + " (rows, series, time range, per field count and sum: docs/verify.md) or " + VerifyOff + " (true and false still mean count and off)"},
+		&cli.StringFlag{Name: FlagVerify, Value: string(VerifyCount), Usage: "after loading, check the database and fail on a mismatch: " + string(VerifyCount) + " (rows per table), " + string(VerifyContent) + " (rows, series, time range, per field count and sum: docs/verify.md) or " + string(VerifyOff) + " (true and false, deprecated, still mean count and off)"},
 		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr"},
 		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runner.DefaultRetryTimeout, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},

@@ -196,3 +196,17 @@ func TestDefaultsAreTheLibrarys(t *testing.T) {
 		}
 	}
 }
+
+// TestParseVerify: the three modes, the deprecated boolean spellings, and
+// a refusal naming the flag.
+func TestParseVerify(t *testing.T) {
+	for in, want := range map[string]Verify{"count": VerifyCount, "CONTENT": VerifyContent, "off": VerifyOff,
+		"true": VerifyCount, "1": VerifyCount, "false": VerifyOff, "0": VerifyOff} {
+		if got, err := ParseVerify(in); err != nil || got != want {
+			t.Errorf("%q: %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseVerify("rows"); err == nil || err.Error() != `--verify "rows": want count, content or off` {
+		t.Errorf("rows: %v", err)
+	}
+}

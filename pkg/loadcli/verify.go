@@ -9,26 +9,39 @@ import (
 	"github.com/tsload/tsload/pkg/runner"
 )
 
+// Verify is what --verify checks after a load.
+type Verify string
+
 // The values of --verify.
 const (
-	VerifyCount   = "count"   // rows per table, before and after
-	VerifyContent = "content" // per-table fingerprints (docs/verify.md)
-	VerifyOff     = "off"
+	VerifyCount   Verify = "count"   // rows per table, before and after
+	VerifyContent Verify = "content" // per-table fingerprints (docs/verify.md)
+	VerifyOff     Verify = "off"
 )
 
-// verifyConfig maps --verify (and, for content, --precision: the unit of
-// ILP timestamps) to cfg. "true" and "false", what --verify took when it
-// was a boolean, still mean count and off.
-func verifyConfig(c *cli.Context, cfg *runner.Config) error {
-	switch v := strings.ToLower(c.String(FlagVerify)); v {
-	case VerifyCount, "true", "1":
-		cfg.Verify = true
-	case VerifyContent:
-		cfg.Verify, cfg.VerifyContent = true, true
-	case VerifyOff, "false", "0":
-	default:
-		return fmt.Errorf("--%s %q: want %s, %s or %s", FlagVerify, v, VerifyCount, VerifyContent, VerifyOff)
+// ParseVerify parses a --verify value. "true" and "false" (and 1, 0),
+// what --verify took when it was a boolean, are deprecated spellings of
+// count and off, still accepted.
+func ParseVerify(s string) (Verify, error) {
+	switch v := Verify(strings.ToLower(s)); v {
+	case VerifyCount, VerifyContent, VerifyOff:
+		return v, nil
+	case "true", "1":
+		return VerifyCount, nil
+	case "false", "0":
+		return VerifyOff, nil
 	}
+	return "", fmt.Errorf("--%s %q: want %s, %s or %s", FlagVerify, strings.ToLower(s), VerifyCount, VerifyContent, VerifyOff)
+}
+
+// verifyConfig maps --verify (and, for content, --precision: the unit of
+// ILP timestamps) to cfg.
+func verifyConfig(c *cli.Context, cfg *runner.Config) error {
+	v, err := ParseVerify(c.String(FlagVerify))
+	if err != nil {
+		return err
+	}
+	cfg.Verify, cfg.VerifyContent = v != VerifyOff, v == VerifyContent
 	unit, err := precisionUnit(c.String(FlagPrecision))
 	if err != nil {
 		return err
