@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -53,19 +54,12 @@ func verifyConfig(c *cli.Context, cfg *runner.Config) error {
 // precisionUnit is the nanoseconds in a unit of --precision (InfluxDB's
 // and CnosDB's names; empty: the loader has no such flag, nanoseconds).
 func precisionUnit(p string) (int64, error) {
-	switch p {
-	case "", "n", "ns":
+	if p == "" {
 		return 1, nil
-	case "u", "us":
-		return 1e3, nil
-	case "ms":
-		return 1e6, nil
-	case "s":
-		return 1e9, nil
-	case "m":
-		return 60e9, nil
-	case "h":
-		return 3600e9, nil
 	}
-	return 0, fmt.Errorf("--%s %q: unknown timestamp precision", FlagPrecision, p)
+	u, err := format.ParseUnit(p)
+	if err != nil {
+		return 0, fmt.Errorf("--%s %q: unknown timestamp precision", FlagPrecision, p)
+	}
+	return int64(u), nil
 }
