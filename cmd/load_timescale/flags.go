@@ -97,9 +97,10 @@ func configFromCLI(c *cli.Context) timescale.Config {
 }
 
 // newTarget builds the target from the flags; it does not connect.
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	tc := configFromCLI(c)
 	tc.DBName = cfg.Prepare.DBName
 	tc.Log = cfg.Stderr
-	return timescale.New(tc)
+	tg, err := timescale.New(tc)
+	return tg, loadcli.Overrides{}, err
 }

@@ -94,9 +94,11 @@ import (
 type Spec struct {
 	Name, Usage, Target string     // "load_influx", "...", "influx"
 	Flags               []cli.Flag // target-specific flags
-	// New builds the target from the parsed flags; it may adjust cfg (for
-	// example the default format). It must not connect.
-	New func(c *cli.Context, cfg *runner.Config) (load.Target, error)
+	// New builds the target from the parsed flags and the common settings
+	// as their flags set them (cfg, a copy). What the target's flags decide
+	// about the common settings it returns as Overrides, which the command
+	// applies and records. It must not connect.
+	New func(c *cli.Context, cfg runner.Config) (load.Target, Overrides, error)
 	// Formats are the input formats the target takes (nil: all); the help
 	// offers no other, and no --table when all are line protocol.
 	Formats []format.Format
@@ -264,9 +266,11 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 	cfg.Resume, cfg.AcceptDuplicates = resume, c.Bool(FlagAcceptDuplicates)
 	var t load.Target
 	if spec.New != nil {
-		if t, err = spec.New(c, &cfg); err != nil {
+		var o Overrides
+		if t, o, err = spec.New(c, cfg); err != nil {
 			return err
 		}
+		o.apply(&cfg)
 	}
 	if t == nil && cfg.DoLoad {
 		return fmt.Errorf("%s: no target", spec.Name)

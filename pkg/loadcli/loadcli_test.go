@@ -49,11 +49,11 @@ func spec(calls *int, gotCfg *runner.Config) Spec {
 			&cli.StringFlag{Name: "url", Value: "http://127.0.0.1:1"},
 			&cli.StringFlag{Name: "password", EnvVars: []string{"TEST_LOADER_PASSWORD"}},
 		},
-		New: func(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+		New: func(c *cli.Context, cfg runner.Config) (load.Target, Overrides, error) {
 			if gotCfg != nil {
-				*gotCfg = *cfg
+				*gotCfg = cfg
 			}
-			return unreachable{calls: calls}, nil
+			return unreachable{calls: calls}, Overrides{}, nil
 		},
 	}
 }
