@@ -3,6 +3,7 @@ package loadcli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,15 +52,15 @@ func verifyConfig(c *cli.Context, cfg *runner.Config) error {
 	return nil
 }
 
-// precisionUnit is the nanoseconds in a unit of --precision (InfluxDB's
-// and CnosDB's names; empty: the loader has no such flag, nanoseconds).
-func precisionUnit(p string) (int64, error) {
+// precisionUnit is the unit of --precision (InfluxDB's and CnosDB's
+// names; empty: the loader has no such flag, nanoseconds).
+func precisionUnit(p string) (time.Duration, error) {
 	if p == "" {
-		return 1, nil
+		return time.Nanosecond, nil
 	}
 	u, err := format.ParseUnit(p)
 	if err != nil {
 		return 0, fmt.Errorf("--%s %q: unknown timestamp precision", FlagPrecision, p)
 	}
-	return int64(u), nil
+	return u, nil
 }

@@ -68,9 +68,9 @@ type Config struct {
 	// its count: fingerprints computed while reading, compared with the
 	// database's aggregates (content.go; counts where it cannot).
 	VerifyContent bool
-	// ILPUnit is the nanoseconds in a unit of the ILP input's timestamps
-	// (its precision; 0: nanoseconds), for the fingerprints' time range.
-	ILPUnit int64
+	// ILPUnit is the unit of the ILP input's timestamps (its precision,
+	// format.ParseUnit; 0: nanoseconds), for the fingerprints' time range.
+	ILPUnit time.Duration
 
 	ReportingPeriod time.Duration // default 10s
 	RetryTimeout    time.Duration // total back-off time per batch, default 60s
