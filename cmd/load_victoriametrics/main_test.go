@@ -28,17 +28,8 @@ func TestMain_Load(t *testing.T) {
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("cpu,h=a v=1 1451606400000000000\ncpu,h=b v=2 1451606400000000000\nmem,h=a f=1i 1451606401000000000\n"), 0o644)
 	resultsPath := filepath.Join(dir, "r.json")
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
-		"--db-name", db, "--results-file", resultsPath}, nil, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	raw, _ := os.ReadFile(resultsPath)
-	var res results.Results
-	if err := json.Unmarshal(raw, &res); err != nil || res.Status != results.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
-		t.Fatalf("results %+v %v\n%s", res, err, stderr.String())
-	}
+	res := loadtest.RunCLI(t, spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
+		"--db-name", db, "--results-file", resultsPath}, resultsPath, "").Verified(t, 3)
 	if res.Setup == nil || res.Setup.Settings["dedup.minScrapeInterval"] != "1ms" || res.Setup.Database != "db="+db {
 		t.Errorf("setup %+v", res.Setup)
 	}

@@ -94,9 +94,11 @@ import (
 type Spec struct {
 	Name, Usage, Target string     // "load_influx", "...", "influx"
 	Flags               []cli.Flag // target-specific flags
-	// New builds the target from the parsed flags; it may adjust cfg (for
-	// example the default format). It must not connect.
-	New func(c *cli.Context, cfg *runner.Config) (load.Target, error)
+	// New builds the target from the parsed flags and the common settings
+	// as their flags set them (cfg, a copy). What the target's flags decide
+	// about the common settings it returns as Overrides, which the command
+	// applies and records. It must not connect.
+	New func(c *cli.Context, cfg runner.Config) (load.Target, Overrides, error)
 	// Formats are the input formats the target takes (nil: all); the help
 	// offers no other, and no --table when all are line protocol.
 	Formats []format.Format
@@ -193,11 +195,11 @@ func CommonFlags(spec Spec) []cli.Flag {
 	}
 	flags = append(flags,
 		&cli.IntFlag{Name: FlagBatchSize, Value: load.DefaultBatchSize, Usage: "rows per batch"},
-		&cli.IntFlag{Name: FlagWorkers, Value: 2, Usage: "parallel workers (connections)"},
+		&cli.IntFlag{Name: FlagWorkers, Value: runner.DefaultWorkers, Usage: "parallel writers (each its own connection)"},
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
 		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},
-		&cli.StringFlag{Name: FlagVerify, Value: VerifyCount, Usage: "after loading, check the database and fail on a mismatch: " + VerifyCount + " (rows per table), " + VerifyContent + " (rows, series, time range, per field count and sum: docs/verify.md) or " + VerifyOff + " (true and false still mean count and off)"},
+		&cli.StringFlag{Name: FlagVerify, Value: string(VerifyCount), Usage: "after loading, check the database and fail on a mismatch: " + string(VerifyCount) + " (rows per table), " + string(VerifyContent) + " (rows, series, time range, per field count and sum: docs/verify.md) or " + string(VerifyOff) + " (true and false, deprecated, still mean count and off)"},
 		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr"},
 		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runner.DefaultRetryTimeout, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
@@ -264,9 +266,11 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 	cfg.Resume, cfg.AcceptDuplicates = resume, c.Bool(FlagAcceptDuplicates)
 	var t load.Target
 	if spec.New != nil {
-		if t, err = spec.New(c, &cfg); err != nil {
+		var o Overrides
+		if t, o, err = spec.New(c, cfg); err != nil {
 			return err
 		}
+		o.apply(&cfg)
 	}
 	if t == nil && cfg.DoLoad {
 		return fmt.Errorf("%s: no target", spec.Name)

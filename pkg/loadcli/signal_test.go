@@ -55,7 +55,9 @@ func (slowWriter) Close() error { return nil }
 func TestMain(m *testing.M) {
 	if args := os.Getenv("LOADCLI_TEST_ARGS"); args != "" {
 		os.Args = strings.Split(args, "\x1f")
-		Main(Spec{Name: "load_slow", Target: "slow", New: func(*cli.Context, *runner.Config) (load.Target, error) { return slowTarget{}, nil }})
+		Main(Spec{Name: "load_slow", Target: "slow", New: func(*cli.Context, runner.Config) (load.Target, Overrides, error) {
+			return slowTarget{}, Overrides{}, nil
+		}})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tsload/tsload/internal/periodic"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/periodic"
 	"github.com/tsload/tsload/pkg/procstat"
 	"github.com/tsload/tsload/pkg/results"
 )

@@ -51,6 +51,10 @@ type Config struct {
 	// the tags and the fields when the input does not say it (issue 25).
 	Mapping load.Mapping
 
+	// Workers are the writers: parallel connections, each writing one
+	// batch at a time (DefaultWorkers when 0). Other parallelism has its
+	// own name (Parquet's row-group readers, the decoders of a compressed
+	// input).
 	BatchSize, Workers int
 	// HashWorkers routes each series to one worker (ILP: measurement and
 	// tag set; csv and pgcopy: table and the tag columns' values), so the
@@ -64,9 +68,9 @@ type Config struct {
 	// its count: fingerprints computed while reading, compared with the
 	// database's aggregates (content.go; counts where it cannot).
 	VerifyContent bool
-	// ILPUnit is the nanoseconds in a unit of the ILP input's timestamps
-	// (its precision; 0: nanoseconds), for the fingerprints' time range.
-	ILPUnit int64
+	// ILPUnit is the unit of the ILP input's timestamps (its precision,
+	// format.ParseUnit; 0: nanoseconds), for the fingerprints' time range.
+	ILPUnit time.Duration
 
 	ReportingPeriod time.Duration // default 10s
 	RetryTimeout    time.Duration // total back-off time per batch, default 60s
@@ -143,7 +147,7 @@ func (c *Config) defaults() {
 		c.BatchSize = load.DefaultBatchSize
 	}
 	if c.Workers <= 0 {
-		c.Workers = 1
+		c.Workers = DefaultWorkers
 	}
 	if c.ReportingPeriod <= 0 {
 		c.ReportingPeriod = DefaultReportingPeriod
@@ -282,6 +286,7 @@ type run struct {
 	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)
 	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
 	loop               *looper      // Loop and Duration (loop.go); nil: neither
+	rewrites           []rewrite    // of each batch, in order (rewrite.go)
 	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
 }
 
@@ -526,6 +531,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	r.start = time.Now()
 	r.pace = r.newPacer()
 	r.loop = r.newLooper()
+	r.rewrites = r.batchRewrites()
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
@@ -749,19 +755,11 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		r.skipped.Add(int64(skipped))
 		r.rowsRead.Add(-int64(skipped))
 	}
-	// The prefix applies first and is restored last (deferred: after
-	// unshift), so each puts back what it changed.
 	if err == nil {
-		var untab func()
-		untab, err = r.own.apply(b) // CSV written as lines (tabular.go)
-		defer untab()
-	}
-	restore := r.prefix.apply(b) // TablePrefix (prefix.go)
-	defer restore()
-	if err == nil {
-		var unshift func()
-		unshift, err = r.loop.apply(b) // Loop: pass 2 on, shifted timestamps (loop.go)
-		defer unshift()
+		var undos [maxRewrites]func()
+		var n int
+		n, err = r.rewrite(b, &undos) // rewrite.go: the run's ordered list
+		defer unrewrite(&undos, n)
 	}
 	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
 		err = r.verifier.countBefore(ctx, batchTables(b))

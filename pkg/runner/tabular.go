@@ -244,19 +244,14 @@ func layoutKey(t *schema.Table) string {
 	return t.Name + "\x00" + strings.Join(t.ColumnNames(), ",")
 }
 
-// TimeUnit parses a time unit: s, ms, us or ns.
+// TimeUnit parses the time unit of a tabular input's epoch timestamps
+// (format.ParseUnit, with the units such timestamps come in named).
 func TimeUnit(s string) (time.Duration, error) {
-	switch s {
-	case "s":
-		return time.Second, nil
-	case "ms":
-		return time.Millisecond, nil
-	case "us", "µs":
-		return time.Microsecond, nil
-	case "ns":
-		return time.Nanosecond, nil
+	u, err := format.ParseUnit(s)
+	if err != nil {
+		return 0, fmt.Errorf("time unit %q: want s, ms, us or ns", s)
 	}
-	return 0, fmt.Errorf("time unit %q: want s, ms, us or ns", s)
+	return u, nil
 }
 
 // layout is how the rows of input table t become lines: the timestamp

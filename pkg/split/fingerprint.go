@@ -108,7 +108,7 @@ func (c *Checker) lineRow(t *fingerprint.TableAcc, l []byte, r ilp.Line, ts []by
 		c.FP.Fail(fmt.Sprintf("timestamp %q does not decode", ts))
 	}
 	if c.ILPUnit > 1 {
-		v *= c.ILPUnit
+		v *= int64(c.ILPUnit)
 	}
 	if known {
 		t.RowKnown(series, v)
