@@ -226,6 +226,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	}
 	r.finish(ctx, err)
 	r.closeJournal()
+	r.continueHint() // continue.go
 	if noLoad != nil {
 		r.res.Serialization = serializationOf(noLoad, r.res)
 		writeSerialization(r.cfg.Stderr, r.res.Serialization)
@@ -283,6 +284,7 @@ type run struct {
 	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
 	loop               *looper      // Loop and Duration (loop.go); nil: neither
 	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	readStop           *stopper     // ends a wait for stdin (stdin.go)
 }
 
 // inputFormat is the format of one input.
@@ -323,9 +325,16 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.firstInput.Close()
 		}
 	}()
+	r.readStop = newStopper() // a read of stdin ends at a stop (stdin.go)
+	defer r.readStop.watch(ctx)()
+	cfg.Stdin = newStdin(cfg.Stdin, r.readStop.c)
 	r.own = r.newOwnData(ctx)
 	defer r.own.done()
 	if err := r.openInputs(); err != nil {
+		if ctx.Err() != nil { // a signal while waiting for stdin's first bytes
+			r.interrupted = true
+			return fmt.Errorf("%w (%v) while reading the input's start: nothing was sent", errInterrupted, context.Cause(ctx))
+		}
 		return err
 	}
 	r.res.Format = r.first.InputFormat().String()
@@ -502,6 +511,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			return
 		case <-gctx.Done():
 		}
+		r.readStop.stop() // a reader waiting for stdin stops too
 		select {
 		case <-stopWatch:
 		case <-time.After(cfg.Grace):
