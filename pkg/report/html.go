@@ -190,7 +190,7 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 			values = append(values, c.costRow()...)
 		}
 		if t.hasPace() {
-			values = append(values, c.paceRow(thousands)...)
+			values = append(values, c.paceRow(thousands, true)...)
 		}
 		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)

@@ -941,8 +941,8 @@ func (r *run) finish(ctx context.Context, err error) {
 		st.mu.Unlock()
 	}
 	res.Latency = h.summary()
-	r.pace.results(r.cfg.Pace, res)
 	r.loop.results(r.cfg, res)
+	r.pace.results(r.cfg.Pace, res) // after the loop's: what ended a staircase
 
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))
