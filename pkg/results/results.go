@@ -81,7 +81,12 @@ type Results struct {
 	SkippedRecords int64 `json:"skipped_records"` // malformed records skipped by request
 
 	Latency LatencySummary `json:"latency_ms"` // per-batch write latency, acknowledged batches
-	Periods []Period       `json:"periods"`    // one per --reporting-period
+	Periods []Period       `json:"periods"`    // one per --reporting-period, or per PeriodSeconds
+	// PeriodSeconds is the length of the periods (the last one may be
+	// shorter); with PeriodsAuto it was chosen from the load's length (from
+	// 50 ms, doubled to keep at most 64 periods) rather than given.
+	PeriodSeconds float64 `json:"period_seconds,omitempty"`
+	PeriodsAuto   bool    `json:"periods_auto,omitempty"`
 
 	// Pace is the open-loop schedule of a paced run (--rate,
 	// --rate-steps) and what it measured; nil for a closed-loop run.

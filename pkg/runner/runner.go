@@ -69,8 +69,13 @@ type Config struct {
 	ILPUnit int64
 
 	ReportingPeriod time.Duration // default 10s
-	RetryTimeout    time.Duration // total back-off time per batch, default 60s
-	SkipInvalid     bool          // skip and count malformed records and rejected rows instead of failing
+	// AutoPeriods records the results' periods at a length chosen from the
+	// load's (so that a short load has a series to chart; periods.go)
+	// instead of ReportingPeriod, which still paces the progress lines.
+	// A paced run keeps ReportingPeriod (its latency per period is exact).
+	AutoPeriods  bool
+	RetryTimeout time.Duration // total back-off time per batch, default 60s
+	SkipInvalid  bool          // skip and count malformed records and rejected rows instead of failing
 
 	// ErrorsFile, when set, receives every record skipped as malformed and
 	// every row the server refused, each after a comment line naming the
