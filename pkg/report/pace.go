@@ -101,7 +101,15 @@ type timeSeries struct {
 func paceSeries(r Run) (rates, lats []timeSeries) {
 	rates = []timeSeries{{name: "offered rows/s", dash: true}, {name: "achieved rows/s"}}
 	lats = []timeSeries{{name: "p99 from due"}, {name: "p50 from due"}, {name: "p99 from send", dash: true}}
-	for _, p := range r.Periods {
+	ps := r.Periods
+	if n := len(ps); n >= 2 && ps[n-1].Seconds < ps[n-2].Seconds/2 {
+		// A last period shorter than half the one before (the run ended
+		// just after it began) is left out: its rates over a fraction of
+		// the period spike or drop, and its percentiles cannot be merged
+		// into the period before (plotPeriods merges the rate chart's).
+		ps = ps[:n-1]
+	}
+	for _, p := range ps {
 		if p.Pace == nil || !finite(p.At) || !finite(p.Seconds) {
 			continue
 		}
@@ -175,7 +183,7 @@ func PacePlots(r Run) (rates, latency *plot.Plot, err error) {
 // seriesPlot draws lines over the seconds since the start, y from 0.
 func seriesPlot(title, yLabel string, series []timeSeries) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = title
+	p.Title.Text = plotTitle(title)
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "seconds since start"
 	p.Y.Label.Text = yLabel
