@@ -107,7 +107,7 @@ type probeResult struct {
 		ScrollWidth float64 `json:"scrollWidth"`
 		ClientWidth float64 `json:"clientWidth"`
 	} `json:"scrolls"`
-	Height    float64  `json:"height"`
+	Height float64 `json:"height"`
 }
 
 var probeRE = regexp.MustCompile(`(?s)<pre id="tsload-probe">(.*?)</pre>`)
