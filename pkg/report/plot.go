@@ -67,6 +67,14 @@ func plotPeriods(ps []results.Period) []results.Period {
 	m.At, m.Seconds = last.At, prev.Seconds+last.Seconds
 	m.Rows, m.Metrics, m.Batches, m.TotalRows = prev.Rows+last.Rows, prev.Metrics+last.Metrics, prev.Batches+last.Batches, last.TotalRows
 	m.RowsPerSec, m.MetricsPerSec = float64(m.Rows)/m.Seconds, float64(m.Metrics)/m.Seconds
+	m.Server = last.Server // RSS at the end
+	if prev.Server != nil && last.Server != nil {
+		srv := *last.Server
+		srv.CPUSeconds += prev.Server.CPUSeconds
+		srv.ReadBytes += prev.Server.ReadBytes
+		srv.WriteBytes += prev.Server.WriteBytes
+		m.Server = &srv
+	}
 	return append(ps[:n-2:n-2], m)
 }
 
