@@ -147,6 +147,13 @@ func paceSubtitle(r Run) string {
 	pc := r.Pace
 	s := fmt.Sprintf("%s: offered %s, achieved %s rows/s; max backlog %s rows, max lag %.3f s",
 		runName(r), thousands(pc.OfferedRowsPerSec), thousands(pc.AchievedRowsPerSec), thousands(float64(pc.MaxBacklogRows)), pc.MaxLagSeconds)
+	if pc.SLOMet != nil {
+		verdict := "met"
+		if !*pc.SLOMet {
+			verdict = "NOT met"
+		}
+		s += fmt.Sprintf("; SLO p%g < %g ms %s (%.1f ms)", pc.SLOQuantile, pc.SLOMillis, verdict, pc.SLOQuantileMillis)
+	}
 	if len(pc.Steps) > 0 {
 		if pc.SustainableRowsPerSec > 0 && pc.SustainableAtLeast {
 			s += "; sustainable at least " + thousands(pc.SustainableRowsPerSec) + " rows/s (no step failed)"

@@ -133,4 +133,10 @@ func TestPaceSustainableAtLeast(t *testing.T) {
 	if s := paceSubtitle(runs[0]); !strings.Contains(s, "sustainable at least 10,000 rows/s") {
 		t.Errorf("subtitle %q", s)
 	}
+	// A constant rate's SLO, judged by the loader, is in its chart's title.
+	met := false
+	runs[0].Pace.Steps, runs[0].Pace.SLOMet, runs[0].Pace.SLOQuantile, runs[0].Pace.SLOMillis, runs[0].Pace.SLOQuantileMillis = nil, &met, 99, 50, 72.04
+	if s := paceSubtitle(runs[0]); !strings.Contains(s, "; SLO p99 < 50 ms NOT met (72.0 ms)") {
+		t.Errorf("subtitle %q", s)
+	}
 }
