@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/results"
+	"github.com/tsload/tsload/pkg/split"
 )
 
 // continueHint says, after the summary of a load that stopped before its
@@ -21,6 +22,9 @@ func (r *run) continueHint() {
 	}
 	if res.Verify != nil && !res.Verify.OK {
 		return // everything was sent; the counts differ
+	}
+	if res.Status == results.StatusFailed && split.IsMalformed(r.err) {
+		return // the input itself: a resume reads it again (and a fixed file is another input)
 	}
 	w := r.cfg.Stderr
 	if r.jr != nil {

@@ -168,3 +168,34 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// A failed load with a journal says how to continue once the cause is
+// fixed; one that failed on its input does not.
+func TestFailedSaysHowToContinue(t *testing.T) {
+	path, _ := ilpInput(t, 5000)
+	f := newFake()
+	f.fail = failAt(2)
+	var stderr bytes.Buffer
+	cfg := baseConfig(path)
+	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
+	cfg.Stderr = &stderr
+	if _, err := runBounded(t, context.Background(), cfg, f); !errors.Is(err, errDisk) {
+		t.Fatalf("err %v", err)
+	}
+	if want := "once the cause is fixed, continue this load from where it stopped with: load_fake --resume " + cfg.ResultsFile + "\n"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("no %q in:\n%s", want, stderr.String())
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.ilp")
+	os.WriteFile(bad, []byte("cpu,host=a v=1 1\ncpu,host=a v= 2\n"), 0o644)
+	cfg = baseConfig(bad)
+	cfg.ResultsFile = filepath.Join(t.TempDir(), "r.json")
+	stderr.Reset()
+	cfg.Stderr = &stderr
+	if _, err := runBounded(t, context.Background(), cfg, newFake()); err == nil {
+		t.Fatal("a malformed line loaded")
+	}
+	if strings.Contains(stderr.String(), "--resume") {
+		t.Errorf("a resume offered for a malformed input:\n%s", stderr.String())
+	}
+}
