@@ -7,8 +7,9 @@ import (
 )
 
 // The results' periods of a run with AutoPeriods: a load of any length is
-// charted by 32 to 64 periods. They start at firstPeriod; once maxPeriods
-// are recorded, neighbours are merged in pairs and the period doubles. A
+// charted by 20 to 64 periods. They start at firstPeriod; once maxPeriods
+// are recorded (or 2*minPeriods with fewer than minBatches batches each
+// on average), neighbours are merged in pairs and the period doubles. A
 // 1 s load has 20 periods of 50 ms, a 10 min load 47 of 12.8 s, instead of
 // one point or a fixed 10 s. Merging is exact for what a period counts
 // (rows, metrics, batches, seconds, the server's CPU and I/O); what it
@@ -18,6 +19,8 @@ import (
 const (
 	firstPeriod = 50 * time.Millisecond
 	maxPeriods  = 64
+	minPeriods  = 20 // merged only down to this many for want of batches
+	minBatches  = 4  // batches a period should hold on average
 )
 
 // recordEvery is the length of the recorded periods at the start, and
@@ -30,14 +33,25 @@ func (r *run) recordEvery() (time.Duration, bool) {
 }
 
 // coarsen merges the recorded periods in pairs once there are maxPeriods
-// of them, and returns the period to record at from now on.
+// of them, or 2*minPeriods holding fewer than minBatches acknowledged
+// batches each on average (a period shorter than a few batches' answers
+// draws their arrival, not a rate: 0, 1 or 2 batches a period), and
+// returns the period to record at from now on.
 func (r *run) coarsen(every time.Duration) time.Duration {
 	ps := r.res.Periods
-	if len(ps) < maxPeriods {
+	n := len(ps)
+	if n%2 != 0 || n < 2*minPeriods {
+		return every // merged in pairs: all of them
+	}
+	var batches int64
+	for _, p := range ps {
+		batches += p.Batches
+	}
+	if n < maxPeriods && batches >= int64(minBatches*n) {
 		return every
 	}
 	out := ps[:0]
-	for i := 0; i+1 < len(ps); i += 2 {
+	for i := 0; i+1 < n; i += 2 {
 		out = append(out, mergePeriods(ps[i], ps[i+1]))
 	}
 	r.res.Periods = out

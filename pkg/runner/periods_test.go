@@ -67,4 +67,22 @@ func TestCoarsen(t *testing.T) {
 	if r.coarsen(2*time.Second) != 2*time.Second {
 		t.Error("coarsened below maxPeriods")
 	}
+
+	// 2*minPeriods periods: merged when they hold too few batches to show
+	// a rate (1 each), kept when they hold enough.
+	for _, batches := range []int64{1, minBatches} {
+		r.res.Periods = r.res.Periods[:0]
+		for i := range 2 * minPeriods {
+			r.res.Periods = append(r.res.Periods, results.Period{At: float64(i + 1), Seconds: 1, Batches: batches})
+		}
+		merged := r.coarsen(time.Second) == 2*time.Second
+		if merged != (batches == 1) || merged != (len(r.res.Periods) == minPeriods) {
+			t.Errorf("%d batches a period: merged %v, %d periods", batches, merged, len(r.res.Periods))
+		}
+	}
+	// An odd count is not merged (it would leave one period unpaired).
+	r.res.Periods = append(r.res.Periods, results.Period{})
+	if n := len(r.res.Periods); r.coarsen(time.Second) != time.Second || len(r.res.Periods) != n {
+		t.Error("an odd count merged")
+	}
 }
