@@ -463,17 +463,21 @@ func notifyContext(name string, stderr io.Writer, exit func(int)) (context.Conte
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	quit := make(chan struct{})
+	wipe := "" // a progress bar's line is cleared first
+	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		wipe = "\r\033[K"
+	}
 	go func() {
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(stderr, "%s: %v: stopping (in-flight batches get up to %s to finish); Ctrl-C again to exit at once\n", name, s, runner.DefaultGrace)
+			fmt.Fprintf(stderr, "%s%s: %v: stopping (in-flight batches get up to %s to finish); Ctrl-C again to exit at once\n", wipe, name, s, runner.DefaultGrace)
 			cancel(signalError(s.String() + " signal received"))
 		case <-quit:
 			return
 		}
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(stderr, "%s: second %v signal: exiting at once (no summary; a results file is not written)\n", name, s)
+			fmt.Fprintf(stderr, "%s%s: second %v signal: exiting at once (no summary; a results file is not written)\n", wipe, name, s)
 			code := 1
 			if n, ok := s.(syscall.Signal); ok {
 				code = 128 + int(n)
