@@ -332,6 +332,8 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 			return &results.Footprint{NotMeasured: "nothing sent to a server"}
 		case r.res.Rows == 0:
 			return &results.Footprint{NotMeasured: "no rows loaded"}
+		case r.interrupted:
+			return &results.Footprint{NotMeasured: "the load was interrupted"}
 		}
 		return &results.Footprint{NotMeasured: "the load failed"}
 	}

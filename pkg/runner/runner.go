@@ -73,8 +73,13 @@ type Config struct {
 	ILPUnit time.Duration
 
 	ReportingPeriod time.Duration // default 10s
-	RetryTimeout    time.Duration // total back-off time per batch, default 60s
-	SkipInvalid     bool          // skip and count malformed records and rejected rows instead of failing
+	// AutoPeriods records the results' periods at a length chosen from the
+	// load's (so that a short load has a series to chart; periods.go)
+	// instead of ReportingPeriod, which still paces the progress lines.
+	// A paced run keeps ReportingPeriod (its latency per period is exact).
+	AutoPeriods  bool
+	RetryTimeout time.Duration // total back-off time per batch, default 60s
+	SkipInvalid  bool          // skip and count malformed records and rejected rows instead of failing
 
 	// ErrorsFile, when set, receives every record skipped as malformed and
 	// every row the server refused, each after a comment line naming the
@@ -230,6 +235,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	}
 	r.finish(ctx, err)
 	r.closeJournal()
+	r.continueHint() // continue.go
 	if noLoad != nil {
 		r.res.Serialization = serializationOf(noLoad, r.res)
 		writeSerialization(r.cfg.Stderr, r.res.Serialization)
@@ -288,6 +294,7 @@ type run struct {
 	loop               *looper      // Loop and Duration (loop.go); nil: neither
 	rewrites           []rewrite    // of each batch, in order (rewrite.go)
 	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	readStop           *stopper     // ends a wait for stdin (stdin.go)
 }
 
 // inputFormat is the format of one input.
@@ -328,9 +335,16 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.firstInput.Close()
 		}
 	}()
+	r.readStop = newStopper() // a read of stdin ends at a stop (stdin.go)
+	defer r.readStop.watch(ctx)()
+	cfg.Stdin = newStdin(cfg.Stdin, r.readStop.c)
 	r.own = r.newOwnData(ctx)
 	defer r.own.done()
 	if err := r.openInputs(); err != nil {
+		if ctx.Err() != nil { // a signal while waiting for stdin's first bytes
+			r.interrupted = true
+			return fmt.Errorf("%w (%v) while reading the input's start: nothing was sent", errInterrupted, context.Cause(ctx))
+		}
 		return err
 	}
 	r.res.Format = r.first.InputFormat().String()
@@ -507,6 +521,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			return
 		case <-gctx.Done():
 		}
+		r.readStop.stop() // a reader waiting for stdin stops too
 		select {
 		case <-stopWatch:
 		case <-time.After(cfg.Grace):
@@ -929,8 +944,8 @@ func (r *run) finish(ctx context.Context, err error) {
 		st.mu.Unlock()
 	}
 	res.Latency = h.summary()
-	r.pace.results(r.cfg.Pace, res)
 	r.loop.results(r.cfg, res)
+	r.pace.results(r.cfg.Pace, res) // after the loop's: what ended a staircase
 
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))
