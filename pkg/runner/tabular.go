@@ -51,6 +51,7 @@ type ownData struct {
 	unit        int64          // nanoseconds per unit of the lines' timestamps
 	timeUnit    time.Duration  // Mapping.TimeUnit (0: times as csv.ParseTime reads them)
 	epochs      map[string]int // by layoutKey: the time column of a CSV table sent as CSV whose epoch times (timeUnit) are written as times
+	timeCols    map[string]int // by layoutKey: the time column of a CSV table sent as CSV when it is not the first (--time-column)
 
 	inferred map[*schema.Table][]schema.Type // CSV column types from the first records (sample)
 
@@ -73,7 +74,7 @@ type rowLayout struct {
 // through it) before the inputs are opened.
 func (r *run) newOwnData(ctx context.Context) *ownData {
 	o := &ownData{layouts: map[string]*rowLayout{}, bufs: map[*load.Batch]*[]byte{}, unit: 1, inferred: map[*schema.Table][]schema.Type{},
-		inOrder: map[string]bool{}, cancel: func() {}, epochs: map[string]int{}}
+		inOrder: map[string]bool{}, cancel: func() {}, epochs: map[string]int{}, timeCols: map[string]int{}}
 	if r.target != nil {
 		// The catalog is asked only for the tables of CSV and pgcopy input.
 		cctx := ctx
@@ -112,7 +113,11 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 	for i, t := range tables {
 		types := o.inferred[t]
 		ec, epochs := o.epochs[layoutKey(t)]
-		if l := o.layouts[layoutKey(t)]; tags == nil && types == nil && !epochs && (l == nil || l.time == 0) {
+		tcol := o.timeCols[layoutKey(t)]
+		if l := o.layouts[layoutKey(t)]; l != nil {
+			tcol = l.time
+		}
+		if tags == nil && types == nil && !epochs && tcol == 0 {
 			out[i] = t
 			continue
 		}
@@ -120,13 +125,14 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 		if epochs {
 			c.Columns[ec].Type = schema.Timestamp // apply writes the epoch numbers as times
 		}
-		if l := o.layouts[layoutKey(t)]; l != nil && l.time > 0 {
-			// Written as lines: the time column first, the table's
-			// timestamp (QuestDB's designated one) in a table made for them.
-			tc := c.Columns[l.time]
-			c.Columns = append([]schema.Column{tc}, slices.Delete(c.Columns, l.time, l.time+1)...)
+		if tcol > 0 {
+			// The time column first, the table's timestamp (QuestDB's
+			// designated one, TimescaleDB's hypertable dimension) in a table
+			// made for them; a CSV sent as CSV names its columns in its COPY.
+			tc := c.Columns[tcol]
+			c.Columns = append([]schema.Column{tc}, slices.Delete(c.Columns, tcol, tcol+1)...)
 			if types != nil {
-				types = append([]schema.Type{types[l.time]}, slices.Delete(slices.Clone(types), l.time, l.time+1)...)
+				types = append([]schema.Type{types[tcol]}, slices.Delete(slices.Clone(types), tcol, tcol+1)...)
 			}
 		}
 		for j := range c.Columns {
@@ -226,6 +232,9 @@ func (o *ownData) epochTimes(r *run, source string, tables []*schema.Table, m lo
 			if col = slices.Index(t.ColumnNames(), m.TimeColumn); col < 0 {
 				return fmt.Errorf("%s: table %s: no time column %s (its columns: %s)", source, t.Name, m.TimeColumn, strings.Join(t.ColumnNames(), ", "))
 			}
+		}
+		if col > 0 {
+			o.timeCols[layoutKey(t)] = col
 		}
 		if o.timeUnit > 0 {
 			o.epochs[layoutKey(t)] = col

@@ -47,7 +47,9 @@
 //     invalid UTF-8. Single-table files take the table from Config.Table or
 //     the file name, and the column types from the use case's table when
 //     the header matches it, else inferred from the first record
-//     (RFC 3339 => timestamptz, integer => int8, number => float8, else text
+//     (a time csv.ParseTime reads, RFC 3339 or PostgreSQL's text form, with
+//     an offset or without one, read as UTC => timestamptz; integer => int8,
+//     number => float8, else text
 //     and a tag). Without either (stdin) the table is the one use-case
 //     table whose columns are the header's; none or several is an error
 //     asking for --table. A file with only a header is valid and holds no
