@@ -100,3 +100,17 @@ func readFile(t *testing.T, dir, name string) []byte {
 	}
 	return b
 }
+
+// TestCSVGivenLinesProtocol: --format csv on a file of line protocol says
+// so, instead of asking for --table or naming a table without fields
+// (issue 43 item 15); a CSV header with spaces but no '=' is a header.
+func TestCSVGivenLinesProtocol(t *testing.T) {
+	_, _, _, err := splitAll("x.ilp", ilpLines(3), Config{Format: format.CSV})
+	if err == nil || !strings.Contains(err.Error(), "x.ilp: --format csv given but the input looks like line protocol") || !strings.Contains(err.Error(), "--format ilp") {
+		t.Fatalf("err %v", err)
+	}
+	batches, _, _, err := splitAll("m.csv", []byte("time,kwh used\n2024-01-01T00:00:00Z,1\n"), Config{Format: format.CSV})
+	if err != nil || len(batches) != 1 || batches[0].Rows != 1 {
+		t.Fatalf("a header with a space: %d batches, err %v", len(batches), err)
+	}
+}

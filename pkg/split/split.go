@@ -330,6 +330,10 @@ func New(in *Input, cfg Config) (*Splitter, error) {
 		s.format = detected
 	} else if detected == format.PGCopy && s.format != format.PGCopy {
 		return nil, fmt.Errorf("%s: --format %s given but the input starts with a pgcopy signature", in.Source, s.format)
+	} else if detected == format.ILP && s.format == format.CSV {
+		// Its first line read as a CSV header would name a table and
+		// columns that make no sense (issue 43 item 15).
+		return nil, fmt.Errorf("%s: --format csv given but the input looks like line protocol (its first line has a space and then '=', as a line's fields do): drop --format to detect it, or pass --format ilp", in.Source)
 	}
 	switch s.format {
 	case format.ILP:
