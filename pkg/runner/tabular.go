@@ -68,6 +68,7 @@ type rowLayout struct {
 	origin  string // where the types came from, for errors
 	tagCols []string
 	fields  []ilp.RowField
+	loaded  *schema.Table // the input's table typed and tagged as its lines are (split.Checker.Loaded)
 }
 
 // newOwnData prepares the run's catalog (the splitter's Lookup goes
@@ -135,6 +136,7 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 				types = append([]schema.Type{types[tcol]}, slices.Delete(slices.Clone(types), tcol, tcol+1)...)
 			}
 		}
+		l := o.layouts[layoutKey(t)]
 		for j := range c.Columns {
 			if types != nil {
 				c.Columns[j].Type = types[j]
@@ -142,6 +144,12 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 			}
 			if tags != nil {
 				c.Columns[j].Tag = slices.Contains(tags, c.Columns[j].Name)
+			}
+			if l != nil {
+				// Written as lines: the tags are the lines' (one decision,
+				// layout's), so a column written as a field is not made a
+				// tag (a QuestDB SYMBOL and DEDUP key) of the table.
+				c.Columns[j].Tag = slices.Contains(l.tagCols, c.Columns[j].Name)
 			}
 		}
 		out[i] = c
@@ -207,7 +215,11 @@ func (o *ownData) prepare(r *run) error {
 			}
 			known := r.cfg.Lookup(t.Name) == t
 			if sample != nil && !known && o.cat.table(t.Name) == nil {
-				o.inferred[t] = sample.infer(t)
+				var warnings []string
+				o.inferred[t], warnings = sample.infer(t)
+				for _, w := range warnings {
+					fmt.Fprintf(r.cfg.Stderr, "mapping: warning: %s\n", w)
+				}
 			}
 			l, err := o.layout(t, o.cat.table(t.Name), m, known, o.inferred[t])
 			if err != nil {
@@ -337,12 +349,34 @@ func (o *ownData) layout(t *schema.Table, ct *load.CatalogTable, m load.Mapping,
 		lay.Fields = append(lay.Fields, f)
 	}
 	l.fields = lay.Fields
+	l.loaded = &schema.Table{Name: t.Name, Columns: slices.Clone(t.Columns)}
+	for i := range l.loaded.Columns {
+		l.loaded.Columns[i].Tag = slices.Contains(l.tagCols, t.Columns[i].Name)
+	}
+	for _, f := range l.fields {
+		l.loaded.Columns[f.Col].Type = map[ilp.ValueKind]schema.Type{ilp.FloatValue: schema.Float8, ilp.IntValue: schema.Int8, ilp.StringValue: schema.Text}[f.Kind]
+	}
 	enc, err := ilp.NewRowEncoder(lay)
 	if err != nil {
 		return nil, err
 	}
 	l.enc = enc
 	return l, nil
+}
+
+// loaded is split.Checker.Loaded: a CSV table written as lines as its
+// lines have it, else t. The layouts are made before the workers start.
+func (o *ownData) loaded(t *schema.Table) *schema.Table {
+	if o == nil || !o.lines || t == nil {
+		return t
+	}
+	o.mu.Lock()
+	l := o.layouts[layoutKey(t)]
+	o.mu.Unlock()
+	if l != nil {
+		return l.loaded
+	}
+	return t
 }
 
 // apply rewrites a CSV batch as lines and returns what puts it back.
@@ -456,12 +490,20 @@ func shorten(v []byte) string {
 	return string(v)
 }
 
-// describe says, with DoLoad false, what a load would have used for each
-// tabular table: the database's table or not, and for lines the timestamp,
-// tags and fields.
+// describe says, on every load, what the load uses for each tabular
+// table (one home for the mapping, issue 43 item 12): the database's
+// table or the one created, its columns and types as the database gets
+// them, and for a table written as lines the time, tags and fields.
+// With DoLoad false it says what a load would have used.
 func (o *ownData) describe(r *run, w io.Writer) {
-	if o == nil || r.cfg.DoLoad {
+	if o == nil {
 		return
+	}
+	would := func(s, load string) string {
+		if r.cfg.DoLoad {
+			return load
+		}
+		return s
 	}
 	for i, in := range r.formats {
 		if !isTabular(in.format) {
@@ -470,28 +512,35 @@ func (o *ownData) describe(r *run, w io.Writer) {
 		for _, t := range o.inputTables[i] {
 			var b strings.Builder
 			fmt.Fprintf(&b, "mapping: %s: table %s", in.source, r.cfg.TablePrefix+t.Name)
+			ct := o.cat.table(t.Name)
+			created := o.tables(r, []*schema.Table{t})[0]
 			switch {
+			case o.cat == nil && r.cfg.Prepare.DropDB:
+				b.WriteString(would(" would be dropped (--drop-db) and created", " is dropped (--drop-db) and created"))
 			case o.cat == nil:
 				b.WriteString(" (the database was not asked)")
 			case o.cat.failed() != nil:
 				fmt.Fprintf(&b, " (the database did not answer: %v)", o.cat.failed())
-			case o.cat.table(t.Name) != nil:
+			case ct != nil:
 				b.WriteString(" exists in the database: its columns and types are used")
 			default:
-				b.WriteString(" does not exist: it would be created")
+				b.WriteString(would(" does not exist: it would be created", " does not exist: it is created"))
 			}
 			b.WriteString(": ")
-			for j, c := range t.Columns {
+			for j, c := range created.Columns {
 				if j > 0 {
 					b.WriteString(", ")
 				}
 				ty := c.Type.String()
-				if ct := o.cat.table(t.Name); ct != nil {
+				if ct != nil {
 					if k := slices.Index(ct.Table.ColumnNames(), c.Name); k >= 0 {
 						ty = ct.Types[k]
 					}
 				}
 				fmt.Fprintf(&b, "%s %s", c.Name, ty)
+				if c.Tag && ct == nil {
+					b.WriteString(" tag")
+				}
 			}
 			if l := o.layouts[layoutKey(t)]; l != nil {
 				fmt.Fprintf(&b, "; as lines: time %s, tags [%s], fields", t.Columns[l.time].Name, strings.Join(l.tagCols, ","))

@@ -5,6 +5,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
 	"time"
 )
 
@@ -36,6 +37,11 @@ type Checker struct {
 	// for FP: load.Mapping's.
 	TimeColumn string
 	TimeUnit   time.Duration
+	// Loaded, when set, is a CSV batch's table as it is loaded: its
+	// columns in the input's order, typed and tagged as they are written
+	// (the runner's lines may type and tag them otherwise than the
+	// splitter's first record said), for FP.
+	Loaded func(*schema.Table) *schema.Table
 
 	fp fpState
 

@@ -288,6 +288,9 @@ func (c *Checker) fpPGCopy(b *load.Batch) {
 // (an empty unquoted field is a NULL).
 func (c *Checker) fpCSV(b *load.Batch) {
 	tb := b.Table
+	if c.Loaded != nil && tb != nil {
+		tb = c.Loaded(tb)
+	}
 	if tb == nil {
 		c.FP.Fail("a CSV batch without its table")
 		return
