@@ -54,6 +54,7 @@ type ownData struct {
 	timeCols    map[string]int // by layoutKey: the time column of a CSV table sent as CSV when it is not the first (--time-column)
 
 	inferred map[*schema.Table][]schema.Type // CSV column types from the first records (sample)
+	skip     func(split.Skipped)             // counts a row the lines skip (split.NoValue)
 
 	mu      sync.Mutex
 	layouts map[string]*rowLayout // by layoutKey
@@ -89,6 +90,11 @@ func (r *run) newOwnData(ctx context.Context) *ownData {
 	}
 	if u := r.hooks.LineUnit; u > 0 {
 		o.unit = int64(u)
+	}
+	o.skip = func(s split.Skipped) {
+		r.onSkip(s)
+		r.skipped.Add(1)
+		r.rowsRead.Add(-1)
 	}
 	return o
 }
@@ -399,14 +405,24 @@ func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
 	if l == nil {
 		return func() {}, fmt.Errorf("%s: no line layout for table %s", b.Where(), b.Table.Name)
 	}
-	out, err := o.lines1(l, (*buf)[:0], b, consecutive)
+	out, skipped, err := o.lines1(l, (*buf)[:0], b, consecutive)
 	*buf = out
 	if err != nil {
 		return func() {}, err
 	}
-	data, table, f := b.Data, b.Table, b.Format
+	data, table, f, rows, tables := b.Data, b.Table, b.Format, b.Rows, b.Tables
 	b.Data, b.Table, b.Format = out, nil, format.ILP
-	return func() { b.Data, b.Table, b.Format = data, table, f }, nil
+	if skipped > 0 {
+		// Rows without a value have no line: the batch counts the others.
+		b.Rows -= skipped
+		b.Tables = slices.Clone(b.Tables)
+		for i := range b.Tables {
+			if b.Tables[i].Name == table.Name {
+				b.Tables[i].Rows -= int64(skipped)
+			}
+		}
+	}
+	return func() { b.Data, b.Table, b.Format, b.Rows, b.Tables = data, table, f, rows, tables }, nil
 }
 
 // applyEpochs writes the epoch times of a CSV batch sent as CSV as times
@@ -437,8 +453,10 @@ func (o *ownData) applyEpochs(b *load.Batch) (restore func(), err error) {
 	return func() { b.Data = data }, nil
 }
 
-// lines1 appends the lines of batch b's CSV records to dst.
-func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bool) ([]byte, error) {
+// lines1 appends the lines of batch b's CSV records to dst. A record
+// without a field value has no line: it is skipped and counted
+// (split.NoValue, o.skip), and skipped says how many were.
+func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bool) (_ []byte, skipped int, err error) {
 	vals := make([][]byte, l.width)
 	var scratch []byte
 	var parser csv.RecordParser
@@ -457,30 +475,57 @@ func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bo
 			return fmt.Sprintf("%s: row %d of the batch", b.Where(), rec+1)
 		}
 		if err != nil {
-			return dst, fmt.Errorf("%s: %w", where(), err)
+			return dst, skipped, fmt.Errorf("%s: %w", where(), err)
+		}
+		if noField(l, vals) {
+			// Whatever its time and tags, a row without a field value has
+			// no line (split.NoValue): skipped and counted.
+			skipped++
+			sk := split.Skipped{Source: b.Source, Reason: split.NoValue}
+			if consecutive {
+				sk.Record, sk.Line, sk.Offset = b.FirstRecord+rec, line, b.Offset+int64(off)
+			} else {
+				sk.Reason = where() + ": " + split.NoValue
+			}
+			if o.skip != nil {
+				o.skip(sk)
+			}
+			off = next
+			line += int64(n)
+			continue
 		}
 		ts, err := csv.ParseTime(vals[l.time], o.timeUnit)
 		if errors.Is(err, csv.ErrEpochUnit) {
-			return dst, fmt.Errorf("%s: time column: %q is an epoch number: give its unit with --time-unit (s, ms, us or ns)", where(), shorten(vals[l.time]))
+			return dst, skipped, fmt.Errorf("%s: time column: %q is an epoch number: give its unit with --time-unit (s, ms, us or ns)", where(), shorten(vals[l.time]))
 		}
 		if err != nil {
-			return dst, fmt.Errorf("%s: time column: %q: %v", where(), shorten(vals[l.time]), err)
+			return dst, skipped, fmt.Errorf("%s: time column: %q: %v", where(), shorten(vals[l.time]), err)
 		}
 		if ts%o.unit != 0 {
-			return dst, fmt.Errorf("%s: time %q is finer than the lines' unit (%s)", where(), shorten(vals[l.time]), time.Duration(o.unit))
+			return dst, skipped, fmt.Errorf("%s: time %q is finer than the lines' unit (%s)", where(), shorten(vals[l.time]), time.Duration(o.unit))
 		}
 		dst, err = l.enc.AppendRow(dst, vals, ts/o.unit)
 		if err != nil {
 			var ve *ilp.ValueError
 			if errors.As(err, &ve) {
-				return dst, fmt.Errorf("%s: %w (the column's type is %s)", where(), err, l.origin)
+				return dst, skipped, fmt.Errorf("%s: %w (the column's type is %s)", where(), err, l.origin)
 			}
-			return dst, fmt.Errorf("%s: %w", where(), err)
+			return dst, skipped, fmt.Errorf("%s: %w", where(), err)
 		}
 		off = next
 		line += int64(n)
 	}
-	return dst, nil
+	return dst, skipped, nil
+}
+
+// noField reports whether a record's every field value is empty (NULL).
+func noField(l *rowLayout, vals [][]byte) bool {
+	for _, f := range l.fields {
+		if len(vals[f.Col]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func shorten(v []byte) string {

@@ -230,3 +230,25 @@ func TestMostlyNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVRowsWithoutValue: a CSV record whose every field is empty, and
+// one whose fields (not its time or tags) are, have no line: they are
+// skipped and counted, whatever --skip-invalid says, the first said on
+// stderr, and the other rows load (issue 43 item 13).
+func TestCSVRowsWithoutValue(t *testing.T) {
+	var stderr bytes.Buffer
+	lt := newLinesTarget()
+	cfg := baseConfig(writeFile(t, "meter.csv", "time,device,kwh,n\n2024-03-01 00:00:00,d1,1.5,3\n,,,\n2024-03-01 00:00:02,d2,,\n2024-03-01 00:00:03,d1,2.5,\n"))
+	cfg.Stderr = &stderr
+	res, err := Run(context.Background(), cfg, lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`meter,device=d1 kwh=1.5,n=3i 1709251200000000000`, `meter,device=d1 kwh=2.5 1709251203000000000`}
+	if got := lt.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") || res.Rows != 2 || res.SkippedRecords != 2 {
+		t.Fatalf("rows %d skipped %d, lines\n%s", res.Rows, res.SkippedRecords, strings.Join(got, "\n"))
+	}
+	if !strings.Contains(stderr.String(), "meter.csv: line 3, byte offset 47: no value to load (every field is empty or NULL): skipped") {
+		t.Fatalf("stderr %s", stderr.String())
+	}
+}

@@ -42,6 +42,9 @@ type Checker struct {
 	// (the runner's lines may type and tag them otherwise than the
 	// splitter's first record said), for FP.
 	Loaded func(*schema.Table) *schema.Table
+	// NoValueSkipped: a CSV row without a field value is not loaded (it
+	// is written as line protocol: NoValue), so FP does not count it.
+	NoValueSkipped bool
 
 	fp fpState
 

@@ -383,8 +383,14 @@ func (s *Splitter) Tables() []*schema.Table { return s.tables }
 // Rows is the number of rows cut so far.
 func (s *Splitter) Rows() int64 { return s.rows }
 
-// Skipped is the number of malformed records skipped (Config.SkipInvalid).
-func (s *Splitter) Skipped() int64 { return s.skipped }
+// Skipped is the number of records skipped: malformed ones
+// (Config.SkipInvalid) and rows without a value (NoValue).
+func (s *Splitter) Skipped() int64 {
+	if s.pq != nil {
+		return s.skipped + s.pq.skipped.Load()
+	}
+	return s.skipped
+}
 
 // Bytes is the number of decompressed input bytes consumed.
 func (s *Splitter) Bytes() int64 { return s.offset }
@@ -538,6 +544,14 @@ func (s *Splitter) malformed(record, line, offset int64, raw []byte, skippable b
 	}
 	return &MalformedError{Source: s.in.Source, Record: record, Line: line, Offset: offset, Reason: fmt.Sprintf(format, args...)}
 }
+
+// NoValue is the Reason of a Skipped row that holds no value to load:
+// a CSV record whose every field is empty (any loader), or a row whose
+// every field (not the time, not a tag) is empty or NULL, written as line
+// protocol, where a line needs a field (issue 43 item 13). Such a row is
+// skipped whatever SkipInvalid says and counted as skipped, so that
+// verification proves the rows that were loaded.
+const NoValue = "no value to load (every field is empty or NULL): skipped"
 
 // Skipped is a record skipped as malformed (Config.OnSkip).
 type Skipped struct {
