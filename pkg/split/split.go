@@ -41,7 +41,8 @@
 //     not decoded: a bad number is left to the server, which rejects it.
 //   - CSV: RFC 4180; quoted fields may hold commas, quotes ("") and
 //     newlines; CRLF accepted (a record's final CRLF becomes LF); blank
-//     lines are skipped. Refused: a field count different from the table's
+//     lines are skipped; a record whose every field is empty (",,") is
+//     skipped and counted (NoValue, Config.OnSkip). Refused: a field count different from the table's
 //     columns, an unterminated quoted field, a quote inside an unquoted
 //     field, a character after a closing quote, a bare CR, NUL bytes,
 //     invalid UTF-8. Single-table files take the table from Config.Table or
