@@ -226,10 +226,8 @@ func (c *Config) needsTimescale() bool { return c.Partitions > 0 || c.Columnstor
 // URL's database, or "postgres").
 func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 	var s string
-	if i := strings.Index(c.URL, "://"); i > 0 && isScheme(c.URL[:i]) && !strings.HasPrefix(c.URL, "postgres://") && !strings.HasPrefix(c.URL, "postgresql://") {
-		// pgx would read it as key=value settings and quote it back,
-		// garbled (issue 43 item 15); only the scheme is named here.
-		return nil, load.Settingf("{URL}: scheme %q is not PostgreSQL's: want postgres:// or postgresql:// (or key=value settings)", c.URL[:i+3])
+	if err := load.CheckPGScheme("{URL}", c.URL); err != nil {
+		return nil, err // not garbled as key=value settings (issue 43 item 15)
 	}
 	if c.URL != "" {
 		s = c.URL
@@ -293,17 +291,6 @@ func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 		cfg.RuntimeParams["TimeZone"] = "UTC"
 	}
 	return cfg, nil
-}
-
-// isScheme reports whether s is a URL scheme (RFC 3986: a letter, then
-// letters, digits, +, - and .).
-func isScheme(s string) bool {
-	for i, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // isLoopback reports whether host is this machine (a loopback address, the
