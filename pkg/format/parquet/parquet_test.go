@@ -323,7 +323,7 @@ func TestWriterRoundTrip(t *testing.T) {
 // FuzzParquetOpen feeds damaged files to Open and the row readers: an
 // error, never a panic or a hang.
 func FuzzParquetOpen(f *testing.F) {
-	for _, name := range []string{"testdata/sample.parquet", "testdata/unsupported.parquet"} {
+	for _, name := range []string{"testdata/sample.parquet", "testdata/unsupported.parquet", "testdata/int96.parquet", "testdata/nullrows.parquet"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
