@@ -240,7 +240,7 @@ func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		ExitErrHandler:  func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return fmt.Errorf("%w (see --help)", err)
+			return usageError(err, flags)
 		},
 		Action: func(c *cli.Context) error {
 			return spec.withFlags(action(c, spec, stdin, stderr))

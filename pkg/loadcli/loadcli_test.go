@@ -132,7 +132,10 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"--format", "xml"}, `unknown format "xml" (want ilp, csv, pgcopy or parquet)`},
 		{[]string{"--batch-size", "0"}, "--batch-size must be positive"},
-		{[]string{"--nope"}, "flag provided but not defined: -nope (see --help)"},
+		{[]string{"--nope"}, "unknown flag --nope (see --help)"},
+		{[]string{"--flie", "x"}, "unknown flag --flie: did you mean --file? (see --help)"},
+		{[]string{"--batchsize=10"}, "unknown flag --batchsize: did you mean --batch-size? (see --help)"},
+		{[]string{"--workers", "x"}, `invalid value "x" for flag --workers: parse error (see --help)`},
 		{[]string{"--file", "/nonexistent/x.ilp", "--do-load=false"}, "open /nonexistent/x.ilp: no such file or directory"},
 		{[]string{"--file", path}, "prepare: connection refused"},
 		{[]string{"extra"}, `unexpected arguments ["extra"] (inputs are given with --file)`},

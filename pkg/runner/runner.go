@@ -261,20 +261,21 @@ type run struct {
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
 
-	first      *split.Splitter // the first input, opened to read its header
-	firstInput *split.Input
-	tables     []*schema.Table
-	formats    []inputFormat  // every input's format, in order
-	verifier   *verifier      // counts before and after, judges
-	content    *content       // content verification (content.go); nil when off
-	errs       *errorsFile    // ErrorsFile, when set
-	errorCount atomic.Int64   // records skipped or refused (LimitErrors)
-	inputGzip  []bool         // per input, whether it is gzip-compressed
-	server     results.Server // the server's version, asked after Prepare
-	totalSize  int64          // compressed size of all inputs (-1: unknown)
-	doneSize   atomic.Int64   // sizes of finished inputs
-	curInput   atomic.Pointer[split.Input]
-	rowsRead   atomic.Int64
+	first       *split.Splitter // the first input, opened to read its header
+	firstInput  *split.Input
+	tables      []*schema.Table
+	formats     []inputFormat  // every input's format, in order
+	verifier    *verifier      // counts before and after, judges
+	content     *content       // content verification (content.go); nil when off
+	errs        *errorsFile    // ErrorsFile, when set
+	errorCount  atomic.Int64   // records skipped or refused (LimitErrors)
+	noValueSaid atomic.Bool    // a row without a value was said skipped (onSkip)
+	inputGzip   []bool         // per input, whether it is gzip-compressed
+	server      results.Server // the server's version, asked after Prepare
+	totalSize   int64          // compressed size of all inputs (-1: unknown)
+	doneSize    atomic.Int64   // sizes of finished inputs
+	curInput    atomic.Pointer[split.Input]
+	rowsRead    atomic.Int64
 	// capped counts the batches cut at split.DefaultMaxBatchBytes before
 	// BatchSize rows, and cappedRows is the most rows one of them held.
 	capped, cappedRows atomic.Int64
@@ -732,7 +733,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
 	for {
 		var b *load.Batch
 		var ok bool

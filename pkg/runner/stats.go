@@ -2,8 +2,10 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -310,7 +312,21 @@ func checkResultsPath(path string) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, ".results-*.json")
 	if err != nil {
-		return fmt.Errorf("results file %s cannot be written (checked before loading): %w", path, err)
+		// Named by the user's path and directory, not the probe's temporary
+		// file (issue 43 item 15).
+		reason := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			reason = pe.Err
+		}
+		if st, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			reason = fmt.Errorf("directory %s does not exist (create it first)", dir)
+		} else if serr == nil && !st.IsDir() {
+			reason = fmt.Errorf("%s is not a directory", dir)
+		} else if errors.Is(err, fs.ErrPermission) {
+			reason = fmt.Errorf("directory %s is not writable", dir)
+		}
+		return fmt.Errorf("results file %s cannot be written (checked before loading): %w", path, reason)
 	}
 	tmp.Close()
 	return os.Remove(tmp.Name())

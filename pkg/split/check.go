@@ -7,6 +7,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
 )
 
 // Deferred checks (Config.DeferChecks): the splitter cuts an unrouted ILP
@@ -37,6 +38,14 @@ type Checker struct {
 	// for FP: load.Mapping's.
 	TimeColumn string
 	TimeUnit   time.Duration
+	// Loaded, when set, is a CSV batch's table as it is loaded: its
+	// columns in the input's order, typed and tagged as they are written
+	// (the runner's lines may type and tag them otherwise than the
+	// splitter's first record said), for FP.
+	Loaded func(*schema.Table) *schema.Table
+	// NoValueSkipped: a CSV row without a field value is not loaded (it
+	// is written as line protocol: NoValue), so FP does not count it.
+	NoValueSkipped bool
 
 	fp fpState
 

@@ -247,6 +247,9 @@ func (c *Config) needsTimescale() bool { return c.Partitions > 0 || c.Columnstor
 // URL's database, or "postgres").
 func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 	var s string
+	if err := load.CheckPGScheme("{URL}", c.URL); err != nil {
+		return nil, err // not garbled as key=value settings (issue 43 item 15)
+	}
 	if c.URL != "" {
 		s = c.URL
 		if c.SSLMode != "" {
