@@ -53,6 +53,9 @@ type TargetSuite struct {
 	// the suite run them there).
 	Faults *FaultSuite
 	Resume *ResumeSuite
+	// Embedded: the database runs inside the loader (tonbo): there is no
+	// server, and ServerAddr must be "".
+	Embedded bool
 }
 
 // suiteRows is the size of the suite's loads: five batches per writer.
@@ -104,7 +107,11 @@ func (s TargetSuite) face(t *testing.T, table string) {
 	if err := tg.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
-	if _, port, err := net.SplitHostPort(tg.ServerAddr()); err != nil || port == "" {
+	if s.Embedded {
+		if a := tg.ServerAddr(); a != "" {
+			t.Errorf("ServerAddr %q of an embedded database, want \"\"", a)
+		}
+	} else if _, port, err := net.SplitHostPort(tg.ServerAddr()); err != nil || port == "" {
 		t.Errorf("ServerAddr %q is no host:port: %v", tg.ServerAddr(), err)
 	}
 	h := tg.Hooks()

@@ -1,0 +1,133 @@
+package tonbo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/schema"
+)
+
+func TestParseCommit(t *testing.T) {
+	for _, c := range []struct {
+		in, want, err string
+	}{
+		{"", "per-batch", ""},
+		{"per-row", "per-row", ""},
+		{"per-batch", "per-batch", ""},
+		{"write-batch", "write-batch", ""},
+		{"one-transaction", "", "holds its rows in memory"},
+		{"autocommit", "", "unknown"},
+	} {
+		got, err := ParseCommit(c.in)
+		if c.err != "" {
+			var se *load.SettingError
+			if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &se) {
+				t.Errorf("%q: %v, want a setting error with %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != c.want {
+			t.Errorf("%q: %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+func ExampleParseCommit() {
+	for _, s := range []string{"per-row", "per-batch", "write-batch"} {
+		c, _ := ParseCommit(s)
+		fmt.Println(c, c.mode())
+	}
+	// Output:
+	// per-row 0
+	// per-batch 1
+	// write-batch 2
+}
+
+var cpu = &schema.Table{Name: "cpu", Columns: []schema.Column{
+	{Name: "time", Type: schema.Timestamp},
+	{Name: "host", Type: schema.Text, Tag: true},
+	{Name: "region", Type: schema.Text, Tag: true},
+	{Name: "usage", Type: schema.Float8},
+	{Name: "n", Type: schema.Int8},
+}}
+
+// TestEncode checks the row buffer the bridge decodes (lib.rs,
+// decode_rows) and the key: the series as length-prefixed tags, then the
+// time in 16 hex digits.
+func TestEncode(t *testing.T) {
+	tb, err := newTable("x", cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.spec != "s host\ns region\nf usage\ni n\n" || fmt.Sprint(tb.keyCols) != "[1 2]" {
+		t.Fatalf("spec %q key %v", tb.spec, tb.keyCols)
+	}
+	var e encoder
+	e.reset()
+	cells := e.row(tb)
+	cells[1] = cell{set: true, s: []byte("h1")}
+	cells[3] = cell{set: true, f: 1.5}
+	cells[4] = cell{set: true, i: -7}
+	e.put(tb, cells, -1)
+	g := e.groups[0]
+	key := "2:h1-" + "7fffffffffffffff"
+	var want []byte
+	want = binary.LittleEndian.AppendUint32(want, uint32(len(key)))
+	want = append(want, key...)
+	want = binary.LittleEndian.AppendUint64(want, math.MaxUint64) // -1
+	want = append(want, 1, 2, 0, 0, 0, 'h', '1', 0, 1)
+	want = binary.LittleEndian.AppendUint64(want, math.Float64bits(1.5))
+	want = append(want, 1)
+	want = binary.LittleEndian.AppendUint64(want, uint64(math.MaxUint64-6))
+	if g.rows != 1 || !bytes.Equal(g.buf, want) {
+		t.Fatalf("row buffer\n%q\nwant\n%q", g.buf, want)
+	}
+}
+
+// TestKeySeries: rows of one series differ in the key's last 16 bytes
+// only; a tag value that contains another's spelling stays apart.
+func TestKeySeries(t *testing.T) {
+	tb, err := newTable("x", cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(host, region string, ns int64) string {
+		var e encoder
+		e.reset()
+		c := e.row(tb)
+		c[1] = cell{set: host != "", s: []byte(host)}
+		c[2] = cell{set: region != "", s: []byte(region)}
+		e.put(tb, c, ns)
+		return string(e.key)
+	}
+	a, b := key("h1", "eu", 1), key("h1", "eu", 2)
+	if a == b || a[:len(a)-16] != b[:len(b)-16] {
+		t.Errorf("one series at two times: %q %q", a, b)
+	}
+	for _, o := range []string{key("h1e", "u", 1), key("h1", "", 1), key("", "h1", 1), key("h", "1eu", 1)} {
+		if o[:len(o)-16] == a[:len(a)-16] {
+			t.Errorf("two series, one key prefix: %q %q", a, o)
+		}
+	}
+	if x, y := key("h", "", -5), key("h", "", 5); x >= y {
+		t.Errorf("keys do not sort by time: %q >= %q", x, y)
+	}
+}
+
+func TestNewTableRefuses(t *testing.T) {
+	for _, tb := range []*schema.Table{
+		{Name: "empty"},
+		{Name: "dup", Columns: []schema.Column{{Name: "time", Type: schema.Timestamp}, {Name: "a", Type: schema.Int8}, {Name: "a", Type: schema.Text}}},
+		{Name: "own", Columns: []schema.Column{{Name: "time", Type: schema.Timestamp}, {Name: "_key", Type: schema.Text}}},
+	} {
+		if _, err := newTable("x", tb); err == nil {
+			t.Errorf("table %q: no error", tb.Name)
+		}
+	}
+}
