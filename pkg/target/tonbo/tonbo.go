@@ -583,3 +583,31 @@ func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, err
 func (t *Target) InDoubt(context.Context, []string) (load.InDoubt, error) {
 	return 0, fmt.Errorf("tonbo: a stopped load cannot be resumed (rows acknowledged before a kill may be in tonbo's unflushed buffers): %w", errors.ErrUnsupported)
 }
+
+// ReadTable opens the table in dir (a directory of the load's, with its
+// schema.json) with a handle of its own, not through a Target, and returns
+// its live rows and distinct series (tests read what a load left this way).
+func ReadTable(dir string) (rows, series int64, err error) {
+	sch, err := readSchema(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	if sch == nil {
+		return 0, 0, fmt.Errorf("tonbo: %s holds no table", dir)
+	}
+	tb, err := newTable(dir, sch)
+	if err != nil {
+		return 0, 0, fmt.Errorf("tonbo: %w", err)
+	}
+	if err := tb.open(true); err != nil {
+		return 0, 0, err
+	}
+	s, err := tb.scan()
+	if cerr := tb.close(); err == nil && cerr != nil {
+		return 0, 0, cerr
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return s.Rows, s.Series, nil
+}
