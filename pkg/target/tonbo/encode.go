@@ -225,8 +225,10 @@ func (e *encoder) ilp(t *Target, b *load.Batch) error {
 		if err != nil {
 			return where(err)
 		}
-		tb, err := t.table(string(m), e.infer(string(m)), true)
-		if err != nil {
+		var tb *table
+		if i, ok := e.byName[string(m)]; ok { // the batch's lines name few tables
+			tb = e.groups[i].tb
+		} else if tb, err = t.table(string(m), e.infer(string(m)), true); err != nil {
 			return err
 		}
 		cells := e.row(tb)

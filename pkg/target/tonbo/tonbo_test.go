@@ -2,6 +2,7 @@ package tonbo
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -128,6 +130,50 @@ func TestNewTableRefuses(t *testing.T) {
 	} {
 		if _, err := newTable("x", tb); err == nil {
 			t.Errorf("table %q: no error", tb.Name)
+		}
+	}
+}
+
+// BenchmarkEncodeILP encodes a batch of 1,000 ILP lines of 10 tags and
+// 10 doubles into the bridge's row buffer (no bridge call: the table is
+// laid out beforehand).
+func BenchmarkEncodeILP(b *testing.B) {
+	cols := []schema.Column{{Name: "time", Type: schema.Timestamp}}
+	var line strings.Builder
+	line.WriteString("cpu")
+	for i := 0; i < 10; i++ {
+		cols = append(cols, schema.Column{Name: fmt.Sprintf("t%d", i), Type: schema.Text, Tag: true})
+		fmt.Fprintf(&line, ",t%d=value_%d", i, i)
+	}
+	for i := 0; i < 10; i++ {
+		cols = append(cols, schema.Column{Name: fmt.Sprintf("f%d", i), Type: schema.Float8})
+		sep := ","
+		if i == 0 {
+			sep = " "
+		}
+		fmt.Fprintf(&line, "%sf%d=%d.25", sep, i, i*7)
+	}
+	var data []byte
+	for i := 0; i < 1000; i++ {
+		data = append(data, fmt.Sprintf("%s %d\n", line.String(), 1451606400000000000+int64(i)*1e9)...)
+	}
+	tg, err := New(Config{Path: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tb, err := newTable("x", &schema.Table{Name: "cpu", Columns: cols})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tb.h = &handle{} // open as far as the encoder can tell
+	tg.tables["cpu"] = tb
+	batch := &load.Batch{Format: format.ILP, Data: data, Rows: 1000, Source: "bench", FirstLine: 1}
+	var e encoder
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.decode(context.Background(), tg, batch); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
