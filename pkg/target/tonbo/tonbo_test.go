@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
@@ -174,6 +175,41 @@ func BenchmarkEncodeILP(b *testing.B) {
 	for b.Loop() {
 		if _, err := e.decode(context.Background(), tg, batch); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestFingerprint: the scan's aggregates land on the fields the query
+// names, by kind; a field the table lacks has no values.
+func TestFingerprint(t *testing.T) {
+	tb, err := newTable("x", &schema.Table{Name: "m", Columns: []schema.Column{
+		{Name: "time", Type: schema.Timestamp}, {Name: "host", Type: schema.Text, Tag: true},
+		{Name: "f4", Type: schema.Float4}, {Name: "n", Type: schema.Int8}, {Name: "u", Type: schema.Int8},
+		{Name: "b", Type: schema.Int8},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scanned{Rows: 3, MinTime: 10, MaxTime: 30, Series: 2,
+		Counts: []int64{3, 3, 2, 1, 3}, IntHi: []int64{0, 0, -1, 0, 0}, IntLo: []uint64{12, 0, math.MaxUint64 - 4, 9, 2},
+		Sums: []float64{0, 1.5, 0, 0, 0}, Abs: []float64{0, 2.5, 0, 0, 0}}
+	q := fingerprint.Query{Table: "m", Time: "time", Tags: []string{"host"}, Fields: []fingerprint.FieldQuery{
+		{Name: "b", Kind: fingerprint.Bool}, {Name: "f4", Kind: fingerprint.Float}, {Name: "gone", Kind: fingerprint.Float},
+		{Name: "n", Kind: fingerprint.Int}, {Name: "u", Kind: fingerprint.Uint}}}
+	fp := tb.fingerprint(q, s)
+	if fp.Rows != 3 || fp.Series != 2 || !fp.SeriesExact || fp.MinTime != 10 || fp.MaxTime != 30 || len(fp.Fields) != 5 {
+		t.Fatalf("%+v", fp)
+	}
+	want := []fingerprint.Field{
+		{Name: "b", Kind: fingerprint.Bool, Count: 3, True: 2},
+		{Name: "f4", Kind: fingerprint.Float, Count: 3, Sum: 1.5, AbsSum: 2.5, Float4: true},
+		{Name: "gone", Kind: fingerprint.Float},
+		{Name: "n", Kind: fingerprint.Int, Count: 2, IntSum: fingerprint.Int128FromInt64(-5)},
+		{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128FromInt64(9)},
+	}
+	for i, w := range want {
+		if fp.Fields[i] != w {
+			t.Errorf("field %d: %+v, want %+v", i, fp.Fields[i], w)
 		}
 	}
 }
