@@ -116,6 +116,25 @@ func TestEveryMode(t *testing.T) {
 	}
 }
 
+// TestTSBS loads TSBS's timescaledb file: its cpu table has no tags (an
+// integer names the series), so its rows are keyed by all their values and
+// none of the 240 is merged with another at the same time.
+func TestTSBS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the loader")
+	}
+	bin := build(t)
+	db := filepath.Join(t.TempDir(), "db")
+	if out, err := run(t, bin, "--file", "../load_timescale/testdata/tsbs-cpu-only.timescaledb.gz", "--db-path", db, "--verify", "content"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for table, want := range map[string]int64{"cpu": 240, "tags": 4} {
+		if rows, _, err := tonbo.ReadTable(filepath.Join(db, table)); err != nil || rows != want {
+			t.Errorf("%s: %d rows, %v; want %d", table, rows, err, want)
+		}
+	}
+}
+
 // TestFormats loads CSV, pgcopy and Parquet of the same rows, verified by
 // content.
 func TestFormats(t *testing.T) {

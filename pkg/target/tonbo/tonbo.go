@@ -8,7 +8,8 @@
 // load's directory (--db-path): a string key, the series (the table's tag
 // values) and the time, so that a point of the same series and time
 // replaces the one stored (Hooks.Overwrites), the time in nanoseconds, and
-// the table's tags and fields. tonbo 0.3's runtime schemas have no
+// the table's tags and fields. A table without tags is keyed by all its
+// values and the time (only identical rows are one). tonbo 0.3's runtime schemas have no
 // floating-point type: a double is stored as the 64 bits of its IEEE-754
 // value (exact). The table's schema is kept beside it (schema.json) so that
 // a later load or count opens it with the same columns.
@@ -126,6 +127,7 @@ type table struct {
 	first     int    // the first column stored as a column: 1 after the time, 0 in a table without one
 	kinds     []byte // per stored column: 'i', 'f' or 's'
 	keyCols   []int  // the columns that make the key's series
+	tagged    bool   // the key is the tags: its series are the table's
 	byName    map[string]int
 
 	mu    sync.RWMutex // writers share the handle (RLock); closing takes it (Lock)
@@ -176,6 +178,15 @@ func newTable(dir string, tb *schema.Table) (*table, error) {
 		fmt.Fprintf(&spec, "%c %s\n", k, c.Name)
 	}
 	t.spec = spec.String()
+	t.tagged = len(t.keyCols) > 0
+	if timed && !t.tagged {
+		// No tags (TSBS's cpu table keys its series by an integer): the
+		// row's values and its time are the key, so that rows that differ
+		// are never merged.
+		for i := 1; i < len(tb.Columns); i++ {
+			t.keyCols = append(t.keyCols, i)
+		}
+	}
 	return t, nil
 }
 
@@ -469,6 +480,9 @@ func (tb *table) fingerprint(q fingerprint.Query, s *scanned) *fingerprint.Table
 		MinTime: s.MinTime, MaxTime: s.MaxTime, TimeUnit: 1}
 	if tb.first == 0 {
 		fp.MinTime, fp.MaxTime = 0, 0
+	}
+	if !tb.tagged {
+		fp.Series = contentq.NoTagSeries(s.Rows)
 	}
 	for _, fq := range q.Fields {
 		f := fingerprint.Field{Name: fq.Name, Kind: fq.Kind}
