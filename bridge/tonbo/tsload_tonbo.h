@@ -10,7 +10,7 @@
 
 typedef struct tt_handle tt_handle;
 
-/* The tonbo release linked in (a static string). */
+/* The tonbo release linked in and the bridge's ABI, "... abi 2)" (a static string). */
 const char *tt_version(void);
 
 /* Frees a message the bridge returned. */

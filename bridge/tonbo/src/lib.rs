@@ -35,8 +35,10 @@ use tonbo::{
 /// rest of the key is the series (the caller's encoding of the tags).
 const KEY_TIME: usize = 16;
 
-/// The tonbo release linked in, for the results' server version.
-const TONBO_VERSION: &str = "tonbo 0.3.2 (embedded, through tsload's C bridge)\0";
+/// The tonbo release linked in, for the results' server version, and the
+/// bridge's ABI (the Go side refuses another: a stale archive in the
+/// shared build cache must not be called with the wrong arguments).
+const TONBO_VERSION: &str = "tonbo 0.3.2 (embedded, through tsload's C bridge, abi 2)\0";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {

@@ -12,6 +12,8 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -35,8 +37,15 @@ func status(rc C.int, msg *C.char) error {
 
 func bridgeVersion() string { return C.GoString(C.tt_version()) }
 
+// abi is the bridge's calling convention this package was written for
+// (lib.rs's TONBO_VERSION says which it has).
+const abi = "abi 2)"
+
 // bridgeOpen opens (creating) the table in dir with the columns of spec.
 func bridgeOpen(dir, spec string, wal bool) (*handle, error) {
+	if v := bridgeVersion(); !strings.HasSuffix(v, abi) {
+		return nil, fmt.Errorf("the linked tonbo bridge is %q, not the %s this load_tonbo calls: run scripts/build_tonbo.sh, then build load_tonbo again", v, strings.TrimSuffix(abi, ")"))
+	}
 	cdir, cspec := C.CString(dir), C.CString(spec)
 	defer C.free(unsafe.Pointer(cdir))
 	defer C.free(unsafe.Pointer(cspec))
