@@ -167,6 +167,12 @@ type Hooks struct {
 	// load ends. Nil: the target cannot be queried, and a --query-rate is
 	// refused before anything is loaded.
 	NewQuerier func(ctx context.Context, n int) (Querier, error)
+	// QueryLag is how long after its acknowledgement a batch's rows may
+	// take to be visible to a Querier (a server that applies writes
+	// asynchronously, such as a QuestDB WAL table or VictoriaMetrics'
+	// caches): a checked query's window covers only batches acknowledged
+	// at least this long ago. Zero: visible once acknowledged.
+	QueryLag time.Duration
 }
 
 // Querier answers queries over a connection of its own, apart from the

@@ -1,0 +1,310 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/influxdata/line-protocol/v2/lineprotocol"
+
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/gen"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/query"
+	"github.com/tsload/tsload/pkg/results"
+)
+
+// queryFake is the fake target that keeps the lines it acknowledged and
+// answers queries over them with query.Eval: the query load's answers are
+// checked end to end, from the runner's queries to what was stored.
+type queryFake struct {
+	*fakeTarget
+	dataMu sync.Mutex
+	data   []byte
+	// tamper changes a stored row as a query reads it (a value changed
+	// behind the loader's back).
+	tamper func(p *query.Point)
+	// block makes every query wait until the load finished (or its
+	// context ends).
+	block    bool
+	finished atomic.Bool
+	inflight atomic.Int64
+	opened   atomic.Int64
+	closed   atomic.Int64
+	queries  atomic.Int64
+}
+
+func newQueryFake() *queryFake { return &queryFake{fakeTarget: newFake()} }
+
+func (f *queryFake) Hooks() load.Hooks {
+	return load.Hooks{NewQuerier: f.NewQuerier, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
+}
+
+func (f *queryFake) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w, err := f.fakeTarget.NewWriter(ctx, worker)
+	return &keepingWriter{Writer: w, f: f}, err
+}
+
+type keepingWriter struct {
+	load.Writer
+	f *queryFake
+}
+
+func (w *keepingWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	ack, err := w.Writer.Write(ctx, b)
+	if err == nil && ack.Rows == b.Rows {
+		w.f.dataMu.Lock()
+		w.f.data = append(w.f.data, b.Data...)
+		w.f.dataMu.Unlock()
+	}
+	return ack, err
+}
+
+func (f *queryFake) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
+	f.opened.Add(1)
+	return fakeQuerier{f}, nil
+}
+
+type fakeQuerier struct{ f *queryFake }
+
+func (q fakeQuerier) Close() error {
+	q.f.closed.Add(1)
+	return nil
+}
+
+func (q fakeQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer, error) {
+	f := q.f
+	f.inflight.Add(1)
+	defer f.inflight.Add(-1)
+	f.queries.Add(1)
+	for f.block && !f.finished.Load() {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	f.dataMu.Lock()
+	data := bytes.Clone(f.data)
+	f.dataMu.Unlock()
+	var err error
+	ans := query.Eval(qy, func(yield func(query.Point) bool) {
+		dec := lineprotocol.NewDecoderWithBytes(data)
+		for dec.Next() {
+			m, e := dec.Measurement()
+			if e != nil {
+				err = e
+				return
+			}
+			p := query.Point{Tags: map[string]string{}, Fields: map[string]float64{}}
+			for {
+				k, v, e := dec.NextTag()
+				if e != nil {
+					err = e
+					return
+				}
+				if k == nil {
+					break
+				}
+				p.Tags[string(k)] = string(v)
+			}
+			for {
+				k, v, e := dec.NextField()
+				if e != nil {
+					err = e
+					return
+				}
+				if k == nil {
+					break
+				}
+				switch v.Kind() {
+				case lineprotocol.Float:
+					p.Fields[string(k)] = v.FloatV()
+				case lineprotocol.Int:
+					p.Fields[string(k)] = float64(v.IntV())
+				}
+			}
+			if p.Time, e = dec.Time(lineprotocol.Nanosecond, time.Time{}); e != nil {
+				err = e
+				return
+			}
+			if string(m) != qy.Table {
+				continue
+			}
+			if f.tamper != nil {
+				f.tamper(&p)
+			}
+			if !yield(p) {
+				return
+			}
+		}
+	})
+	return ans, err
+}
+
+// generated writes a generated line-protocol file with its description.
+func generated(t *testing.T, uc string, scale int, span time.Duration) (string, int64) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), uc+".ilp")
+	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
+	st, err := gen.Generate(context.Background(), gen.Config{UseCase: uc, Format: format.ILP, Seed: 38, Scale: scale,
+		Start: start, End: start.Add(span), Interval: 10 * time.Second, File: path, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, st.Rows
+}
+
+func queryConfig(path string) Config {
+	cfg := baseConfig(path)
+	cfg.BatchSize = 100
+	cfg.Prepare.DropDB = true
+	cfg.QueryRate = 2000
+	cfg.QueryWorkers = 2
+	return cfg
+}
+
+func byName(q *results.Queries) map[string]results.QueryType {
+	out := map[string]results.QueryType{}
+	for _, t := range q.Types {
+		out[t.Name] = t
+	}
+	return out
+}
+
+// TestQueriesChecked: every query type of cpu-only and iot (its delayed
+// rows and NULLs) is answered and checked right, while loading and over
+// the whole load.
+func TestQueriesChecked(t *testing.T) {
+	for _, uc := range []string{"cpu-only", "iot"} {
+		t.Run(uc, func(t *testing.T) {
+			path, rows := generated(t, uc, 4, 3*time.Hour)
+			f := newQueryFake()
+			f.delay = time.Millisecond
+			cfg := queryConfig(path)
+			res, err := Run(context.Background(), cfg, f)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, cfg.Stderr)
+			}
+			if res.Rows != rows || res.Queries == nil || !res.Queries.Checked || res.Queries.Note != "" {
+				t.Fatalf("rows %d of %d, queries %+v", res.Rows, rows, res.Queries)
+			}
+			t.Logf("%s", cfg.Stderr)
+			types := byName(res.Queries)
+			for _, k := range query.Kinds(uc) {
+				qt := types[k.Name]
+				if qt.Checked == 0 || qt.Wrong != 0 || qt.Errors != 0 || qt.Count < qt.Checked {
+					t.Errorf("%s: %+v", k.Name, qt)
+				}
+			}
+			if !strings.Contains(cfg.Stderr.(*bytes.Buffer).String(), "queries: 2,000/s offered on 2 connections") {
+				t.Errorf("summary:\n%s", cfg.Stderr)
+			}
+			if f.opened.Load() != 2 || f.closed.Load() != 2 {
+				t.Errorf("%d queriers opened, %d closed", f.opened.Load(), f.closed.Load())
+			}
+		})
+	}
+}
+
+// TestQueriesWrongAnswer: a value changed behind the loader's back makes
+// the checked queries over it wrong answers, named, and the run fails.
+func TestQueriesWrongAnswer(t *testing.T) {
+	path, _ := generated(t, "cpu-only", 3, time.Hour)
+	f := newQueryFake()
+	f.tamper = func(p *query.Point) {
+		if p.Tags["hostname"] == "host_1" {
+			p.Fields["usage_user"] += 0.5
+		}
+	}
+	cfg := queryConfig(path)
+	cfg.QueryMix = query.Mix{{Name: "lastpoint", Weight: 1}, {Name: "high-cpu-1", Weight: 0}}
+	res, err := Run(context.Background(), cfg, f)
+	if err == nil || !strings.Contains(err.Error(), "wrong query answers") || !strings.Contains(err.Error(), "lastpoint: last(usage_user") {
+		t.Fatalf("err %v", err)
+	}
+	if res.Status != results.StatusFailed || len(res.Queries.Wrong) == 0 || !strings.Contains(res.Queries.Wrong[0], "host_1") {
+		t.Fatalf("status %s, wrong %q", res.Status, res.Queries.Wrong)
+	}
+	if qt := byName(res.Queries)["lastpoint"]; qt.Wrong == 0 || qt.Wrong > qt.Checked {
+		t.Errorf("%+v", qt)
+	}
+	if !strings.Contains(cfg.Stderr.(*bytes.Buffer).String(), "WRONG ANSWER") {
+		t.Errorf("stderr:\n%s", cfg.Stderr)
+	}
+}
+
+// TestQueriesBounded: queries that do not come back neither hold the
+// writers nor grow the backlog past its cap, and stop with the load.
+func TestQueriesBounded(t *testing.T) {
+	path, rows := generated(t, "cpu-only", 4, 2*time.Hour)
+	f := newQueryFake()
+	f.block = true
+	f.delay = time.Millisecond
+	cfg := queryConfig(path)
+	cfg.QueryRate = 100000
+	res, err := Run(context.Background(), cfg, f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, cfg.Stderr)
+	}
+	q := res.Queries
+	if res.Rows != rows {
+		t.Errorf("%d rows of %d loaded", res.Rows, rows)
+	}
+	if q.BacklogCap != MaxQueryBacklog*2 || q.MaxBacklog > int64(q.BacklogCap) || q.Dropped > q.Issued {
+		t.Errorf("backlog %d of %d, %d dropped of %d", q.MaxBacklog, q.BacklogCap, q.Dropped, q.Issued)
+	}
+	if n := f.inflight.Load(); n != 0 {
+		t.Errorf("%d queries running after the run", n)
+	}
+	if f.closed.Load() != 2 {
+		t.Errorf("%d queriers closed", f.closed.Load())
+	}
+	for _, qt := range q.Types { // the final round, after the load
+		if qt.Checked == 0 || qt.Wrong != 0 {
+			t.Errorf("%+v", qt)
+		}
+	}
+}
+
+// TestQueriesRefused: a query load that cannot run is refused before
+// anything is prepared.
+func TestQueriesRefused(t *testing.T) {
+	path, _ := generated(t, "cpu-only", 1, time.Hour)
+	plain, _ := ilpInput(t, 10)
+	for name, c := range map[string]struct {
+		cfg  Config
+		t    load.Target
+		want string
+	}{
+		"no querier":     {queryConfig(path), newFake(), "cannot be queried"},
+		"no description": {queryConfig(plain), newQueryFake(), "no description"},
+		"unknown type":   {func() Config { c := queryConfig(path); c.QueryMix = query.Mix{{Name: "last-loc", Weight: 1}}; return c }(), newQueryFake(), "last-loc is not a query of cpu-only"},
+	} {
+		_, err := Run(context.Background(), c.cfg, c.t)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", name, err)
+		}
+		var p *load.PrepareOptions
+		switch tg := c.t.(type) {
+		case *fakeTarget:
+			p = tg.prepared
+		case *queryFake:
+			p = tg.prepared
+		}
+		if p != nil {
+			t.Errorf("%s: prepared", name)
+		}
+	}
+}
+
+func TestIoTMaxDelay(t *testing.T) {
+	if iotMaxDelay != gen.IoTMaxDelay {
+		t.Fatalf("iotMaxDelay %d, gen.IoTMaxDelay %d", iotMaxDelay, gen.IoTMaxDelay)
+	}
+}
