@@ -26,6 +26,11 @@ type queryFake struct {
 	*fakeTarget
 	dataMu sync.Mutex
 	data   []byte
+	// lag: rows become visible to queries this long after they were
+	// acknowledged (load.Hooks.QueryLag); visible is where data ends.
+	lag     time.Duration
+	chunks  []lagChunk
+	visible int
 	// tamper changes a stored row as a query reads it (a value changed
 	// behind the loader's back).
 	tamper func(p *query.Point)
@@ -42,12 +47,17 @@ type queryFake struct {
 func newQueryFake() *queryFake { return &queryFake{fakeTarget: newFake()} }
 
 func (f *queryFake) Hooks() load.Hooks {
-	return load.Hooks{NewQuerier: f.NewQuerier, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
+	return load.Hooks{NewQuerier: f.NewQuerier, QueryLag: f.lag, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
 }
 
 func (f *queryFake) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
 	w, err := f.fakeTarget.NewWriter(ctx, worker)
 	return &keepingWriter{Writer: w, f: f}, err
+}
+
+type lagChunk struct {
+	at  time.Time
+	end int
 }
 
 type keepingWriter struct {
@@ -60,6 +70,7 @@ func (w *keepingWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, err
 	if err == nil && ack.Rows == b.Rows {
 		w.f.dataMu.Lock()
 		w.f.data = append(w.f.data, b.Data...)
+		w.f.chunks = append(w.f.chunks, lagChunk{time.Now(), len(w.f.data)})
 		w.f.dataMu.Unlock()
 	}
 	return ack, err
@@ -90,7 +101,10 @@ func (q fakeQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer,
 		}
 	}
 	f.dataMu.Lock()
-	data := bytes.Clone(f.data)
+	for len(f.chunks) > 0 && time.Since(f.chunks[0].at) >= f.lag {
+		f.visible, f.chunks = f.chunks[0].end, f.chunks[1:]
+	}
+	data := bytes.Clone(f.data[:f.visible])
 	f.dataMu.Unlock()
 	var err error
 	ans := query.Eval(qy, func(yield func(query.Point) bool) {
@@ -306,5 +320,29 @@ func TestQueriesRefused(t *testing.T) {
 func TestIoTMaxDelay(t *testing.T) {
 	if iotMaxDelay != gen.IoTMaxDelay {
 		t.Fatalf("iotMaxDelay %d, gen.IoTMaxDelay %d", iotMaxDelay, gen.IoTMaxDelay)
+	}
+}
+
+// TestQueriesPacedLag: with --rate, on a target whose rows become visible
+// a while after their acknowledgement (load.Hooks.QueryLag), checked
+// answers cover only what is visible.
+func TestQueriesPacedLag(t *testing.T) {
+	path, rows := generated(t, "cpu-only", 4, 2*time.Hour)
+	f := newQueryFake()
+	f.lag = 30 * time.Millisecond
+	cfg := queryConfig(path)
+	cfg.Pace = Pace{Rate: 20000}
+	cfg.QueryRate = 500
+	res, err := Run(context.Background(), cfg, f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, cfg.Stderr)
+	}
+	if res.Rows != rows || res.Pace == nil {
+		t.Fatalf("%d rows of %d, pace %v", res.Rows, rows, res.Pace)
+	}
+	for _, qt := range res.Queries.Types {
+		if qt.Checked == 0 || qt.Wrong != 0 {
+			t.Errorf("%+v", qt)
+		}
 	}
 }
