@@ -23,6 +23,8 @@ type Queries struct {
 	Checked bool   `json:"checked"`
 	Note    string `json:"note,omitempty"`
 
+	// All are the totals over every type (its Name "all").
+	All QueryType `json:"all"`
 	// Types are the totals per query type, in the mix's order.
 	Types []QueryType `json:"types"`
 	// Wrong names the first wrong answers: query, window and difference.

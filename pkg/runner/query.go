@@ -52,8 +52,9 @@ import (
 // iot irregularities included), costs what the window's bytes cost
 // (a gzip input is inflated from its start, the price of a stream) and
 // holds one line at a time: memory is bounded by the answer, not the
-// window. One check runs at a time; an answer that comes while another is
-// checked is counted unchecked.
+// window. Checks run on a goroutine of their own, so a check never
+// delays a query: one answer waits for it at most, and an answer that
+// finds it busy is not checked (a type's Count minus its Checked).
 //
 // Answers are checked when the input is one generated line-protocol file
 // (its .dataset.json names the use case, scale and time range) with no
@@ -104,12 +105,12 @@ type queryLoad struct {
 	stderr   io.Writer
 	queriers []load.Querier
 
-	jobs     chan queryJob
-	issued   atomic.Int64
-	dropped  atomic.Int64
-	maxBack  atomic.Int64
-	checking atomic.Bool // a check runs
-	badData  atomic.Bool // a batch was partially acknowledged: no more checks
+	jobs    chan queryJob
+	issued  atomic.Int64
+	dropped atomic.Int64
+	maxBack atomic.Int64
+	checks  chan queryCheck // to the checker, one waiting at most
+	badData atomic.Bool     // a batch was partially acknowledged: no more checks
 
 	wm watermark
 
@@ -118,6 +119,9 @@ type queryLoad struct {
 	period []queryCounts
 	wrong  []string
 	errs   []string
+	// checkFailed: an expected answer could not be read (note says why);
+	// later answers are not checked.
+	checkFailed bool
 }
 
 type queryJob struct {
@@ -246,6 +250,9 @@ func (ql *queryLoad) start(ctx context.Context) (stop func()) {
 	}
 	qctx, cancel := context.WithCancel(ctx)
 	ql.jobs = make(chan queryJob, MaxQueryBacklog*ql.nw)
+	ql.checks = make(chan queryCheck, 1)
+	checked := make(chan struct{})
+	go ql.checker(checked)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -269,6 +276,8 @@ func (ql *queryLoad) start(ctx context.Context) (stop func()) {
 	return func() {
 		cancel()
 		wg.Wait()
+		close(ql.checks)
+		<-checked // the answers handed over are checked
 	}
 }
 
@@ -326,7 +335,8 @@ func (ql *queryLoad) final(ctx context.Context, complete bool) {
 	}
 }
 
-// one builds query seq, runs it with q, and records and checks the answer.
+// one builds query seq, runs it with q, records the answer and hands it
+// to the checker (final: checks it here).
 func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due time.Time, final bool) {
 	ki := query.Pick(ql.weights, seq)
 	k := &ql.kinds[ki]
@@ -337,24 +347,7 @@ func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due ti
 	if ctx.Err() != nil && err != nil {
 		return // stopped with the load: not a failure of the target
 	}
-	var diff string
-	checked := false
-	if err == nil && checkable && !ql.badData.Load() && (final || ql.checking.CompareAndSwap(false, true)) {
-		var want *query.Answer
-		want, err = ql.expect(qy)
-		if !final {
-			ql.checking.Store(false)
-		}
-		if err != nil {
-			err = fmt.Errorf("reading the expected answer back from %s: %w", ql.path, err)
-		} else {
-			checked = true
-			ans.Sort()
-			diff = query.Diff(want, ans, queryTolerance)
-		}
-	}
 	ql.mu.Lock()
-	defer ql.mu.Unlock()
 	for _, c := range []*queryCounts{&ql.total[ki], &ql.period[ki]} {
 		switch {
 		case errors.Is(err, errors.ErrUnsupported):
@@ -365,21 +358,74 @@ func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due ti
 			c.Count++
 			c.Rows += int64(len(ans.Rows))
 			c.hist.record(lat)
-			if checked {
-				c.Checked++
-				if diff != "" {
-					c.Wrong++
-				}
-			}
 		}
 	}
-	switch {
-	case err != nil && !errors.Is(err, errors.ErrUnsupported) && len(ql.errs) < maxQueryNotes:
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) && len(ql.errs) < maxQueryNotes {
 		ql.errs = append(ql.errs, fmt.Sprintf("%s: %v", qy, err))
 		fmt.Fprintf(ql.stderr, "query %s failed: %v\n", k.Name, err)
-	case diff != "" && len(ql.wrong) < maxQueryNotes:
-		ql.wrong = append(ql.wrong, fmt.Sprintf("%s: %s", qy, diff))
-		fmt.Fprintf(ql.stderr, "query %s: WRONG ANSWER: %s\n", qy, diff)
+	}
+	ql.mu.Unlock()
+	if err != nil || !checkable {
+		return
+	}
+	c := queryCheck{ki: ki, q: qy, ans: ans}
+	if final {
+		ql.check(c)
+		return
+	}
+	select {
+	case ql.checks <- c:
+	default: // the checker is busy: not checked
+	}
+}
+
+// queryCheck is an answer to check.
+type queryCheck struct {
+	ki  int
+	q   *query.Query
+	ans *query.Answer
+}
+
+// checker checks the answers handed to it until checks is closed.
+func (ql *queryLoad) checker(done chan<- struct{}) {
+	defer close(done)
+	for c := range ql.checks {
+		ql.check(c)
+	}
+}
+
+// check compares an answer with the expected one.
+func (ql *queryLoad) check(c queryCheck) {
+	ql.mu.Lock()
+	failed := ql.checkFailed
+	ql.mu.Unlock()
+	if failed || ql.badData.Load() {
+		return
+	}
+	want, err := ql.expect(c.q)
+	if err != nil {
+		ql.mu.Lock()
+		defer ql.mu.Unlock()
+		if !ql.checkFailed {
+			ql.checkFailed = true
+			ql.note = fmt.Sprintf("answers not checked from %s on: reading the expected answer back from %s: %v", c.q.Name, ql.path, err)
+			fmt.Fprintf(ql.stderr, "query load: %s\n", ql.note)
+		}
+		return
+	}
+	c.ans.Sort()
+	diff := query.Diff(want, c.ans, queryTolerance)
+	ql.mu.Lock()
+	defer ql.mu.Unlock()
+	for _, n := range []*queryCounts{&ql.total[c.ki], &ql.period[c.ki]} {
+		n.Checked++
+		if diff != "" {
+			n.Wrong++
+		}
+	}
+	if diff != "" && len(ql.wrong) < maxQueryNotes {
+		ql.wrong = append(ql.wrong, fmt.Sprintf("%s: %s", c.q, diff))
+		fmt.Fprintf(ql.stderr, "query %s: WRONG ANSWER: %s\n", c.q, diff)
 	}
 }
 
@@ -588,11 +634,18 @@ func (ql *queryLoad) results() (*results.Queries, error) {
 	if ql.badData.Load() && res.Checked {
 		res.Note = "checks stopped at a batch acknowledged in part (or with a timestamp that could not be read)"
 	}
-	var wrong int64
-	for _, t := range res.Types {
-		wrong += t.Wrong
+	all := queryCounts{QueryType: results.QueryType{Name: "all"}, hist: newHistogram()}
+	for _, c := range ql.total {
+		all.Count += c.Count
+		all.Errors += c.Errors
+		all.Unsupported += c.Unsupported
+		all.Checked += c.Checked
+		all.Wrong += c.Wrong
+		all.Rows += c.Rows
+		all.hist.merge(c.hist)
 	}
-	if wrong > 0 {
+	res.All = summarize([]queryCounts{all})[0]
+	if wrong := all.Wrong; wrong > 0 {
 		return res, fmt.Errorf("%d wrong query answers: %s", wrong, strings.Join(ql.wrong, "; "))
 	}
 	return res, nil
@@ -605,7 +658,7 @@ func writeQueries(w io.Writer, q *results.Queries) {
 	}
 	fmt.Fprintf(w, "queries: %s/s offered on %d connections (%s): %s due, %s dropped (backlog full; at most %d of %d waited)\n",
 		rate(q.Rate), q.Workers, q.Mix, count(q.Issued), count(q.Dropped), q.MaxBacklog, q.BacklogCap)
-	for _, t := range q.Types {
+	for _, t := range append(q.Types, q.All) {
 		l := t.LatencyFromDue
 		fmt.Fprintf(w, "  %-22s %6d answered, %d rows, %d errors, %d unsupported; checked %d, wrong %d; ms from due p50 %.2f p99 %.2f max %.2f\n",
 			t.Name, t.Count, t.Rows, t.Errors, t.Unsupported, t.Checked, t.Wrong, l.P50, l.P99, l.Max)
