@@ -74,7 +74,7 @@
 # queries (<target>_r<n>) and with Q queries per second beside the load
 # (<target>_q_r<n>, its results' target "<target>+queries", a row of its own
 # in the table; load_x --query-rate, --query-workers, --query-mix:
-# docs/queries.md); queries.md then puts, per database, the ingest rate
+# docs/query-load.md); queries.md then puts, per database, the ingest rate
 # without and with queries, its change, and the queries' latency from due
 # (p50, p99), answers and wrong answers side by side (medians across
 # repeats). A loader whose target has no querier fails its runs with

@@ -8,7 +8,7 @@ import (
 )
 
 // Flags of the query load beside the writers (runner.Config.QueryRate;
-// docs/queries.md).
+// docs/query-load.md).
 const (
 	FlagQueryRate    = "query-rate"
 	FlagQueryWorkers = "query-workers"

@@ -10,7 +10,7 @@ import (
 )
 
 // Runs with a query load beside the writers (load_* --query-rate;
-// docs/queries.md) carry Results.Queries and the query types answered per
+// docs/query-load.md) carry Results.Queries and the query types answered per
 // period: the table adds the queries' p50 and p99 latency from their due
 // time (medians across runs) and the wrong answers (summed over every
 // run, a failed one included: a wrong answer fails its run); the HTML
@@ -23,7 +23,7 @@ var (
 )
 
 // queryLegend explains the query columns under a Markdown table.
-const queryLegend = "query p50 ms, query p99 ms: queries run beside the load (--query-rate), latency from each query's due time over every type, medians across runs; wrong answers: answers that differed from what the loaded rows hold, over every run (docs/queries.md)."
+const queryLegend = "query p50 ms, query p99 ms: queries run beside the load (--query-rate), latency from each query's due time over every type, medians across runs; wrong answers: answers that differed from what the loaded rows hold, over every run (docs/query-load.md)."
 
 // hasQueries reports whether some run of t ran queries.
 func (t *Table) hasQueries() bool {

@@ -19,7 +19,7 @@ import (
 	"github.com/tsload/tsload/pkg/results"
 )
 
-// The query load (Config.QueryRate; docs/queries.md). Beside the writers,
+// The query load (Config.QueryRate; docs/query-load.md). Beside the writers,
 // QueryWorkers goroutines, each with a load.Querier of its own (its own
 // connection: load.Hooks.NewQuerier), answer queries of the catalogue
 // (query.Kinds of the input's use case, mixed by QueryMix) that fall due

@@ -132,7 +132,7 @@ type Config struct {
 	// many per second on QueryWorkers connections of their own (default
 	// DefaultQueryWorkers), of the types and weights QueryMix says (empty:
 	// every type of the input's use case), their answers checked where the
-	// input says what they must be (query.go; docs/queries.md).
+	// input says what they must be (query.go; docs/query-load.md).
 	QueryRate    float64
 	QueryWorkers int
 	QueryMix     query.Mix
