@@ -27,8 +27,10 @@ import (
 // due time, in a backlog of MaxQueryBacklog per worker; a query that finds
 // it full is dropped and counted, so the query load never holds more than
 // that, and it never waits on the writers nor they on it. Its latency is
-// from the due time. It starts with the load (after Prepare) and stops
-// when the last batch is acknowledged: queries in flight are cancelled.
+// from the due time. It starts with the load's first acknowledged batch (a
+// table loaded from line protocol exists only from its first write) and
+// stops when the last batch is acknowledged: queries in flight are
+// cancelled.
 // Then each query type of the mix runs once more over everything loaded
 // (the final round), so that every type is checked at least once.
 //
@@ -46,7 +48,8 @@ import (
 // the start of the last batch before which no row reached the window's
 // start (an index of the prefix's batches: byte offset and the greatest
 // time before it, thinned to at most maxQueryIndex entries), to the first
-// row past the window's end plus the disorder, or the prefix's end.
+// row past the window's end plus the disorder, or the prefix's end (a
+// gzip input from the last gzip member that starts before: querycheck.go).
 // Re-reading the input rather than regenerating it with pkg/gen works for
 // any generated file as written (any seed, scale, shard or row cap, the
 // iot irregularities included), costs what the window's bytes cost
@@ -99,6 +102,7 @@ type queryLoad struct {
 	dsStart  time.Time
 	dsEnd    time.Time
 	path     string // the input re-read for checks ("": not checked)
+	input    checkInput
 	unit     int64  // ns per ILP timestamp unit
 	disorder int64  // ns
 	note     string // why answers are not checked, or what limits it
@@ -113,6 +117,10 @@ type queryLoad struct {
 	badData atomic.Bool     // a batch was partially acknowledged: no more checks
 
 	wm watermark
+	// acked is closed at the first batch written: queries start then (a
+	// table loaded from line protocol exists from its first write).
+	acked     chan struct{}
+	ackedOnce sync.Once
 
 	mu     sync.Mutex
 	total  []queryCounts // per kind
@@ -205,8 +213,10 @@ func (r *run) newQueryLoad() (*queryLoad, error) {
 		ql.note = "answers not checked: the description has no interval"
 	default:
 		ql.path = cfg.Inputs[0]
+		ql.input.path = ql.path
 	}
 	ql.wm.reset()
+	ql.acked = make(chan struct{})
 	ql.wm.lag = r.hooks.QueryLag
 	ql.total, ql.period = newCounts(kinds), newCounts(kinds)
 	return ql, nil
@@ -283,6 +293,11 @@ func (ql *queryLoad) start(ctx context.Context) (stop func()) {
 
 // dispatch puts each query in the backlog at its due time.
 func (ql *queryLoad) dispatch(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-ql.acked:
+	}
 	t0 := time.Now()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -459,6 +474,7 @@ func (ql *queryLoad) written(b *load.Batch) {
 		}
 	}
 	ql.wm.add(b.Seq, b.Offset, b.Offset+int64(len(b.Data)), lo*ql.unit, hi*ql.unit, ok)
+	ql.ackedOnce.Do(func() { close(ql.acked) })
 }
 
 // partial notes a batch acknowledged in part: the input no longer says

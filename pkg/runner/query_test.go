@@ -3,6 +3,8 @@ package runner
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -163,8 +165,13 @@ func (q fakeQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer,
 
 // generated writes a generated line-protocol file with its description.
 func generated(t *testing.T, uc string, scale int, span time.Duration) (string, int64) {
+	return generatedAs(t, uc+".ilp", uc, scale, span)
+}
+
+// generatedAs is generated into a file of that name (".gz": gzip members).
+func generatedAs(t *testing.T, name, uc string, scale int, span time.Duration) (string, int64) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), uc+".ilp")
+	path := filepath.Join(t.TempDir(), name)
 	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
 	st, err := gen.Generate(context.Background(), gen.Config{UseCase: uc, Format: format.ILP, Seed: 38, Scale: scale,
 		Start: start, End: start.Add(span), Interval: 10 * time.Second, File: path, Workers: 1})
@@ -195,9 +202,10 @@ func byName(q *results.Queries) map[string]results.QueryType {
 // rows and NULLs) is answered and checked right, while loading and over
 // the whole load.
 func TestQueriesChecked(t *testing.T) {
-	for _, uc := range []string{"cpu-only", "iot"} {
-		t.Run(uc, func(t *testing.T) {
-			path, rows := generated(t, uc, 4, 3*time.Hour)
+	for _, name := range []string{"cpu-only.ilp", "iot.ilp", "iot.ilp.gz"} {
+		uc := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".ilp")
+		t.Run(name, func(t *testing.T) {
+			path, rows := generatedAs(t, name, uc, 4, 3*time.Hour)
 			f := newQueryFake()
 			f.delay = time.Millisecond
 			cfg := queryConfig(path)
@@ -343,6 +351,35 @@ func TestQueriesPacedLag(t *testing.T) {
 	for _, qt := range res.Queries.Types {
 		if qt.Checked == 0 || qt.Wrong != 0 {
 			t.Errorf("%+v", qt)
+		}
+	}
+}
+
+// TestCheckInput: the read-back of a gzip input (many members) from any
+// offset is the decompressed input's bytes from there, before and after
+// its members are known.
+func TestCheckInput(t *testing.T) {
+	gz, _ := generatedAs(t, "cpu.ilp.gz", "cpu-only", 10, 6*time.Hour)
+	plainPath, _ := generated(t, "cpu-only", 10, 6*time.Hour)
+	plain, err := os.ReadFile(plainPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{gz, plainPath} {
+		c := &checkInput{path: path}
+		for _, off := range []int64{int64(len(plain)) - 10, 0, 1 << 20, 3<<20 + 17, int64(len(plain)) / 2, 5} {
+			rd, err := c.open(off)
+			if err != nil {
+				t.Fatalf("%s at %d: %v", path, off, err)
+			}
+			got, err := io.ReadAll(io.LimitReader(rd, 1<<20+100))
+			rd.Close()
+			if want := plain[off:min(int64(len(plain)), off+1<<20+100)]; err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s at %d: %d bytes (%v), want %d", path, off, len(got), err, len(want))
+			}
+		}
+		if path == gz && len(c.members) < 3 {
+			t.Errorf("%d gzip members found in %d bytes", len(c.members), len(plain))
 		}
 	}
 }
