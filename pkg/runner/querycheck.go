@@ -27,6 +27,14 @@ func (ql *queryLoad) expect(q *query.Query) (*query.Answer, error) {
 	defer rd.Close()
 	pts := &ilpPoints{dec: lineprotocol.NewDecoder(io.LimitReader(rd, end-off)), q: q, prefix: ql.ds.TablePrefix,
 		unit: ql.unit, stop: q.End.UnixNano() + ql.disorder}
+	for _, m := range q.Where {
+		pts.tags = append(pts.tags, m.Tag)
+	}
+	pts.tags = append(pts.tags, q.GroupBy...)
+	pts.fields = append(pts.fields, q.Fields...)
+	if q.Filter != nil {
+		pts.fields = append(pts.fields, q.Filter.Field)
+	}
 	ans := query.Eval(q, pts.all)
 	if pts.err != nil {
 		return nil, fmt.Errorf("line %d after byte %d: %w", pts.line, off, pts.err)
@@ -174,6 +182,18 @@ type ilpPoints struct {
 	stop   int64
 	line   int64
 	err    error
+	// tags and fields are those q reads: the others are not kept.
+	tags, fields []string
+}
+
+// nameIn is the element of names that k spells, or "".
+func nameIn(names []string, k []byte) string {
+	for _, n := range names {
+		if n == string(k) {
+			return n
+		}
+	}
+	return ""
 }
 
 func (p *ilpPoints) all(yield func(query.Point) bool) {
@@ -222,7 +242,9 @@ func (p *ilpPoints) row(pt *query.Point) error {
 		if k == nil {
 			break
 		}
-		pt.Tags[string(k)] = string(v)
+		if n := nameIn(p.tags, k); n != "" {
+			pt.Tags[n] = string(v)
+		}
 	}
 	for {
 		k, v, err := p.dec.NextField()
@@ -232,13 +254,17 @@ func (p *ilpPoints) row(pt *query.Point) error {
 		if k == nil {
 			return nil
 		}
+		n := nameIn(p.fields, k)
+		if n == "" {
+			continue
+		}
 		switch v.Kind() {
 		case lineprotocol.Float:
-			pt.Fields[string(k)] = v.FloatV()
+			pt.Fields[n] = v.FloatV()
 		case lineprotocol.Int:
-			pt.Fields[string(k)] = float64(v.IntV())
+			pt.Fields[n] = float64(v.IntV())
 		case lineprotocol.Uint:
-			pt.Fields[string(k)] = float64(v.UintV())
+			pt.Fields[n] = float64(v.UintV())
 		}
 	}
 }
