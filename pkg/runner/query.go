@@ -111,6 +111,7 @@ type queryLoad struct {
 	note     string // why answers are not checked, or what limits it
 	stderr   io.Writer
 	queriers []load.Querier
+	connect  func(ctx context.Context, n int) (load.Querier, error)
 
 	jobs    chan queryJob
 	issued  atomic.Int64
@@ -230,6 +231,7 @@ func (ql *queryLoad) open(ctx context.Context, t load.Hooks) error {
 	if ql == nil {
 		return nil
 	}
+	ql.connect = t.NewQuerier
 	for i := 0; i < ql.nw; i++ {
 		q, err := t.NewQuerier(ctx, i)
 		if err != nil {
@@ -331,10 +333,27 @@ func (ql *queryLoad) dispatch(ctx context.Context) {
 
 // final runs each kind once over everything acknowledged (the load has
 // ended; complete: every row of the input was acknowledged).
+//
+// It runs on a connection of its own (number QueryWorkers): the workers'
+// queries were cancelled at the load's end, and a database client may
+// close a connection whose query was cancelled.
 func (ql *queryLoad) final(ctx context.Context, complete bool) {
 	if ql == nil || len(ql.queriers) == 0 {
 		return
 	}
+	q, err := ql.connect(ctx, ql.nw)
+	if err != nil {
+		ql.mu.Lock()
+		ql.errs = append(ql.errs, fmt.Sprintf("final round: connect: %v", err))
+		ql.mu.Unlock()
+		fmt.Fprintf(ql.stderr, "query load: final round: connect: %v\n", err)
+		return
+	}
+	defer func() {
+		if err := q.Close(); err != nil {
+			fmt.Fprintf(ql.stderr, "query load: final round: close: %v\n", err)
+		}
+	}()
 	if complete {
 		ql.wm.complete(ctx)
 	} else if ql.wm.lag > 0 {
@@ -347,7 +366,7 @@ func (ql *queryLoad) final(ctx context.Context, complete bool) {
 	for i := range ql.kinds {
 		for seq := base + uint64(i); ; seq += uint64(len(ql.kinds)) {
 			if query.Pick(ql.weights, seq) == i || seq > base+1000 {
-				ql.one(ctx, ql.queriers[0], seq, time.Now(), true)
+				ql.one(ctx, q, seq, time.Now(), true)
 				break
 			}
 		}

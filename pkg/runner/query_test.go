@@ -227,7 +227,7 @@ func TestQueriesChecked(t *testing.T) {
 			if !strings.Contains(cfg.Stderr.(*bytes.Buffer).String(), "queries: 2,000/s offered on 2 connections") {
 				t.Errorf("summary:\n%s", cfg.Stderr)
 			}
-			if f.opened.Load() != 2 || f.closed.Load() != 2 {
+			if f.opened.Load() != 3 || f.closed.Load() != 3 { // 2 workers and the final round's
 				t.Errorf("%d queriers opened, %d closed", f.opened.Load(), f.closed.Load())
 			}
 		})
@@ -284,7 +284,7 @@ func TestQueriesBounded(t *testing.T) {
 	if n := f.inflight.Load(); n != 0 {
 		t.Errorf("%d queries running after the run", n)
 	}
-	if f.closed.Load() != 2 {
+	if f.closed.Load() != 3 {
 		t.Errorf("%d queriers closed", f.closed.Load())
 	}
 	for _, qt := range q.Types { // the final round, after the load
