@@ -572,12 +572,13 @@ func (w *watermark) add(seq, off, end, lo, hi int64, ok bool) {
 	for {
 		s, found := w.pending[w.next]
 		if !found {
-			return
+			break
 		}
 		delete(w.pending, w.next)
 		w.ready = append(w.ready, readySpan{now, s})
 		w.next++
 	}
+	w.settle(now) // ready holds only what was acknowledged within the lag
 }
 
 // settle moves the batches acknowledged lag ago into the prefix (w.mu
@@ -643,6 +644,7 @@ func (w *watermark) get(disorder int64) (int64, int64) {
 func (w *watermark) span(start int64) (off, end int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.settle(time.Now())
 	for i := len(w.index) - 1; i >= 0; i-- {
 		if w.index[i].maxBefore < start {
 			return w.index[i].off, w.end

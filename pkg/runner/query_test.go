@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -381,5 +382,50 @@ func TestCheckInput(t *testing.T) {
 		if path == gz && len(c.members) < 3 {
 			t.Errorf("%d gzip members found in %d bytes", len(c.members), len(plain))
 		}
+	}
+}
+
+// TestWatermark: the prefix of batches acknowledged in order makes the
+// watermark, whatever order they come in; the disorder moves it back; the
+// index finds where a window's rows start, and stays bounded.
+func TestWatermark(t *testing.T) {
+	var w watermark
+	w.reset()
+	if m, _ := w.get(0); m != math.MinInt64 {
+		t.Fatalf("empty: %d", m)
+	}
+	// Batch k (1-based) holds bytes [100(k-1), 100k) and times [10(k-1), 10k-1].
+	add := func(k int64) { w.add(k, 100*(k-1), 100*k, 10*(k-1), 10*k-1, true) }
+	add(2)
+	add(3)
+	if m, acked := w.get(0); m != math.MinInt64 || acked != 29 {
+		t.Fatalf("a gap at batch 1: watermark %d, acked %d", m, acked)
+	}
+	add(1)
+	if m, _ := w.get(0); m != 29 {
+		t.Fatalf("batches 1-3: watermark %d", m)
+	}
+	if m, _ := w.get(5); m != 24 {
+		t.Fatalf("disorder 5: watermark %d", m)
+	}
+	if off, end := w.span(15); off != 100 || end != 300 {
+		t.Errorf("span from 15: bytes %d..%d", off, end)
+	}
+	if off, _ := w.span(5); off != 0 {
+		t.Errorf("span from 5: byte %d", off)
+	}
+	for k := int64(4); k <= 3*maxQueryIndex; k++ {
+		add(k)
+	}
+	if len(w.index) >= maxQueryIndex || w.stride < 2 {
+		t.Errorf("index of %d entries, stride %d", len(w.index), w.stride)
+	}
+	start := int64(10 * (2 * maxQueryIndex))
+	if off, end := w.span(start); off > 100*(start/10) || off < 100*(start/10)-100*w.stride || end != 100*3*maxQueryIndex {
+		t.Errorf("span from %d: bytes %d..%d (stride %d)", start, off, end, w.stride)
+	}
+	w.complete(context.Background())
+	if m, _ := w.get(1000); m != 10*3*maxQueryIndex {
+		t.Errorf("complete: watermark %d", m)
 	}
 }
