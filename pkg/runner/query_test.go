@@ -429,3 +429,19 @@ func TestWatermark(t *testing.T) {
 		t.Errorf("complete: watermark %d", m)
 	}
 }
+
+// TestQueriesSerializationPass: the pass that reads without loading runs
+// no queries (there is no database to ask); the load after it does.
+func TestQueriesSerializationPass(t *testing.T) {
+	path, rows := generated(t, "cpu-only", 2, time.Hour)
+	f := newQueryFake()
+	cfg := queryConfig(path)
+	cfg.SerializationPass = true
+	res, err := Run(context.Background(), cfg, f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, cfg.Stderr)
+	}
+	if res.Rows != rows || res.Serialization == nil || res.Queries == nil || res.Queries.All.Checked == 0 {
+		t.Fatalf("rows %d of %d, serialization %v, queries %+v", res.Rows, rows, res.Serialization, res.Queries)
+	}
+}
