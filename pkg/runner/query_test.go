@@ -165,12 +165,12 @@ func (q fakeQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer,
 }
 
 // generated writes a generated line-protocol file with its description.
-func generated(t *testing.T, uc string, scale int, span time.Duration) (string, int64) {
+func generated(t testing.TB, uc string, scale int, span time.Duration) (string, int64) {
 	return generatedAs(t, uc+".ilp", uc, scale, span)
 }
 
 // generatedAs is generated into a file of that name (".gz": gzip members).
-func generatedAs(t *testing.T, name, uc string, scale int, span time.Duration) (string, int64) {
+func generatedAs(t testing.TB, name, uc string, scale int, span time.Duration) (string, int64) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
