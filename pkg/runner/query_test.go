@@ -445,3 +445,22 @@ func TestQueriesSerializationPass(t *testing.T) {
 		t.Fatalf("rows %d of %d, serialization %v, queries %+v", res.Rows, rows, res.Serialization, res.Queries)
 	}
 }
+
+// TestQueriesInFlight: where the input cannot say what the tables hold
+// (here --hash-workers, which cuts batches out of input order), queries
+// run over data in flight, unchecked, and the results say why.
+func TestQueriesInFlight(t *testing.T) {
+	path, rows := generated(t, "cpu-only", 4, time.Hour)
+	f := newQueryFake()
+	f.tamper = func(p *query.Point) { p.Fields["usage_user"]++ } // not seen: nothing is checked
+	cfg := queryConfig(path)
+	cfg.HashWorkers = true
+	res, err := Run(context.Background(), cfg, f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, cfg.Stderr)
+	}
+	q := res.Queries
+	if res.Rows != rows || q.Checked || !strings.Contains(q.Note, "--hash-workers") || q.All.Count == 0 || q.All.Checked != 0 {
+		t.Fatalf("rows %d of %d, queries %+v", res.Rows, rows, q)
+	}
+}
