@@ -3,7 +3,8 @@
 # takes with the latency from each batch's due time under a bound and a bounded backlog.
 #
 #   scripts/bench_rate.sh questdb|timescale|influx|cnosdb [--steps START,STEP,EVERY,MAX]
-#       [--slo p99=100ms] [--batch-size 1000] [--workers 2] [--out DIR] [-- loader flags...]
+#       [--slo p99=100ms] [--batch-size 1000] [--workers 2] [--out DIR]
+#       [--query-rate Q [--query-workers N]] [-- loader flags...]
 #
 # Streams a cpu-only ILP dataset (generate_data, seed 1, 1000 hosts, 10 s interval; no file) of
 # as many rows as the staircase needs into a fresh database with
@@ -17,9 +18,13 @@
 # MAX. Figures from a shared or loaded machine are noisy: run it more than once.
 # TSLOAD_RATE_STEPS, TSLOAD_RATE_SLO, TSLOAD_RATE_BATCH and TSLOAD_RATE_WORKERS set the defaults;
 # TSLOAD_RATE_EVERY and TSLOAD_RATE_MAX override the step length and MAX of any --steps.
+# With --query-rate Q, Q queries per second run beside the load at every step (TSM-Bench's
+# online mode; load_x --query-rate, docs/query-load.md): the data is then written to a file
+# first (its description says what the queries ask and check), and each step's line adds the
+# queries answered in it and their p99 latency from due.
 set -euo pipefail
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in questdb|timescale|influx|cnosdb) ;; *) usage ;; esac
@@ -29,6 +34,7 @@ slo=${TSLOAD_RATE_SLO:-p99=100ms}
 batch=${TSLOAD_RATE_BATCH:-1000}
 workers=${TSLOAD_RATE_WORKERS:-2}
 out=""
+query_rate="" query_workers=1
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,6 +43,8 @@ while [ $# -gt 0 ]; do
     --batch-size) batch=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --query-rate) query_rate=$2; shift 2 ;;
+    --query-workers) query_workers=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "bench_rate.sh: unknown argument $1" >&2; exit 2 ;;
@@ -82,7 +90,11 @@ PY
 db=tsload_rate_$(date +%s)
 flags=(--db-name "$db" --drop-db)
 rename=(cat)
-if [ "$target" = questdb ]; then
+if [ "$target" = questdb ] && [ -n "$query_rate" ]; then
+  # The queries name the tables as the data does: the table is ${db}_cpu.
+  flags=(--table-prefix "${db}_" --drop-db)
+  trap 'curl -s -G --data-urlencode "query=DROP TABLE IF EXISTS ${db}_cpu" http://127.0.0.1:9000/exec >/dev/null || true' EXIT
+elif [ "$target" = questdb ]; then
   flags=()
   rename=(sed "s/^cpu,/${db},/")
   trap 'curl -s -G --data-urlencode "query=DROP TABLE IF EXISTS $db" http://127.0.0.1:9000/exec >/dev/null || true' EXIT
@@ -91,13 +103,26 @@ res=$out/steps.json
 rm -f "$res"
 echo "bench_rate.sh: $target, --rate-steps $steps --slo $slo, batch $batch, workers $workers, $rows rows" >&2
 # The loader stops reading when the staircase ends: generate_data's broken pipe is no failure.
-set +e
-"$bin/generate_data" --use-case cpu-only --seed 1 --scale 1000 --timestamp-end 2017-01-01T00:00:00Z \
-  --max-rows "$rows" 2>/dev/null | "${rename[@]}" | "$bin/load_$target" --batch-size "$batch" --workers "$workers" \
-  --rate-steps "$steps" --slo "$slo" --reporting-period 1s --results-file "$res" \
-  "${flags[@]}" "${extra[@]}" >"$res.log" 2>&1
-status=${PIPESTATUS[2]}
-set -e
+if [ -n "$query_rate" ]; then
+  # A file with its description: the queries ask about its hosts and are checked against it.
+  data=$out/data.ilp
+  "$bin/generate_data" --use-case cpu-only --seed 1 --scale 1000 --timestamp-end 2017-01-01T00:00:00Z \
+    --max-rows "$rows" --file "$data" 2>/dev/null
+  status=0
+  "$bin/load_$target" --file "$data" --batch-size "$batch" --workers "$workers" \
+    --rate-steps "$steps" --slo "$slo" --reporting-period 1s --results-file "$res" \
+    --query-rate "$query_rate" --query-workers "$query_workers" \
+    "${flags[@]}" "${extra[@]}" >"$res.log" 2>&1 || status=$?
+  rm -f "$data" "$data.dataset.json"
+else
+  set +e
+  "$bin/generate_data" --use-case cpu-only --seed 1 --scale 1000 --timestamp-end 2017-01-01T00:00:00Z \
+    --max-rows "$rows" 2>/dev/null | "${rename[@]}" | "$bin/load_$target" --batch-size "$batch" --workers "$workers" \
+    --rate-steps "$steps" --slo "$slo" --reporting-period 1s --results-file "$res" \
+    "${flags[@]}" "${extra[@]}" >"$res.log" 2>&1
+  status=${PIPESTATUS[2]}
+  set -e
+fi
 if [ "$status" -ne 0 ]; then
   echo "bench_rate.sh: the load failed (see $res.log):" >&2; tail -3 "$res.log" >&2; exit 1
 fi
@@ -126,9 +151,22 @@ peak = max(s["achieved_rows_per_sec"] for s in steps)
 shown = ("≥ " if pc.get("sustainable_at_least") else "") + f"{sus:,.0f}" if sus else "none"
 print(f"| {sys.argv[2]} | {shown} | {why} | {peak:,.0f} |")
 print()
+q = r.get("queries")
 for s in steps:
     l = s["latency_from_due_ms"]
-    print(f"- {s['rows_per_sec']:,.0f} rows/s: achieved {s['achieved_rows_per_sec']:,.0f}, from due p50 {l['p50']:.1f} p99 {l['p99']:.1f} ms, "
-          f"backlog {s['backlog_rows']:,} rows at its end, {'ok' if s['ok'] else 'FAILED' if s['complete'] else 'partial (not judged)'}")
+    line = (f"- {s['rows_per_sec']:,.0f} rows/s: achieved {s['achieved_rows_per_sec']:,.0f}, from due p50 {l['p50']:.1f} p99 {l['p99']:.1f} ms, "
+            f"backlog {s['backlog_rows']:,} rows at its end, {'ok' if s['ok'] else 'FAILED' if s['complete'] else 'partial (not judged)'}")
+    if q:
+        # The periods that ended within the step: queries answered, the largest per-type p99.
+        ps = [p for p in r["periods"] if s["at"] < p["at"] <= s["at"] + s["seconds"] + 1e-6]
+        n = sum(t["count"] for p in ps for t in p.get("queries", []))
+        p99 = max((t["latency_from_due_ms"]["p99"] for p in ps for t in p.get("queries", []) if t["count"]), default=0)
+        line += f"; {n} queries, p99 from due up to {p99:.1f} ms"
+    print(line)
+if q:
+    a = q["all"]
+    print()
+    print(f"queries beside the load: {q['rate']:g}/s on {q['workers']} connections, {a['count']} answered, {a['errors']} errors, "
+          f"{a['checked']} checked, {a['wrong']} wrong; from due p50 {a['latency_from_due_ms']['p50']:.1f} p99 {a['latency_from_due_ms']['p99']:.1f} ms")
 PY
 echo "bench_rate.sh: results $res, plots in $out" >&2

@@ -9,7 +9,8 @@
 #       [--log-interval 10s] [--file existing.ilp.gz]
 #       [--batch-size 5000] [--workers 2] [--repeat 1] [--db-name tsload_compare]
 #       [--footprint-settle 30s] [--gzip] [--dedup] [--request-timeout 60s]
-#       [--table-prefix P] [-- extra flags for every loader]
+#       [--table-prefix P] [--query-rate Q [--query-workers N] [--query-mix M]]
+#       [-- extra flags for every loader]
 #
 # Fair by default: every loader runs with the same comparison settings, whatever
 # its own defaults (which suit loading one database alone): request bodies not
@@ -69,6 +70,15 @@
 # rows, server peak RSS, loader CPU: printed with table.md), bars_rows.png/.svg, plots/<target>_r<n>.rate.png/.svg, and
 # report.html: one self-contained page with the table, the charts and the
 # environment of every run (server versions, machine, dataset, flags).
+# With --query-rate Q, each database is loaded twice per repeat: without
+# queries (<target>_r<n>) and with Q queries per second beside the load
+# (<target>_q_r<n>, its results' target "<target>+queries", a row of its own
+# in the table; load_x --query-rate, --query-workers, --query-mix:
+# docs/query-load.md); queries.md then puts, per database, the ingest rate
+# without and with queries, its change, and the queries' latency from due
+# (p50, p99), answers and wrong answers side by side (medians across
+# repeats). A loader whose target has no querier fails its runs with
+# queries (the table says so).
 # Exit status 0 when every run was ok, 3 when some failed (the table says
 # which), 1/2 on setup or usage errors.
 set -euo pipefail
@@ -86,6 +96,7 @@ out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb,victoriametrics,
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
 gzip=false dedup=false request_timeout=60s table_prefix=""
+query_rate="" query_workers=1 query_mix=""
 extra=()
 while [[ $# -gt 0 ]]; do
 	case "$1" in
@@ -107,15 +118,24 @@ while [[ $# -gt 0 ]]; do
 	--dedup) dedup=true; shift ;;
 	--request-timeout) request_timeout=${2:?}; shift 2 ;;
 	--table-prefix) table_prefix=${2:?}; shift 2 ;;
+	--query-rate) query_rate=${2:?}; shift 2 ;;
+	--query-workers) query_workers=${2:?}; shift 2 ;;
+	--query-mix) query_mix=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "compare: unknown argument $1" >&2; usage ;;
 	esac
 done
 [[ -n $out ]] || { echo "compare: --out is required" >&2; usage; }
-for n in "$batch" "$workers" "$repeat"; do
-	[[ $n =~ ^[1-9][0-9]*$ ]] || die "--batch-size, --workers and --repeat take positive integers, not '$n'"
+for n in "$batch" "$workers" "$repeat" "$query_workers"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || die "--batch-size, --workers, --repeat and --query-workers take positive integers, not '$n'"
 done
+if [[ -n $query_rate ]]; then
+	[[ $query_rate =~ ^[0-9]+(\.[0-9]+)?$ && ! $query_rate =~ ^0+(\.0+)?$ ]] || die "--query-rate takes a positive number of queries per second, not '$query_rate'"
+fi
+# modes: "" (no queries) and, with --query-rate, "q" (queries beside the load).
+modes=("")
+[[ -n $query_rate ]] && modes+=(q)
 
 find_bin() {
 	local name=$1 dir
@@ -286,38 +306,47 @@ trap 'echo "compare: interrupted; partial results in $out/results" >&2; exit 130
 runs=0 failed=0
 for ((r = 1; r <= repeat; r++)); do
 	for t in "${up[@]}"; do
-		name="${t}_r${r}" res="$out/results/${t}_r${r}.json" log="$out/logs/${t}_r${r}.log"
-		read -r -a tflags <<<"$(target_flags "$t" | tr '\n' ' ')"
-		read -r -a fflags <<<"$(fair_flags "$t" | tr '\n' ' ')"
-		args=(--file "$file" --batch-size "$batch" --workers "$workers" --db-name "$db_name"
-			--drop-db --do-create-db=true --verify=count --reporting-period 1s --results-file "$res"
-			--footprint-settle "$settle" "${fflags[@]}"
-			"${tflags[@]+"${tflags[@]}"}" "${extra[@]+"${extra[@]}"}")
-		loader=$(find_bin "$(loader_of "$t")")
-		echo "compare: $name: $loader ${args[*]}" >&2
-		start=$(now)
-		status=0
-		env "$(token_env "$t")" "$loader" "${args[@]}" 2>"$log" || status=$?
-		end=$(now)
-		runs=$((runs + 1))
-		if [[ $t == influx2 || $t == influx3 ]] && [[ -s $res ]]; then
-			# One row per InfluxDB version in the table: the target says which.
-			python3 -c 'import json,sys; p,t=sys.argv[1:]; r=json.load(open(p)); r["target"]=t; json.dump(r,open(p,"w"),indent=2)' "$res" "$t"
-		fi
-		[[ $status -eq 0 && -s $res ]] && continue
-		failed=$((failed + 1))
-		if [[ -s $res ]] && ! grep -q '"status": *"ok"' "$res"; then
-			echo "compare: $name failed (status $status); its results file says so" >&2
-			continue
-		fi
-		[[ -s $res ]] && mv "$res" "$out/logs/$name.claimed-ok.json"
-		reason="$(loader_of "$t") exited with status $status: $(tail -n 3 "$log")"
-		cat >"$res" <<EOF
-{"loader": "$(loader_of "$t")", "target": "$t", "status": "failed", "error": $(json_string "$reason"),
+		for mode in "${modes[@]}"; do
+			qflags=() tname=$t name="${t}_r${r}"
+			if [[ $mode == q ]]; then
+				qflags=(--query-rate "$query_rate" --query-workers "$query_workers")
+				[[ -n $query_mix ]] && qflags+=(--query-mix "$query_mix")
+				tname="$t+queries" name="${t}_q_r${r}"
+			fi
+			res="$out/results/$name.json" log="$out/logs/$name.log"
+			read -r -a tflags <<<"$(target_flags "$t" | tr '\n' ' ')"
+			read -r -a fflags <<<"$(fair_flags "$t" | tr '\n' ' ')"
+			args=(--file "$file" --batch-size "$batch" --workers "$workers" --db-name "$db_name"
+				--drop-db --do-create-db=true --verify=count --reporting-period 1s --results-file "$res"
+				--footprint-settle "$settle" "${fflags[@]}" "${qflags[@]+"${qflags[@]}"}"
+				"${tflags[@]+"${tflags[@]}"}" "${extra[@]+"${extra[@]}"}")
+			loader=$(find_bin "$(loader_of "$t")")
+			echo "compare: $name: $loader ${args[*]}" >&2
+			start=$(now)
+			status=0
+			env "$(token_env "$t")" "$loader" "${args[@]}" 2>"$log" || status=$?
+			end=$(now)
+			runs=$((runs + 1))
+			if [[ $tname != "$t" || $t == influx2 || $t == influx3 ]] && [[ -s $res ]]; then
+				# One row per InfluxDB version, and per database with queries, in
+				# the table: the target says which.
+				python3 -c 'import json,sys; p,t=sys.argv[1:]; r=json.load(open(p)); r["target"]=t; json.dump(r,open(p,"w"),indent=2)' "$res" "$tname"
+			fi
+			[[ $status -eq 0 && -s $res ]] && continue
+			failed=$((failed + 1))
+			if [[ -s $res ]] && ! grep -q '"status": *"ok"' "$res"; then
+				echo "compare: $name failed (status $status); its results file says so" >&2
+				continue
+			fi
+			[[ -s $res ]] && mv "$res" "$out/logs/$name.claimed-ok.json"
+			reason="$(loader_of "$t") exited with status $status: $(tail -n 3 "$log")"
+			cat >"$res" <<EOF
+{"loader": "$(loader_of "$t")", "target": "$tname", "status": "failed", "error": $(json_string "$reason"),
  "flags": {"db-name": $(json_string "$db_name")}, "inputs": [$(json_string "$file")],
  "start": "$start", "end": "$end", "batch_size": $batch, "workers": $workers}
 EOF
-		echo "compare: $name failed (status $status); wrote $res with status failed" >&2
+			echo "compare: $name failed (status $status); wrote $res with status failed" >&2
+		done
 	done
 done
 
@@ -334,5 +363,43 @@ results=("$out"/results/*.json)
 cat "$out/table.md"
 echo
 cat "$out/cost.md"
+if [[ -n $query_rate ]]; then
+	# Per database: the ingest rate without and with queries, and the queries' figures.
+	python3 - "$query_rate" "${results[@]}" >"$out/queries.md" <<'PY'
+import json, statistics, sys
+rate, files = sys.argv[1], sys.argv[2:]
+runs = {}
+for f in files:
+    r = json.load(open(f))
+    t = r.get("target", "?")
+    base, q = (t[: -len("+queries")], True) if t.endswith("+queries") else (t, False)
+    runs.setdefault(base, {True: [], False: []})[q].append(r)
+def med(xs):
+    return statistics.median(xs) if xs else None
+def fmt(v, f="{:,.0f}"):
+    return "–" if v is None else f.format(v)
+print(f"Ingest with and without {rate} queries/s beside the load (medians across ok runs; latency from each query's due time, every type):")
+print()
+print("| database | rows/s without | rows/s with queries | change | queries answered | query p50 ms | query p99 ms | checked | wrong |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for t in sorted(runs):
+    ok = lambda rs: [r for r in rs if r.get("status") == "ok"]
+    without = med([r["rows_per_sec"] for r in ok(runs[t][False])])
+    withq = med([r["rows_per_sec"] for r in ok(runs[t][True])])
+    qs = [r["queries"] for r in runs[t][True] if r.get("queries")]
+    change = None if not without or withq is None else 100 * (withq - without) / without
+    failed = [r for r in runs[t][True] if r.get("status") != "ok"]
+    wrong = sum(q["all"]["wrong"] for q in qs)
+    row = [t, fmt(without), fmt(withq) if withq is not None else ("failed" if failed else "–"), fmt(change, "{:+.1f}%"),
+           fmt(med([q["all"]["count"] for q in qs])), fmt(med([q["all"]["latency_from_due_ms"]["p50"] for q in qs if q["all"]["count"]]), "{:.1f}"),
+           fmt(med([q["all"]["latency_from_due_ms"]["p99"] for q in qs if q["all"]["count"]]), "{:.1f}"),
+           fmt(med([q["all"]["checked"] for q in qs])), str(wrong) if qs else "–"]
+    print("| " + " | ".join(row) + " |")
+    for r in failed:
+        print(f"\n{t} with queries: {r.get('status')}: {r.get('error', '')[:300]}")
+PY
+	echo
+	cat "$out/queries.md"
+fi
 echo "compare: $runs runs, $failed failed; table, CSV, charts and report.html in $out" >&2
 [[ $failed -eq 0 ]] || exit 3

@@ -161,12 +161,19 @@ type Hooks struct {
 	// then not written). A batch sent again (a retry) gets a new ticket; at
 	// most one of its tickets is ever written.
 	OnTicket func(w Writer, note func(b *Batch, ticket string) error)
-	// NewQuerier opens query connection n (0-based, of --query-workers)
-	// for the query load that runs beside the writers (--query-rate). It
-	// is called after Prepare, and the runner closes each Querier when the
+	// NewQuerier opens query connection n (0-based, of --query-workers;
+	// n = --query-workers is the final round's, after the load) for the
+	// query load that runs beside the writers (--query-rate). It is
+	// called after Prepare, and the runner closes each Querier when the
 	// load ends. Nil: the target cannot be queried, and a --query-rate is
 	// refused before anything is loaded.
 	NewQuerier func(ctx context.Context, n int) (Querier, error)
+	// QueryLag is how long after its acknowledgement a batch's rows may
+	// take to be visible to a Querier (a server that applies writes
+	// asynchronously, such as a QuestDB WAL table or VictoriaMetrics'
+	// caches): a checked query's window covers only batches acknowledged
+	// at least this long ago. Zero: visible once acknowledged.
+	QueryLag time.Duration
 }
 
 // Querier answers queries over a connection of its own, apart from the

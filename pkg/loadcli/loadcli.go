@@ -124,6 +124,7 @@ var CommonSettings = map[string]string{
 	"AbortOnExist": FlagAbortOnExist, "DropDB": FlagDropDB, "ResultsFile": FlagResultsFile,
 	"TablePrefix":      FlagTablePrefix,
 	"AcceptDuplicates": FlagAcceptDuplicates,
+	"QueryRate":        FlagQueryRate, "QueryWorkers": FlagQueryWorkers, "QueryMix": FlagQueryMix,
 }
 
 // credentials are the fields whose flags are shown with their environment
@@ -230,7 +231,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), append(mappingFlags(), spec.Flags...)...)
+	flags := append(append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), queryFlags()...), append(mappingFlags(), spec.Flags...)...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -337,6 +338,9 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 			return cfg, err
 		}
 		cfg.Format = format
+	}
+	if err := queryConfig(c, &cfg); err != nil {
+		return cfg, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, spec.withFlags(err)

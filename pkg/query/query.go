@@ -166,15 +166,37 @@ type Answer struct {
 	Rows []Row
 }
 
-// Sort puts the rows in one order (by group, then time) so that two
+// Sort puts the rows in one order (by group, then time, then values) so that two
 // answers to one query can be compared row by row.
 func (a *Answer) Sort() {
 	slices.SortStableFunc(a.Rows, func(x, y Row) int {
 		if c := slices.Compare(x.Group, y.Group); c != 0 {
 			return c
 		}
-		return x.Time.Compare(y.Time)
+		if c := x.Time.Compare(y.Time); c != 0 {
+			return c
+		}
+		// Rows of several series at one time (Agg Rows without a group):
+		// in the order of their values, NULL first.
+		return slices.CompareFunc(x.Values, y.Values, func(a, b float64) int {
+			switch {
+			case math.IsNaN(a) || math.IsNaN(b):
+				return btoi(!math.IsNaN(a)) - btoi(!math.IsNaN(b))
+			case a < b:
+				return -1
+			case a > b:
+				return 1
+			}
+			return 0
+		})
 	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Diff compares got with want (both sorted) and describes their first

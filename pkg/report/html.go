@@ -172,6 +172,9 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 	if t.hasPace() {
 		p.ValueHeads = append(append([]string(nil), p.ValueHeads...), paceColumns...)
 	}
+	if t.hasQueries() {
+		p.ValueHeads = append(append([]string(nil), p.ValueHeads...), queryColumns...)
+	}
 	servers := map[string]bool{}
 	for i := range t.Cells {
 		c := &t.Cells[i]
@@ -191,6 +194,9 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		}
 		if t.hasPace() {
 			values = append(values, c.paceRow(thousands, true)...)
+		}
+		if t.hasQueries() {
+			values = append(values, c.queryRow(thousands)...)
 		}
 		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
@@ -220,6 +226,9 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 	// The rate plots say only what differs from the page's context.
 	for _, r := range runs {
 		p.Rates = append(p.Rates, template.HTML(RateSVG(r, MetricRows, "")))
+		if svg := QuerySVG(r); svg != "" {
+			p.Rates = append(p.Rates, template.HTML(svg)) // under its rate
+		}
 		if svg := ServerSVG(r); svg != "" {
 			p.Rates = append(p.Rates, template.HTML(svg)) // beside its rate
 		}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -220,10 +221,10 @@ func TestPlotPeriodsShortLast(t *testing.T) {
 		{At: 2.1, Seconds: 0.1, Rows: 650, Metrics: 6500, RowsPerSec: 6500, TotalRows: 2650},
 	}
 	got := plotPeriods(ps)
-	if len(got) != 2 || got[1].At != 2.1 || got[1].Rows != 1650 || math.Abs(got[1].RowsPerSec-1500) > 1e-9 || got[1].TotalRows != 2650 || got[0] != ps[0] {
+	if len(got) != 2 || got[1].At != 2.1 || got[1].Rows != 1650 || math.Abs(got[1].RowsPerSec-1500) > 1e-9 || got[1].TotalRows != 2650 || !reflect.DeepEqual(got[0], ps[0]) {
 		t.Fatalf("%+v", got)
 	}
-	if full := plotPeriods(ps[:2]); len(full) != 2 || full[1] != ps[1] {
+	if full := plotPeriods(ps[:2]); len(full) != 2 || !reflect.DeepEqual(full[1], ps[1]) {
 		t.Fatalf("full periods changed: %+v", full)
 	}
 }

@@ -399,6 +399,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	if t.hasPace() {
 		cols = append(append([]string(nil), cols...), paceColumns...)
 	}
+	if t.hasQueries() {
+		cols = append(append([]string(nil), cols...), queryColumns...)
+	}
 	t.writeMDHeader(&b, cols)
 	var failures []string
 	for i := range t.Cells {
@@ -410,12 +413,18 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 		if t.hasPace() {
 			row = append(row, c.paceRow(thousands, true)...)
 		}
+		if t.hasQueries() {
+			row = append(row, c.queryRow(thousands)...)
+		}
 		writeMDRow(&b, row)
 		failures = append(failures, c.Errors...)
 	}
 	b.WriteString("\n" + tableLegend + "\n")
 	if t.hasPace() {
 		b.WriteString("\n" + paceLegend + "\n")
+	}
+	if t.hasQueries() {
+		b.WriteString("\n" + queryLegend + "\n")
 	}
 	t.writeMDNotes(&b, t.hasCost(), failures)
 	_, err := io.WriteString(w, b.String())
@@ -470,6 +479,9 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	if t.hasPace() {
 		head = append(head, csvPaceColumns...)
 	}
+	if t.hasQueries() {
+		head = append(head, csvQueryColumns...)
+	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -481,6 +493,9 @@ func (t *Table) WriteCSV(w io.Writer) error {
 		}
 		if t.hasPace() {
 			row = append(row, c.paceRow(plain, false)...)
+		}
+		if t.hasQueries() {
+			row = append(row, c.queryRow(plain)...)
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -96,6 +96,10 @@ type Results struct {
 	// duration (--duration) went; nil for other runs.
 	Loop *Loop `json:"loop,omitempty"`
 
+	// Queries is the query load beside the writers (--query-rate); nil
+	// when none ran.
+	Queries *Queries `json:"queries,omitempty"`
+
 	Verify *Verification `json:"verify,omitempty"`
 
 	// Serialization is filled by loaders that also time serialisation alone
@@ -137,6 +141,8 @@ type Period struct {
 	// Pass is the pass of the inputs being read at the period's end (a
 	// run with Loop; 0 otherwise).
 	Pass int `json:"pass,omitempty"`
+	// Queries are the query types answered in the period (--query-rate).
+	Queries []QueryType `json:"queries,omitempty"`
 }
 
 // Loop is a long run: its inputs replayed pass after pass (Replay), each

@@ -33,6 +33,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/query"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
@@ -135,6 +136,15 @@ type Config struct {
 	// run (loop.go).
 	Loop     bool
 	Duration time.Duration
+
+	// QueryRate, when positive, runs queries beside the writers at this
+	// many per second on QueryWorkers connections of their own (default
+	// DefaultQueryWorkers), of the types and weights QueryMix says (empty:
+	// every type of the input's use case), their answers checked where the
+	// input says what they must be (query.go; docs/query-load.md).
+	QueryRate    float64
+	QueryWorkers int
+	QueryMix     query.Mix
 }
 
 // Back-off bounds between retries of a batch (variables so tests can
@@ -296,6 +306,7 @@ type run struct {
 	rewrites           []rewrite    // of each batch, in order (rewrite.go)
 	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
 	readStop           *stopper     // ends a wait for stdin (stdin.go)
+	queries            *queryLoad   // the queries beside the writers (query.go); nil: none
 }
 
 // inputFormat is the format of one input.
@@ -368,6 +379,9 @@ func (r *run) run(ctx context.Context) (err error) {
 	if err := r.own.prepare(r); err != nil {
 		return err
 	}
+	if r.queries, err = r.newQueryLoad(); err != nil { // before Prepare: refused at no cost
+		return err
+	}
 	r.own.describe(r, cfg.Stderr)
 
 	if err := r.openJournal(ctx); err != nil {
@@ -410,6 +424,14 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 			writers = append(writers, w)
 			r.attachTickets(w)
+		}
+		defer func() {
+			if cerr := r.queries.close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
+		if err := r.queries.open(ctx, r.hooks); err != nil {
+			return err
 		}
 		if cfg.Verify {
 			// Count the tables the headers declare now; tables that only
@@ -552,6 +574,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	r.res.Start = r.start
 	stopReport := r.startReporter()
 	var readDone atomic.Bool
+	stopQueries := r.queries.start(ctx) // query.go
 
 	g.Go(func() error {
 		defer func() {
@@ -581,11 +604,17 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		g.Go(func() error { return r.work(gctx, wctx, i, w, q, free) })
 	}
 	err := r.bad.pick(g.Wait()) // the earliest malformed record (malformed.go)
+	stopQueries()
 	if err == nil && ctx.Err() == nil && cfg.DoLoad {
 		err = r.finishTarget(ctx)
 	}
 	r.res.End = time.Now()
 	stopReport()
+	if err == nil && ctx.Err() == nil {
+		// Every query type once over everything loaded (not in the load's
+		// time); over the whole input when every row of it was loaded.
+		r.queries.final(ctx, readDone.Load() && cfg.Limit == 0 && r.loop == nil && !r.pace.over())
+	}
 	if ctx.Err() != nil && !(err == nil && readDone.Load()) {
 		// Stopped from outside (a signal): whatever the writers said while
 		// being cancelled, the run was interrupted.
@@ -747,6 +776,9 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			return ctx.Err()
 		}
 		err := r.workOne(ctx, wctx, st, w, &chk, b)
+		if err == nil {
+			r.queries.written(b) // query.go: the acknowledged prefix
+		}
 		b.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
 		r.pace.done(b)
 		free <- b
@@ -818,6 +850,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 		st.record(b, ack, lat)
 		r.pace.acked(st, b, lat)
 		r.jr.acked(b, ack)
+		r.queries.partial(b, ack)
 		r.onRefused(b, ack)
 		return nil
 	})
@@ -947,6 +980,13 @@ func (r *run) finish(ctx context.Context, err error) {
 	res.Latency = h.summary()
 	r.loop.results(r.cfg, res)
 	r.pace.results(r.cfg.Pace, res) // after the loop's: what ended a staircase
+	if r.queries != nil {
+		var qerr error
+		res.Queries, qerr = r.queries.results()
+		if err == nil {
+			err = qerr
+		}
+	}
 
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))

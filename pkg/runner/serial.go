@@ -30,6 +30,7 @@ func serializationPass(ctx context.Context, cfg Config, t load.Target) (*results
 	pass.DoLoad, pass.Verify, pass.SerializationPass, pass.Progress = false, false, false, false
 	pass.ResultsFile = ""
 	pass.Pace = Pace{} // serialising alone runs flat out
+	pass.QueryRate = 0 // no database to query
 	// One pass of the files: a rate, not a second long run.
 	pass.Loop, pass.Duration = false, 0
 	pass.Stderr = io.Discard

@@ -140,6 +140,7 @@ func (r *run) period(now, last time.Time, lastTot totals) (results.Period, total
 		Server:    r.costPeriod(),
 		Pace:      r.pace.period(now, last),
 		Pass:      r.loop.pass(),
+		Queries:   r.queries.periodCounts(), // query.go
 	}
 	if p.Seconds > 0 {
 		p.RowsPerSec = float64(p.Rows) / p.Seconds
@@ -244,6 +245,7 @@ func writeSummary(w io.Writer, res *results.Results, doLoad bool) {
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
 	writePace(w, res.Pace)
 	writeLoop(w, res.Loop)
+	writeQueries(w, res.Queries)
 	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
 		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
 	writeCost(w, res.Cost)

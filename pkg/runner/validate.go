@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"math"
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -34,6 +35,10 @@ func (c *Config) Validate() error {
 		return load.Settingf("{ReportingPeriod} must be positive")
 	case c.RetryTimeout < 0:
 		return load.Settingf("{RetryTimeout} must not be negative")
+	case c.QueryRate < 0 || math.IsNaN(c.QueryRate) || math.IsInf(c.QueryRate, 0):
+		return load.Settingf("{QueryRate} must be a finite number of queries per second, 0 for none")
+	case c.QueryWorkers < 0:
+		return load.Settingf("{QueryWorkers} must not be negative")
 	}
 	return nil
 }

@@ -1,0 +1,723 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tsload/tsload/pkg/envinfo"
+	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/format/ilp"
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/query"
+	"github.com/tsload/tsload/pkg/results"
+)
+
+// The query load (Config.QueryRate; docs/query-load.md). Beside the writers,
+// QueryWorkers goroutines, each with a load.Querier of its own (its own
+// connection: load.Hooks.NewQuerier), answer queries of the catalogue
+// (query.Kinds of the input's use case, mixed by QueryMix) that fall due
+// at QueryRate per second, open loop: a dispatcher puts each query, at its
+// due time, in a backlog of MaxQueryBacklog per worker; a query that finds
+// it full is dropped and counted, so the query load never holds more than
+// that, and it never waits on the writers nor they on it. Its latency is
+// from the due time. It starts with the load's first acknowledged batch (a
+// table loaded from line protocol exists only from its first write) and
+// stops when the last batch is acknowledged: queries in flight are
+// cancelled.
+// Then each query type of the mix runs once more over everything loaded
+// (the final round), so that every type is checked at least once.
+//
+// # What is checked, and how
+//
+// The rows a query may be checked over are those already acknowledged.
+// The workers note each written batch's time range and byte range in the
+// (decompressed) input; the contiguous prefix of batches acknowledged (by
+// sequence number) holds every row up to its byte end, and the watermark
+// is the greatest time in that prefix minus the dataset's disorder (iot:
+// gen.IoTMaxDelay epochs, the most a row is written after its time): no
+// row later in the input has a time before the watermark. A checked
+// query's window ends at the watermark. Its expected answer is query.Eval
+// over the input's rows of the window, read back from the input file: from
+// the start of the last batch before which no row reached the window's
+// start (an index of the prefix's batches: byte offset and the greatest
+// time before it, thinned to at most maxQueryIndex entries), to the first
+// row past the window's end plus the disorder, or the prefix's end (a
+// gzip input from the last gzip member that starts before: querycheck.go).
+// Re-reading the input rather than regenerating it with pkg/gen works for
+// any generated file as written (any seed, scale, shard or row cap, the
+// iot irregularities included), costs what the window's bytes cost
+// (a gzip input is inflated from its start, the price of a stream) and
+// holds one line at a time: memory is bounded by the answer, not the
+// window. Checks run on a goroutine of their own, so a check never
+// delays a query: one answer waits for it at most, and an answer that
+// finds it busy is not checked (a type's Count minus its Checked). The
+// checker rests three times as long as each check took, so checking takes
+// at most a quarter of a core; the rows read keep only the tags and fields
+// the query reads.
+//
+// Answers are checked when the input is one generated line-protocol file
+// (its .dataset.json names the use case, scale and time range) with no
+// --out-of-order/--late/--repeat, loaded in order (no --hash-workers, no
+// --loop, no resume) into tables emptied first (--drop-db); otherwise the
+// queries run over data in flight and the results say why they were not
+// checked. A wrong answer is named (query, window, first difference) and
+// fails the run, like a verification mismatch; a query the target cannot
+// state (errors.ErrUnsupported) is counted apart from errors.
+
+// MaxQueryBacklog is the queries waiting per query worker before more
+// are dropped.
+const MaxQueryBacklog = 8
+
+// DefaultQueryWorkers is the query connections of a query load when none
+// is given.
+const DefaultQueryWorkers = 1
+
+// iotMaxDelay is gen.IoTMaxDelay, the most epochs an iot row is written
+// after its time (pkg/gen's tests load through the runner: it cannot
+// import pkg/gen; TestIoTMaxDelay keeps the two equal).
+const iotMaxDelay = 6
+
+// maxQueryIndex bounds the batch index of the acknowledged prefix.
+const maxQueryIndex = 1 << 14
+
+// maxQueryNotes bounds the wrong answers and errors named.
+const maxQueryNotes = 10
+
+// queryTolerance is the relative difference within which an expected and
+// a found value agree (sums in another order).
+const queryTolerance = 1e-9
+
+// queryLoad is the query load of a run; nil when there is none.
+type queryLoad struct {
+	rate     float64
+	nw       int
+	kinds    []query.Kind
+	weights  []int
+	mix      string
+	ds       query.Dataset
+	dsStart  time.Time
+	dsEnd    time.Time
+	path     string // the input re-read for checks ("": not checked)
+	input    checkInput
+	unit     int64  // ns per ILP timestamp unit
+	disorder int64  // ns
+	note     string // why answers are not checked, or what limits it
+	stderr   io.Writer
+	queriers []load.Querier
+	connect  func(ctx context.Context, n int) (load.Querier, error)
+
+	jobs    chan queryJob
+	issued  atomic.Int64
+	dropped atomic.Int64
+	maxBack atomic.Int64
+	checks  chan queryCheck // to the checker, one waiting at most
+	badData atomic.Bool     // a batch was partially acknowledged: no more checks
+
+	wm watermark
+	// acked is closed at the first batch written: queries start then (a
+	// table loaded from line protocol exists from its first write).
+	acked     chan struct{}
+	ackedOnce sync.Once
+
+	mu     sync.Mutex
+	total  []queryCounts // per kind
+	period []queryCounts
+	wrong  []string
+	errs   []string
+	// checkFailed: an expected answer could not be read (note says why);
+	// later answers are not checked.
+	checkFailed bool
+}
+
+type queryJob struct {
+	seq uint64
+	due time.Time
+}
+
+// queryCounts are one kind's figures, and its latency histogram.
+type queryCounts struct {
+	results.QueryType
+	hist *histogram
+}
+
+func newCounts(kinds []query.Kind) []queryCounts {
+	c := make([]queryCounts, len(kinds))
+	for i, k := range kinds {
+		c[i] = queryCounts{QueryType: results.QueryType{Name: k.Name}, hist: newHistogram()}
+	}
+	return c
+}
+
+// newQueryLoad sets up the query load of r, before anything is prepared:
+// a setting that cannot work is refused here.
+func (r *run) newQueryLoad() (*queryLoad, error) {
+	cfg := &r.cfg
+	if cfg.QueryRate == 0 {
+		return nil, nil
+	}
+	if !cfg.DoLoad {
+		return nil, load.Settingf("{QueryRate} queries a load: it needs the database (not --do-load=false)")
+	}
+	if r.hooks.NewQuerier == nil {
+		return nil, load.Settingf("{QueryRate}: target %s cannot be queried (it has no querier)", cfg.Target)
+	}
+	if len(cfg.Inputs) != 1 || cfg.Inputs[0] == "-" {
+		return nil, load.Settingf("{QueryRate} needs one generated input file: its description (%s) says the use case and entities to query", envinfo.SidecarSuffix)
+	}
+	d, err := envinfo.ReadDataset(cfg.Inputs[0])
+	if err != nil {
+		return nil, fmt.Errorf("query load: %w", err)
+	}
+	if d == nil {
+		return nil, load.Settingf("{QueryRate}: %s has no description %s (written by generate_data): the queries need its use case and entities", cfg.Inputs[0], envinfo.SidecarSuffix)
+	}
+	kinds, weights, err := cfg.QueryMix.Resolve(d.UseCase)
+	if err != nil {
+		return nil, load.Settingf("{QueryMix}: %w", err)
+	}
+	ql := &queryLoad{rate: cfg.QueryRate, nw: max(cfg.QueryWorkers, DefaultQueryWorkers), kinds: kinds, weights: weights,
+		ds: query.Dataset{UseCase: d.UseCase, Scale: d.Scale, TablePrefix: cfg.TablePrefix}, stderr: cfg.Stderr, unit: int64(max(cfg.ILPUnit, 1))}
+	mix := make(query.Mix, len(kinds))
+	for i, k := range kinds {
+		mix[i] = query.Weight{Name: k.Name, Weight: weights[i]}
+	}
+	ql.mix = mix.String()
+	ql.dsStart, err = time.Parse(time.RFC3339Nano, d.Start)
+	if err == nil {
+		ql.dsEnd, err = time.Parse(time.RFC3339Nano, d.End)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("query load: %s%s: time range: %w", cfg.Inputs[0], envinfo.SidecarSuffix, err)
+	}
+	interval, _ := time.ParseDuration(d.Interval)
+	if d.UseCase == "iot" {
+		ql.disorder = iotMaxDelay * int64(interval)
+	}
+	switch {
+	case d.Format != format.ILP.String():
+		ql.note = "answers not checked: the input is " + d.Format + " (checks read line protocol back)"
+	case d.Disorder != nil:
+		ql.note = "answers not checked: the input has rows out of order, late or repeated (generate_data's disorder)"
+	case cfg.HashWorkers:
+		ql.note = "answers not checked: --hash-workers cuts batches out of input order"
+	case cfg.Loop:
+		ql.note = "answers not checked: a loop shifts the input's times"
+	case cfg.Resume != nil:
+		ql.note = "answers not checked: a resumed load holds rows of an earlier run"
+	case !cfg.Prepare.DropDB:
+		ql.note = "answers not checked: the tables were not emptied first (--drop-db)"
+	case interval <= 0:
+		ql.note = "answers not checked: the description has no interval"
+	default:
+		ql.path = cfg.Inputs[0]
+		ql.input.path = ql.path
+	}
+	ql.wm.reset()
+	ql.acked = make(chan struct{})
+	ql.wm.lag = r.hooks.QueryLag
+	ql.total, ql.period = newCounts(kinds), newCounts(kinds)
+	return ql, nil
+}
+
+// open connects the query workers (after Prepare).
+func (ql *queryLoad) open(ctx context.Context, t load.Hooks) error {
+	if ql == nil {
+		return nil
+	}
+	ql.connect = t.NewQuerier
+	for i := 0; i < ql.nw; i++ {
+		q, err := t.NewQuerier(ctx, i)
+		if err != nil {
+			return fmt.Errorf("query worker %d: connect: %w", i, err)
+		}
+		ql.queriers = append(ql.queriers, q)
+	}
+	return nil
+}
+
+// close closes the queriers.
+func (ql *queryLoad) close() error {
+	if ql == nil {
+		return nil
+	}
+	var err error
+	for i, q := range ql.queriers {
+		if cerr := q.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("query worker %d: close: %w", i, cerr)
+		}
+	}
+	ql.queriers = nil
+	return err
+}
+
+// start runs the dispatcher and the workers until stop is called, which
+// returns once they all ended.
+func (ql *queryLoad) start(ctx context.Context) (stop func()) {
+	if ql == nil {
+		return func() {}
+	}
+	qctx, cancel := context.WithCancel(ctx)
+	ql.jobs = make(chan queryJob, MaxQueryBacklog*ql.nw)
+	ql.checks = make(chan queryCheck, 1)
+	checked, stopping := make(chan struct{}), make(chan struct{})
+	go ql.checker(stopping, checked)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ql.dispatch(qctx)
+	}()
+	for _, q := range ql.queriers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-qctx.Done():
+					return
+				case j := <-ql.jobs:
+					ql.one(qctx, q, j.seq, j.due, false)
+				}
+			}
+		}()
+	}
+	return func() {
+		cancel()
+		close(stopping)
+		wg.Wait()
+		close(ql.checks)
+		<-checked // the answers handed over are checked
+	}
+}
+
+// dispatch puts each query in the backlog at its due time.
+func (ql *queryLoad) dispatch(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-ql.acked:
+	}
+	t0 := time.Now()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for k := uint64(0); ; k++ {
+		due := t0.Add(time.Duration(float64(k) / ql.rate * float64(time.Second)))
+		if d := time.Until(due); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		ql.issued.Add(1)
+		select {
+		case ql.jobs <- queryJob{seq: k, due: due}:
+			if n := int64(len(ql.jobs)); n > ql.maxBack.Load() {
+				ql.maxBack.Store(n) // one writer: the dispatcher
+			}
+		default:
+			ql.dropped.Add(1)
+		}
+	}
+}
+
+// final runs each kind once over everything acknowledged (the load has
+// ended; complete: every row of the input was acknowledged).
+//
+// It runs on a connection of its own (number QueryWorkers): the workers'
+// queries were cancelled at the load's end, and a database client may
+// close a connection whose query was cancelled.
+func (ql *queryLoad) final(ctx context.Context, complete bool) {
+	if ql == nil || len(ql.queriers) == 0 {
+		return
+	}
+	q, err := ql.connect(ctx, ql.nw)
+	if err != nil {
+		ql.mu.Lock()
+		ql.errs = append(ql.errs, fmt.Sprintf("final round: connect: %v", err))
+		ql.mu.Unlock()
+		fmt.Fprintf(ql.stderr, "query load: final round: connect: %v\n", err)
+		return
+	}
+	defer func() {
+		if err := q.Close(); err != nil {
+			fmt.Fprintf(ql.stderr, "query load: final round: close: %v\n", err)
+		}
+	}()
+	if complete {
+		ql.wm.complete(ctx)
+	} else if ql.wm.lag > 0 {
+		ql.wm.complete(ctx) // waits for the last batch to be visible
+		ql.wm.mu.Lock()
+		ql.wm.finished = false
+		ql.wm.mu.Unlock()
+	}
+	base := uint64(1) << 62 // apart from the dispatcher's sequence numbers
+	for i := range ql.kinds {
+		for seq := base + uint64(i); ; seq += uint64(len(ql.kinds)) {
+			if query.Pick(ql.weights, seq) == i || seq > base+1000 {
+				ql.one(ctx, q, seq, time.Now(), true)
+				break
+			}
+		}
+	}
+}
+
+// one builds query seq, runs it with q, records the answer and hands it
+// to the checker (final: checks it here).
+func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due time.Time, final bool) {
+	ki := query.Pick(ql.weights, seq)
+	k := &ql.kinds[ki]
+	checkable, end := ql.window()
+	qy := k.Build(&ql.ds, seq, ql.dsStart, end)
+	ans, err := q.Query(ctx, qy)
+	lat := time.Since(due)
+	if ctx.Err() != nil && err != nil {
+		return // stopped with the load: not a failure of the target
+	}
+	ql.mu.Lock()
+	for _, c := range []*queryCounts{&ql.total[ki], &ql.period[ki]} {
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+			c.Unsupported++
+		case err != nil:
+			c.Errors++
+		default:
+			c.Count++
+			c.Rows += int64(len(ans.Rows))
+			c.hist.record(lat)
+		}
+	}
+	if err != nil && !errors.Is(err, errors.ErrUnsupported) && len(ql.errs) < maxQueryNotes {
+		ql.errs = append(ql.errs, fmt.Sprintf("%s: %v", qy, err))
+		fmt.Fprintf(ql.stderr, "query %s failed: %v\n", k.Name, err)
+	}
+	ql.mu.Unlock()
+	if err != nil || !checkable {
+		return
+	}
+	c := queryCheck{ki: ki, q: qy, ans: ans}
+	if final {
+		ql.check(c)
+		return
+	}
+	select {
+	case ql.checks <- c:
+	default: // the checker is busy: not checked
+	}
+}
+
+// queryCheck is an answer to check.
+type queryCheck struct {
+	ki  int
+	q   *query.Query
+	ans *query.Answer
+}
+
+// checkDuty bounds the checker's share of a core: after a check that
+// took d it rests (checkDuty-1)*d, and answers that come meanwhile are
+// not checked.
+const checkDuty = 4
+
+// checker checks the answers handed to it until checks is closed; it
+// stops resting when stopping is closed.
+func (ql *queryLoad) checker(stopping <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for c := range ql.checks {
+		t0 := time.Now()
+		ql.check(c)
+		rest := time.NewTimer((checkDuty - 1) * time.Since(t0))
+		select {
+		case <-rest.C:
+		case <-stopping:
+			rest.Stop()
+		}
+	}
+}
+
+// check compares an answer with the expected one.
+func (ql *queryLoad) check(c queryCheck) {
+	ql.mu.Lock()
+	failed := ql.checkFailed
+	ql.mu.Unlock()
+	if failed || ql.badData.Load() {
+		return
+	}
+	want, err := ql.expect(c.q)
+	if err != nil {
+		ql.mu.Lock()
+		defer ql.mu.Unlock()
+		if !ql.checkFailed {
+			ql.checkFailed = true
+			ql.note = fmt.Sprintf("answers not checked from %s on: reading the expected answer back from %s: %v", c.q.Name, ql.path, err)
+			fmt.Fprintf(ql.stderr, "query load: %s\n", ql.note)
+		}
+		return
+	}
+	c.ans.Sort()
+	diff := query.Diff(want, c.ans, queryTolerance)
+	ql.mu.Lock()
+	defer ql.mu.Unlock()
+	for _, n := range []*queryCounts{&ql.total[c.ki], &ql.period[c.ki]} {
+		n.Checked++
+		if diff != "" {
+			n.Wrong++
+		}
+	}
+	if diff != "" && len(ql.wrong) < maxQueryNotes {
+		ql.wrong = append(ql.wrong, fmt.Sprintf("%s: %s", c.q, diff))
+		fmt.Fprintf(ql.stderr, "query %s: WRONG ANSWER: %s\n", c.q, diff)
+	}
+}
+
+// window is the end of the next query's window, and whether its answer
+// can be checked.
+func (ql *queryLoad) window() (bool, time.Time) {
+	w, acked := ql.wm.get(ql.disorder)
+	if ql.path != "" && w > ql.dsStart.UnixNano() {
+		return true, time.Unix(0, w).UTC()
+	}
+	// Over data in flight: up to what was acknowledged, or the dataset's
+	// first hour before anything was.
+	if acked > ql.dsStart.UnixNano() {
+		return false, time.Unix(0, acked+1).UTC()
+	}
+	return false, ql.dsStart.Add(time.Hour)
+}
+
+// written notes batch b, written whole (its data as the splitter cut it).
+func (ql *queryLoad) written(b *load.Batch) {
+	if ql == nil {
+		return
+	}
+	lo, hi, ok := int64(0), int64(0), false
+	if b.Format == format.ILP && b.Rows > 0 {
+		var err error
+		lo, hi, ok, err = ilp.TimeRange(b.Data)
+		if err != nil {
+			ql.badData.Store(true)
+			ok = false
+		}
+	}
+	ql.wm.add(b.Seq, b.Offset, b.Offset+int64(len(b.Data)), lo*ql.unit, hi*ql.unit, ok)
+	ql.ackedOnce.Do(func() { close(ql.acked) })
+}
+
+// partial notes a batch acknowledged in part: the input no longer says
+// what the tables hold, and no later answer is checked.
+func (ql *queryLoad) partial(b *load.Batch, ack load.Ack) {
+	if ql != nil && ack.Rows < b.Rows {
+		ql.badData.Store(true)
+	}
+}
+
+// watermark follows the contiguous prefix of acknowledged batches.
+type watermark struct {
+	mu       sync.Mutex
+	next     int64               // the first batch not in the prefix
+	pending  map[int64]batchSpan // acknowledged after a gap
+	max      int64               // the greatest time in the prefix (ns)
+	anyMax   int64               // the greatest time acknowledged
+	end      int64               // the prefix's byte end
+	index    []indexEntry
+	stride   int64 // index one batch in stride
+	seen     int64 // batches in the prefix
+	finished bool  // every row acknowledged
+	// lag: a batch joins the prefix lag after its acknowledgement
+	// (load.Hooks.QueryLag); ready holds those acknowledged in order
+	// since.
+	lag     time.Duration
+	ready   []readySpan
+	lastAck time.Time
+}
+
+type readySpan struct {
+	at time.Time
+	batchSpan
+}
+
+type batchSpan struct {
+	off, end, lo, hi int64
+	ok               bool
+}
+
+// indexEntry: no row before byte off has a time above maxBefore.
+type indexEntry struct {
+	off, maxBefore int64
+}
+
+func (w *watermark) reset() {
+	w.next, w.pending, w.max, w.anyMax, w.stride = 1, map[int64]batchSpan{}, math.MinInt64, math.MinInt64, 1
+}
+
+func (w *watermark) add(seq, off, end, lo, hi int64, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ok {
+		w.anyMax = max(w.anyMax, hi)
+	}
+	w.pending[seq] = batchSpan{off, end, lo, hi, ok}
+	now := time.Now()
+	w.lastAck = now
+	for {
+		s, found := w.pending[w.next]
+		if !found {
+			break
+		}
+		delete(w.pending, w.next)
+		w.ready = append(w.ready, readySpan{now, s})
+		w.next++
+	}
+	w.settle(now) // ready holds only what was acknowledged within the lag
+}
+
+// settle moves the batches acknowledged lag ago into the prefix (w.mu
+// held).
+func (w *watermark) settle(now time.Time) {
+	i := 0
+	for ; i < len(w.ready) && !w.ready[i].at.After(now.Add(-w.lag)); i++ {
+		s := w.ready[i].batchSpan
+		if w.seen%w.stride == 0 {
+			w.index = append(w.index, indexEntry{off: s.off, maxBefore: w.max})
+			if len(w.index) >= maxQueryIndex {
+				half := w.index[:0]
+				for i := 0; i < len(w.index); i += 2 {
+					half = append(half, w.index[i])
+				}
+				w.index, w.stride = half, w.stride*2
+			}
+		}
+		if s.ok {
+			w.max = max(w.max, s.hi)
+		}
+		w.end = max(w.end, s.end)
+		w.seen++
+	}
+	w.ready = append(w.ready[:0], w.ready[i:]...)
+}
+
+// complete marks every row acknowledged, once the last is visible.
+func (w *watermark) complete(ctx context.Context) {
+	w.mu.Lock()
+	wait := time.Until(w.lastAck.Add(w.lag))
+	w.mu.Unlock()
+	if wait > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+	w.mu.Lock()
+	w.settle(time.Now().Add(w.lag)) // all of it
+	w.finished = true
+	w.mu.Unlock()
+}
+
+// get is the watermark (exclusive; MinInt64 when none) and the greatest
+// time acknowledged.
+func (w *watermark) get(disorder int64) (int64, int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle(time.Now())
+	if w.max == math.MinInt64 {
+		return w.max, w.anyMax
+	}
+	if w.finished {
+		return w.max + 1, w.anyMax
+	}
+	return w.max - disorder, w.anyMax
+}
+
+// span is where to read rows from start on: the byte offset to start at
+// and the prefix's end.
+func (w *watermark) span(start int64) (off, end int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle(time.Now())
+	for i := len(w.index) - 1; i >= 0; i-- {
+		if w.index[i].maxBefore < start {
+			return w.index[i].off, w.end
+		}
+	}
+	return 0, w.end
+}
+
+// periodCounts returns the period's figures and starts the next period.
+func (ql *queryLoad) periodCounts() []results.QueryType {
+	if ql == nil {
+		return nil
+	}
+	ql.mu.Lock()
+	defer ql.mu.Unlock()
+	out := summarize(ql.period)
+	ql.period = newCounts(ql.kinds)
+	return out
+}
+
+func summarize(cs []queryCounts) []results.QueryType {
+	out := make([]results.QueryType, len(cs))
+	for i, c := range cs {
+		out[i] = c.QueryType
+		out[i].LatencyFromDue = c.hist.summary()
+	}
+	return out
+}
+
+// results is the query load's part of the results, and an error naming
+// the wrong answers when there were some.
+func (ql *queryLoad) results() (*results.Queries, error) {
+	if ql == nil {
+		return nil, nil
+	}
+	ql.mu.Lock()
+	defer ql.mu.Unlock()
+	res := &results.Queries{Rate: ql.rate, Workers: ql.nw, Mix: ql.mix, Issued: ql.issued.Load(), Dropped: ql.dropped.Load(),
+		MaxBacklog: ql.maxBack.Load(), BacklogCap: MaxQueryBacklog * ql.nw, Checked: ql.path != "", Note: ql.note,
+		Types: summarize(ql.total), Wrong: ql.wrong, Errors: ql.errs}
+	if ql.badData.Load() && res.Checked {
+		res.Note = "checks stopped at a batch acknowledged in part (or with a timestamp that could not be read)"
+	}
+	all := queryCounts{QueryType: results.QueryType{Name: "all"}, hist: newHistogram()}
+	for _, c := range ql.total {
+		all.Count += c.Count
+		all.Errors += c.Errors
+		all.Unsupported += c.Unsupported
+		all.Checked += c.Checked
+		all.Wrong += c.Wrong
+		all.Rows += c.Rows
+		all.hist.merge(c.hist)
+	}
+	res.All = summarize([]queryCounts{all})[0]
+	if wrong := all.Wrong; wrong > 0 {
+		return res, fmt.Errorf("%d wrong query answers: %s", wrong, strings.Join(ql.wrong, "; "))
+	}
+	return res, nil
+}
+
+// writeQueries is the summary's lines of a query load.
+func writeQueries(w io.Writer, q *results.Queries) {
+	if q == nil {
+		return
+	}
+	fmt.Fprintf(w, "queries: %s/s offered on %d connections (%s): %s due, %s dropped (backlog full; at most %d of %d waited)\n",
+		rate(q.Rate), q.Workers, q.Mix, count(q.Issued), count(q.Dropped), q.MaxBacklog, q.BacklogCap)
+	for _, t := range append(q.Types, q.All) {
+		l := t.LatencyFromDue
+		fmt.Fprintf(w, "  %-22s %6d answered, %d rows, %d errors, %d unsupported; checked %d, wrong %d; ms from due p50 %.2f p99 %.2f max %.2f\n",
+			t.Name, t.Count, t.Rows, t.Errors, t.Unsupported, t.Checked, t.Wrong, l.P50, l.P99, l.Max)
+	}
+	if q.Note != "" {
+		fmt.Fprintf(w, "queries: %s\n", q.Note)
+	}
+}
