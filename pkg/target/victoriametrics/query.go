@@ -326,6 +326,23 @@ func (q *vmQuerier) eval(ctx context.Context, sp span, expr string) ([]point, er
 	}
 	expr = strings.ReplaceAll(expr, "{w}", strconv.FormatInt(w, 10)+"ms")
 	v.Set("query", expr)
+	res, err := q.p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: path, Query: v.Encode(), Accept: "application/json", NoCompress: true})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", expr, err)
+	}
+	if res.Status != 200 || res.Truncated {
+		return nil, fmt.Errorf("%s: GET %s: %d %s (truncated %v)", expr, path, res.Status, httpwrite.Snippet(res.Body, 300), res.Truncated)
+	}
+	pts, err := readPoints(res.Body, sp)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", expr, err)
+	}
+	return pts, nil
+}
+
+// readPoints reads the answer of /api/v1/query or /api/v1/query_range
+// over sp.
+func readPoints(body []byte, sp span) ([]point, error) {
 	var ans struct {
 		Status string `json:"status"`
 		Data   struct {
@@ -336,15 +353,8 @@ func (q *vmQuerier) eval(ctx context.Context, sp span, expr string) ([]point, er
 			} `json:"result"`
 		} `json:"data"`
 	}
-	res, err := q.p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: path, Query: v.Encode(), Accept: "application/json", NoCompress: true})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", expr, err)
-	}
-	if res.Status != 200 || res.Truncated {
-		return nil, fmt.Errorf("%s: GET %s: %d %s (truncated %v)", expr, path, res.Status, httpwrite.Snippet(res.Body, 300), res.Truncated)
-	}
-	if err := json.Unmarshal(res.Body, &ans); err != nil {
-		return nil, fmt.Errorf("%s: unreadable answer: %v (%s)", expr, err, httpwrite.Snippet(res.Body, 200))
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return nil, fmt.Errorf("unreadable answer: %v (%s)", err, httpwrite.Snippet(body, 200))
 	}
 	var out []point
 	for _, r := range ans.Data.Result {
@@ -354,16 +364,16 @@ func (q *vmQuerier) eval(ctx context.Context, sp span, expr string) ([]point, er
 		}
 		for _, pair := range vals {
 			if len(pair) != 2 {
-				return nil, fmt.Errorf("%s: a point of %d values", expr, len(pair))
+				return nil, fmt.Errorf("a point of %d values", len(pair))
 			}
 			ts, ok1 := pair[0].(float64)
 			s, ok2 := pair[1].(string)
 			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("%s: unreadable point %v", expr, pair)
+				return nil, fmt.Errorf("unreadable point %v", pair)
 			}
 			f, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s: value %q: %v", expr, s, err)
+				return nil, fmt.Errorf("value %q: %v", s, err)
 			}
 			at := sp.at
 			if sp.step > 0 {
@@ -401,13 +411,24 @@ func (q *vmQuerier) rows(ctx context.Context, qy *query.Query, p *plan) (*query.
 	if res.Status != 200 || res.Truncated {
 		return nil, fmt.Errorf("victoriametrics: query %s: GET /api/v1/export: %d %s (truncated %v)", qy.Name, res.Status, httpwrite.Snippet(res.Body, 300), res.Truncated)
 	}
+	ans, err := readExport(res.Body, qy, sp)
+	if err != nil {
+		return nil, fmt.Errorf("victoriametrics: query %s: /api/v1/export: %w", qy.Name, err)
+	}
+	return ans, nil
+}
+
+// readExport reads the samples of an /api/v1/export answer into q's rows
+// in sp: one per series and millisecond with a field of q set, kept by
+// q's threshold, the newest q.Limit.
+func readExport(body []byte, qy *query.Query, sp span) (*query.Answer, error) {
 	type key struct {
 		series string
 		ms     int64
 	}
 	byKey := map[key]map[string]float64{}
-	sc := bufio.NewScanner(bytes.NewReader(res.Body))
-	sc.Buffer(nil, len(res.Body)+1)
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, len(body)+1)
 	for sc.Scan() {
 		var line struct {
 			Metric     map[string]string `json:"metric"`
@@ -415,7 +436,7 @@ func (q *vmQuerier) rows(ctx context.Context, qy *query.Query, p *plan) (*query.
 			Timestamps []int64           `json:"timestamps"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return nil, fmt.Errorf("victoriametrics: query %s: /api/v1/export: %v", qy.Name, err)
+			return nil, err
 		}
 		field := strings.TrimPrefix(line.Metric["__name__"], qy.Table+"_")
 		s := seriesKey(line.Metric)
@@ -431,7 +452,7 @@ func (q *vmQuerier) rows(ctx context.Context, qy *query.Query, p *plan) (*query.
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("victoriametrics: query %s: /api/v1/export: %v", qy.Name, err)
+		return nil, err
 	}
 	ans := &query.Answer{}
 	for k, fields := range byKey {
