@@ -19,9 +19,15 @@ func More(uc, prefix string, points map[string][]query.Point) []*query.Query {
 	if uc == "iot" {
 		readings, diag := prefix+"readings", prefix+"diagnostics"
 		fleets := tagValues(points[diag], "fleet")
+		// A row has one of these NULL one time in ten: the newest row of a
+		// bucket often lacks one.
+		seven := []string{"latitude", "longitude", "elevation", "velocity", "heading", "grade", "fuel_consumption"}
 		return []*query.Query{
 			whole(&query.Query{Name: "last2-per-bucket-iot", Table: readings, Fields: []string{"latitude", "longitude"}, Agg: query.Last,
 				GroupBy: []string{"name"}, Bucket: 20 * time.Minute, Limit: 2}),
+			whole(&query.Query{Name: "last7-per-bucket-iot", Table: readings, Fields: seven, Agg: query.Last,
+				GroupBy: []string{"name"}, Bucket: 5 * time.Minute}),
+			whole(&query.Query{Name: "last7-iot", Table: readings, Fields: seven, Agg: query.Last, GroupBy: []string{"name"}}),
 			whole(&query.Query{Name: "count-filter-iot", Table: diag, Fields: []string{"fuel_state", "current_load"}, Agg: query.Count,
 				GroupBy: []string{"fleet"}, Bucket: time.Hour, Filter: &query.Threshold{Field: "current_load", Value: median(points[diag], "current_load")}}),
 			whole(&query.Query{Name: "last-filter-iot", Table: diag, Fields: []string{"fuel_state"}, Agg: query.Last,

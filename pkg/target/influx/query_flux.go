@@ -42,13 +42,20 @@ import (
 // The rows of each group and bucket are put together from the fields'
 // answers (a field without a value there is NULL, a count of 0).
 //
-// Rows, Last and a threshold need the fields of a row side by side: the
+// Last without a threshold asks each series' newest value of each field
+// (|> last(), per bucket after |> window(every: b)), which the storage
+// answers without reading the window; the loader takes per group and
+// bucket the newest time among them and that series' values at that time
+// (NULL where the newest row lacks a field).
+//
+// Rows, Last with a threshold and an aggregate with one need the fields
+// of a row side by side: the
 // points are pivoted into rows (one per series and time; only rows with
 // an asked field set exist, as query.Eval reads them), then
 //
 //	|> filter(fn: (r) => exists r["t"] and r["t"] > v)               (threshold)
 //	|> group() |> sort(columns: ["_time"], desc: true) |> limit(n: N)   (Rows, newest N)
-//	|> group(columns: ["g"]) |> sort(columns: ["_time"]) |> last(column: "_time")   (Last: the newest row)
+//	|> group(columns: ["g"]) |> sort(columns: ["_time"]) |> last(column: "_time")   (Last: the newest row kept)
 //	|> group(columns: ["g"]) |> window(every: b) |> ... |> last(column: "_time")    (Last per bucket)
 //
 // and an aggregate over rows kept by a threshold takes each field from
@@ -128,6 +135,16 @@ func flux(q *query.Query, bucket string) (string, error) {
 	}
 	if q.Filter == nil && aggFn != "" {
 		long(&b)
+		return b.String(), nil
+	}
+	if q.Filter == nil && q.Agg == query.Last {
+		// Each series' newest value of each field (the storage answers
+		// last() without reading the window); the loader picks the
+		// group's newest row from them.
+		if q.Bucket > 0 {
+			b.WriteString("  |> window(every: " + influxDuration(q.Bucket) + ")\n")
+		}
+		b.WriteString("  |> last()\n")
 		return b.String(), nil
 	}
 	b.WriteString("  |> pivot(rowKey: [\"_time\"], columnKey: [\"_field\"], valueColumn: \"_value\")\n")
@@ -226,6 +243,18 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 	index := map[key]int{} // long rows: where each group and time went
 	ans := &query.Answer{}
 	var cols map[string]int
+	var tags []string // the header's columns other than Flux's own: a series' tags
+	// Last without a threshold: each series' newest value of each field,
+	// per group and bucket.
+	newest := q.Agg == query.Last && q.Filter == nil
+	type candidate struct {
+		series string
+		at     time.Time
+		field  int
+		value  float64
+	}
+	cands := map[key][]candidate{}
+	var order []key
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -240,9 +269,16 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 				return nil, fmt.Errorf("flux error: %s", strings.Join(msg, " "))
 			}
 			cols = map[string]int{}
+			tags = tags[:0]
 			for i, c := range rec {
 				cols[c] = i
+				switch c {
+				case "", "result", "table", "_start", "_stop", "_time", "_value", "_field", "_measurement":
+				default:
+					tags = append(tags, c)
+				}
 			}
+			slices.Sort(tags)
 			continue
 		}
 		if cols == nil {
@@ -259,12 +295,15 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 			v, _ := get(g)
 			group = append(group, v)
 		}
-		var at time.Time
+		var at, raw time.Time
 		if s, ok := get("_time"); ok && s != "" {
-			if at, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			if raw, err = time.Parse(time.RFC3339Nano, s); err != nil {
 				return nil, fmt.Errorf("_time %q: %v", s, err)
 			}
-			at = rowTime(q, at.UTC())
+			raw = raw.UTC()
+			at = rowTime(q, raw)
+		} else if q.Bucket > 0 || q.Agg == query.Rows || q.Agg == query.Last {
+			return nil, fmt.Errorf("a row without a time: %s", httpwrite.Snippet(body, 200))
 		}
 		if field, ok := get("_field"); ok {
 			i := slices.Index(q.Fields, field)
@@ -272,6 +311,28 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 				return nil, fmt.Errorf("an answer for field %q, which was not asked", field)
 			}
 			k := key{strings.Join(group, "\x00"), at.Format(time.RFC3339Nano)}
+			if newest {
+				if q.Bucket == 0 {
+					at = time.Time{} // one row per group, timed below
+					k.time = ""
+				}
+				var series strings.Builder
+				for _, c := range tags {
+					v, _ := get(c)
+					series.WriteString(c + "=" + v + "\x00")
+				}
+				val, _ := get("_value")
+				v, err := fluxFloat(val)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", field, err)
+				}
+				if _, ok := cands[k]; !ok {
+					order = append(order, k)
+					ans.Rows = append(ans.Rows, query.Row{Group: group, Time: at, Values: nulls(q)})
+				}
+				cands[k] = append(cands[k], candidate{series.String(), raw, i, v})
+				continue
+			}
 			j, seen := index[k]
 			if !seen {
 				j = len(ans.Rows)
@@ -292,6 +353,27 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 			}
 		}
 		ans.Rows = append(ans.Rows, row)
+	}
+	if newest {
+		// The group's newest row: the newest time of any field of any
+		// series, and that series' fields at that time (NULL where the
+		// row lacks one).
+		for j, k := range order {
+			var top candidate
+			for _, c := range cands[k] {
+				if c.at.After(top.at) || top.series == "" {
+					top = c
+				}
+			}
+			for _, c := range cands[k] {
+				if c.series == top.series && c.at.Equal(top.at) {
+					ans.Rows[j].Values[c.field] = c.value
+				}
+			}
+			if q.Bucket == 0 {
+				ans.Rows[j].Time = top.at
+			}
+		}
 	}
 	if q.Agg == query.Count {
 		for _, row := range ans.Rows {

@@ -235,7 +235,7 @@ func readInfluxQL(body []byte, q *query.Query) (*query.Answer, error) {
 				if c == "time" {
 					timeAt = j
 				} else if n, ok := strings.CutPrefix(c, "v"); ok {
-					if i, err := strconv.Atoi(n); err == nil && i < len(at) {
+					if i, err := strconv.Atoi(n); err == nil && i >= 0 && i < len(at) {
 						at[i] = j
 					}
 				}

@@ -42,7 +42,7 @@ func TestQueryV2(t *testing.T) {
 // (iot's NULL fields make the newest row's differ from each field's
 // newest value), Rows without a limit, no groups at all.
 func TestQueryV1More(t *testing.T) {
-	moreQueries(t, faultTarget(uniqueDB(t)), influxURL(t), "q1m", "last2-per-bucket", "last2-per-bucket-iot")
+	moreQueries(t, faultTarget(uniqueDB(t)), influxURL(t), "q1m", "last2-per-bucket", "last2-per-bucket-iot", "last7-per-bucket-iot")
 }
 
 func TestQueryV2More(t *testing.T) {
