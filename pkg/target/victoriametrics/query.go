@@ -61,12 +61,17 @@ import (
 // put together into rows by series and millisecond in the loader, which
 // also applies the threshold and keeps the newest N.
 //
-// Refused (errors.ErrUnsupported): a threshold with an aggregate. A
-// threshold keeps rows by another sample of the same millisecond, and
-// MetricsQL compares series at evaluation times, not samples: a subquery
-// at a 1 ms step would read each sample at many steps (the lookbehind of
-// an instant selector is stretched to the scrape interval), so no exact
-// MetricsQL says it.
+// A threshold on the one field aggregated is said by the rollups that
+// count and sum samples beyond a value (sameField): Count and Avg above
+// (count_gt_over_time, sum_gt_over_time) and below (the _le_ ones less
+// the _eq_ ones), Max above and Min below (the plain extreme, when it
+// passes). Refused (errors.ErrUnsupported): any other threshold with an
+// aggregate. A threshold on another field keeps rows by another sample
+// of the same millisecond, and MetricsQL compares series at evaluation
+// times, not samples: a subquery at a 1 ms step would read each sample at
+// many steps (the lookbehind of an instant selector is stretched to the
+// scrape interval), so no exact MetricsQL says it; Max below, Min above
+// and Last of the samples beyond a value have no rollup.
 
 // vmQuerier answers queries over a connection of its own (load.Querier).
 type vmQuerier struct {
@@ -185,8 +190,20 @@ func metricsQL(q *query.Query, db string) (*plan, error) {
 			return nil, fmt.Errorf("query %s: tag %q is not a label name MetricsQL can group by: %w", q.Name, g, errors.ErrUnsupported)
 		}
 	}
-	if q.Filter != nil && q.Agg != query.Rows {
-		return nil, fmt.Errorf("query %s: MetricsQL cannot keep samples by another field's sample of the same millisecond: %w", q.Name, errors.ErrUnsupported)
+	var threshold string
+	if f := q.Filter; f != nil && q.Agg != query.Rows {
+		if len(q.Fields) != 1 || q.Fields[0] != f.Field {
+			return nil, fmt.Errorf("query %s: MetricsQL cannot keep samples by another field's sample of the same millisecond: %w", q.Name, errors.ErrUnsupported)
+		}
+		switch {
+		case q.Agg == query.Count, q.Agg == query.Avg, q.Agg == query.Max && !f.Below, q.Agg == query.Min && f.Below:
+		default:
+			return nil, fmt.Errorf("query %s: MetricsQL has no %s of the samples %s a value: %w", q.Name, q.Agg, map[bool]string{false: "above", true: "below"}[f.Below], errors.ErrUnsupported)
+		}
+		var err error
+		if threshold, err = number(q, f.Value); err != nil {
+			return nil, err
+		}
 	}
 	from, to := ceilMs(q.Start), ceilMs(q.End)
 	matchers := []string{"db=" + quote(db)}
@@ -241,22 +258,58 @@ func metricsQL(q *query.Query, db string) (*plan, error) {
 	for _, f := range q.Fields {
 		s := sel(f)
 		var e string
-		switch q.Agg {
-		case query.Max:
+		switch {
+		case threshold != "":
+			e = sameField(q.Agg, q.Filter.Below, by, s, threshold)
+		case q.Agg == query.Max:
 			e = "max" + by + " (max_over_time(" + s + "))"
-		case query.Min:
+		case q.Agg == query.Min:
 			e = "min" + by + " (min_over_time(" + s + "))"
-		case query.Count:
+		case q.Agg == query.Count:
 			e = "sum" + by + " (count_over_time(" + s + "))"
-		case query.Avg:
+		case q.Agg == query.Avg:
 			e = "sum" + by + " (sum_over_time(" + s + ")) / sum" + by + " (count_over_time(" + s + "))"
-		case query.Last:
+		case q.Agg == query.Last:
 			e = "last_over_time(" + s + ") and (tlast_over_time(" + s + ") == " + on + " group_left " + p.lastTime + ")"
 		}
 		p.exprs = append(p.exprs, e)
 	}
 	p.spans = spans(from, to, q.Bucket)
 	return p, nil
+}
+
+// sameField is the expression of agg over the samples of one field
+// above (below: under) the threshold v, s the field's selector and
+// window, by the grouping: the rollups that count and sum the samples
+// beyond a value, and Max above or Min below as the plain extreme when it
+// passes (then it is the extreme of the samples that pass). A group or
+// bucket without a sample that passes has no row (the comparisons drop
+// it), as query.Eval reads it.
+func sameField(agg query.Agg, below bool, by, s, v string) string {
+	count := "sum" + by + " (count_gt_over_time(" + s + ", " + v + "))"
+	sum := "sum" + by + " (sum_gt_over_time(" + s + ", " + v + "))"
+	if below {
+		// <= v less == v: exact counts; the sum less v times the count of v.
+		count = "sum" + by + " (count_le_over_time(" + s + ", " + v + ") - count_eq_over_time(" + s + ", " + v + "))"
+		sum = "sum" + by + " (sum_le_over_time(" + s + ", " + v + ") - " + v + " * count_eq_over_time(" + s + ", " + v + "))"
+	}
+	switch agg {
+	case query.Count:
+		return "(" + count + ") > 0"
+	case query.Avg:
+		return sum + " / ((" + count + ") > 0)"
+	case query.Max:
+		return "max" + by + " (max_over_time(" + s + ")) > " + v
+	}
+	return "min" + by + " (min_over_time(" + s + ")) < " + v
+}
+
+// number is a threshold as a MetricsQL literal (decimal).
+func number(q *query.Query, v float64) (string, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "", fmt.Errorf("query %s: threshold %g is not a number a database compares with", q.Name, v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64), nil
 }
 
 // labelName is what a label name in a by (...) clause or a matcher may be.

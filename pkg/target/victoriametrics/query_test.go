@@ -12,8 +12,9 @@ import (
 )
 
 // vmUnsupported are querytest.More's queries with a threshold and an
-// aggregate, which MetricsQL cannot state exactly (query.go).
-var vmUnsupported = []string{"max-filter-by-host-10m", "min-filter-same-field", "avg-filter-below", "count-filter-by-region",
+// aggregate that MetricsQL cannot state exactly (query.go): on another
+// field, Min above, Last.
+var vmUnsupported = []string{"max-filter-by-host-10m", "min-filter-same-field", "count-filter-by-region",
 	"last-filter", "count-filter-iot", "last-filter-iot"}
 
 // TestQuery loads querytest's cpu-only and iot files into the real

@@ -112,6 +112,42 @@ kept |> filter(fn: (r) => exists r["usage_user"]) |> keep(columns: ["_time", "us
   |> mean()
   |> keep(columns: ["_time", "_field", "_value"])
 
+# count-filter-same-field: count(usage_system) from cpu [2016-01-04T00:00:00Z, 2016-01-04T02:00:00Z) usage_system > 10 by region every 30m0s
+kept = from(bucket: "bucket")
+  |> range(start: 2016-01-04T00:00:00Z, stop: 2016-01-04T02:00:00Z)
+  |> filter(fn: (r) => r._measurement == "cpu" and (r["_field"] == "usage_system"))
+  |> pivot(rowKey: ["_time"], columnKey: ["_field"], valueColumn: "_value")
+  |> filter(fn: (r) => exists r["usage_system"] and r["usage_system"] > 10)
+
+kept |> filter(fn: (r) => exists r["usage_system"]) |> keep(columns: ["region", "_time", "usage_system"]) |> rename(columns: {"usage_system": "_value"}) |> set(key: "_field", value: "usage_system")
+  |> group(columns: ["region", "_field"])
+  |> aggregateWindow(every: 30m, fn: count, timeSrc: "_start", createEmpty: false)
+  |> keep(columns: ["region", "_time", "_field", "_value"])
+
+# max-filter-same-field: max(usage_system) from cpu [2016-01-04T00:00:00Z, 2016-01-04T02:00:00Z) usage_system > 10 by hostname every 10m0s
+kept = from(bucket: "bucket")
+  |> range(start: 2016-01-04T00:00:00Z, stop: 2016-01-04T02:00:00Z)
+  |> filter(fn: (r) => r._measurement == "cpu" and (r["_field"] == "usage_system"))
+  |> pivot(rowKey: ["_time"], columnKey: ["_field"], valueColumn: "_value")
+  |> filter(fn: (r) => exists r["usage_system"] and r["usage_system"] > 10)
+
+kept |> filter(fn: (r) => exists r["usage_system"]) |> keep(columns: ["hostname", "_time", "usage_system"]) |> rename(columns: {"usage_system": "_value"}) |> set(key: "_field", value: "usage_system")
+  |> group(columns: ["hostname", "_field"])
+  |> aggregateWindow(every: 10m, fn: max, timeSrc: "_start", createEmpty: false)
+  |> keep(columns: ["hostname", "_time", "_field", "_value"])
+
+# count-below-same-field: count(usage_user) from cpu [2016-01-04T00:00:00Z, 2016-01-04T02:00:00Z) usage_user < 20 by hostname
+kept = from(bucket: "bucket")
+  |> range(start: 2016-01-04T00:00:00Z, stop: 2016-01-04T02:00:00Z)
+  |> filter(fn: (r) => r._measurement == "cpu" and (r["_field"] == "usage_user"))
+  |> pivot(rowKey: ["_time"], columnKey: ["_field"], valueColumn: "_value")
+  |> filter(fn: (r) => exists r["usage_user"] and r["usage_user"] < 20)
+
+kept |> filter(fn: (r) => exists r["usage_user"]) |> keep(columns: ["hostname", "_time", "usage_user"]) |> rename(columns: {"usage_user": "_value"}) |> set(key: "_field", value: "usage_user")
+  |> group(columns: ["hostname", "_field"])
+  |> count()
+  |> keep(columns: ["hostname", "_time", "_field", "_value"])
+
 # count-filter-by-region: count(usage_nice) from cpu [2016-01-04T00:00:00Z, 2016-01-04T02:00:00Z) usage_system > 10 by region
 kept = from(bucket: "bucket")
   |> range(start: 2016-01-04T00:00:00Z, stop: 2016-01-04T02:00:00Z)
