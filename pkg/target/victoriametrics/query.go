@@ -30,7 +30,9 @@ import (
 // Before each query the querier asks /internal/force_flush (samples
 // written become searchable after up to a second otherwise: a query over
 // rows already acknowledged would miss some) and every request carries
-// nocache=1 (the server caches range answers).
+// nocache=1 (the server caches range answers) and latency_offset=1ms (a
+// range answer otherwise leaves out the points of the last 30 s, the
+// server's -search.latencyOffset: rows timed now would be missing).
 //
 // Windows. A rollup function at time t reads the samples in (t-w, t]:
 // left-open, right-closed, where a bucket is [start, start+b). With
@@ -38,7 +40,7 @@ import (
 // [t-w, t), so each bucket [B, B+b) is evaluated at B+b with w = b: the
 // full buckets in one /api/v1/query_range (start and end multiples of the
 // step, as the server may align them), a bucket the window cuts (its
-// first or last) on its own /api/v1/query with the cut width; without
+// first or last) or that ends after now on its own /api/v1/query; without
 // buckets, one /api/v1/query at the window's end with w its width.
 //
 //	Max    max by (g) (max_over_time(s[w] offset 1ms))
@@ -93,7 +95,7 @@ func (q *vmQuerier) Close() error { return nil }
 // Query states qy in MetricsQL (or as an export), runs it and reads the
 // answer.
 func (q *vmQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer, error) {
-	plan, err := metricsQL(qy, q.t.cfg.DBName)
+	plan, err := metricsQL(qy, q.t.cfg.DBName, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -180,8 +182,8 @@ type span struct {
 	at             time.Time
 }
 
-// metricsQL states q over the db label db.
-func metricsQL(q *query.Query, db string) (*plan, error) {
+// metricsQL states q over the db label db, asked at now.
+func metricsQL(q *query.Query, db string, now time.Time) (*plan, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -274,7 +276,7 @@ func metricsQL(q *query.Query, db string) (*plan, error) {
 		}
 		p.exprs = append(p.exprs, e)
 	}
-	p.spans = spans(from, to, q.Bucket)
+	p.spans = spans(from, to, q.Bucket, now.UnixMilli())
 	return p, nil
 }
 
@@ -316,9 +318,10 @@ func number(q *query.Query, v float64) (string, error) {
 var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 // spans divides [from, to) (milliseconds) into evaluations: without a
-// bucket, one; with, the full buckets as one range and each bucket the
-// window cuts on its own.
-func spans(from, to int64, bucket time.Duration) []span {
+// bucket, one; with, the full buckets that end by now (milliseconds) as
+// one range, and each bucket the window cuts or that ends after now on
+// its own.
+func spans(from, to int64, bucket time.Duration, now int64) []span {
 	if bucket == 0 {
 		return []span{{from: from, to: to}}
 	}
@@ -339,7 +342,19 @@ func spans(from, to int64, bucket time.Duration) []span {
 	}
 	last := floor(to)
 	if last > from { // full buckets
-		out = append(out, span{from: from, to: last, step: b})
+		// A range query ending after now answers its last buckets wrong
+		// (checked on v1.151.0: a bucket holding now had the maximum of
+		// the bucket before): those ending after now are asked one by one.
+		past := from
+		if now >= from {
+			past = min(last, from+(now-from)/b*b)
+		}
+		if past > from {
+			out = append(out, span{from: from, to: past, step: b})
+		}
+		for s := past; s < last; s += b {
+			out = append(out, span{from: s, to: s + b, at: time.UnixMilli(s).UTC()})
+		}
 	}
 	if last < to && last >= from { // the last bucket is cut
 		out = append(out, span{from: last, to: to, at: time.UnixMilli(last).UTC()})
@@ -365,7 +380,10 @@ type point struct {
 
 // eval runs expr over sp ({w} its window) and returns its points.
 func (q *vmQuerier) eval(ctx context.Context, sp span, expr string) ([]point, error) {
-	v := url.Values{"nocache": {"1"}}
+	// latency_offset: without it a range answer leaves out the points of
+	// the last 30 s (-search.latencyOffset), which a load of rows timed
+	// now has acknowledged; 1ms is the least the server takes.
+	v := url.Values{"nocache": {"1"}, "latency_offset": {"1ms"}}
 	path := "/api/v1/query"
 	w := sp.to - sp.from
 	if sp.step > 0 {

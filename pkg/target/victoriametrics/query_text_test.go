@@ -30,7 +30,7 @@ func TestQueryText(t *testing.T) {
 	var b strings.Builder
 	for _, q := range qs {
 		fmt.Fprintf(&b, "# %s\n", q)
-		p, err := metricsQL(q, "db")
+		p, err := metricsQL(q, "db", time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			if !errors.Is(err, errors.ErrUnsupported) {
 				t.Errorf("%s: %v", q.Name, err)
@@ -61,19 +61,25 @@ func TestQueryText(t *testing.T) {
 }
 
 // TestSpans: a window cut inside its first and last buckets is evaluated
-// as the cut first bucket, the full ones in one range, and the cut last.
+// as the cut first bucket, the full ones in one range, and the cut last;
+// the full buckets that end after now are evaluated one by one.
 func TestSpans(t *testing.T) {
-	got := spans(90_000, 330_000, time.Minute)
-	want := []span{{from: 90_000, to: 120_000, at: time.UnixMilli(60_000).UTC()}, {from: 120_000, to: 300_000, step: 60_000},
-		{from: 300_000, to: 330_000, at: time.UnixMilli(300_000).UTC()}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("spans = %v, want %v", got, want)
-	}
-	if got := spans(90_000, 100_000, time.Minute); len(got) != 1 || got[0].from != 90_000 || got[0].to != 100_000 || !got[0].at.Equal(time.UnixMilli(60_000)) {
-		t.Errorf("a window inside one bucket: %v", got)
-	}
-	if got := spans(60_000, 180_000, time.Minute); len(got) != 1 || got[0].step != 60_000 {
-		t.Errorf("an aligned window: %v", got)
+	ms := func(s int64) time.Time { return time.UnixMilli(s).UTC() }
+	for _, tc := range []struct {
+		from, to, now int64
+		want          []span
+	}{
+		{90_000, 330_000, 1e12, []span{{from: 90_000, to: 120_000, at: ms(60_000)}, {from: 120_000, to: 300_000, step: 60_000},
+			{from: 300_000, to: 330_000, at: ms(300_000)}}},
+		{90_000, 100_000, 1e12, []span{{from: 90_000, to: 100_000, at: ms(60_000)}}},
+		{60_000, 180_000, 1e12, []span{{from: 60_000, to: 180_000, step: 60_000}}},
+		{60_000, 300_000, 190_000, []span{{from: 60_000, to: 180_000, step: 60_000}, {from: 180_000, to: 240_000, at: ms(180_000)},
+			{from: 240_000, to: 300_000, at: ms(240_000)}}},
+		{60_000, 180_000, 10_000, []span{{from: 60_000, to: 120_000, at: ms(60_000)}, {from: 120_000, to: 180_000, at: ms(120_000)}}},
+	} {
+		if got := spans(tc.from, tc.to, time.Minute, tc.now); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("spans(%d, %d, 1m, now %d) = %v, want %v", tc.from, tc.to, tc.now, got, tc.want)
+		}
 	}
 }
 
