@@ -116,8 +116,8 @@ func influxQL(q *query.Query, from string) (string, error) {
 	b.WriteString(" FROM " + from)
 	fmt.Fprintf(&b, " WHERE time >= %d AND time < %d", q.Start.UnixNano(), q.End.UnixNano())
 	for _, m := range q.Where {
-		if len(m.Values) == 0 {
-			b.WriteString(" AND false")
+		if len(m.Values) == 0 { // no value: no row
+			b.WriteString(" AND " + quoteIdent(m.Tag) + " = '' AND " + quoteIdent(m.Tag) + " != ''")
 			continue
 		}
 		b.WriteString(" AND (")
