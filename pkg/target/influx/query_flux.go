@@ -76,6 +76,20 @@ func (q *v2Querier) Query(ctx context.Context, qy *query.Query) (*query.Answer, 
 	if err != nil {
 		return nil, err
 	}
+	body, err := q.post(ctx, qy.Name, script)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := readFlux(body, qy)
+	if err != nil {
+		return nil, fmt.Errorf("influx: query %s: %w\n%s", qy.Name, err, script)
+	}
+	return ans, nil
+}
+
+// post runs a Flux script and returns its CSV answer (valid until the
+// next post).
+func (q *v2Querier) post(ctx context.Context, name, script string) ([]byte, error) {
 	body, err := json.Marshal(map[string]any{
 		"query": script, "type": "flux",
 		"dialect": map[string]any{"header": true, "annotations": []string{}, "delimiter": ","},
@@ -86,19 +100,15 @@ func (q *v2Querier) Query(ctx context.Context, qy *query.Query) (*query.Answer, 
 	res, err := q.p.Post(ctx, httpwrite.Request{Path: "/api/v2/query", Query: url.Values{"org": {q.t.cfg.Org}}.Encode(),
 		ContentType: "application/json", Accept: "application/csv", Body: body, NoCompress: true})
 	if err != nil {
-		return nil, fmt.Errorf("influx: query %s: %w", qy.Name, err)
+		return nil, fmt.Errorf("influx: query %s: %w", name, err)
 	}
 	switch {
 	case res.Status != 200:
-		return nil, fmt.Errorf("influx: query %s: %s answered %d to the Flux query: %s", qy.Name, q.p.BaseURL(), res.Status, v2Message(res.Body))
+		return nil, fmt.Errorf("influx: query %s: %s answered %d to the Flux query: %s", name, q.p.BaseURL(), res.Status, v2Message(res.Body))
 	case res.Truncated:
-		return nil, fmt.Errorf("influx: query %s: the answer is longer than the loader reads", qy.Name)
+		return nil, fmt.Errorf("influx: query %s: the answer is longer than the loader reads", name)
 	}
-	ans, err := readFlux(res.Body, qy)
-	if err != nil {
-		return nil, fmt.Errorf("influx: query %s: %w\n%s", qy.Name, err, script)
-	}
-	return ans, nil
+	return res.Body, nil
 }
 
 // flux states q as a Flux script over bucket.
