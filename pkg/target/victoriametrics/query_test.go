@@ -99,6 +99,8 @@ func TestQueryRecent(t *testing.T) {
 	qs := []*query.Query{
 		{Name: "recent-max", Table: "recent", Fields: []string{"v"}, Agg: query.Max, GroupBy: []string{"host"}, Bucket: 5 * time.Second,
 			Start: start, End: query.BucketStart(now, 5*time.Second).Add(5 * time.Second)},
+		{Name: "recent-last", Table: "recent", Fields: []string{"v"}, Agg: query.Last, GroupBy: []string{"host"},
+			Start: start, End: query.BucketStart(now, 5*time.Second).Add(5 * time.Second)},
 		{Name: "recent-count", Table: "recent", Fields: []string{"v"}, Agg: query.Count, Start: start, End: now.Add(time.Millisecond)},
 	}
 	for _, problem := range querytest.Check(ctx, qr, qs, map[string][]query.Point{"recent": points}, nil) {
