@@ -8,5 +8,6 @@ func (t *Target) Hooks() load.Hooks {
 		Await:      t.Await,
 		Overwrites: t.Overwrites(),
 		LineUnit:   t.LineUnit(),
+		NewQuerier: t.NewQuerier,
 	}
 }

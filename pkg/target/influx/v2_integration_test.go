@@ -20,7 +20,7 @@ import (
 // scripts/start_influxdb.sh --version 2 (org tsload, token
 // tsload-test-token). They skip when it is unreachable and CI is unset.
 
-func influx2(t *testing.T) Config {
+func influx2(t testing.TB) Config {
 	t.Helper()
 	u := loadtest.HTTPServer(t, "InfluxDB 2", "TSLOAD_INFLUX2_URL", "http://127.0.0.1:8087", "scripts/start_influxdb.sh --version 2")
 	token := os.Getenv("TSLOAD_INFLUX2_TOKEN")

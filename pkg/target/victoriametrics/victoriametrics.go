@@ -234,6 +234,7 @@ func (t *Target) Hooks() load.Hooks {
 		Overwrites:   t.Overwrites(),
 		LineUnit:     t.LineUnit(),
 		FlushStorage: t.FlushStorage,
+		NewQuerier:   t.NewQuerier,
 	}
 }
 
