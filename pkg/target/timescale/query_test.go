@@ -1,0 +1,24 @@
+package timescale
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/tsload/tsload/internal/querytest"
+)
+
+// TestQueries checks the querier's answers against query.Eval on the real
+// server (internal/querytest), on hypertables when the server has
+// TimescaleDB (time_bucket) and on plain tables (date_bin).
+func TestQueries(t *testing.T) {
+	requireServer(t)
+	u, err := url.Parse(pgURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{hypertableMode(), "false"} {
+		t.Run("hypertable="+mode, func(t *testing.T) {
+			querytest.Suite{Loader: "load_timescale", Upstream: u.Host, New: faultTarget(mode)}.Run(t, "q")
+		})
+	}
+}
