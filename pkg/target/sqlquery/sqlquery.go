@@ -114,7 +114,7 @@ func (d *Dialect) SQL(q *query.Query, timeCol string) (string, Layout, error) {
 	case q.Agg == query.Rows || q.Agg == query.Last:
 		lay.TimeName = "tsq_time"
 	}
-	where, err := d.where(q, timeCol)
+	where, err := d.Where(q, timeCol)
 	if err != nil {
 		return "", Layout{}, err
 	}
@@ -207,8 +207,8 @@ func (d *Dialect) last(q *query.Query, inner []string, from string, names, group
 		strings.Join(names, ", "), strings.Join(mid, ", "), over, rank, strings.Join(inner, ", "), from, cond)
 }
 
-// where is the condition that keeps q's rows.
-func (d *Dialect) where(q *query.Query, timeCol string) (string, error) {
+// Where is the condition that keeps q's rows (timeCol the time column).
+func (d *Dialect) Where(q *query.Query, timeCol string) (string, error) {
 	tc := d.ident(timeCol)
 	conds := []string{tc + " >= " + d.Time(q.Start), tc + " < " + d.Time(q.End)}
 	for _, m := range q.Where {
