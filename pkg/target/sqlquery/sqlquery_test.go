@@ -107,3 +107,24 @@ func TestRow(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRow: a result row of any text is read or refused, never a panic,
+// and a value read is NaN only for NULL text.
+func FuzzRow(f *testing.F) {
+	f.Add("host_0", "2016-01-04T00:00:00Z", "1.5")
+	f.Add("", "2016-01-04 00:00:00.123456", "null")
+	f.Add("x", "yesterday", "1e400")
+	f.Fuzz(func(t *testing.T, g, tm, v string) {
+		lay := Layout{Groups: 1, TimeName: "tsq_time", Values: 1}
+		r, err := lay.Row([]any{g, tm, v}, nil)
+		if err != nil {
+			return
+		}
+		if r.Group[0] != g || r.Time.Location() != time.UTC {
+			t.Errorf("%q %q %q read as %v", g, tm, v, r)
+		}
+		if math.IsNaN(r.Values[0]) && v != "" && v != "null" && v != "NULL" && !strings.EqualFold(strings.TrimLeft(v, "+-"), "nan") {
+			t.Errorf("%q read as NaN", v)
+		}
+	})
+}
