@@ -43,3 +43,25 @@ func TestV3Queries(t *testing.T) {
 		})
 	}
 }
+
+// TestV3OddNames: a table prefix and name, tag names and values and a
+// field name that need quoting are queried right on InfluxDB 3.
+func TestV3OddNames(t *testing.T) {
+	_, at := v3Real(t)
+	tg, err := New(Config{URLs: []string{at.url}, Precision: "n", Token: at.token, RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	v3 := &v3Only{Target: tg}
+	querytest.CheckOdd(t, v3, "load_influx", load.PrepareOptions{DBName: at.db, CreateDB: true, DropDB: true})
+}
+
+// v3Only is the target with its InfluxDB 3 querier as Hooks.NewQuerier.
+type v3Only struct{ *Target }
+
+func (v *v3Only) Hooks() load.Hooks {
+	h := v.Target.Hooks()
+	h.NewQuerier = func(context.Context, int) (load.Querier, error) { return v.newV3Querier(0), nil }
+	return h
+}

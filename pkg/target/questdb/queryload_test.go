@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/querytest"
 	"github.com/tsload/tsload/pkg/load"
 )
@@ -30,4 +31,17 @@ func TestQueries(t *testing.T) {
 			}}.Run(t, uniqueName(t, "q"+wire))
 		})
 	}
+}
+
+// TestOddNames: a table prefix and name, tag names and values and a field
+// name that need quoting are queried right.
+func TestOddNames(t *testing.T) {
+	s := server(t)
+	tg, err := New(Config{Transport: HTTP, URL: s.http, PG: s.pg, WALTimeout: time.Minute, RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	loadtest.DropQuestDBTables(t, s.http, "Q-odd_")
+	querytest.CheckOdd(t, tg, "load_questdb", load.PrepareOptions{CreateDB: true, DropDB: true})
 }

@@ -3,6 +3,7 @@ package timescale
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/tsload/tsload/internal/querytest"
 )
@@ -21,4 +22,16 @@ func TestQueries(t *testing.T) {
 			querytest.Suite{Loader: "load_timescale", Upstream: u.Host, New: faultTarget(mode)}.Run(t, "q")
 		})
 	}
+}
+
+// TestOddNames: a table prefix and name, tag names and values and a field
+// name that need quoting are queried right.
+func TestOddNames(t *testing.T) {
+	requireServer(t)
+	u, err := url.Parse(pgURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, prep := faultTarget("false")(t, u.Host, 30*time.Second)
+	querytest.CheckOdd(t, tg, "load_timescale", prep)
 }
