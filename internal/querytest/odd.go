@@ -65,6 +65,8 @@ func OddQueries(prefix string) []*query.Query {
 			Where: []query.Match{{Tag: "host", Values: OddTags[:4]}}, Bucket: 5 * time.Minute}),
 		whole(&query.Query{Name: "odd-rows", Table: table, Fields: []string{"a"}, Agg: query.Rows,
 			Where: []query.Match{{Tag: "host", Values: OddTags[4:]}, {Tag: "Region", Values: []string{"EU-0", "EU-1"}}}, Filter: &query.Threshold{Field: "a", Value: 3.5}}),
+		whole(&query.Query{Name: "odd-last-one", Table: table, Fields: []string{"b Field"}, Agg: query.Last,
+			Where: []query.Match{{Tag: "host", Values: OddTags[1:2]}}}),
 		whole(&query.Query{Name: "odd-count", Table: table, Fields: []string{"a", "b Field"}, Agg: query.Count, GroupBy: []string{"Region"}, Bucket: 10 * time.Minute, Limit: 2}),
 	}
 }

@@ -37,7 +37,8 @@ func Postgres(timescale bool) *Dialect {
 		Time: func(t time.Time) string {
 			return Literal(µs(t).Format("2006-01-02 15:04:05.000000Z07:00")) + "::timestamptz"
 		},
-		Double: func(e string) string { return "CAST(" + e + " AS double precision)" },
+		Double:     func(e string) string { return "CAST(" + e + " AS double precision)" },
+		DistinctOn: true,
 	}
 	if timescale {
 		d.Name = "timescaledb"

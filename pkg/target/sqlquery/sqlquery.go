@@ -13,7 +13,9 @@
 //     the tags (ORDER BY bucket DESC LIMIT n without groups).
 //   - Last: row_number() OVER (PARTITION BY tags, bucket ORDER BY time
 //     DESC) = 1, and newest-N buckets with dense_rank() over the buckets of
-//     each group.
+//     each group; SELECT DISTINCT ON (tags, bucket) ... ORDER BY tags,
+//     bucket, time DESC where the dialect has it; ORDER BY time DESC
+//     LIMIT 1 without groups and buckets.
 //
 // Every statement keeps only the rows with at least one asked field not
 // NULL (query.Eval: such a row is not read), compares the time column
@@ -47,6 +49,10 @@ type Dialect struct {
 	Bucket func(col string, w time.Duration) string
 	// Double casts expression e to a double precision float.
 	Double func(e string) string
+	// DistinctOn: the database has SELECT DISTINCT ON (PostgreSQL,
+	// DuckDB), which Last uses for the newest row per group and bucket
+	// in place of a window function.
+	DistinctOn bool
 }
 
 // Literal is s as an SQL string literal (a single quote doubled).
@@ -182,6 +188,18 @@ func (d *Dialect) SQL(q *query.Query, timeCol string) (string, Layout, error) {
 // last is the Last statement over the kept rows (inner): the newest row
 // of each group and bucket.
 func (d *Dialect) last(q *query.Query, inner []string, from string, names, groups []string) string {
+	rows := "(SELECT " + strings.Join(inner, ", ") + from + ") tsq_rows"
+	switch {
+	case len(groups) == 0 && q.Bucket == 0:
+		return "SELECT " + strings.Join(names, ", ") + " FROM " + rows + " ORDER BY tsq_time DESC LIMIT 1"
+	case d.DistinctOn && (q.Limit == 0 || q.Bucket == 0):
+		keys := names[:len(groups)]
+		if q.Bucket > 0 {
+			keys = names[:len(groups)+1]
+		}
+		return "SELECT DISTINCT ON (" + strings.Join(keys, ", ") + ") " + strings.Join(names, ", ") + " FROM " + rows +
+			" ORDER BY " + strings.Join(keys, ", ") + ", tsq_time DESC"
+	}
 	part := slicesClone(groups)
 	mid := slicesClone(groups) // the ranked rows' columns
 	if q.Bucket > 0 {

@@ -35,6 +35,7 @@ var forms = []*query.Query{
 	{Name: "max-group-limit", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user"}, Agg: query.Max, GroupBy: []string{"hostname"}, Bucket: 250 * time.Millisecond, Limit: 5},
 	{Name: "last", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user", "usage_idle"}, Agg: query.Last, GroupBy: []string{"hostname"}},
 	{Name: "last-one", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user"}, Agg: query.Last},
+	{Name: "last-bucket", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user"}, Agg: query.Last, GroupBy: []string{"hostname"}, Bucket: 30 * time.Minute},
 	{Name: "last-bucket-limit", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user"}, Agg: query.Last, GroupBy: []string{"hostname"}, Bucket: 30 * time.Minute, Limit: 2},
 }
 
