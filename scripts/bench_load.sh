@@ -144,7 +144,7 @@ timescale)
   # (KIND true: a hypertable with 12h chunks; false: a plain table).
   empty_table() {
     "$bin/load_timescale" --file "$data/$ds.pgcopy" --db-name "$1" --drop-db --use-hypertable "$2" \
-      --limit 1 --verify=false --reporting-period 1h >/dev/null 2>&1
+      --limit 1 --verify=off --reporting-period 1h >/dev/null 2>&1
     psqlq -d "$1" -c 'TRUNCATE cpu' >/dev/null
   }
   # server_ceiling KIND STREAMS: the server's own COPY cpu FROM '<file>' (FORMAT binary) into an

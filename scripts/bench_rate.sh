@@ -13,7 +13,7 @@
 # one line per step. The results file, its log and `report plot` charts (offered vs achieved,
 # latency percentiles over time) go to --out (default $TSLOAD_STATE/bench_rate/<target>).
 # The server must be running (scripts/start_<server>.sh); the loaders' default addresses are
-# used, other flags follow `--`. A sustainable rate equal to MAX means every step held: raise
+# used, other flags follow `--`. A sustainable rate shown "≥ X" means every step held: raise
 # MAX. Figures from a shared or loaded machine are noisy: run it more than once.
 # TSLOAD_RATE_STEPS, TSLOAD_RATE_SLO, TSLOAD_RATE_BATCH and TSLOAD_RATE_WORKERS set the defaults;
 # TSLOAD_RATE_EVERY and TSLOAD_RATE_MAX override the step length and MAX of any --steps.
@@ -109,8 +109,8 @@ r = json.load(open(sys.argv[1]))
 pc = r["pace"]
 steps = pc["steps"]
 sus = pc.get("sustainable_rows_per_sec", 0)
-fail = next((s for s in steps if not s["ok"] and s["rows_per_sec"] > sus), None)
-why = "none (every step held: raise MAX)"
+fail = next((s for s in steps if not s["ok"] and s["complete"] and s["rows_per_sec"] > sus), None)
+why = f"none (the staircase ended ({pc.get('ended_by', '?')}) before a step failed: the rate is a lower bound; raise MAX or give more rows)"
 if fail:
     reasons = []
     if not fail["complete"]: reasons.append("partial")
@@ -118,14 +118,17 @@ if fail:
     q = fail.get("slo_quantile_ms", 0)
     if q >= pc.get("slo_ms", 0): reasons.append(f"p{pc.get('slo_quantile', 99):g} {q:.0f} ms")
     why = f"{fail['rows_per_sec']:,.0f} rows/s: " + ", ".join(reasons or ["no batch acknowledged"])
+if pc.get("failed_below"):
+    why += "; but a lower step failed: " + ", ".join(f"{v:,.0f}" for v in pc["failed_below"])
 print(f"| target | sustainable rows/s (p{pc.get('slo_quantile', 99):g} from due < {pc.get('slo_ms', 0):g} ms) | the next step failed | peak achieved rows/s |")
 print("| --- | ---: | --- | ---: |")
 peak = max(s["achieved_rows_per_sec"] for s in steps)
-print(f"| {sys.argv[2]} | {f'{sus:,.0f}' if sus else 'none'} | {why} | {peak:,.0f} |")
+shown = ("≥ " if pc.get("sustainable_at_least") else "") + f"{sus:,.0f}" if sus else "none"
+print(f"| {sys.argv[2]} | {shown} | {why} | {peak:,.0f} |")
 print()
 for s in steps:
     l = s["latency_from_due_ms"]
     print(f"- {s['rows_per_sec']:,.0f} rows/s: achieved {s['achieved_rows_per_sec']:,.0f}, from due p50 {l['p50']:.1f} p99 {l['p99']:.1f} ms, "
-          f"backlog {s['backlog_rows']:,} rows at its end, {'ok' if s['ok'] else 'FAILED'}")
+          f"backlog {s['backlog_rows']:,} rows at its end, {'ok' if s['ok'] else 'FAILED' if s['complete'] else 'partial (not judged)'}")
 PY
 echo "bench_rate.sh: results $res, plots in $out" >&2

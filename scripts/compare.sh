@@ -290,7 +290,7 @@ for ((r = 1; r <= repeat; r++)); do
 		read -r -a tflags <<<"$(target_flags "$t" | tr '\n' ' ')"
 		read -r -a fflags <<<"$(fair_flags "$t" | tr '\n' ' ')"
 		args=(--file "$file" --batch-size "$batch" --workers "$workers" --db-name "$db_name"
-			--drop-db --do-create-db=true --verify=true --reporting-period 1s --results-file "$res"
+			--drop-db --do-create-db=true --verify=count --reporting-period 1s --results-file "$res"
 			--footprint-settle "$settle" "${fflags[@]}"
 			"${tflags[@]+"${tflags[@]}"}" "${extra[@]+"${extra[@]}"}")
 		loader=$(find_bin "$(loader_of "$t")")

@@ -76,7 +76,7 @@ bin/generate_data --use-case cpu-only --seed 123 --scale "$scale" \
 step "loading with bin/load_$target --workers $workers ${where[*]} (dropped first; the count is verified)"
 status=0
 "bin/load_$target" --file "$data" --workers "$workers" --batch-size 5000 \
-	"${where[@]}" --drop-db --do-create-db=true --verify=true \
+	"${where[@]}" --drop-db --do-create-db=true --verify=count \
 	--reporting-period 100ms --results-file "$results" || status=$?
 
 if [[ ! -s $results ]]; then

@@ -11,7 +11,7 @@
 #
 # Every run loads with --drop-db --do-create-db=true into --db-name (default
 # tsload_matrix), so each cell starts from an empty database; the loader
-# verifies the count unless the extra flags say --verify=false. Runs go
+# verifies the count unless the extra flags say --verify=off. Runs go
 # repeat by repeat (every cell once, then again) so that a slow drift of the
 # machine spreads over all cells. Unless the extra flags set
 # --reporting-period, runs report every 1s so the rate plots have points.

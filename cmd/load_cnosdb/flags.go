@@ -53,9 +53,9 @@ func cnosdbFlags() []cli.Flag {
 
 // newTarget builds the target from the flags (the database is the runner's
 // --db-name); it does not connect.
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	h := loadcli.HTTP(c)
-	return cnosdb.New(cnosdb.Config{
+	tg, err := cnosdb.New(cnosdb.Config{
 		URLs: h.URLs, User: h.User, Password: h.Password, Precision: h.Precision,
 		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
 		Tenant:        c.String(flagTenant),
@@ -66,4 +66,5 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		DBName:        cfg.Prepare.DBName,
 		Log:           cfg.Stderr,
 	})
+	return tg, loadcli.Overrides{}, err
 }

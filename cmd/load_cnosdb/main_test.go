@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/results"
 )
@@ -25,17 +26,8 @@ func TestMain_Load(t *testing.T) {
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("cpu,h=a v=1 1\ncpu,h=b v=2 1\nmem,h=a f=1i 2\n"), 0o644)
 	resultsPath := filepath.Join(dir, "r.json")
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
-		"--db-name", db, "--db-ttl", "INF", "--db-shards", "2", "--gzip", "--results-file", resultsPath}, nil, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	raw, _ := os.ReadFile(resultsPath)
-	var res results.Results
-	if err := json.Unmarshal(raw, &res); err != nil || res.Status != results.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
-		t.Fatalf("results %+v %v\n%s", res, err, stderr.String())
-	}
+	loadtest.RunCLI(t, spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
+		"--db-name", db, "--db-ttl", "INF", "--db-shards", "2", "--gzip", "--results-file", resultsPath}, resultsPath, "").Verified(t, 3)
 	for table, want := range map[string]string{"cpu": `[{"n":2}]`, "mem": `[{"n":1}]`} {
 		if st, body, err := cnosdbtest.SQL(base, "root", "", db, "SELECT count(*) AS n FROM "+table); err != nil || st != 200 || body != want {
 			t.Errorf("%s: %d %s %v, want %s", table, st, body, err, want)

@@ -13,4 +13,5 @@ import (
 func TestParquet(t *testing.T) {
 	base, db := cnosdbtest.RealDB(t)
 	parquettest.Suite{Spec: spec(), Args: []string{"--urls", base, "--db-name", db}}.Run(t)
+	parquettest.NullRows(t, spec(), "nullrows", true, true, "--urls", base, "--db-name", db)
 }

@@ -35,17 +35,15 @@ func spec() loadcli.Spec {
 // newTarget builds the target from the flags; it opens nothing. The
 // database runs in this process: its CPU and memory are the loader's, so
 // the server's figures are this process's (both are reported).
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	commit, err := sqlembed.ParseCommit(c.String(flagCommit))
 	if err != nil {
-		return nil, err
+		return nil, loadcli.Overrides{}, err
 	}
 	path := c.String(flagDBPath)
 	if path == "" {
 		path = cfg.Prepare.DBName + ".duckdb"
 	}
-	if cfg.Cost.ServerPID == 0 {
-		cfg.Cost.ServerPID = os.Getpid()
-	}
-	return duckdb.New(duckdb.Config{Path: path, Commit: commit, Workers: cfg.Workers})
+	tg, err := duckdb.New(duckdb.Config{Path: path, Commit: commit, Workers: cfg.Workers})
+	return tg, loadcli.Overrides{ServerPID: os.Getpid()}, err
 }

@@ -57,12 +57,12 @@ func flags() []cli.Flag {
 
 // newTarget builds the target from the flags (the database is the runner's
 // --db-name); it does not connect.
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	h := loadcli.HTTP(c)
-	return influx.New(influx.Config{
+	tg, err := influx.New(influx.Config{
 		URLs: h.URLs, User: h.User, Password: h.Password, Token: h.Token, Precision: h.Precision,
 		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
-		API:           c.String(flagAPI),
+		API:           influx.API(c.String(flagAPI)),
 		RP:            c.String(flagRP),
 		Consistency:   c.String(flagConsistency),
 		Org:           c.String(flagOrg),
@@ -71,4 +71,5 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 		NoSync:        c.Bool(flagNoSync),
 		DBName:        cfg.Prepare.DBName,
 	})
+	return tg, loadcli.Overrides{}, err
 }

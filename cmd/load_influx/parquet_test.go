@@ -21,4 +21,5 @@ func TestParquet(t *testing.T) {
 		tg.Query(context.Background(), "", "DROP DATABASE \""+db+"\"")
 	})
 	parquettest.Suite{Spec: spec(), Args: []string{"--urls", url, "--db-name", db}}.Run(t)
+	parquettest.NullRows(t, spec(), "nullrows", true, false, "--urls", url, "--db-name", db)
 }

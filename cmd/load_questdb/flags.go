@@ -57,7 +57,7 @@ var httpFlags = loadcli.HTTPFlagSet{
 func questdbFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: flagProtocolVersion, Value: strconv.Itoa(questdb.DefaultProtocolVersion), Usage: "line protocol version: 1 (text, as the input holds it), 2 or 3 (double fields sent as 8 binary bytes, QuestDB 9.0+), auto (as QuestDB's clients: over HTTP the highest the server's /settings lists, 3 on 9.2+; over TCP 1). Default 1: on QuestDB 9.3.4 here 2 was not faster (docs/loaders/questdb.md)"},
-		&cli.StringFlag{Name: flagTransport, Value: questdb.HTTP, Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
+		&cli.StringFlag{Name: flagTransport, Value: string(questdb.HTTP), Usage: "ILP transport: http (POST /write, acknowledged) or tcp (port 9009, no acknowledgement)"},
 		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows, protocol_version)"},
 		&cli.StringFlag{Name: flagHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries with --pg none (default http://127.0.0.1:9000, or port 9000 of the --tcp-addr host)"},
 		&cli.StringFlag{Name: flagTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port with --transport tcp (default 127.0.0.1:9009, or port 9009 of the --http-url host)"},
@@ -70,17 +70,18 @@ func questdbFlags() []cli.Flag {
 	}, httpFlags.Flags()...)
 }
 
-// newTarget builds the Target from the flags. It adjusts cfg: auto_flush_rows
-// of --conf becomes the batch size, retry_timeout the retry timeout, and
-// --serialization-pass asks the runner for its pass (the runner masks the
-// secrets of --conf, --pg and --http-url in the recorded flags). It does not
-// connect.
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+// newTarget builds the Target from the flags. Its overrides: auto_flush_rows
+// of --conf becomes the batch size, retry_timeout the retry timeout,
+// --serialization-pass asks the runner for its pass, and the endpoints and
+// dedup are recorded as used (the runner masks the secrets of --conf, --pg
+// and --http-url in the recorded flags). It does not connect.
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
+	var o loadcli.Overrides
 	h := loadcli.HTTP(c)
 	qc := questdb.Config{
 		User: h.User, Password: h.Password, Token: h.Token, InsecureSkipVerify: h.InsecureSkipVerify,
 		Gzip: h.Gzip, GzipLevel: h.GzipLevel, RequestTimeout: h.RequestTimeout,
-		Transport:     c.String(flagTransport),
+		Transport:     questdb.Transport(c.String(flagTransport)),
 		URL:           c.String(flagHTTPURL),
 		TCPAddr:       c.String(flagTCPAddr),
 		MinThroughput: c.Int64(flagMinThroughput),
@@ -91,21 +92,21 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 	}
 	v, err := questdb.ParseProtocolVersion(c.String(flagProtocolVersion))
 	if err != nil {
-		return nil, fmt.Errorf("--%s: %w", flagProtocolVersion, err)
+		return nil, o, fmt.Errorf("--%s: %w", flagProtocolVersion, err)
 	}
 	qc.ProtocolVersion = v
 	if s := c.String(flagConf); s != "" {
 		for _, f := range []string{flagTransport, flagProtocolVersion, loadcli.FlagUser, loadcli.FlagPassword, loadcli.FlagToken, loadcli.FlagInsecureSkipVerify, loadcli.FlagRequestTimeout, flagMinThroughput} {
 			if c.IsSet(f) {
-				return nil, fmt.Errorf("--%s and --%s: give the setting in one place", flagConf, f)
+				return nil, o, fmt.Errorf("--%s and --%s: give the setting in one place", flagConf, f)
 			}
 		}
 		conf, err := questdb.ParseConf(s)
 		if err != nil {
-			return nil, err
+			return nil, o, err
 		}
-		if err := applyConf(&qc, conf, c, cfg); err != nil {
-			return nil, err
+		if o, err = applyConf(&qc, conf, c, cfg); err != nil {
+			return nil, o, err
 		}
 	}
 	fillEndpoints(&qc, c.String(flagPG))
@@ -115,29 +116,26 @@ func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
 	default:
 		qc.Dedup = qc.Transport != questdb.TCP
 	}
-	if cfg.Flags != nil {
-		// What is used, as used: the dedup the tables get is what the
-		// target reports after the load (Describe).
-		cfg.Flags[flagDedup] = qc.Dedup
-		cfg.Flags[flagTransport] = qc.Transport
-		cfg.Flags[flagHTTPURL] = qc.URL
-		if qc.Transport == questdb.HTTP {
-			delete(cfg.Flags, flagTCPAddr)
-		} else {
-			cfg.Flags[flagTCPAddr] = qc.TCPAddr
-		}
-		// --pg stays as given: the default's password would be masked
-		// in the journal, and a resume could not use it.
+	// What is used, as used: the dedup the tables get is what the target
+	// reports after the load (Describe). --pg stays as given: the
+	// default's password would be masked in the journal, and a resume
+	// could not use it.
+	o.Flags = map[string]any{flagDedup: qc.Dedup, flagTransport: string(qc.Transport), flagHTTPURL: qc.URL, flagTCPAddr: nil}
+	if qc.Transport == questdb.TCP {
+		o.Flags[flagTCPAddr] = qc.TCPAddr
 	}
-	cfg.SerializationPass = c.Bool(flagSerializationPass)
-	if cfg.SerializationPass && len(cfg.Inputs) == 0 {
-		return nil, fmt.Errorf("--%s needs --file inputs (stdin cannot be read twice)", flagSerializationPass)
+	o.SerializationPass = c.Bool(flagSerializationPass)
+	if o.SerializationPass && len(cfg.Inputs) == 0 {
+		return nil, o, fmt.Errorf("--%s needs --file inputs (stdin cannot be read twice)", flagSerializationPass)
 	}
-	return questdb.New(qc)
+	tg, err := questdb.New(qc)
+	return tg, o, err
 }
 
-// applyConf moves a parsed --conf into qc and cfg.
-func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runner.Config) error {
+// applyConf moves a parsed --conf into qc, and returns what it decides of
+// the common settings.
+func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg runner.Config) (loadcli.Overrides, error) {
+	var o loadcli.Overrides
 	if conf.HTTP() {
 		qc.Transport = questdb.HTTP
 		qc.URL = conf.Schema + "://" + conf.Addr
@@ -157,29 +155,23 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg *runne
 	if conf.ProtocolVersion != "" {
 		v, err := questdb.ParseProtocolVersion(conf.ProtocolVersion)
 		if err != nil {
-			return fmt.Errorf("--%s: protocol_version: %w", flagConf, err)
+			return o, fmt.Errorf("--%s: protocol_version: %w", flagConf, err)
 		}
 		qc.ProtocolVersion = v
 	}
 	if conf.AutoFlushRows > 0 {
 		if c.IsSet(loadcli.FlagBatchSize) && cfg.BatchSize != conf.AutoFlushRows {
-			return fmt.Errorf("--%s %d and auto_flush_rows=%d in --%s disagree", loadcli.FlagBatchSize, cfg.BatchSize, conf.AutoFlushRows, flagConf)
+			return o, fmt.Errorf("--%s %d and auto_flush_rows=%d in --%s disagree", loadcli.FlagBatchSize, cfg.BatchSize, conf.AutoFlushRows, flagConf)
 		}
-		cfg.BatchSize = conf.AutoFlushRows
-		if cfg.Flags != nil {
-			cfg.Flags[loadcli.FlagBatchSize] = conf.AutoFlushRows
-		}
+		o.BatchSize = conf.AutoFlushRows
 	}
 	if conf.RetryTimeout > 0 {
 		if c.IsSet(loadcli.FlagRetryTimeout) && cfg.RetryTimeout != conf.RetryTimeout {
-			return fmt.Errorf("--%s %v and retry_timeout=%d in --%s disagree", loadcli.FlagRetryTimeout, cfg.RetryTimeout, conf.RetryTimeout/time.Millisecond, flagConf)
+			return o, fmt.Errorf("--%s %v and retry_timeout=%d in --%s disagree", loadcli.FlagRetryTimeout, cfg.RetryTimeout, conf.RetryTimeout/time.Millisecond, flagConf)
 		}
-		cfg.RetryTimeout = conf.RetryTimeout
-		if cfg.Flags != nil {
-			cfg.Flags[loadcli.FlagRetryTimeout] = conf.RetryTimeout.String()
-		}
+		o.RetryTimeout = conf.RetryTimeout
 	}
-	return nil
+	return o, nil
 }
 
 // fillEndpoints names one server: the endpoints not given (HTTP URL, ILP/TCP

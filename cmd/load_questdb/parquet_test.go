@@ -14,4 +14,7 @@ func TestParquet(t *testing.T) {
 	httpURL, pg, prefix := questdbTables(t, "pq_")
 	parquettest.Suite{Spec: spec(), Prefix: prefix + "_", Content: true, Args: []string{"--pg", pg, "--table-prefix", prefix + "_",
 		"--conf", "http::addr=" + httpURL[len("http://"):] + ";"}}.Run(t)
+	// Rows whose only field is NULL are skipped and counted; the rest verify.
+	parquettest.NullRows(t, spec(), prefix+"_nullrows", true, true, "--pg", pg, "--table-prefix", prefix+"_",
+		"--conf", "http::addr="+httpURL[len("http://"):]+";")
 }

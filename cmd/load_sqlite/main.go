@@ -42,18 +42,16 @@ func spec() loadcli.Spec {
 // newTarget builds the target from the flags; it opens nothing. The
 // database runs in this process: its CPU and memory are the loader's, so
 // the server's figures are this process's (both are reported).
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	commit, err := sqlembed.ParseCommit(c.String(flagCommit))
 	if err != nil {
-		return nil, err
+		return nil, loadcli.Overrides{}, err
 	}
 	path := c.String(flagDBPath)
 	if path == "" {
 		path = cfg.Prepare.DBName + ".sqlite"
 	}
-	if cfg.Cost.ServerPID == 0 {
-		cfg.Cost.ServerPID = os.Getpid()
-	}
-	return sqlite.New(sqlite.Config{Path: path, Commit: commit, Workers: cfg.Workers, JournalMode: c.String(flagJournalMode),
+	tg, err := sqlite.New(sqlite.Config{Path: path, Commit: commit, Workers: cfg.Workers, JournalMode: c.String(flagJournalMode),
 		Synchronous: c.String(flagSynchronous), BusyTimeout: c.Duration(flagBusyTimeout)})
+	return tg, loadcli.Overrides{ServerPID: os.Getpid()}, err
 }

@@ -56,7 +56,7 @@ func timescaleFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagSSLMode, Usage: "TLS: disable, allow, prefer, require, verify-ca or verify-full (default: the URL's or PGSSLMODE; else prefer on loopback and verify-full for any other host)"},
 		&cli.StringFlag{Name: flagMethod, Value: string(timescale.MethodAuto), Usage: "auto, copy-binary (pgcopy, ILP), copy-csv (csv), insert-multi or insert; auto = copy-binary for pgcopy and ILP, copy-csv for csv"},
 		&cli.StringFlag{Name: flagCommit, Value: string(timescale.CommitBatch), Usage: "insert methods: batch (one transaction per batch) or row (autocommit per statement)"},
-		&cli.StringFlag{Name: flagUseHypertable, Value: "auto", Usage: "auto (when the timescaledb extension is available), true or false"},
+		&cli.StringFlag{Name: flagUseHypertable, Value: string(timescale.HypertableAuto), Usage: "auto (when the timescaledb extension is available), true or false"},
 		&cli.DurationFlag{Name: flagChunkTime, Value: 12 * time.Hour, Usage: "hypertable chunk interval (by_range on time)"},
 		&cli.IntFlag{Name: flagPartitions, Usage: "hypertables: also partition by_hash on the tag that identifies a series (hostname, name, location_id) into `N` partitions (0: time only)"},
 		&cli.BoolFlag{Name: flagColumnstore, Usage: "hypertables: enable TimescaleDB's columnstore (compression) with --segment-by and --order-by"},
@@ -65,7 +65,7 @@ func timescaleFlags() []cli.Flag {
 		&cli.BoolFlag{Name: flagCompressAfterLoad, Usage: "convert every chunk to the columnstore after the load; its time and the sizes before and after go to the summary and results file (implies --columnstore)"},
 		&cli.BoolFlag{Name: flagDirectCompress, Usage: "compress rows while COPY writes them (timescaledb.enable_direct_compress_copy, TimescaleDB 2.21+; copy methods; implies --columnstore); pays off only with many rows per series in each batch (README)"},
 		&cli.BoolFlag{Name: flagUnlogged, Usage: "create UNLOGGED plain tables (not crash-safe; no hypertables)"},
-		&cli.StringFlag{Name: flagCreateIndexes, Value: "none", Usage: "indexes on (tags..., time DESC): none, before or after the load"},
+		&cli.StringFlag{Name: flagCreateIndexes, Value: string(timescale.IndexesNone), Usage: "indexes on (tags..., time DESC): none, before or after the load"},
 		&cli.DurationFlag{Name: flagRequestTimeout, Value: timescale.DefaultRequestTimeout, Usage: "limit on writing one batch (0: none); a batch without an answer in time is retried on a new connection once the server says its transaction did not commit"},
 	}
 }
@@ -82,7 +82,7 @@ func configFromCLI(c *cli.Context) timescale.Config {
 		SSLMode:        c.String(flagSSLMode),
 		Method:         timescale.Method(c.String(flagMethod)),
 		Commit:         timescale.Commit(c.String(flagCommit)),
-		UseHypertable:  c.String(flagUseHypertable),
+		UseHypertable:  timescale.Hypertable(c.String(flagUseHypertable)),
 		ChunkTime:      c.Duration(flagChunkTime),
 		Partitions:     c.Int(flagPartitions),
 		Columnstore:    c.Bool(flagColumnstore),
@@ -91,15 +91,16 @@ func configFromCLI(c *cli.Context) timescale.Config {
 		CompressAfter:  c.Bool(flagCompressAfterLoad),
 		DirectCompress: c.Bool(flagDirectCompress),
 		Unlogged:       c.Bool(flagUnlogged),
-		CreateIndexes:  c.String(flagCreateIndexes),
+		CreateIndexes:  timescale.Indexes(c.String(flagCreateIndexes)),
 		RequestTimeout: c.Duration(flagRequestTimeout),
 	}
 }
 
 // newTarget builds the target from the flags; it does not connect.
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	tc := configFromCLI(c)
 	tc.DBName = cfg.Prepare.DBName
 	tc.Log = cfg.Stderr
-	return timescale.New(tc)
+	tg, err := timescale.New(tc)
+	return tg, loadcli.Overrides{}, err
 }

@@ -173,6 +173,16 @@ func TestCSVSameAsILP(t *testing.T) {
 	}}.SameAsILP(t, "csv_")
 }
 
+// TestCSVOwnTimes: a CSV whose time column ts holds times without an
+// offset, and one of epoch milliseconds with --time-unit ms, load and
+// verify their content (owndatatest.CSVSuite.OwnTimes).
+func TestCSVOwnTimes(t *testing.T) {
+	base, db := freshDB(t, "tsload_csvtimes")
+	owndatatest.CSVSuite{Spec: spec(), Args: func(t *testing.T, _ string) []string {
+		return []string{"--postgres", base, "--db-name", db}
+	}}.OwnTimes(t, "csv_")
+}
+
 // TestTSBSFile loads a file of TSBS's own generator (testdata/README.md),
 // gzip'd and not, into the tables TSBS's loader makes, and counts as TSBS
 // says: a cpu row per values line, a tags row per host. A damaged file is

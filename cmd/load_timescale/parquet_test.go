@@ -14,6 +14,8 @@ import (
 func TestParquet(t *testing.T) {
 	base, db := freshDB(t, "tsload_parquet")
 	parquettest.Suite{Spec: spec(), Args: []string{"--postgres", base, "--db-name", db}}.Run(t)
+	// Rows whose only field is NULL are rows of NULLs here.
+	parquettest.NullRows(t, spec(), "nullrows", false, true, "--postgres", base, "--db-name", db)
 	results := filepath.Join(t.TempDir(), "bad.json")
 	loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db + "_never", "--file",
 		filepath.Join("..", "..", "pkg", "format", "parquet", "testdata", "unsupported.parquet"), "--results-file", results},

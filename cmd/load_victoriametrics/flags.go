@@ -36,12 +36,13 @@ func flags() []cli.Flag { return httpFlags.Flags() }
 
 // newTarget builds the target from the flags (the db label is the
 // runner's --db-name); it does not connect.
-func newTarget(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	h := loadcli.HTTP(c)
-	return victoriametrics.New(victoriametrics.Config{
+	tg, err := victoriametrics.New(victoriametrics.Config{
 		URLs: h.URLs, User: h.User, Password: h.Password, Precision: h.Precision,
 		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
 		DBName: cfg.Prepare.DBName,
 		Log:    cfg.Stderr,
 	})
+	return tg, loadcli.Overrides{}, err
 }

@@ -28,17 +28,8 @@ func TestMain_Load(t *testing.T) {
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("cpu,h=a v=1 1451606400000000000\ncpu,h=b v=2 1451606400000000000\nmem,h=a f=1i 1451606401000000000\n"), 0o644)
 	resultsPath := filepath.Join(dir, "r.json")
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
-		"--db-name", db, "--results-file", resultsPath}, nil, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	raw, _ := os.ReadFile(resultsPath)
-	var res results.Results
-	if err := json.Unmarshal(raw, &res); err != nil || res.Status != results.StatusOK || res.Rows != 3 || res.Verify == nil || !res.Verify.OK {
-		t.Fatalf("results %+v %v\n%s", res, err, stderr.String())
-	}
+	res := loadtest.RunCLI(t, spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
+		"--db-name", db, "--results-file", resultsPath}, resultsPath, "").Verified(t, 3)
 	if res.Setup == nil || res.Setup.Settings["dedup.minScrapeInterval"] != "1ms" || res.Setup.Database != "db="+db {
 		t.Errorf("setup %+v", res.Setup)
 	}
@@ -118,8 +109,8 @@ func TestTSBSLines(t *testing.T) {
 
 // TestParquet loads the Parquet files every loader loads (turned into
 // line protocol on the workers) and verifies the counts; pyarrow's sample
-// has times with microseconds, which VictoriaMetrics would cut off: the
-// load is refused, naming the line.
+// has times with microseconds, the INT96 file with nanoseconds, which
+// VictoriaMetrics would cut off: the load is refused, naming the line.
 func TestParquet(t *testing.T) {
 	base, db := vmtest.RealDB(t)
 	dir := t.TempDir()
@@ -127,7 +118,7 @@ func TestParquet(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			resultsPath := filepath.Join(dir, c.Name+".json")
 			args := []string{"load_victoriametrics", "--file", c.Path, "--workers", "2", "--batch-size", "300", "--results-file", resultsPath, "--urls", base, "--db-name", db}
-			if c.Table == "sample" {
+			if c.Table == "sample" || c.Table == "int96" {
 				loadtest.RunCLI(t, spec(), args, resultsPath, "has a part finer than a millisecond")
 				return
 			}

@@ -21,35 +21,16 @@ import (
 const DefaultURL = "http://127.0.0.1:8902"
 
 // Ping asks base's /api/v1/ping whether a healthy CnosDB answers.
-func Ping(base string) error {
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(base + "/api/v1/ping")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"healthy"`) {
-		return fmt.Errorf("/api/v1/ping answered %d %s", resp.StatusCode, body)
-	}
-	return nil
-}
+var Ping = loadtest.Healthy("/api/v1/ping", func(status int, body string) bool {
+	return status == 200 && strings.Contains(body, `"healthy"`)
+})
 
 // RealURL returns the base URL of the real CnosDB the tests use: CNOSDB_URL,
 // or the local server of scripts/start_cnosdb.sh. When it does not answer,
 // the test is skipped, or failed when CI is set (CI starts the server).
 func RealURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("CNOSDB_URL")
-	if u == "" {
-		u = DefaultURL
-	}
-	if err := Ping(u); err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("CnosDB at %s unreachable: %v (start it with scripts/start_cnosdb.sh)", u, err),
-			fmt.Sprintf("CnosDB at %s unreachable under CI: %v (scripts/start_cnosdb.sh starts it)", u, err))
-	}
-	return u
+	return loadtest.Server(t, "CnosDB", "CNOSDB_URL", DefaultURL, "scripts/start_cnosdb.sh", Ping)
 }
 
 // RealDB is RealURL and a database name of the test's own (UniqueDB),

@@ -35,9 +35,11 @@ func ParquetCases(t testing.TB, dir string) []ParquetCase {
 		t.Fatal(err)
 	}
 	_, here, _, _ := runtime.Caller(0)
-	sample := filepath.Join(filepath.Dir(here), "..", "..", "pkg", "format", "parquet", "testdata", "sample.parquet")
+	testdata := filepath.Join(filepath.Dir(here), "..", "..", "pkg", "format", "parquet", "testdata")
 	return []ParquetCase{
 		{Name: "generated", Path: path, Table: "cpu", Rows: st.Rows},
-		{Name: "pyarrow", Path: sample, Table: "sample", Rows: 1000},
+		{Name: "pyarrow", Path: filepath.Join(testdata, "sample.parquet"), Table: "sample", Rows: 1000},
+		// Times as Spark writes them (INT96: Julian day, nanoseconds of the day).
+		{Name: "int96", Path: filepath.Join(testdata, "int96.parquet"), Table: "int96", Rows: 10},
 	}
 }

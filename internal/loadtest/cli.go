@@ -3,6 +3,7 @@ package loadtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // CLIRun is one run of a loader's command line.
@@ -39,6 +41,17 @@ func RunCLI(t testing.TB, spec loadcli.Spec, args []string, results, wantErr str
 		t.Fatal(rerr)
 	}
 	return CLIRun{Err: err, Stderr: stderr.String(), Results: data}
+}
+
+// Verified decodes r's results file and fails the test unless it says
+// the run loaded rows rows and verified them.
+func (r CLIRun) Verified(t testing.TB, rows int64) results.Results {
+	t.Helper()
+	var res results.Results
+	if err := json.Unmarshal(r.Results, &res); err != nil || res.Status != results.StatusOK || res.Rows != rows || res.Verify == nil || !res.Verify.OK {
+		t.Fatalf("results %+v %v\n%s", res, err, r.Stderr)
+	}
+	return res
 }
 
 // NoSecret fails the test when one of secrets appears in the stderr, the

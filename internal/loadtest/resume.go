@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -269,3 +270,28 @@ func (s ResumeSuite) exact(t *testing.T, r *resumeRun, rows int64) {
 }
 
 func count64(n int64) string { return fmt.Sprintf("%d", n) }
+
+// TableDBs remembers the database each table of a ResumeSuite was loaded
+// into, for its Rows: Args makes a database per table, and the scenarios
+// run in parallel. The zero value is ready.
+type TableDBs struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// Set records that table is loaded into db.
+func (d *TableDBs) Set(table, db string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = map[string]string{}
+	}
+	d.m[table] = db
+}
+
+// Get returns the database of table.
+func (d *TableDBs) Get(table string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.m[table]
+}

@@ -25,7 +25,8 @@ import (
 // (docs/adding-a-target.md):
 //
 //   - face: Ping answers before anything is prepared, the server's
-//     address is a host:port, the hooks agree with InDoubt (a target that re-sends batches in doubt
+//     address is a host:port (an embedded database, Upstream "", says it
+//     has none: ServerAddr is ""), the hooks agree with InDoubt (a target that re-sends batches in doubt
 //     overwrites identical points; one that settles them has Settle and
 //     OnTicket);
 //   - load and verify: rows loaded by two writers are verified by content
@@ -45,7 +46,10 @@ import (
 //   - the fault scenarios (Faults) and the loader kills with --resume
 //     (Resume), when set.
 type TargetSuite struct {
-	Loader, Upstream string   // as FaultSuite's
+	// Loader and Upstream are as FaultSuite's; Upstream "" is an embedded
+	// database (a file opened in the loader's process): no server to
+	// address, its New is given "".
+	Loader, Upstream string
 	New              NewFunc  // as FaultSuite's; the suite gives the server's address
 	Rows             RowsFunc // as FaultSuite's
 	// Faults and Resume, when set, run as the subtests "faults" and
@@ -53,6 +57,9 @@ type TargetSuite struct {
 	// the suite run them there).
 	Faults *FaultSuite
 	Resume *ResumeSuite
+	// Embedded: the database runs inside the loader (tonbo): there is no
+	// server, and ServerAddr must be "".
+	Embedded bool
 }
 
 // suiteRows is the size of the suite's loads: five batches per writer.
@@ -104,8 +111,14 @@ func (s TargetSuite) face(t *testing.T, table string) {
 	if err := tg.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
-	if _, port, err := net.SplitHostPort(tg.ServerAddr()); err != nil || port == "" {
-		t.Errorf("ServerAddr %q is no host:port: %v", tg.ServerAddr(), err)
+	switch addr := tg.ServerAddr(); {
+	case (s.Embedded || s.Upstream == "") && addr != "":
+		t.Errorf("an embedded target with a server address %q: ServerAddr is \"\" when there is no server to find", addr)
+	case s.Embedded || s.Upstream == "":
+	default:
+		if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+			t.Errorf("ServerAddr %q is no host:port: %v", addr, err)
+		}
 	}
 	h := tg.Hooks()
 	if (h.Settle == nil) != (h.OnTicket == nil) {

@@ -38,6 +38,46 @@ type CSVSuite struct {
 func (s CSVSuite) Run(t *testing.T, prefix string) {
 	t.Run("same-as-ilp", func(t *testing.T) { s.SameAsILP(t, prefix) })
 	t.Run("type-change", func(t *testing.T) { s.typeChange(t, prefix) })
+	t.Run("own-times", func(t *testing.T) { s.OwnTimes(t, prefix) })
+}
+
+// OwnTimes loads two CSVs of a table no use case knows whose time column
+// is ts (not the first): one of times without an offset (2024-03-01
+// 00:00:00, read as UTC) and one of epoch milliseconds (--time-unit ms),
+// each with --verify content, which must pass: the loaders read the time
+// column one way (csv.ParseTime) and the content query finds the
+// database's time column whatever the CSV called it (issue 43 items 10
+// and 11).
+func (s CSVSuite) OwnTimes(t *testing.T, prefix string) {
+	dir := t.TempDir()
+	start := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name  string
+		time  func(time.Time) string
+		extra []string
+	}{
+		{"naive", func(ts time.Time) string { return ts.Format("2006-01-02 15:04:05") }, nil},
+		{"epochms", func(ts time.Time) string { return fmt.Sprint(ts.UnixMilli()) }, []string{"--time-unit", "ms"}},
+	} {
+		file := filepath.Join(dir, c.name+".csv")
+		var b strings.Builder
+		b.WriteString("device,ts,kwh\n")
+		for i := 0; i < 100; i++ {
+			fmt.Fprintf(&b, "d%d,%s,%d.5\n", i%4, c.time(start.Add(time.Duration(i)*time.Second)), i)
+		}
+		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := prefix + "ot_"
+		args := append([]string{"--time-column", "ts", "--tags", "device", "--verify", "content"}, c.extra...)
+		r, res := s.load(t, p, file, "", args...)
+		if v := res.Verify; v == nil || !v.OK || v.Actual[p+c.name] != 100 {
+			t.Fatalf("%s: verify %+v\n%s", c.name, res.Verify, r.Stderr)
+		}
+		if v := res.Verify; v.Mode != "content" || len(v.Content) != 1 || !v.Content[0].OK || v.Content[0].MinTime != start.UnixNano() {
+			t.Fatalf("%s: content %+v, want OK from %d\n%s", c.name, v.Content, start.UnixNano(), r.Stderr)
+		}
+	}
 }
 
 func (s CSVSuite) load(t *testing.T, prefix, file, wantErr string, extra ...string) (loadtest.CLIRun, results.Results) {

@@ -6,6 +6,7 @@ package parquettest
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -50,5 +51,38 @@ func (s Suite) Run(t *testing.T) {
 				t.Fatalf("content not verified:\n%s", r.Stderr)
 			}
 		})
+	}
+}
+
+// NullRows loads pyarrow's nullrows.parquet (pkg/format/parquet/testdata/
+// make_nullrows.py: 10 rows, 2 whose only field is NULL) with a loader
+// and its args (--verify content when content), and checks what its
+// results file says (issue 43 item 13): a database of line protocol, where
+// a line needs a field, loads the 8 others and counts the 2 as skipped
+// records, and verification proves the 8; another (lines false) loads
+// all 10, the 2 as rows of NULLs.
+func NullRows(t *testing.T, spec loadcli.Spec, table string, lines, content bool, args ...string) {
+	t.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	file := filepath.Join(filepath.Dir(here), "..", "..", "pkg", "format", "parquet", "testdata", "nullrows.parquet")
+	results := filepath.Join(t.TempDir(), "r.json")
+	all := append([]string{spec.Name, "--file", file, "--results-file", results}, args...)
+	if content {
+		all = append(all, "--verify", "content")
+	}
+	r := loadtest.RunCLI(t, spec, all, results, "")
+	res := loadtest.ReadResults(t, results)
+	rows, skipped := int64(8), int64(2)
+	if !lines {
+		rows, skipped = 10, 0
+	}
+	if res.Rows != rows || res.SkippedRecords != skipped || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[table] != rows {
+		t.Fatalf("rows %d, skipped %d, verify %+v: want %d rows, %d skipped\n%s", res.Rows, res.SkippedRecords, res.Verify, rows, skipped, r.Stderr)
+	}
+	if content && !strings.Contains(r.Stderr, "verify content OK: 1 tables") {
+		t.Fatalf("content not verified:\n%s", r.Stderr)
+	}
+	if lines && !strings.Contains(r.Stderr, "record 3: row 3 (row group 0): no value to load") {
+		t.Fatalf("the first row skipped is not said:\n%s", r.Stderr)
 	}
 }

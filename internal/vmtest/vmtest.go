@@ -28,35 +28,16 @@ const DefaultURL = "http://127.0.0.1:8428"
 var client = http.Client{Timeout: 60 * time.Second}
 
 // Health asks base's /health whether VictoriaMetrics answers.
-func Health(base string) error {
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(base + "/health")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != "OK" {
-		return fmt.Errorf("/health answered %d %s", resp.StatusCode, body)
-	}
-	return nil
-}
+var Health = loadtest.Healthy("/health", func(status int, body string) bool {
+	return status == 200 && strings.TrimSpace(body) == "OK"
+})
 
 // RealURL returns the base URL of the real VictoriaMetrics the tests use:
 // VM_URL, or the local server of scripts/start_victoriametrics.sh. When it
 // does not answer, the test is skipped, or failed when CI is set.
 func RealURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("VM_URL")
-	if u == "" {
-		u = DefaultURL
-	}
-	if err := Health(u); err != nil {
-		loadtest.SkipOrFail(t,
-			fmt.Sprintf("VictoriaMetrics at %s unreachable: %v (start it with scripts/start_victoriametrics.sh)", u, err),
-			fmt.Sprintf("VictoriaMetrics at %s unreachable under CI: %v (scripts/start_victoriametrics.sh starts it)", u, err))
-	}
-	return u
+	return loadtest.Server(t, "VictoriaMetrics", "VM_URL", DefaultURL, "scripts/start_victoriametrics.sh", Health)
 }
 
 // RealDB is RealURL and a db label of the test's own, whose series are

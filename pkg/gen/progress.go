@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tsload/tsload/internal/periodic"
+	"github.com/tsload/tsload/pkg/periodic"
 )
 
 // startProgress prints progress on Stderr until the returned function is

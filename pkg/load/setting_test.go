@@ -36,3 +36,17 @@ func TestSettingError(t *testing.T) {
 		t.Errorf("a plain error was rewritten: %s", got)
 	}
 }
+
+// TestCheckPGScheme: a misspelt scheme is named, not the URL (its
+// password); PostgreSQL's schemes and key=value settings pass.
+func TestCheckPGScheme(t *testing.T) {
+	err := CheckPGScheme("{URL}", "postgress://u:secret@db/x")
+	if err == nil || err.Error() != `URL: scheme "postgress://" is not PostgreSQL's: want postgres:// or postgresql:// (or key=value settings)` {
+		t.Errorf("postgress://: %v", err)
+	}
+	for _, ok := range []string{"postgres://u@db/x", "postgresql://db", "host=db options='-c x=a://b'", ""} {
+		if err := CheckPGScheme("{URL}", ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func TestServerPIDFlag(t *testing.T) {
 	path := writeILP(t)
 	res := filepath.Join(t.TempDir(), "r.json")
 	m := &memTarget{rows: map[string]int64{}}
-	sp := Spec{Name: "load_test", Target: "test", New: func(*cli.Context, *runner.Config) (load.Target, error) { return m, nil }}
+	sp := Spec{Name: "load_test", Target: "test", New: func(*cli.Context, runner.Config) (load.Target, Overrides, error) { return m, Overrides{}, nil }}
 	err = Run(context.Background(), sp, []string{"load_test", "--file", path, "--batch-size", "100", "--workers", "1",
 		"--reporting-period", "100ms", "--server-pid", strconv.Itoa(cmd.Process.Pid), "--results-file", res}, nil, io.Discard)
 	if err != nil {

@@ -118,7 +118,7 @@ func rateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: FlagRate, Usage: "offer this many rows/s over all workers on a fixed schedule (open loop; k and M suffixes: 200k) and measure latency from each batch's due time too (default: closed loop, as fast as the server answers)"},
 		&cli.StringFlag{Name: FlagRateSteps, Usage: "START,STEP,EVERY[,MAX]: a staircase of offered rates, START rows/s for EVERY, then START+STEP, ...; with MAX the run ends after the step at MAX; reports the sustainable rate (see --slo)"},
-		&cli.StringFlag{Name: FlagSLO, Usage: "pQ=D, e.g. p99=100ms: the bound on the latency from due that a step of --rate-steps must keep (with a bounded backlog) to count as sustainable"},
+		&cli.StringFlag{Name: FlagSLO, Usage: "pQ=D, e.g. p99=100ms: the bound on the latency from due that a step of --rate-steps must keep (with a bounded backlog) to count as sustainable; with --rate, the whole run is judged against it (met or not)"},
 	}
 }
 

@@ -20,9 +20,9 @@ import (
 // httpSpec is a loader with the HTTP flag set s; New records what HTTP reads.
 func httpSpec(s HTTPFlagSet, got *HTTPSettings) Spec {
 	return Spec{Name: "load_test", Target: "test", Flags: s.Flags(),
-		New: func(c *cli.Context, _ *runner.Config) (load.Target, error) {
+		New: func(c *cli.Context, _ runner.Config) (load.Target, Overrides, error) {
 			*got = HTTP(c)
-			return nil, nil
+			return nil, Overrides{}, nil
 		}}
 }
 
@@ -82,8 +82,8 @@ func TestHTTPFlagsLeftOut(t *testing.T) {
 func TestSettingErrorsNameFlags(t *testing.T) {
 	s := Spec{Name: "load_test", Target: "test", Settings: map[string]string{"URL": "url"},
 		Flags: append(HTTPFlagSet{PasswordEnv: []string{"TEST_PW"}}.Flags(), &cli.StringFlag{Name: "url"}),
-		New: func(*cli.Context, *runner.Config) (load.Target, error) {
-			return nil, fmt.Errorf("test: %w", load.Settingf("bad {URL}, {BatchSize}, {GzipLevel}, {Password} or {Other}: %w", io.EOF))
+		New: func(*cli.Context, runner.Config) (load.Target, Overrides, error) {
+			return nil, Overrides{}, fmt.Errorf("test: %w", load.Settingf("bad {URL}, {BatchSize}, {GzipLevel}, {Password} or {Other}: %w", io.EOF))
 		}}
 	err := Run(context.Background(), s, []string{"load_test"}, strings.NewReader(""), &bytes.Buffer{})
 	if want := "test: bad --url, --batch-size, --gzip-level, --password or TEST_PW or Other: EOF"; err == nil || err.Error() != want {

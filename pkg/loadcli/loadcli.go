@@ -65,8 +65,9 @@
 // the summary (and the results file, with status "failed" or
 // "interrupted") is written. A malformed record names the file, record,
 // line and byte offset; a refused batch names its records and the server's
-// reason; SIGINT/SIGTERM stops reading, gives in-flight batches 5s, and
-// exits 1 with status "interrupted".
+// reason; SIGINT/SIGTERM stops reading (stdin too, while it waits for
+// input), gives in-flight batches 5s, and exits 1 with status
+// "interrupted"; a second signal exits at once with 128 + its number.
 package loadcli
 
 import (
@@ -79,6 +80,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -94,9 +96,11 @@ import (
 type Spec struct {
 	Name, Usage, Target string     // "load_influx", "...", "influx"
 	Flags               []cli.Flag // target-specific flags
-	// New builds the target from the parsed flags; it may adjust cfg (for
-	// example the default format). It must not connect.
-	New func(c *cli.Context, cfg *runner.Config) (load.Target, error)
+	// New builds the target from the parsed flags and the common settings
+	// as their flags set them (cfg, a copy). What the target's flags decide
+	// about the common settings it returns as Overrides, which the command
+	// applies and records. It must not connect.
+	New func(c *cli.Context, cfg runner.Config) (load.Target, Overrides, error)
 	// Formats are the input formats the target takes (nil: all); the help
 	// offers no other, and no --table when all are line protocol.
 	Formats []format.Format
@@ -193,12 +197,12 @@ func CommonFlags(spec Spec) []cli.Flag {
 	}
 	flags = append(flags,
 		&cli.IntFlag{Name: FlagBatchSize, Value: load.DefaultBatchSize, Usage: "rows per batch"},
-		&cli.IntFlag{Name: FlagWorkers, Value: 2, Usage: "parallel workers (connections)"},
+		&cli.IntFlag{Name: FlagWorkers, Value: runner.DefaultWorkers, Usage: "parallel writers (each its own connection)"},
 		&cli.BoolFlag{Name: FlagHashWorkers, Usage: "route each series to a fixed worker so it arrives in order"},
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
 		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},
-		&cli.StringFlag{Name: FlagVerify, Value: VerifyCount, Usage: "after loading, check the database and fail on a mismatch: " + VerifyCount + " (rows per table), " + VerifyContent + " (rows, series, time range, per field count and sum: docs/verify.md) or " + VerifyOff + " (true and false still mean count and off)"},
-		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr"},
+		&cli.StringFlag{Name: FlagVerify, Value: string(VerifyCount), Usage: "after loading, check the database and fail on a mismatch: " + string(VerifyCount) + " (rows per table), " + string(VerifyContent) + " (rows, series, time range, per field count and sum: docs/verify.md) or " + string(VerifyOff) + " (true and false, deprecated, still mean count and off)"},
+		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr, and of the results' periods when given (default: the periods' length is chosen from the load's, 20 to 64 of them)"},
 		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runner.DefaultRetryTimeout, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
 		&cli.StringFlag{Name: FlagDBName, Value: "benchmark", Usage: "database name"},
@@ -236,7 +240,7 @@ func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
 		ErrWriter:       stderr,
 		ExitErrHandler:  func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return fmt.Errorf("%w (see --help)", err)
+			return usageError(err, flags)
 		},
 		Action: func(c *cli.Context) error {
 			return spec.withFlags(action(c, spec, stdin, stderr))
@@ -264,9 +268,11 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 	cfg.Resume, cfg.AcceptDuplicates = resume, c.Bool(FlagAcceptDuplicates)
 	var t load.Target
 	if spec.New != nil {
-		if t, err = spec.New(c, &cfg); err != nil {
+		var o Overrides
+		if t, o, err = spec.New(c, cfg); err != nil {
 			return err
 		}
+		o.apply(&cfg)
 	}
 	if t == nil && cfg.DoLoad {
 		return fmt.Errorf("%s: no target", spec.Name)
@@ -303,6 +309,7 @@ func Config(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) (runne
 		Limit:           c.Int64(FlagLimit),
 		DoLoad:          c.Bool(FlagDoLoad),
 		ReportingPeriod: c.Duration(FlagReportingPeriod),
+		AutoPeriods:     !c.IsSet(FlagReportingPeriod), // the results' periods from the load's length
 		RetryTimeout:    c.Duration(FlagRetryTimeout),
 		SkipInvalid:     c.Bool(FlagSkipInvalid),
 		TablePrefix:     c.String(FlagTablePrefix),
@@ -436,10 +443,11 @@ func Run(ctx context.Context, spec Spec, args []string, stdin io.Reader, stderr 
 	return App(spec, stdin, stderr).RunContext(ctx, args)
 }
 
-// Main runs the loader with os.Args, stopping cleanly on SIGINT/SIGTERM,
-// prints an error as one line "name: error" on stderr and exits 1 on error.
+// Main runs the loader with os.Args, stopping cleanly on SIGINT/SIGTERM
+// (a second one exits at once), prints an error as one line "name: error"
+// on stderr and exits 1 on error.
 func Main(spec Spec) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(spec.Name, os.Stderr, os.Exit)
 	err := Run(ctx, spec, os.Args, os.Stdin, os.Stderr)
 	stop()
 	if err != nil {
@@ -447,6 +455,55 @@ func Main(spec Spec) {
 		os.Exit(1)
 	}
 }
+
+// notifyContext returns a context cancelled by the first SIGINT or
+// SIGTERM (its cause names the signal): the run stops reading, gives the
+// writes in flight their grace, and writes its summary and results. A
+// second signal exits at once through exit (128 + the signal's number),
+// for a stop that waits on a server that does not answer. stop restores
+// the signals' default action.
+func notifyContext(name string, stderr io.Writer, exit func(int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	wipe := "" // a progress bar's line is cleared first
+	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		wipe = "\r\033[K"
+	}
+	go func() {
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "%s%s: %v: stopping (in-flight batches get up to %s to finish); Ctrl-C again to exit at once\n", wipe, name, s, runner.DefaultGrace)
+			cancel(signalError(s.String() + " signal received"))
+		case <-quit:
+			return
+		}
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "%s%s: second %v signal: exiting at once (no summary; a results file is not written)\n", wipe, name, s)
+			code := 1
+			if n, ok := s.(syscall.Signal); ok {
+				code = 128 + int(n)
+			}
+			exit(code)
+		case <-quit:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(quit)
+			cancel(nil)
+		})
+	}
+}
+
+// signalError is the cause of a context a signal cancelled.
+type signalError string
+
+func (e signalError) Error() string { return string(e) }
 
 // OneLine renders err on one line.
 func OneLine(err error) string {

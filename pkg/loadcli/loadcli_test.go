@@ -49,11 +49,11 @@ func spec(calls *int, gotCfg *runner.Config) Spec {
 			&cli.StringFlag{Name: "url", Value: "http://127.0.0.1:1"},
 			&cli.StringFlag{Name: "password", EnvVars: []string{"TEST_LOADER_PASSWORD"}},
 		},
-		New: func(c *cli.Context, cfg *runner.Config) (load.Target, error) {
+		New: func(c *cli.Context, cfg runner.Config) (load.Target, Overrides, error) {
 			if gotCfg != nil {
-				*gotCfg = *cfg
+				*gotCfg = cfg
 			}
-			return unreachable{calls: calls}, nil
+			return unreachable{calls: calls}, Overrides{}, nil
 		},
 	}
 }
@@ -132,7 +132,10 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"--format", "xml"}, `unknown format "xml" (want ilp, csv, pgcopy or parquet)`},
 		{[]string{"--batch-size", "0"}, "--batch-size must be positive"},
-		{[]string{"--nope"}, "flag provided but not defined: -nope (see --help)"},
+		{[]string{"--nope"}, "unknown flag --nope (see --help)"},
+		{[]string{"--flie", "x"}, "unknown flag --flie: did you mean --file? (see --help)"},
+		{[]string{"--batchsize=10"}, "unknown flag --batchsize: did you mean --batch-size? (see --help)"},
+		{[]string{"--workers", "x"}, `invalid value "x" for flag --workers: parse error (see --help)`},
 		{[]string{"--file", "/nonexistent/x.ilp", "--do-load=false"}, "open /nonexistent/x.ilp: no such file or directory"},
 		{[]string{"--file", path}, "prepare: connection refused"},
 		{[]string{"extra"}, `unexpected arguments ["extra"] (inputs are given with --file)`},
@@ -159,18 +162,54 @@ func TestDefaultsAreTheLibrarys(t *testing.T) {
 	calls := 0
 	var got runner.Config
 	Run(context.Background(), spec(&calls, &got), []string{"load_test", "--file", writeILP(t)}, nil, io.Discard)
-	if got.BatchSize != load.DefaultBatchSize || got.ReportingPeriod != runner.DefaultReportingPeriod || got.RetryTimeout != runner.DefaultRetryTimeout {
-		t.Errorf("batch size %d, reporting period %v, retry timeout %v: want the library's %d, %v, %v", got.BatchSize, got.ReportingPeriod, got.RetryTimeout,
-			load.DefaultBatchSize, runner.DefaultReportingPeriod, runner.DefaultRetryTimeout)
+	if got.BatchSize != load.DefaultBatchSize || got.Workers != runner.DefaultWorkers || got.ReportingPeriod != runner.DefaultReportingPeriod || got.RetryTimeout != runner.DefaultRetryTimeout {
+		t.Errorf("batch size %d, workers %d, reporting period %v, retry timeout %v: want the library's %d, %d, %v, %v", got.BatchSize, got.Workers, got.ReportingPeriod, got.RetryTimeout,
+			load.DefaultBatchSize, runner.DefaultWorkers, runner.DefaultReportingPeriod, runner.DefaultRetryTimeout)
 	}
 	if err := got.Validate(); err != nil {
 		t.Errorf("the command's defaults do not validate: %v", err)
 	}
-	// TODO(issue 42): --workers defaults to 2, the library's Workers to 1.
+	// The same read by the command and by the library with a zero
+	// Config: what the results record of it is the same.
+	path := writeILP(t)
+	cmdResults, libResults := filepath.Join(t.TempDir(), "cmd.json"), filepath.Join(t.TempDir(), "lib.json")
+	if err := Run(context.Background(), spec(&calls, nil), []string{"load_test", "--file", path, "--do-load=false", "--results-file", cmdResults}, nil, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.Run(context.Background(), runner.Config{Inputs: []string{path}, ResultsFile: libResults, Stderr: io.Discard}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var cmd, lib results.Results
+	for p, r := range map[string]*results.Results{cmdResults: &cmd, libResults: &lib} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cmd.Workers != lib.Workers || cmd.BatchSize != lib.BatchSize {
+		t.Errorf("the command ran %d workers in batches of %d, the library %d in batches of %d", cmd.Workers, cmd.BatchSize, lib.Workers, lib.BatchSize)
+	}
 	for _, bad := range [][]string{{"--workers", "0"}, {"--limit", "-1"}, {"--reporting-period", "0s"}, {"--retry-timeout", "-1s"}} {
 		err := Run(context.Background(), spec(&calls, nil), append([]string{"load_test"}, bad...), nil, io.Discard)
 		if err == nil || !strings.HasPrefix(OneLine(err), bad[0]+" must ") {
 			t.Errorf("%v: %v", bad, err)
 		}
+	}
+}
+
+// TestParseVerify: the three modes, the deprecated boolean spellings, and
+// a refusal naming the flag.
+func TestParseVerify(t *testing.T) {
+	for in, want := range map[string]Verify{"count": VerifyCount, "CONTENT": VerifyContent, "off": VerifyOff,
+		"true": VerifyCount, "1": VerifyCount, "false": VerifyOff, "0": VerifyOff} {
+		if got, err := ParseVerify(in); err != nil || got != want {
+			t.Errorf("%q: %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseVerify("rows"); err == nil || err.Error() != `--verify "rows": want count, content or off` {
+		t.Errorf("rows: %v", err)
 	}
 }

@@ -66,9 +66,9 @@ func TestResumeFlags(t *testing.T) {
 	sp := Spec{
 		Name: "load_test", Usage: "test loader", Target: "test",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "url", Value: "http://127.0.0.1:1"}},
-		New: func(c *cli.Context, cfg *runner.Config) (load.Target, error) {
-			got = *cfg
-			return m, nil
+		New: func(c *cli.Context, cfg runner.Config) (load.Target, Overrides, error) {
+			got = cfg
+			return m, Overrides{}, nil
 		},
 	}
 	run := func(args ...string) (string, error) {

@@ -51,11 +51,28 @@ func (slowWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 }
 func (slowWriter) Close() error { return nil }
 
+// hangTarget's writer never answers and ignores its context: a server
+// that hangs a request the client cannot cancel.
+type hangTarget struct{ slowTarget }
+
+func (hangTarget) NewWriter(context.Context, int) (load.Writer, error) { return hangWriter{}, nil }
+
+type hangWriter struct{}
+
+func (hangWriter) Write(context.Context, *load.Batch) (load.Ack, error) { select {} }
+func (hangWriter) Close() error                                         { return nil }
+
 // TestMain lets the test binary act as a loader (for the signal test).
 func TestMain(m *testing.M) {
 	if args := os.Getenv("LOADCLI_TEST_ARGS"); args != "" {
 		os.Args = strings.Split(args, "\x1f")
-		Main(Spec{Name: "load_slow", Target: "slow", New: func(*cli.Context, *runner.Config) (load.Target, error) { return slowTarget{}, nil }})
+		var t load.Target = slowTarget{}
+		if os.Getenv("LOADCLI_TEST_HANG") != "" {
+			t = hangTarget{}
+		}
+		Main(Spec{Name: "load_slow", Target: "slow", New: func(*cli.Context, runner.Config) (load.Target, Overrides, error) {
+			return t, Overrides{}, nil
+		}})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

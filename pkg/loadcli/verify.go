@@ -3,32 +3,47 @@ package loadcli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
+// Verify is what --verify checks after a load.
+type Verify string
+
 // The values of --verify.
 const (
-	VerifyCount   = "count"   // rows per table, before and after
-	VerifyContent = "content" // per-table fingerprints (docs/verify.md)
-	VerifyOff     = "off"
+	VerifyCount   Verify = "count"   // rows per table, before and after
+	VerifyContent Verify = "content" // per-table fingerprints (docs/verify.md)
+	VerifyOff     Verify = "off"
 )
 
-// verifyConfig maps --verify (and, for content, --precision: the unit of
-// ILP timestamps) to cfg. "true" and "false", what --verify took when it
-// was a boolean, still mean count and off.
-func verifyConfig(c *cli.Context, cfg *runner.Config) error {
-	switch v := strings.ToLower(c.String(FlagVerify)); v {
-	case VerifyCount, "true", "1":
-		cfg.Verify = true
-	case VerifyContent:
-		cfg.Verify, cfg.VerifyContent = true, true
-	case VerifyOff, "false", "0":
-	default:
-		return fmt.Errorf("--%s %q: want %s, %s or %s", FlagVerify, v, VerifyCount, VerifyContent, VerifyOff)
+// ParseVerify parses a --verify value. "true" and "false" (and 1, 0),
+// what --verify took when it was a boolean, are deprecated spellings of
+// count and off, still accepted.
+func ParseVerify(s string) (Verify, error) {
+	switch v := Verify(strings.ToLower(s)); v {
+	case VerifyCount, VerifyContent, VerifyOff:
+		return v, nil
+	case "true", "1":
+		return VerifyCount, nil
+	case "false", "0":
+		return VerifyOff, nil
 	}
+	return "", fmt.Errorf("--%s %q: want %s, %s or %s", FlagVerify, strings.ToLower(s), VerifyCount, VerifyContent, VerifyOff)
+}
+
+// verifyConfig maps --verify (and, for content, --precision: the unit of
+// ILP timestamps) to cfg.
+func verifyConfig(c *cli.Context, cfg *runner.Config) error {
+	v, err := ParseVerify(c.String(FlagVerify))
+	if err != nil {
+		return err
+	}
+	cfg.Verify, cfg.VerifyContent = v != VerifyOff, v == VerifyContent
 	unit, err := precisionUnit(c.String(FlagPrecision))
 	if err != nil {
 		return err
@@ -37,22 +52,15 @@ func verifyConfig(c *cli.Context, cfg *runner.Config) error {
 	return nil
 }
 
-// precisionUnit is the nanoseconds in a unit of --precision (InfluxDB's
-// and CnosDB's names; empty: the loader has no such flag, nanoseconds).
-func precisionUnit(p string) (int64, error) {
-	switch p {
-	case "", "n", "ns":
-		return 1, nil
-	case "u", "us":
-		return 1e3, nil
-	case "ms":
-		return 1e6, nil
-	case "s":
-		return 1e9, nil
-	case "m":
-		return 60e9, nil
-	case "h":
-		return 3600e9, nil
+// precisionUnit is the unit of --precision (InfluxDB's and CnosDB's
+// names; empty: the loader has no such flag, nanoseconds).
+func precisionUnit(p string) (time.Duration, error) {
+	if p == "" {
+		return time.Nanosecond, nil
 	}
-	return 0, fmt.Errorf("--%s %q: unknown timestamp precision", FlagPrecision, p)
+	u, err := format.ParseUnit(p)
+	if err != nil {
+		return 0, fmt.Errorf("--%s %q: unknown timestamp precision", FlagPrecision, p)
+	}
+	return u, nil
 }

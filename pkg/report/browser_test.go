@@ -82,6 +82,10 @@ window.addEventListener('load', function () {
     errors: window.__errors, charts: charts,
     resources: performance.getEntriesByType('resource').map(function (e) { return e.name; }),
     tables: document.querySelectorAll('table').length,
+    scrolls: Array.prototype.map.call(document.querySelectorAll('.scroll'), function (d) {
+      var t = d.querySelector('table');
+      return {table: t ? t.className : '', scrollWidth: d.scrollWidth, clientWidth: d.clientWidth};
+    }),
     height: document.documentElement.scrollHeight
   });
   document.body.appendChild(pre);
@@ -98,7 +102,12 @@ type probeResult struct {
 	} `json:"charts"`
 	Resources []string `json:"resources"`
 	Tables    int      `json:"tables"`
-	Height    float64  `json:"height"`
+	Scrolls   []struct {
+		Table       string  `json:"table"`
+		ScrollWidth float64 `json:"scrollWidth"`
+		ClientWidth float64 `json:"clientWidth"`
+	} `json:"scrolls"`
+	Height float64 `json:"height"`
 }
 
 var probeRE = regexp.MustCompile(`(?s)<pre id="tsload-probe">(.*?)</pre>`)
@@ -220,6 +229,36 @@ func checkScreenshot(t *testing.T, path string, w, h int) {
 		t.Errorf("screenshot %s: %d colours, %d samples of the bars' blue: not a rendered report", path, len(colours), blue)
 	}
 	t.Logf("screenshot %s: %dx%d, %d colours", path, b.Dx(), b.Dy(), len(colours))
+}
+
+// TestComparisonFitsAt1400: the comparison table of the widest report (a
+// four-database comparison with costs, and paced runs: 19 value columns)
+// fits a 1400 px window without scrolling sideways (issue 43.16).
+func TestComparisonFitsAt1400(t *testing.T) {
+	bin := chromium(t)
+	runs, err := ReadFiles(append(globT(t, "testdata/cost/*.json"), globT(t, "testdata/pace/*.json")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := HTML(runs, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := probe(t, bin, page, 1400)
+	found := false
+	for _, s := range res.Scrolls {
+		if s.Table != "comparison" {
+			continue
+		}
+		found = true
+		t.Logf("comparison table: %.0f px in a %.0f px box", s.ScrollWidth, s.ClientWidth)
+		if s.ScrollWidth > s.ClientWidth+1 {
+			t.Errorf("the comparison table is %.0f px wide in a %.0f px box: it scrolls sideways", s.ScrollWidth, s.ClientWidth)
+		}
+	}
+	if !found {
+		t.Fatalf("no comparison table: %+v", res.Scrolls)
+	}
 }
 
 // The probe itself catches what it is there for: an element outside its

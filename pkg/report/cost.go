@@ -236,7 +236,7 @@ func ServerSVG(r Run) string {
 	type pt struct{ x, cpu, rss float64 }
 	var pts []pt
 	maxCPU, maxRSS, maxX := 0.0, 0.0, r.Seconds
-	for _, p := range r.Periods {
+	for _, p := range plotPeriods(r.Periods) { // a short last period merged (plot.go)
 		if p.Server == nil || !(p.Seconds > 0) || math.IsInf(p.At, 0) || math.IsNaN(p.At) {
 			continue
 		}

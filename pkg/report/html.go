@@ -190,7 +190,7 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 			values = append(values, c.costRow()...)
 		}
 		if t.hasPace() {
-			values = append(values, c.paceRow(thousands)...)
+			values = append(values, c.paceRow(thousands, true)...)
 		}
 		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
@@ -270,7 +270,7 @@ func timeRange(a, b time.Time) string {
 const pageCSS = `
 :root { color-scheme: light; }
 body { margin: 0; background: #f6f6f4; color: #1b1b1b; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
-main { max-width: 1320px; margin: 0 auto; padding: 24px 20px 8px; }
+main { max-width: 1400px; margin: 0 auto; padding: 24px 16px 8px; }
 h1 { font-size: 1.55em; margin: 0 0 4px; }
 h2 { font-size: 1.2em; margin: 28px 0 10px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 .lede, .context { color: #444; margin: 4px 0; }
@@ -280,8 +280,9 @@ th, td { border: 1px solid #ddd; padding: 4px 8px; vertical-align: top; }
 table.runs td { max-width: 20em; }
 th { background: #efefeb; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table.comparison { font-size: 0.8em; }
-table.comparison th { min-width: 3.5em; }
+table.comparison { font-size: 0.78em; }
+table.comparison th, table.comparison td { padding: 4px 5px; }
+table.comparison th { min-width: 3.5em; hyphens: auto; }
 table.comparison td.num { white-space: normal; }
 tr.bad td, td.bad { color: #a00000; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 14px; }
@@ -290,7 +291,7 @@ figure svg { display: block; width: 100%; height: auto; }
 td.flags { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.9em; min-width: 24em; overflow-wrap: anywhere; }
 td.server { min-width: 12em; max-width: 18em; }
 .failures li { color: #a00000; }
-footer { max-width: 1320px; margin: 20px auto 0; padding: 8px 20px 28px; color: #333; font-size: 0.88em; }
+footer { max-width: 1400px; margin: 20px auto 0; padding: 8px 20px 28px; color: #333; font-size: 0.88em; }
 footer dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
 footer dt { font-weight: 600; }
 footer dd { margin: 0; overflow-wrap: anywhere; }

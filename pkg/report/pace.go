@@ -40,8 +40,9 @@ func (t *Table) hasPace() bool {
 }
 
 // paceValues are the medians over the cell's paced runs that are ok
-// (ok false when there are none).
-func (c *Cell) paceValues() (offered, p99, lag, sustainable float64, stepped, ok bool) {
+// (ok false when there are none); atLeast: some run's sustainable rate
+// is a lower bound (its staircase ended before a step failed).
+func (c *Cell) paceValues() (offered, p99, lag, sustainable float64, stepped, atLeast, ok bool) {
 	var o, p, l, s []float64
 	for _, r := range c.Runs {
 		if r.Pace == nil || r.Status != results.StatusOK {
@@ -53,20 +54,23 @@ func (c *Cell) paceValues() (offered, p99, lag, sustainable float64, stepped, ok
 		if len(r.Pace.Steps) > 0 {
 			stepped = true
 			s = append(s, r.Pace.SustainableRowsPerSec)
+			atLeast = atLeast || r.Pace.SustainableAtLeast
 		}
 	}
 	if len(o) == 0 {
-		return 0, 0, 0, 0, false, false
+		return 0, 0, 0, 0, false, false, false
 	}
-	return spreadOf(o).Median, spreadOf(p).Median, spreadOf(l).Median, spreadOf(s).Median, stepped, true
+	return spreadOf(o).Median, spreadOf(p).Median, spreadOf(l).Median, spreadOf(s).Median, stepped, atLeast, true
 }
 
-// paceRow is the cell's pace columns, formatted with f (thousands or plain).
-func (c *Cell) paceRow(f func(float64) string) []string {
+// paceRow is the cell's pace columns, formatted with f (thousands or
+// plain); marked, a sustainable rate that is a lower bound reads "≥ X"
+// (a CSV keeps the number).
+func (c *Cell) paceRow(f func(float64) string, marked bool) []string {
 	if !c.OK() {
 		return []string{c.Status, c.Status, c.Status, c.Status}
 	}
-	offered, p99, lag, sustainable, stepped, ok := c.paceValues()
+	offered, p99, lag, sustainable, stepped, atLeast, ok := c.paceValues()
 	if !ok {
 		return []string{"closed loop", "", "", ""}
 	}
@@ -75,13 +79,15 @@ func (c *Cell) paceRow(f func(float64) string) []string {
 		sus = f(sustainable)
 		if sustainable == 0 {
 			sus = "none"
+		} else if atLeast && marked {
+			sus = "≥ " + sus
 		}
 	}
 	return []string{f(offered), ms(p99), strconv.FormatFloat(lag, 'f', 3, 64), sus}
 }
 
 // paceLegend explains the pace columns under a Markdown table.
-const paceLegend = "offered rows/s, p99 from due ms, max lag s, sustainable rows/s: paced runs (--rate, --rate-steps), medians across runs; latency from due counts from when each batch was due to be sent, waits included; sustainable: the highest step that kept the SLO with a bounded backlog (docs/rate.md)."
+const paceLegend = "offered rows/s, p99 from due ms, max lag s, sustainable rows/s: paced runs (--rate, --rate-steps), medians across runs; latency from due counts from when each batch was due to be sent, waits included; sustainable: the highest step that kept the SLO with a bounded backlog, ≥ when the staircase ended (input, MAX) before a step failed: a lower bound, not the server's limit (docs/rate.md)."
 
 // timeSeries is one line of a chart over the seconds since the start.
 type timeSeries struct {
@@ -95,7 +101,15 @@ type timeSeries struct {
 func paceSeries(r Run) (rates, lats []timeSeries) {
 	rates = []timeSeries{{name: "offered rows/s", dash: true}, {name: "achieved rows/s"}}
 	lats = []timeSeries{{name: "p99 from due"}, {name: "p50 from due"}, {name: "p99 from send", dash: true}}
-	for _, p := range r.Periods {
+	ps := r.Periods
+	if n := len(ps); n >= 2 && ps[n-1].Seconds < ps[n-2].Seconds/2 {
+		// A last period shorter than half the one before (the run ended
+		// just after it began) is left out: its rates over a fraction of
+		// the period spike or drop, and its percentiles cannot be merged
+		// into the period before (plotPeriods merges the rate chart's).
+		ps = ps[:n-1]
+	}
+	for _, p := range ps {
 		if p.Pace == nil || !finite(p.At) || !finite(p.Seconds) {
 			continue
 		}
@@ -133,8 +147,17 @@ func paceSubtitle(r Run) string {
 	pc := r.Pace
 	s := fmt.Sprintf("%s: offered %s, achieved %s rows/s; max backlog %s rows, max lag %.3f s",
 		runName(r), thousands(pc.OfferedRowsPerSec), thousands(pc.AchievedRowsPerSec), thousands(float64(pc.MaxBacklogRows)), pc.MaxLagSeconds)
+	if pc.SLOMet != nil {
+		verdict := "met"
+		if !*pc.SLOMet {
+			verdict = "NOT met"
+		}
+		s += fmt.Sprintf("; SLO p%g < %g ms %s (%.1f ms)", pc.SLOQuantile, pc.SLOMillis, verdict, pc.SLOQuantileMillis)
+	}
 	if len(pc.Steps) > 0 {
-		if pc.SustainableRowsPerSec > 0 {
+		if pc.SustainableRowsPerSec > 0 && pc.SustainableAtLeast {
+			s += "; sustainable at least " + thousands(pc.SustainableRowsPerSec) + " rows/s (no step failed)"
+		} else if pc.SustainableRowsPerSec > 0 {
 			s += "; sustainable " + thousands(pc.SustainableRowsPerSec) + " rows/s"
 		} else {
 			s += "; no step sustainable"
@@ -167,7 +190,7 @@ func PacePlots(r Run) (rates, latency *plot.Plot, err error) {
 // seriesPlot draws lines over the seconds since the start, y from 0.
 func seriesPlot(title, yLabel string, series []timeSeries) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = title
+	p.Title.Text = plotTitle(title)
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "seconds since start"
 	p.Y.Label.Text = yLabel

@@ -111,3 +111,32 @@ func TestPaceSVGs(t *testing.T) {
 		t.Error("the HTML page lacks the pace charts or columns")
 	}
 }
+
+// A sustainable rate whose staircase ended before a step failed (the
+// input, MAX) is a lower bound: "≥" in the table, a number in the CSV.
+func TestPaceSustainableAtLeast(t *testing.T) {
+	runs, err := ReadFiles([]string{"testdata/pace/questdb_steps.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cell{Runs: runs, Status: "ok"}
+	if got := c.paceRow(thousands, true)[3]; got != "10,000" {
+		t.Errorf("sustainable %q", got)
+	}
+	runs[0].Pace.SustainableAtLeast = true
+	if got := c.paceRow(thousands, true)[3]; got != "≥ 10,000" {
+		t.Errorf("lower bound shown %q", got)
+	}
+	if got := c.paceRow(plain, false)[3]; got != "10000" {
+		t.Errorf("CSV %q", got)
+	}
+	if s := paceSubtitle(runs[0]); !strings.Contains(s, "sustainable at least 10,000 rows/s") {
+		t.Errorf("subtitle %q", s)
+	}
+	// A constant rate's SLO, judged by the loader, is in its chart's title.
+	met := false
+	runs[0].Pace.Steps, runs[0].Pace.SLOMet, runs[0].Pace.SLOQuantile, runs[0].Pace.SLOMillis, runs[0].Pace.SLOQuantileMillis = nil, &met, 99, 50, 72.04
+	if s := paceSubtitle(runs[0]); !strings.Contains(s, "; SLO p99 < 50 ms NOT met (72.0 ms)") {
+		t.Errorf("subtitle %q", s)
+	}
+}

@@ -67,6 +67,14 @@ func plotPeriods(ps []results.Period) []results.Period {
 	m.At, m.Seconds = last.At, prev.Seconds+last.Seconds
 	m.Rows, m.Metrics, m.Batches, m.TotalRows = prev.Rows+last.Rows, prev.Metrics+last.Metrics, prev.Batches+last.Batches, last.TotalRows
 	m.RowsPerSec, m.MetricsPerSec = float64(m.Rows)/m.Seconds, float64(m.Metrics)/m.Seconds
+	m.Server = last.Server // RSS at the end
+	if prev.Server != nil && last.Server != nil {
+		srv := *last.Server
+		srv.CPUSeconds += prev.Server.CPUSeconds
+		srv.ReadBytes += prev.Server.ReadBytes
+		srv.WriteBytes += prev.Server.WriteBytes
+		m.Server = &srv
+	}
 	return append(ps[:n-2:n-2], m)
 }
 
@@ -90,11 +98,12 @@ func RatePlot(r Run, m Metric) (*plot.Plot, error) {
 	p.Title.Text = fmt.Sprintf("%s%s (%s), batch size %d, workers %d: %s %s overall",
 		status, r.Loader, r.Target, r.BatchSize, r.Workers, thousands(overall), m.label())
 	if ctx := DatasetText(r); ctx != unknown {
-		p.Title.Text += "\n" + strings.Join(wrapText(ctx, 10, float64(plotWidth.Points())-20, false), "\n")
+		p.Title.Text += "\n" + ctx
 	}
 	if srv := ServerText(r); srv != unknown {
-		p.Title.Text += "\n" + strings.Join(wrapText("server: "+srv, 10, float64(plotWidth.Points())-20, false), "\n")
+		p.Title.Text += "\n" + "server: " + srv
 	}
+	p.Title.Text = plotTitle(p.Title.Text)
 	p.X.Label.Text = "seconds since start"
 	p.Y.Label.Text = m.label()
 	p.Add(plotter.NewGrid())
@@ -338,17 +347,57 @@ func (w whiskers) Len() int                        { return len(w.xys) }
 func (w whiskers) XY(i int) (float64, float64)     { return w.xys[i].X, w.xys[i].Y }
 func (w whiskers) YError(i int) (float64, float64) { return w.errs[i].Low, w.errs[i].High }
 
-// savePlot writes p as base.png and base.svg and returns the file names.
+// plotMargin is the blank border around a saved chart: gonum draws the
+// data area, its legend and the last x tick label up to the canvas's
+// right edge, where the legend's point glyphs and the label were cut.
+const plotMargin = 14 // points
+
+// savePlot writes p as base.png and base.svg, inside a margin of
+// plotMargin, and returns the file names.
 func savePlot(p *plot.Plot, base string) ([]string, error) {
 	var files []string
 	for _, ext := range []string{".png", ".svg"} {
 		name := base + ext
-		if err := p.Save(plotWidth, plotHeight, name); err != nil {
+		if err := saveWithMargin(p, name, ext[1:]); err != nil {
 			return files, fmt.Errorf("%s: %w", name, err)
 		}
 		files = append(files, name)
 	}
 	return files, nil
+}
+
+// plotTitle wraps each line of a chart's title to the width of the saved
+// image (within its margin), so that no line runs off both sides.
+func plotTitle(s string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		out = append(out, wrapText(line, pngTitleSize, float64(plotWidth.Points())-2*plotMargin-20, false)...)
+	}
+	return strings.Join(out, "\n")
+}
+
+// pngTitleSize is gonum's title font size, in points, for wrapText.
+const pngTitleSize = 12
+
+func saveWithMargin(p *plot.Plot, name, format string) error {
+	c, err := draw.NewFormattedCanvas(plotWidth, plotHeight, format)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(c)
+	dc.SetColor(p.BackgroundColor)
+	dc.Fill(dc.Rectangle.Path())
+	m := vg.Points(plotMargin)
+	p.Draw(draw.Crop(dc, m/2, -m, m/2, -m/2))
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // uniqueBase returns DIR/<name of path without .json>, adding -2, -3, ...

@@ -227,3 +227,29 @@ func TestPlotPeriodsShortLast(t *testing.T) {
 		t.Fatalf("full periods changed: %+v", full)
 	}
 }
+
+// The page's SVG charts (rate, server) merge a short last period too; the
+// server's CPU of both periods adds up, its RSS is the last one's.
+func TestSVGShortLast(t *testing.T) {
+	srv := func(cpu float64, rss int64) *results.PeriodServer {
+		return &results.PeriodServer{CPUSeconds: cpu, RSSBytes: rss}
+	}
+	r := Run{Path: "r.json", Results: &results.Results{Target: "x", Status: results.StatusOK, Rows: 2650, Seconds: 2.1, RowsPerSec: 1262,
+		Periods: []results.Period{
+			{At: 1, Seconds: 1, Rows: 1000, RowsPerSec: 1000, TotalRows: 1000, Server: srv(1, 100e6)},
+			{At: 2, Seconds: 1, Rows: 1000, RowsPerSec: 1000, TotalRows: 2000, Server: srv(1, 100e6)},
+			{At: 2.1, Seconds: 0.1, Rows: 650, RowsPerSec: 6500, TotalRows: 2650, Server: srv(0.5, 120e6)},
+		}}}
+	if got := plotPeriods(r.Periods)[1].Server; got.CPUSeconds != 1.5 || got.RSSBytes != 120e6 {
+		t.Errorf("merged server %+v", got)
+	}
+	two := Run{Path: r.Path, Results: &results.Results{}}
+	*two.Results = *r.Results
+	two.Periods = r.Periods[:2] // as many points as two periods
+	if n, want := strings.Count(RateSVG(r, MetricRows, ""), "<circle"), strings.Count(RateSVG(two, MetricRows, ""), "<circle"); n != want {
+		t.Errorf("rate chart: %d circles, want %d", n, want)
+	}
+	if n, want := strings.Count(ServerSVG(r), "<circle"), strings.Count(ServerSVG(two), "<circle"); n != want {
+		t.Errorf("server chart: %d circles, want %d", n, want)
+	}
+}

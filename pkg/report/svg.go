@@ -455,7 +455,7 @@ func RateSVG(r Run, m Metric, context string) string {
 	type pt struct{ x, y float64 }
 	var pts []pt
 	maxY, maxX := overall, r.Seconds
-	for _, p := range r.Periods {
+	for _, p := range plotPeriods(r.Periods) { // a short last period merged (plot.go)
 		v := p.RowsPerSec
 		if m == MetricMetrics {
 			v = p.MetricsPerSec

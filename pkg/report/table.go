@@ -408,7 +408,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 			row = append(row, c.costRow()...)
 		}
 		if t.hasPace() {
-			row = append(row, c.paceRow(thousands)...)
+			row = append(row, c.paceRow(thousands, true)...)
 		}
 		writeMDRow(&b, row)
 		failures = append(failures, c.Errors...)
@@ -480,7 +480,7 @@ func (t *Table) WriteCSV(w io.Writer) error {
 			row = append(row, c.csvCostRow()...)
 		}
 		if t.hasPace() {
-			row = append(row, c.paceRow(plain)...)
+			row = append(row, c.paceRow(plain, false)...)
 		}
 		if err := cw.Write(row); err != nil {
 			return err

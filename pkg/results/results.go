@@ -81,7 +81,12 @@ type Results struct {
 	SkippedRecords int64 `json:"skipped_records"` // malformed records skipped by request
 
 	Latency LatencySummary `json:"latency_ms"` // per-batch write latency, acknowledged batches
-	Periods []Period       `json:"periods"`    // one per --reporting-period
+	Periods []Period       `json:"periods"`    // one per --reporting-period, or per PeriodSeconds
+	// PeriodSeconds is the length of the periods (the last one may be
+	// shorter); with PeriodsAuto it was chosen from the load's length (from
+	// 50 ms, doubled to keep at most 64 periods) rather than given.
+	PeriodSeconds float64 `json:"period_seconds,omitempty"`
+	PeriodsAuto   bool    `json:"periods_auto,omitempty"`
 
 	// Pace is the open-loop schedule of a paced run (--rate,
 	// --rate-steps) and what it measured; nil for a closed-loop run.
@@ -190,6 +195,22 @@ type Pace struct {
 	// SustainableRowsPerSec is the rate of the highest step that kept the
 	// SLO with a bounded backlog (0: none did; see docs/rate.md).
 	SustainableRowsPerSec float64 `json:"sustainable_rows_per_sec,omitempty"`
+	// SustainableAtLeast: no step above the sustainable one was run to
+	// its end (the staircase ended by EndedBy before a step failed), so
+	// the sustainable rate is a lower bound, not the server's limit.
+	SustainableAtLeast bool `json:"sustainable_at_least,omitempty"`
+	// FailedBelow are the rates of complete steps below the sustainable
+	// one that failed (a passing stall, or a rate near the limit).
+	FailedBelow []float64 `json:"failed_below,omitempty"`
+	// EndedBy is what ended a staircase: "max" (the step at MAX ran its
+	// time), "input" (the input, or --limit, ended), "backlog" (Halted),
+	// "duration" (--duration), "stopped" (an interrupt or an error).
+	EndedBy string `json:"ended_by,omitempty"`
+	// SLOMet judges the SLO of a constant rate (--rate with --slo): the
+	// SLO's quantile of the run's latency from due (SLOQuantileMillis)
+	// under SLOMillis; nil without an SLO or a staircase (judged per step).
+	SLOMet            *bool   `json:"slo_met,omitempty"`
+	SLOQuantileMillis float64 `json:"slo_quantile_ms,omitempty"`
 }
 
 // RateStep is one step of a staircase.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -120,6 +121,9 @@ func (r *run) query(name string, read *fingerprint.Read) fingerprint.Query {
 	}
 	if tb != nil {
 		q.Time = tb.TimeColumn()
+		if tc := r.cfg.Mapping.TimeColumn; tc != "" && slices.Contains(tb.ColumnNames(), tc) {
+			q.Time = tc // --time-column: not the first
+		}
 	}
 	if read != nil {
 		q.Tags = read.Tags
@@ -129,7 +133,10 @@ func (r *run) query(name string, read *fingerprint.Read) fingerprint.Query {
 		return q
 	}
 	if tb != nil {
-		for _, col := range tb.Columns[1:] {
+		for _, col := range tb.Columns {
+			if col.Name == q.Time {
+				continue
+			}
 			if col.Tag {
 				q.Tags = append(q.Tags, col.Name)
 				continue

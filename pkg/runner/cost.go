@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tsload/tsload/internal/periodic"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/periodic"
 	"github.com/tsload/tsload/pkg/procstat"
 	"github.com/tsload/tsload/pkg/results"
 )
@@ -332,6 +332,8 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 			return &results.Footprint{NotMeasured: "nothing sent to a server"}
 		case r.res.Rows == 0:
 			return &results.Footprint{NotMeasured: "no rows loaded"}
+		case r.interrupted:
+			return &results.Footprint{NotMeasured: "the load was interrupted"}
 		}
 		return &results.Footprint{NotMeasured: "the load failed"}
 	}

@@ -73,8 +73,19 @@ func (e *errorsFile) close() error {
 // file.
 func (r *run) onSkip(s split.Skipped) {
 	r.errorCount.Add(1)
+	where := fmt.Sprintf("%s: line %d, byte offset %d", s.Source, s.Line, s.Offset)
+	switch {
+	case s.Line == 0 && s.Record > 0:
+		where = fmt.Sprintf("%s: record %d", s.Source, s.Record)
+	case s.Line == 0:
+		where = s.Source
+	}
+	if strings.HasSuffix(s.Reason, split.NoValue) && r.noValueSaid.CompareAndSwap(false, true) {
+		// Said once; the summary's skipped records count them all.
+		fmt.Fprintf(r.cfg.Stderr, "%s: %s (this and every other such row: counted in skipped records)\n", where, s.Reason)
+	}
 	if r.errs != nil {
-		r.errs.add(fmt.Sprintf("%s: line %d, byte offset %d: skipped", s.Source, s.Line, s.Offset), s.Reason, s.Raw)
+		r.errs.add(where+": skipped", s.Reason, s.Raw)
 	}
 }
 

@@ -364,13 +364,61 @@ func (p *pacer) results(cfg Pace, res *results.Results) {
 	if t := p.sched.at(due); t > 0 {
 		pc.OfferedRowsPerSec = due / t.Seconds()
 	}
+	pc.Halted = p.halt.Load()
 	if p.sched.stepped() {
 		pc.Steps, pc.SustainableRowsPerSec = p.steps(cfg.SLO, res)
+		pc.EndedBy = p.endedBy(res)
+		judgeStaircase(pc)
+	} else if cfg.SLO.Quantile > 0 && h.h.TotalCount() > 0 {
+		pc.SLOQuantileMillis = float64(h.h.ValueAtQuantile(cfg.SLO.Quantile)) / 1000
+		met := pc.SLOQuantileMillis < ms(cfg.SLO.Bound)
+		pc.SLOMet = &met
 	}
-	pc.Halted = p.halt.Load()
 	pc.MaxBacklogRows = p.maxBacklog.Load()
 	pc.MaxLagSeconds = time.Duration(p.maxLag.Load()).Seconds()
 	res.Pace = pc
+}
+
+// endedBy says what ended the staircase (results.Pace.EndedBy); the
+// looper's results (res.Loop) are in.
+func (p *pacer) endedBy(res *results.Results) string {
+	switch {
+	case p.halt.Load():
+		return "backlog"
+	case p.ended:
+		return "max"
+	case res.Loop != nil && res.Loop.Stopped:
+		return "duration"
+	case p.inputDone.Load():
+		return "input"
+	}
+	return "stopped"
+}
+
+// judgeStaircase marks a sustainable rate that is a lower bound (no step
+// above it ran to its end: the staircase ended before one failed) and
+// lists the complete steps below it that failed.
+func judgeStaircase(pc *results.Pace) {
+	hi := -1
+	for i, st := range pc.Steps {
+		if st.OK {
+			hi = i
+		}
+	}
+	if hi < 0 {
+		return
+	}
+	pc.SustainableAtLeast = true
+	for _, st := range pc.Steps[hi+1:] {
+		if st.Complete {
+			pc.SustainableAtLeast = false // a step above was judged, and failed
+		}
+	}
+	for _, st := range pc.Steps[:hi] {
+		if st.Complete && !st.OK {
+			pc.FailedBelow = append(pc.FailedBelow, st.RowsPerSec)
+		}
+	}
 }
 
 // steps judges the staircase's steps, and returns the sustainable rate:
@@ -444,6 +492,7 @@ func writePace(w io.Writer, pc *results.Pace) {
 	fmt.Fprintf(w, "paced: offered %s rows/s, achieved %s rows/s; max backlog %s rows, max lag %s\n",
 		rate(pc.OfferedRowsPerSec), rate(pc.AchievedRowsPerSec), count(pc.MaxBacklogRows), seconds(pc.MaxLagSeconds).Round(time.Millisecond))
 	fmt.Fprintf(w, "latency from due ms (what a producer sees; batch latency above is from the send): mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
+	writeSLO(w, pc)
 	if len(pc.Steps) == 0 {
 		return
 	}
@@ -474,11 +523,56 @@ func writePace(w io.Writer, pc *results.Pace) {
 	if pc.SLOQuantile > 0 {
 		slo = fmt.Sprintf("p%g from due < %g ms and a bounded backlog", pc.SLOQuantile, pc.SLOMillis)
 	}
-	if pc.SustainableRowsPerSec > 0 {
+	complete := false
+	for _, st := range pc.Steps {
+		complete = complete || st.Complete
+	}
+	switch {
+	case pc.SustainableRowsPerSec > 0 && pc.SustainableAtLeast:
+		fmt.Fprintf(w, "sustainable rate: at least %s rows/s (the highest step that kept %s; %s before a step failed: the server's limit was not reached)\n",
+			rate(pc.SustainableRowsPerSec), slo, endedHow(pc))
+	case pc.SustainableRowsPerSec > 0:
 		fmt.Fprintf(w, "sustainable rate: %s rows/s (the highest step that kept %s)\n", rate(pc.SustainableRowsPerSec), slo)
-	} else {
+	case !complete:
+		fmt.Fprintf(w, "sustainable rate: not measured (%s during the first step: give more input, --loop, or shorter steps)\n", endedHow(pc))
+	default:
 		fmt.Fprintf(w, "sustainable rate: none (no step kept %s)\n", slo)
 	}
+	if n := len(pc.FailedBelow); n > 0 {
+		rates := make([]string, n)
+		for i, v := range pc.FailedBelow {
+			rates[i] = rate(v)
+		}
+		fmt.Fprintf(w, "but a lower step failed: %s rows/s (a passing stall, or a rate near the limit: run the staircase again before quoting the sustainable rate)\n",
+			strings.Join(rates, ", "))
+	}
+}
+
+// endedHow says what ended a staircase (results.Pace.EndedBy).
+func endedHow(pc *results.Pace) string {
+	switch pc.EndedBy {
+	case "max":
+		return "the step at MAX (" + rate(pc.StepsMax) + " rows/s) ended the staircase"
+	case "input":
+		return "the input ended"
+	case "duration":
+		return "--duration ended the run"
+	case "backlog":
+		return "a backlog ended the staircase"
+	}
+	return "the run stopped"
+}
+
+// writeSLO prints whether a constant rate's run kept its SLO.
+func writeSLO(w io.Writer, pc *results.Pace) {
+	if pc.SLOMet == nil {
+		return
+	}
+	verdict := "met"
+	if !*pc.SLOMet {
+		verdict = "NOT met"
+	}
+	fmt.Fprintf(w, "SLO p%g from due < %g ms: %s (p%g from due %.1f ms over the run)\n", pc.SLOQuantile, pc.SLOMillis, verdict, pc.SLOQuantile, pc.SLOQuantileMillis)
 }
 
 // ms is d in milliseconds.

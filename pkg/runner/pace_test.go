@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -196,10 +197,13 @@ func TestStaircase(t *testing.T) {
 		if len(pc.Steps) != 3 || pc.Steps[2].RowsPerSec != 6000 || !pc.Steps[2].Complete {
 			t.Fatalf("steps %+v", pc.Steps)
 		}
-		if pc.SustainableRowsPerSec != 6000 {
-			t.Errorf("sustainable %v, steps %+v", pc.SustainableRowsPerSec, pc.Steps)
+		// Every step passed up to MAX: the staircase never found the
+		// server's limit, and says so (issue 43.3).
+		if pc.SustainableRowsPerSec != 6000 || !pc.SustainableAtLeast || pc.EndedBy != "max" {
+			t.Errorf("sustainable %v (at least %v, ended by %q), steps %+v", pc.SustainableRowsPerSec, pc.SustainableAtLeast, pc.EndedBy, pc.Steps)
 		}
-		if !strings.Contains(stderr.String(), "sustainable rate: 6,000 rows/s") {
+		if !strings.Contains(stderr.String(), "sustainable rate: at least 6,000 rows/s (") ||
+			!strings.Contains(stderr.String(), "the step at MAX (6,000 rows/s) ended the staircase before a step failed") {
 			t.Errorf("summary:\n%s", stderr.String())
 		}
 	})
@@ -232,6 +236,126 @@ func TestStaircase(t *testing.T) {
 			t.Errorf("rows %d read %d verify %+v", res.Rows, res.RowsRead, res.Verify)
 		}
 	})
+}
+
+// TestStaircaseInputEnds: a staircase whose input ends in a step reports
+// the step below as a lower bound, not as the server's limit (issue
+// 43.3: "sustainable rate: 40,000" when the input ran out at 60,000).
+func TestStaircaseInputEnds(t *testing.T) {
+	path, _ := ilpInput(t, 1000)
+	cfg := baseConfig(path)
+	cfg.BatchSize, cfg.Workers = 100, 2
+	// 400 rows in the first step, 800 in the second: the input ends in it.
+	cfg.Pace = Pace{Steps: Steps{Start: 2000, Step: 2000, Every: 200 * time.Millisecond}, SLO: SLO{Quantile: 99, Bound: 2 * time.Second}}
+	var stderr strings.Builder
+	cfg.Stderr = &stderr
+	res, err := Run(context.Background(), cfg, newFake())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := res.Pace
+	if res.Rows != 1000 || len(pc.Steps) != 2 || pc.Steps[1].Complete || pc.EndedBy != "input" {
+		t.Fatalf("rows %d, ended by %q, steps %+v", res.Rows, pc.EndedBy, pc.Steps)
+	}
+	if pc.SustainableRowsPerSec != 2000 || !pc.SustainableAtLeast {
+		t.Fatalf("sustainable %v, at least %v", pc.SustainableRowsPerSec, pc.SustainableAtLeast)
+	}
+	if want := "sustainable rate: at least 2,000 rows/s (the highest step that kept p99 from due < 2000 ms and a bounded backlog; the input ended before a step failed"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("no %q in:\n%s", want, stderr.String())
+	}
+
+	// Input for less than the first step: nothing was measured.
+	path, _ = ilpInput(t, 200)
+	cfg.Inputs = []string{path}
+	stderr.Reset()
+	if res, err = Run(context.Background(), cfg, newFake()); err != nil {
+		t.Fatal(err)
+	}
+	if res.Pace.SustainableRowsPerSec != 0 || !strings.Contains(stderr.String(), "sustainable rate: not measured (the input ended during the first step") {
+		t.Errorf("sustainable %v:\n%s", res.Pace.SustainableRowsPerSec, stderr.String())
+	}
+}
+
+// TestJudgeStaircase: the sustainable rate is a lower bound unless a step
+// above it ran to its end (and failed), and failed steps below it are
+// named (issue 43.3: 160k failed, 180k passed, 200k failed).
+func TestJudgeStaircase(t *testing.T) {
+	ok := results.RateStep{Complete: true, Bounded: true, OK: true, Batches: 1}
+	over := results.RateStep{Complete: true, Bounded: true, Batches: 1}
+	partial := results.RateStep{Bounded: true, Batches: 1}
+	at := func(st results.RateStep, r float64) results.RateStep { st.RowsPerSec = r; return st }
+	for _, tc := range []struct {
+		name        string
+		steps       []results.RateStep
+		endedBy     string
+		sustainable float64
+		atLeast     bool
+		failedBelow []float64
+		says        []string
+	}{
+		{"a failed step above", []results.RateStep{at(ok, 140e3), at(over, 160e3), at(ok, 180e3), at(over, 200e3)}, "input", 180e3, false, []float64{160e3},
+			[]string{"sustainable rate: 180,000 rows/s (the highest step", "but a lower step failed: 160,000 rows/s"}},
+		{"input ended", []results.RateStep{at(ok, 20e3), at(ok, 40e3), at(partial, 60e3)}, "input", 40e3, true, nil,
+			[]string{"sustainable rate: at least 40,000 rows/s", "the input ended before a step failed"}},
+		{"MAX", []results.RateStep{at(ok, 200e3), at(over, 220e3), at(ok, 240e3)}, "max", 240e3, true, []float64{220e3},
+			[]string{"sustainable rate: at least 240,000 rows/s", "the step at MAX (240,000 rows/s) ended the staircase", "but a lower step failed: 220,000 rows/s"}},
+		{"none", []results.RateStep{at(over, 20e3), at(partial, 40e3)}, "input", 0, false, nil,
+			[]string{"sustainable rate: none (no step kept"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc := &results.Pace{Steps: tc.steps, EndedBy: tc.endedBy, StepsMax: 240e3}
+			for _, st := range tc.steps {
+				if st.OK {
+					pc.SustainableRowsPerSec = st.RowsPerSec
+				}
+			}
+			judgeStaircase(pc)
+			if pc.SustainableRowsPerSec != tc.sustainable || pc.SustainableAtLeast != tc.atLeast || fmt.Sprint(pc.FailedBelow) != fmt.Sprint(tc.failedBelow) {
+				t.Errorf("sustainable %v at least %v failed below %v", pc.SustainableRowsPerSec, pc.SustainableAtLeast, pc.FailedBelow)
+			}
+			var out strings.Builder
+			writePace(&out, pc)
+			for _, s := range tc.says {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("no %q in:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRateSLO: a constant rate with an SLO is judged, in the summary and
+// the results (issue 43.3: --slo with --rate never said).
+func TestRateSLO(t *testing.T) {
+	path, _ := ilpInput(t, 1000)
+	for _, tc := range []struct {
+		delay time.Duration
+		bound time.Duration
+		met   bool
+		says  string
+	}{
+		{0, 10 * time.Second, true, "SLO p99 from due < 10000 ms: met (p99 from due "},
+		{20 * time.Millisecond, time.Millisecond, false, "SLO p99 from due < 1 ms: NOT met (p99 from due "},
+	} {
+		f := newFake()
+		f.delay = tc.delay
+		cfg := baseConfig(path)
+		cfg.BatchSize, cfg.Workers = 100, 2
+		cfg.Pace = Pace{Rate: 10000, SLO: SLO{Quantile: 99, Bound: tc.bound}}
+		var stderr strings.Builder
+		cfg.Stderr = &stderr
+		res, err := Run(context.Background(), cfg, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc := res.Pace
+		if pc.SLOMet == nil || *pc.SLOMet != tc.met || pc.SLOQuantileMillis <= 0 || (tc.delay > 0 && pc.SLOQuantileMillis < ms(tc.delay)) {
+			t.Errorf("SLO met %v, p99 %v ms", pc.SLOMet, pc.SLOQuantileMillis)
+		}
+		if !strings.Contains(stderr.String(), tc.says) {
+			t.Errorf("no %q in:\n%s", tc.says, stderr.String())
+		}
+	}
 }
 
 // TestPacedComposes: pacing with hash workers, a limit, retries and an

@@ -15,5 +15,8 @@ func (r *run) parquetConfig(c *split.Config) {
 	if r.target != nil && r.target.Accepts(format.PGCopy) == nil {
 		c.ParquetAs = format.PGCopy
 	}
+	// Row groups are read in parallel as far as the writers can take
+	// them: one reader per writer keeps them all fed without holding more
+	// decoded row groups than they write at once.
 	c.ParquetReaders = r.cfg.Workers
 }

@@ -21,7 +21,7 @@ type prefixer struct {
 	prefix string
 
 	mu     sync.Mutex
-	tables map[string]*schema.Table // prefixed copies, by unprefixed name
+	tables map[string]*schema.Table // prefixed copies, by the unprefixed table's name and columns (layoutKey: tables of one name may differ, the one created puts the time column first)
 	bufs   map[*load.Batch]*prefixBuf
 }
 
@@ -44,10 +44,10 @@ func (p *prefixer) table(tb *schema.Table) *schema.Table {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := p.tables[tb.Name]
+	c := p.tables[layoutKey(tb)]
 	if c == nil {
 		c = &schema.Table{Name: p.prefix + tb.Name, Columns: tb.Columns}
-		p.tables[tb.Name] = c
+		p.tables[layoutKey(tb)] = c
 	}
 	return c
 }

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tsload/tsload/internal/periodic"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/periodic"
 	"github.com/tsload/tsload/pkg/results"
 )
 

@@ -51,6 +51,10 @@ type Config struct {
 	// the tags and the fields when the input does not say it (issue 25).
 	Mapping load.Mapping
 
+	// Workers are the writers: parallel connections, each writing one
+	// batch at a time (DefaultWorkers when 0). Other parallelism has its
+	// own name (Parquet's row-group readers, the decoders of a compressed
+	// input).
 	BatchSize, Workers int
 	// HashWorkers routes each series to one worker (ILP: measurement and
 	// tag set; csv and pgcopy: table and the tag columns' values), so the
@@ -64,13 +68,18 @@ type Config struct {
 	// its count: fingerprints computed while reading, compared with the
 	// database's aggregates (content.go; counts where it cannot).
 	VerifyContent bool
-	// ILPUnit is the nanoseconds in a unit of the ILP input's timestamps
-	// (its precision; 0: nanoseconds), for the fingerprints' time range.
-	ILPUnit int64
+	// ILPUnit is the unit of the ILP input's timestamps (its precision,
+	// format.ParseUnit; 0: nanoseconds), for the fingerprints' time range.
+	ILPUnit time.Duration
 
 	ReportingPeriod time.Duration // default 10s
-	RetryTimeout    time.Duration // total back-off time per batch, default 60s
-	SkipInvalid     bool          // skip and count malformed records and rejected rows instead of failing
+	// AutoPeriods records the results' periods at a length chosen from the
+	// load's (so that a short load has a series to chart; periods.go)
+	// instead of ReportingPeriod, which still paces the progress lines.
+	// A paced run keeps ReportingPeriod (its latency per period is exact).
+	AutoPeriods  bool
+	RetryTimeout time.Duration // total back-off time per batch, default 60s
+	SkipInvalid  bool          // skip and count malformed records and rejected rows instead of failing
 
 	// ErrorsFile, when set, receives every record skipped as malformed and
 	// every row the server refused, each after a comment line naming the
@@ -143,7 +152,7 @@ func (c *Config) defaults() {
 		c.BatchSize = load.DefaultBatchSize
 	}
 	if c.Workers <= 0 {
-		c.Workers = 1
+		c.Workers = DefaultWorkers
 	}
 	if c.ReportingPeriod <= 0 {
 		c.ReportingPeriod = DefaultReportingPeriod
@@ -226,6 +235,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	}
 	r.finish(ctx, err)
 	r.closeJournal()
+	r.continueHint() // continue.go
 	if noLoad != nil {
 		r.res.Serialization = serializationOf(noLoad, r.res)
 		writeSerialization(r.cfg.Stderr, r.res.Serialization)
@@ -251,20 +261,21 @@ type run struct {
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
 
-	first      *split.Splitter // the first input, opened to read its header
-	firstInput *split.Input
-	tables     []*schema.Table
-	formats    []inputFormat  // every input's format, in order
-	verifier   *verifier      // counts before and after, judges
-	content    *content       // content verification (content.go); nil when off
-	errs       *errorsFile    // ErrorsFile, when set
-	errorCount atomic.Int64   // records skipped or refused (LimitErrors)
-	inputGzip  []bool         // per input, whether it is gzip-compressed
-	server     results.Server // the server's version, asked after Prepare
-	totalSize  int64          // compressed size of all inputs (-1: unknown)
-	doneSize   atomic.Int64   // sizes of finished inputs
-	curInput   atomic.Pointer[split.Input]
-	rowsRead   atomic.Int64
+	first       *split.Splitter // the first input, opened to read its header
+	firstInput  *split.Input
+	tables      []*schema.Table
+	formats     []inputFormat  // every input's format, in order
+	verifier    *verifier      // counts before and after, judges
+	content     *content       // content verification (content.go); nil when off
+	errs        *errorsFile    // ErrorsFile, when set
+	errorCount  atomic.Int64   // records skipped or refused (LimitErrors)
+	noValueSaid atomic.Bool    // a row without a value was said skipped (onSkip)
+	inputGzip   []bool         // per input, whether it is gzip-compressed
+	server      results.Server // the server's version, asked after Prepare
+	totalSize   int64          // compressed size of all inputs (-1: unknown)
+	doneSize    atomic.Int64   // sizes of finished inputs
+	curInput    atomic.Pointer[split.Input]
+	rowsRead    atomic.Int64
 	// capped counts the batches cut at split.DefaultMaxBatchBytes before
 	// BatchSize rows, and cappedRows is the most rows one of them held.
 	capped, cappedRows atomic.Int64
@@ -282,7 +293,9 @@ type run struct {
 	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)
 	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
 	loop               *looper      // Loop and Duration (loop.go); nil: neither
+	rewrites           []rewrite    // of each batch, in order (rewrite.go)
 	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	readStop           *stopper     // ends a wait for stdin (stdin.go)
 }
 
 // inputFormat is the format of one input.
@@ -323,9 +336,16 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.firstInput.Close()
 		}
 	}()
+	r.readStop = newStopper() // a read of stdin ends at a stop (stdin.go)
+	defer r.readStop.watch(ctx)()
+	cfg.Stdin = newStdin(cfg.Stdin, r.readStop.c)
 	r.own = r.newOwnData(ctx)
 	defer r.own.done()
 	if err := r.openInputs(); err != nil {
+		if ctx.Err() != nil { // a signal while waiting for stdin's first bytes
+			r.interrupted = true
+			return fmt.Errorf("%w (%v) while reading the input's start: nothing was sent", errInterrupted, context.Cause(ctx))
+		}
 		return err
 	}
 	r.res.Format = r.first.InputFormat().String()
@@ -502,6 +522,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			return
 		case <-gctx.Done():
 		}
+		r.readStop.stop() // a reader waiting for stdin stops too
 		select {
 		case <-stopWatch:
 		case <-time.After(cfg.Grace):
@@ -526,6 +547,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	r.start = time.Now()
 	r.pace = r.newPacer()
 	r.loop = r.newLooper()
+	r.rewrites = r.batchRewrites()
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
@@ -711,7 +733,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
 	for {
 		var b *load.Batch
 		var ok bool
@@ -749,19 +771,11 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		r.skipped.Add(int64(skipped))
 		r.rowsRead.Add(-int64(skipped))
 	}
-	// The prefix applies first and is restored last (deferred: after
-	// unshift), so each puts back what it changed.
 	if err == nil {
-		var untab func()
-		untab, err = r.own.apply(b) // CSV written as lines (tabular.go)
-		defer untab()
-	}
-	restore := r.prefix.apply(b) // TablePrefix (prefix.go)
-	defer restore()
-	if err == nil {
-		var unshift func()
-		unshift, err = r.loop.apply(b) // Loop: pass 2 on, shifted timestamps (loop.go)
-		defer unshift()
+		var undos [maxRewrites]func()
+		var n int
+		n, err = r.rewrite(b, &undos) // rewrite.go: the run's ordered list
+		defer unrewrite(&undos, n)
 	}
 	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
 		err = r.verifier.countBefore(ctx, batchTables(b))
@@ -931,8 +945,8 @@ func (r *run) finish(ctx context.Context, err error) {
 		st.mu.Unlock()
 	}
 	res.Latency = h.summary()
-	r.pace.results(r.cfg.Pace, res)
 	r.loop.results(r.cfg, res)
+	r.pace.results(r.cfg.Pace, res) // after the loop's: what ended a staircase
 
 	if err == nil && tot.rejected > 0 && !r.cfg.SkipInvalid {
 		err = fmt.Errorf("%d rows rejected by the server (pass --skip-invalid to accept that): %s", tot.rejected, strings.Join(tot.rejects, "; "))

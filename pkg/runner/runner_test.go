@@ -602,8 +602,9 @@ func TestResultsPathCheckedFirst(t *testing.T) {
 	cfg := baseConfig(path)
 	cfg.ResultsFile = filepath.Join(t.TempDir(), "missing", "r.json")
 	res, err := Run(context.Background(), cfg, f)
-	if err == nil || !strings.Contains(err.Error(), "cannot be written (checked before loading)") || !strings.Contains(err.Error(), cfg.ResultsFile) {
-		t.Fatalf("err %v", err)
+	if err == nil || !strings.Contains(err.Error(), "cannot be written (checked before loading)") || !strings.Contains(err.Error(), cfg.ResultsFile) ||
+		!strings.Contains(err.Error(), "directory "+filepath.Dir(cfg.ResultsFile)+" does not exist") || strings.Contains(err.Error(), ".results-") {
+		t.Fatalf("err %v: want the missing directory named, not the probe's temporary file", err)
 	}
 	if res.Rows != 0 || res.RowsRead != 0 || f.prepared != nil {
 		t.Fatalf("rows %d read %d prepared %v: the run went on", res.Rows, res.RowsRead, f.prepared)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/csv"
@@ -187,17 +188,33 @@ func valueKind(v []byte) schema.Type {
 
 // infer is t's column types from the sample: a column whose values are
 // all integers is int8, all numbers float8, all times timestamptz, else
-// text; a column with no value in the sample keeps t's type.
-func (s *sampled) infer(t *schema.Table) []schema.Type {
-	types := make([]schema.Type, len(t.Columns))
+// text; a column with no value in the sample keeps t's type. A column of
+// numbers but for a few values (mostlyNumbers) is text too, and said in
+// the warnings returned: naming the column, the odd values and where the
+// first is (issue 43 item 12: one n/a made a SYMBOL of a temperature).
+func (s *sampled) infer(t *schema.Table) (types []schema.Type, warnings []string) {
+	types = make([]schema.Type, len(t.Columns))
 	for i, c := range t.Columns {
 		var kind schema.Type
-		for _, vals := range s.rows {
+		numbers, nOdd, odd, firstOdd := 0, 0, []string{}, -1
+		for k, vals := range s.rows {
 			v := vals[i]
 			if len(v) == 0 {
 				continue
 			}
-			k := valueKind(v)
+			k0 := valueKind(v)
+			if k0 == schema.Int8 || k0 == schema.Float8 {
+				numbers++
+			} else {
+				nOdd++
+				if firstOdd < 0 {
+					firstOdd = k
+				}
+				if len(odd) < 3 && !slices.Contains(odd, strconv.Quote(shorten(v))) {
+					odd = append(odd, strconv.Quote(shorten(v)))
+				}
+			}
+			k := k0
 			switch {
 			case kind == 0 || kind == k:
 				kind = k
@@ -211,6 +228,17 @@ func (s *sampled) infer(t *schema.Table) []schema.Type {
 			kind = c.Type
 		}
 		types[i] = kind
+		if kind == schema.Text && firstOdd >= 0 && mostlyNumbers(numbers, nOdd) {
+			warnings = append(warnings, fmt.Sprintf("%s: table %s: column %s is numbers in %d of its sampled values but not %s (first at %s): it is loaded as text, a string field (an empty field would be a NULL of a numeric column)",
+				s.source, t.Name, c.Name, numbers, strings.Join(odd, ", "), s.where[firstOdd]))
+		}
 	}
-	return types
+	return types, warnings
+}
+
+// mostlyNumbers reports whether a column whose sampled values are numbers
+// but for odd ones is a numeric column with a few odd values (n/a, -, ?):
+// at least 10 numbers, and at most 3 odd values or one in 20.
+func mostlyNumbers(numbers, odd int) bool {
+	return numbers >= 10 && (odd <= 3 || odd*20 <= numbers)
 }

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -52,10 +54,18 @@ func (r *run) startReporter() (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	r.startCost()
+	every, auto := r.recordEvery() // periods.go
+	r.res.PeriodSeconds, r.res.PeriodsAuto = every.Seconds(), auto
 	go func() {
 		defer close(finished)
-		period := time.NewTicker(r.cfg.ReportingPeriod)
-		defer period.Stop()
+		record := time.NewTicker(every)
+		defer record.Stop()
+		var printTick <-chan time.Time // the progress lines, when not at every record
+		if auto && !r.cfg.Progress {
+			t := time.NewTicker(r.cfg.ReportingPeriod)
+			defer t.Stop()
+			printTick = t.C
+		}
 		stepEnds, stopSteps := r.pace.stepTicker()
 		defer stopSteps()
 		var bar <-chan time.Time
@@ -66,6 +76,7 @@ func (r *run) startReporter() (stop func()) {
 		}
 		last := r.start
 		var lastTot totals
+		lastPrint, lastPrintTot := r.start, totals{}
 		for {
 			select {
 			case <-done:
@@ -77,15 +88,24 @@ func (r *run) startReporter() (stop func()) {
 					r.period(now, last, lastTot)
 				}
 				return
-			case now := <-period.C:
+			case now := <-record.C:
 				p, tot := r.period(now, last, lastTot)
 				last, lastTot = now, tot
-				if !r.cfg.Progress {
-					overall := float64(tot.rows) / p.At
-					overallM := float64(tot.metrics) / p.At
-					fmt.Fprintf(r.cfg.Stderr, "[%7.1fs] period %s rows/s %s metrics/s | overall %s rows/s %s metrics/s | %s rows%s\n",
-						p.At, rate(p.RowsPerSec), rate(p.MetricsPerSec), rate(overall), rate(overallM), count(tot.rows), paceLine(p.Pace))
+				if auto {
+					if e := r.coarsen(every); e != every {
+						every = e
+						record.Reset(every)
+						r.res.PeriodSeconds = every.Seconds()
+					}
+				} else if !r.cfg.Progress {
+					r.printPeriod(p.At, p.RowsPerSec, p.MetricsPerSec, tot, paceLine(p.Pace))
 				}
+			case now := <-printTick:
+				tot := r.totals(false)
+				if s := now.Sub(lastPrint).Seconds(); s > 0 {
+					r.printPeriod(now.Sub(r.start).Seconds(), float64(tot.rows-lastPrintTot.rows)/s, float64(tot.metrics-lastPrintTot.metrics)/s, tot, "")
+				}
+				lastPrint, lastPrintTot = now, tot
 			case now := <-bar:
 				r.drawBar(now)
 			case now := <-stepEnds:
@@ -98,6 +118,13 @@ func (r *run) startReporter() (stop func()) {
 		<-finished
 		r.stopCost()
 	}
+}
+
+// printPeriod prints a progress line: the rates of the period that ended
+// at seconds since the start, and overall.
+func (r *run) printPeriod(at, rows, metrics float64, tot totals, pace string) {
+	fmt.Fprintf(r.cfg.Stderr, "[%7.1fs] period %s rows/s %s metrics/s | overall %s rows/s %s metrics/s | %s rows%s\n",
+		at, rate(rows), rate(metrics), rate(float64(tot.rows)/at), rate(float64(tot.metrics)/at), count(tot.rows), pace)
 }
 
 // period appends the period from last to now to the results.
@@ -285,7 +312,21 @@ func checkResultsPath(path string) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, ".results-*.json")
 	if err != nil {
-		return fmt.Errorf("results file %s cannot be written (checked before loading): %w", path, err)
+		// Named by the user's path and directory, not the probe's temporary
+		// file (issue 43 item 15).
+		reason := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			reason = pe.Err
+		}
+		if st, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			reason = fmt.Errorf("directory %s does not exist (create it first)", dir)
+		} else if serr == nil && !st.IsDir() {
+			reason = fmt.Errorf("%s is not a directory", dir)
+		} else if errors.Is(err, fs.ErrPermission) {
+			reason = fmt.Errorf("directory %s is not writable", dir)
+		}
+		return fmt.Errorf("results file %s cannot be written (checked before loading): %w", path, reason)
 	}
 	tmp.Close()
 	return os.Remove(tmp.Name())

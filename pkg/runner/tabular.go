@@ -51,8 +51,10 @@ type ownData struct {
 	unit        int64          // nanoseconds per unit of the lines' timestamps
 	timeUnit    time.Duration  // Mapping.TimeUnit (0: times as csv.ParseTime reads them)
 	epochs      map[string]int // by layoutKey: the time column of a CSV table sent as CSV whose epoch times (timeUnit) are written as times
+	timeCols    map[string]int // by layoutKey: the time column of a CSV table sent as CSV when it is not the first (--time-column)
 
 	inferred map[*schema.Table][]schema.Type // CSV column types from the first records (sample)
+	skip     func(split.Skipped)             // counts a row the lines skip (split.NoValue)
 
 	mu      sync.Mutex
 	layouts map[string]*rowLayout // by layoutKey
@@ -67,13 +69,14 @@ type rowLayout struct {
 	origin  string // where the types came from, for errors
 	tagCols []string
 	fields  []ilp.RowField
+	loaded  *schema.Table // the input's table typed and tagged as its lines are (split.Checker.Loaded)
 }
 
 // newOwnData prepares the run's catalog (the splitter's Lookup goes
 // through it) before the inputs are opened.
 func (r *run) newOwnData(ctx context.Context) *ownData {
 	o := &ownData{layouts: map[string]*rowLayout{}, bufs: map[*load.Batch]*[]byte{}, unit: 1, inferred: map[*schema.Table][]schema.Type{},
-		inOrder: map[string]bool{}, cancel: func() {}, epochs: map[string]int{}}
+		inOrder: map[string]bool{}, cancel: func() {}, epochs: map[string]int{}, timeCols: map[string]int{}}
 	if r.target != nil {
 		// The catalog is asked only for the tables of CSV and pgcopy input.
 		cctx := ctx
@@ -87,6 +90,11 @@ func (r *run) newOwnData(ctx context.Context) *ownData {
 	}
 	if u := r.hooks.LineUnit; u > 0 {
 		o.unit = int64(u)
+	}
+	o.skip = func(s split.Skipped) {
+		r.onSkip(s)
+		r.skipped.Add(1)
+		r.rowsRead.Add(-1)
 	}
 	return o
 }
@@ -112,7 +120,11 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 	for i, t := range tables {
 		types := o.inferred[t]
 		ec, epochs := o.epochs[layoutKey(t)]
-		if l := o.layouts[layoutKey(t)]; tags == nil && types == nil && !epochs && (l == nil || l.time == 0) {
+		tcol := o.timeCols[layoutKey(t)]
+		if l := o.layouts[layoutKey(t)]; l != nil {
+			tcol = l.time
+		}
+		if tags == nil && types == nil && !epochs && tcol == 0 {
 			out[i] = t
 			continue
 		}
@@ -120,15 +132,17 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 		if epochs {
 			c.Columns[ec].Type = schema.Timestamp // apply writes the epoch numbers as times
 		}
-		if l := o.layouts[layoutKey(t)]; l != nil && l.time > 0 {
-			// Written as lines: the time column first, the table's
-			// timestamp (QuestDB's designated one) in a table made for them.
-			tc := c.Columns[l.time]
-			c.Columns = append([]schema.Column{tc}, slices.Delete(c.Columns, l.time, l.time+1)...)
+		if tcol > 0 {
+			// The time column first, the table's timestamp (QuestDB's
+			// designated one, TimescaleDB's hypertable dimension) in a table
+			// made for them; a CSV sent as CSV names its columns in its COPY.
+			tc := c.Columns[tcol]
+			c.Columns = append([]schema.Column{tc}, slices.Delete(c.Columns, tcol, tcol+1)...)
 			if types != nil {
-				types = append([]schema.Type{types[l.time]}, slices.Delete(slices.Clone(types), l.time, l.time+1)...)
+				types = append([]schema.Type{types[tcol]}, slices.Delete(slices.Clone(types), tcol, tcol+1)...)
 			}
 		}
+		l := o.layouts[layoutKey(t)]
 		for j := range c.Columns {
 			if types != nil {
 				c.Columns[j].Type = types[j]
@@ -136,6 +150,12 @@ func (o *ownData) tables(r *run, tables []*schema.Table) []*schema.Table {
 			}
 			if tags != nil {
 				c.Columns[j].Tag = slices.Contains(tags, c.Columns[j].Name)
+			}
+			if l != nil {
+				// Written as lines: the tags are the lines' (one decision,
+				// layout's), so a column written as a field is not made a
+				// tag (a QuestDB SYMBOL and DEDUP key) of the table.
+				c.Columns[j].Tag = slices.Contains(l.tagCols, c.Columns[j].Name)
 			}
 		}
 		out[i] = c
@@ -201,7 +221,11 @@ func (o *ownData) prepare(r *run) error {
 			}
 			known := r.cfg.Lookup(t.Name) == t
 			if sample != nil && !known && o.cat.table(t.Name) == nil {
-				o.inferred[t] = sample.infer(t)
+				var warnings []string
+				o.inferred[t], warnings = sample.infer(t)
+				for _, w := range warnings {
+					fmt.Fprintf(r.cfg.Stderr, "mapping: warning: %s\n", w)
+				}
 			}
 			l, err := o.layout(t, o.cat.table(t.Name), m, known, o.inferred[t])
 			if err != nil {
@@ -227,6 +251,9 @@ func (o *ownData) epochTimes(r *run, source string, tables []*schema.Table, m lo
 				return fmt.Errorf("%s: table %s: no time column %s (its columns: %s)", source, t.Name, m.TimeColumn, strings.Join(t.ColumnNames(), ", "))
 			}
 		}
+		if col > 0 {
+			o.timeCols[layoutKey(t)] = col
+		}
 		if o.timeUnit > 0 {
 			o.epochs[layoutKey(t)] = col
 			continue
@@ -244,19 +271,14 @@ func layoutKey(t *schema.Table) string {
 	return t.Name + "\x00" + strings.Join(t.ColumnNames(), ",")
 }
 
-// TimeUnit parses a time unit: s, ms, us or ns.
+// TimeUnit parses the time unit of a tabular input's epoch timestamps
+// (format.ParseUnit, with the units such timestamps come in named).
 func TimeUnit(s string) (time.Duration, error) {
-	switch s {
-	case "s":
-		return time.Second, nil
-	case "ms":
-		return time.Millisecond, nil
-	case "us", "µs":
-		return time.Microsecond, nil
-	case "ns":
-		return time.Nanosecond, nil
+	u, err := format.ParseUnit(s)
+	if err != nil {
+		return 0, fmt.Errorf("time unit %q: want s, ms, us or ns", s)
 	}
-	return 0, fmt.Errorf("time unit %q: want s, ms, us or ns", s)
+	return u, nil
 }
 
 // layout is how the rows of input table t become lines: the timestamp
@@ -328,12 +350,34 @@ func (o *ownData) layout(t *schema.Table, ct *load.CatalogTable, m load.Mapping,
 		lay.Fields = append(lay.Fields, f)
 	}
 	l.fields = lay.Fields
+	l.loaded = &schema.Table{Name: t.Name, Columns: slices.Clone(t.Columns)}
+	for i := range l.loaded.Columns {
+		l.loaded.Columns[i].Tag = slices.Contains(l.tagCols, t.Columns[i].Name)
+	}
+	for _, f := range l.fields {
+		l.loaded.Columns[f.Col].Type = map[ilp.ValueKind]schema.Type{ilp.FloatValue: schema.Float8, ilp.IntValue: schema.Int8, ilp.StringValue: schema.Text}[f.Kind]
+	}
 	enc, err := ilp.NewRowEncoder(lay)
 	if err != nil {
 		return nil, err
 	}
 	l.enc = enc
 	return l, nil
+}
+
+// loaded is split.Checker.Loaded: a CSV table written as lines as its
+// lines have it, else t. The layouts are made before the workers start.
+func (o *ownData) loaded(t *schema.Table) *schema.Table {
+	if o == nil || !o.lines || t == nil {
+		return t
+	}
+	o.mu.Lock()
+	l := o.layouts[layoutKey(t)]
+	o.mu.Unlock()
+	if l != nil {
+		return l.loaded
+	}
+	return t
 }
 
 // apply rewrites a CSV batch as lines and returns what puts it back.
@@ -356,14 +400,24 @@ func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
 	if l == nil {
 		return func() {}, fmt.Errorf("%s: no line layout for table %s", b.Where(), b.Table.Name)
 	}
-	out, err := o.lines1(l, (*buf)[:0], b, consecutive)
+	out, skipped, err := o.lines1(l, (*buf)[:0], b, consecutive)
 	*buf = out
 	if err != nil {
 		return func() {}, err
 	}
-	data, table, f := b.Data, b.Table, b.Format
+	data, table, f, rows, tables := b.Data, b.Table, b.Format, b.Rows, b.Tables
 	b.Data, b.Table, b.Format = out, nil, format.ILP
-	return func() { b.Data, b.Table, b.Format = data, table, f }, nil
+	if skipped > 0 {
+		// Rows without a value have no line: the batch counts the others.
+		b.Rows -= skipped
+		b.Tables = slices.Clone(b.Tables)
+		for i := range b.Tables {
+			if b.Tables[i].Name == table.Name {
+				b.Tables[i].Rows -= int64(skipped)
+			}
+		}
+	}
+	return func() { b.Data, b.Table, b.Format, b.Rows, b.Tables = data, table, f, rows, tables }, nil
 }
 
 // applyEpochs writes the epoch times of a CSV batch sent as CSV as times
@@ -394,8 +448,10 @@ func (o *ownData) applyEpochs(b *load.Batch) (restore func(), err error) {
 	return func() { b.Data = data }, nil
 }
 
-// lines1 appends the lines of batch b's CSV records to dst.
-func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bool) ([]byte, error) {
+// lines1 appends the lines of batch b's CSV records to dst. A record
+// without a field value has no line: it is skipped and counted
+// (split.NoValue, o.skip), and skipped says how many were.
+func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bool) (_ []byte, skipped int, err error) {
 	vals := make([][]byte, l.width)
 	var scratch []byte
 	var parser csv.RecordParser
@@ -414,30 +470,57 @@ func (o *ownData) lines1(l *rowLayout, dst []byte, b *load.Batch, consecutive bo
 			return fmt.Sprintf("%s: row %d of the batch", b.Where(), rec+1)
 		}
 		if err != nil {
-			return dst, fmt.Errorf("%s: %w", where(), err)
+			return dst, skipped, fmt.Errorf("%s: %w", where(), err)
+		}
+		if noField(l, vals) {
+			// Whatever its time and tags, a row without a field value has
+			// no line (split.NoValue): skipped and counted.
+			skipped++
+			sk := split.Skipped{Source: b.Source, Reason: split.NoValue}
+			if consecutive {
+				sk.Record, sk.Line, sk.Offset = b.FirstRecord+rec, line, b.Offset+int64(off)
+			} else {
+				sk.Reason = where() + ": " + split.NoValue
+			}
+			if o.skip != nil {
+				o.skip(sk)
+			}
+			off = next
+			line += int64(n)
+			continue
 		}
 		ts, err := csv.ParseTime(vals[l.time], o.timeUnit)
 		if errors.Is(err, csv.ErrEpochUnit) {
-			return dst, fmt.Errorf("%s: time column: %q is an epoch number: give its unit with --time-unit (s, ms, us or ns)", where(), shorten(vals[l.time]))
+			return dst, skipped, fmt.Errorf("%s: time column: %q is an epoch number: give its unit with --time-unit (s, ms, us or ns)", where(), shorten(vals[l.time]))
 		}
 		if err != nil {
-			return dst, fmt.Errorf("%s: time column: %q: %v", where(), shorten(vals[l.time]), err)
+			return dst, skipped, fmt.Errorf("%s: time column: %q: %v", where(), shorten(vals[l.time]), err)
 		}
 		if ts%o.unit != 0 {
-			return dst, fmt.Errorf("%s: time %q is finer than the lines' unit (%s)", where(), shorten(vals[l.time]), time.Duration(o.unit))
+			return dst, skipped, fmt.Errorf("%s: time %q is finer than the lines' unit (%s)", where(), shorten(vals[l.time]), time.Duration(o.unit))
 		}
 		dst, err = l.enc.AppendRow(dst, vals, ts/o.unit)
 		if err != nil {
 			var ve *ilp.ValueError
 			if errors.As(err, &ve) {
-				return dst, fmt.Errorf("%s: %w (the column's type is %s)", where(), err, l.origin)
+				return dst, skipped, fmt.Errorf("%s: %w (the column's type is %s)", where(), err, l.origin)
 			}
-			return dst, fmt.Errorf("%s: %w", where(), err)
+			return dst, skipped, fmt.Errorf("%s: %w", where(), err)
 		}
 		off = next
 		line += int64(n)
 	}
-	return dst, nil
+	return dst, skipped, nil
+}
+
+// noField reports whether a record's every field value is empty (NULL).
+func noField(l *rowLayout, vals [][]byte) bool {
+	for _, f := range l.fields {
+		if len(vals[f.Col]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func shorten(v []byte) string {
@@ -447,12 +530,20 @@ func shorten(v []byte) string {
 	return string(v)
 }
 
-// describe says, with DoLoad false, what a load would have used for each
-// tabular table: the database's table or not, and for lines the timestamp,
-// tags and fields.
+// describe says, on every load, what the load uses for each tabular
+// table (one home for the mapping, issue 43 item 12): the database's
+// table or the one created, its columns and types as the database gets
+// them, and for a table written as lines the time, tags and fields.
+// With DoLoad false it says what a load would have used.
 func (o *ownData) describe(r *run, w io.Writer) {
-	if o == nil || r.cfg.DoLoad {
+	if o == nil {
 		return
+	}
+	would := func(s, load string) string {
+		if r.cfg.DoLoad {
+			return load
+		}
+		return s
 	}
 	for i, in := range r.formats {
 		if !isTabular(in.format) {
@@ -461,28 +552,35 @@ func (o *ownData) describe(r *run, w io.Writer) {
 		for _, t := range o.inputTables[i] {
 			var b strings.Builder
 			fmt.Fprintf(&b, "mapping: %s: table %s", in.source, r.cfg.TablePrefix+t.Name)
+			ct := o.cat.table(t.Name)
+			created := o.tables(r, []*schema.Table{t})[0]
 			switch {
+			case o.cat == nil && r.cfg.Prepare.DropDB:
+				b.WriteString(would(" would be dropped (--drop-db) and created", " is dropped (--drop-db) and created"))
 			case o.cat == nil:
 				b.WriteString(" (the database was not asked)")
 			case o.cat.failed() != nil:
 				fmt.Fprintf(&b, " (the database did not answer: %v)", o.cat.failed())
-			case o.cat.table(t.Name) != nil:
+			case ct != nil:
 				b.WriteString(" exists in the database: its columns and types are used")
 			default:
-				b.WriteString(" does not exist: it would be created")
+				b.WriteString(would(" does not exist: it would be created", " does not exist: it is created"))
 			}
 			b.WriteString(": ")
-			for j, c := range t.Columns {
+			for j, c := range created.Columns {
 				if j > 0 {
 					b.WriteString(", ")
 				}
 				ty := c.Type.String()
-				if ct := o.cat.table(t.Name); ct != nil {
+				if ct != nil {
 					if k := slices.Index(ct.Table.ColumnNames(), c.Name); k >= 0 {
 						ty = ct.Types[k]
 					}
 				}
 				fmt.Fprintf(&b, "%s %s", c.Name, ty)
+				if c.Tag && ct == nil {
+					b.WriteString(" tag")
+				}
 			}
 			if l := o.layouts[layoutKey(t)]; l != nil {
 				fmt.Fprintf(&b, "; as lines: time %s, tags [%s], fields", t.Columns[l.time].Name, strings.Join(l.tagCols, ","))

@@ -3,9 +3,11 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -179,5 +181,74 @@ func TestCatalogDecides(t *testing.T) {
 	}
 	if want := "mapping: a load would refuse it: "; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "table meter has LONG") {
 		t.Fatalf("stderr %s\nwant %s", stderr.String(), want)
+	}
+}
+
+// TestMostlyNumbers: a column of numbers but for one n/a is loaded as a
+// string field, the same in the table made for it (no tag: no QuestDB
+// SYMBOL or DEDUP key) as in the lines, with a warning naming the column,
+// the odd value and its line; the mapping is said on a load as with
+// --do-load=false (issue 43 item 12).
+func TestMostlyNumbers(t *testing.T) {
+	var data strings.Builder
+	data.WriteString("time,device,temp\n")
+	for i := 0; i < 40; i++ {
+		v := strconv.FormatFloat(20+float64(i)/2, 'f', -1, 64)
+		if i == 17 {
+			v = "n/a"
+		}
+		fmt.Fprintf(&data, "2024-03-01 00:00:%02d,d%d,%s\n", i, i%3, v)
+	}
+	for _, doLoad := range []bool{true, false} {
+		var stderr bytes.Buffer
+		lt := newLinesTarget()
+		cfg := baseConfig(writeFile(t, "meter.csv", data.String()))
+		cfg.DoLoad, cfg.Stderr = doLoad, &stderr
+		if _, err := Run(context.Background(), cfg, lt); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			`mapping: warning: ` + cfg.Inputs[0] + `: table meter: column temp is numbers in 39 of its sampled values but not "n/a" (first at record 18 (line 19, byte offset `,
+			"time timestamptz, device text tag, temp text; as lines: time time, tags [device], fields temp:string",
+		} {
+			if !strings.Contains(stderr.String(), want) {
+				t.Fatalf("do-load %v: stderr\n%s\nwant %s", doLoad, stderr.String(), want)
+			}
+		}
+		if !doLoad {
+			continue
+		}
+		for _, tb := range lt.prepared.Tables {
+			for _, c := range tb.Columns {
+				if c.Name == "temp" && (c.Tag || c.Type != schema.Text) {
+					t.Fatalf("table prepared with temp %+v: want a text field as the lines have it", c)
+				}
+			}
+		}
+		if got := lt.sorted(); len(got) != 40 || !strings.Contains(strings.Join(got, "\n"), `meter,device=d2 temp="n/a" `) {
+			t.Fatalf("lines %v", got)
+		}
+	}
+}
+
+// TestCSVRowsWithoutValue: a CSV record whose every field is empty, and
+// one whose fields (not its time or tags) are, have no line: they are
+// skipped and counted, whatever --skip-invalid says, the first said on
+// stderr, and the other rows load (issue 43 item 13).
+func TestCSVRowsWithoutValue(t *testing.T) {
+	var stderr bytes.Buffer
+	lt := newLinesTarget()
+	cfg := baseConfig(writeFile(t, "meter.csv", "time,device,kwh,n\n2024-03-01 00:00:00,d1,1.5,3\n,,,\n2024-03-01 00:00:02,d2,,\n2024-03-01 00:00:03,d1,2.5,\n"))
+	cfg.Stderr = &stderr
+	res, err := Run(context.Background(), cfg, lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`meter,device=d1 kwh=1.5,n=3i 1709251200000000000`, `meter,device=d1 kwh=2.5 1709251203000000000`}
+	if got := lt.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") || res.Rows != 2 || res.SkippedRecords != 2 {
+		t.Fatalf("rows %d skipped %d, lines\n%s", res.Rows, res.SkippedRecords, strings.Join(got, "\n"))
+	}
+	if !strings.Contains(stderr.String(), "meter.csv: line 3, byte offset 47: no value to load (every field is empty or NULL): skipped") {
+		t.Fatalf("stderr %s", stderr.String())
 	}
 }

@@ -9,6 +9,10 @@ import (
 // Defaults of settings that both the library and the commands' flags
 // (pkg/loadcli) default: one value each. A zero Config field takes it.
 const (
+	// DefaultWorkers is the writers (Workers, --workers): parallel
+	// connections to the database, each writing one batch at a time. Two
+	// keep a server busy while one batch is in flight on the network.
+	DefaultWorkers         = 2
 	DefaultReportingPeriod = 10 * time.Second
 	DefaultRetryTimeout    = 60 * time.Second
 	DefaultGrace           = 5 * time.Second

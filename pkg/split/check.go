@@ -1,11 +1,13 @@
 package split
 
 import (
+	"time"
+
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
-	"time"
+	"github.com/tsload/tsload/pkg/schema"
 )
 
 // Deferred checks (Config.DeferChecks): the splitter cuts an unrouted ILP
@@ -28,14 +30,22 @@ type Checker struct {
 	// KeysOnly: FP is given each ILP row's series and timestamp, not its
 	// fields (the runner's distinct-key pass).
 	KeysOnly bool
-	// ILPUnit is the nanoseconds in a unit of ILP timestamps (the input's
-	// precision; 0 or 1: nanoseconds), for FP's time range.
-	ILPUnit int64
+	// ILPUnit is the unit of ILP timestamps (the input's precision; 0 or
+	// 1: nanoseconds), for FP's time range.
+	ILPUnit time.Duration
 	// TimeColumn and TimeUnit are CSV's time column (empty: the first)
 	// and the unit of its epoch numbers (0: times csv.ParseTime reads),
 	// for FP: load.Mapping's.
 	TimeColumn string
 	TimeUnit   time.Duration
+	// Loaded, when set, is a CSV batch's table as it is loaded: its
+	// columns in the input's order, typed and tagged as they are written
+	// (the runner's lines may type and tag them otherwise than the
+	// splitter's first record said), for FP.
+	Loaded func(*schema.Table) *schema.Table
+	// NoValueSkipped: a CSV row without a field value is not loaded (it
+	// is written as line protocol: NoValue), so FP does not count it.
+	NoValueSkipped bool
 
 	fp fpState
 

@@ -329,6 +329,22 @@ func (s *Splitter) csvRecord(line []byte, lineNo, off int64) error {
 	if reason != "" {
 		return s.malformed(s.record, lineNo, off, nil, true, "%s", reason)
 	}
+	if len(bytes.Trim(rec[:sc.End], ",\r")) == 0 {
+		// Every field empty: not a row of anything (NoValue), the same
+		// for every loader. The batch is cut before it, so that a batch's
+		// rows stay consecutive records (InOrder).
+		s.skipped++
+		if s.cfg.OnSkip != nil {
+			s.cfg.OnSkip(Skipped{Source: s.in.Source, Record: s.record, Line: lineNo, Offset: off, Reason: NoValue})
+		}
+		if s.cfg.Parts <= 1 {
+			if sl := s.slotFor(t, 0); sl.b.Rows > 0 && !sl.ready {
+				sl.ready = true
+				s.ready = append(s.ready, sl)
+			}
+		}
+		return nil
+	}
 	h := seriesStart(t)
 	if hashTags {
 		tag := c.tag[t]

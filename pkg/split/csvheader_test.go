@@ -100,3 +100,36 @@ func readFile(t *testing.T, dir, name string) []byte {
 	}
 	return b
 }
+
+// TestCSVGivenLinesProtocol: --format csv on a file of line protocol says
+// so, instead of asking for --table or naming a table without fields
+// (issue 43 item 15); a CSV header with spaces but no '=' is a header.
+func TestCSVGivenLinesProtocol(t *testing.T) {
+	_, _, _, err := splitAll("x.ilp", ilpLines(3), Config{Format: format.CSV})
+	if err == nil || !strings.Contains(err.Error(), "x.ilp: --format csv given but the input looks like line protocol") || !strings.Contains(err.Error(), "--format ilp") {
+		t.Fatalf("err %v", err)
+	}
+	batches, _, _, err := splitAll("m.csv", []byte("time,kwh used\n2024-01-01T00:00:00Z,1\n"), Config{Format: format.CSV})
+	if err != nil || len(batches) != 1 || batches[0].Rows != 1 {
+		t.Fatalf("a header with a space: %d batches, err %v", len(batches), err)
+	}
+}
+
+// TestCSVEmptyRecord: a record whose every field is empty is no row of
+// anything (NoValue): skipped and counted whatever SkipInvalid says, told
+// to OnSkip, and the batch is cut before it so a batch's rows stay
+// consecutive records (issue 43 item 13).
+func TestCSVEmptyRecord(t *testing.T) {
+	var skips []Skipped
+	data := "time,device,kwh\n2024-01-01T00:00:00Z,d1,1\n2024-01-01T00:00:01Z,d1,2\n,,\n2024-01-01T00:00:03Z,d1,4\n"
+	batches, _, sp, err := splitAll("m.csv", []byte(data), Config{Format: format.CSV, OnSkip: func(s Skipped) { skips = append(skips, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batches) != 2 || batches[0].Rows != 2 || batches[1].Rows != 1 || batches[1].FirstRecord != 4 || batches[1].FirstLine != 5 {
+		t.Fatalf("batches %+v", batches)
+	}
+	if sp.Skipped() != 1 || len(skips) != 1 || skips[0].Record != 3 || skips[0].Line != 4 || skips[0].Offset != 68 || skips[0].Reason != NoValue {
+		t.Fatalf("skipped %d: %+v", sp.Skipped(), skips)
+	}
+}

@@ -101,10 +101,10 @@ type pjob struct {
 // pdec decodes a compressed stream with parallel jobs; it is an io.Reader
 // of the decompressed bytes, used by one goroutine.
 type pdec struct {
-	codec   codec
-	source  string
-	src     io.Reader
-	workers int
+	codec    codec
+	source   string
+	src      io.Reader
+	decoders int // one per CPU (GOMAXPROCS): decompression is CPU work, apart from the --workers that write
 	limits
 
 	order  chan *pjob // jobs, in input order (bounded: memory)
@@ -133,7 +133,7 @@ func newPdec(c codec, source string, src io.Reader) *pdec {
 	w := runtime.GOMAXPROCS(0)
 	inflight := 2 * w
 	d := &pdec{
-		codec: c, source: source, src: src, workers: w, limits: pdLimits,
+		codec: c, source: source, src: src, decoders: w, limits: pdLimits,
 		order:  make(chan *pjob, inflight),
 		work:   make(chan *pjob, inflight+2),
 		free:   make(chan []byte, inflight+2),
@@ -147,7 +147,7 @@ func newPdec(c codec, source string, src io.Reader) *pdec {
 	return d
 }
 
-// stop ends the producer (and so the workers).
+// stop ends the producer (and so the decoders).
 func (d *pdec) stop() { d.stopO.Do(func() { close(d.quit) }) }
 
 // getBuf returns a buffer with room for n bytes, from pool if it has one.

@@ -108,7 +108,7 @@ func (c *Checker) lineRow(t *fingerprint.TableAcc, l []byte, r ilp.Line, ts []by
 		c.FP.Fail(fmt.Sprintf("timestamp %q does not decode", ts))
 	}
 	if c.ILPUnit > 1 {
-		v *= c.ILPUnit
+		v *= int64(c.ILPUnit)
 	}
 	if known {
 		t.RowKnown(series, v)
@@ -288,6 +288,9 @@ func (c *Checker) fpPGCopy(b *load.Batch) {
 // (an empty unquoted field is a NULL).
 func (c *Checker) fpCSV(b *load.Batch) {
 	tb := b.Table
+	if c.Loaded != nil && tb != nil {
+		tb = c.Loaded(tb)
+	}
 	if tb == nil {
 		c.FP.Fail("a CSV batch without its table")
 		return
@@ -308,7 +311,7 @@ func (c *Checker) fpCSV(b *load.Batch) {
 			return
 		}
 		s.tags.Reset()
-		hasTime := false
+		hasTime, hasField := false, false
 		var ns int64
 		for i, col := range tb.Columns {
 			f := s.sc.Fields[i]
@@ -336,6 +339,9 @@ func (c *Checker) fpCSV(b *load.Batch) {
 				s.tags.Add([]byte(col.Name), text)
 				continue
 			}
+			if col.Type != schema.Timestamp {
+				hasField = true
+			}
 			switch col.Type {
 			case schema.Timestamp:
 				continue
@@ -357,9 +363,11 @@ func (c *Checker) fpCSV(b *load.Batch) {
 				t.Field([]byte(col.Name), fingerprint.Int).Int(v)
 			}
 		}
-		if hasTime {
+		switch {
+		case !hasField && c.NoValueSkipped:
+		case hasTime:
 			t.Row(s.tags.Hash(), ns)
-		} else {
+		default:
 			t.RowNoTime(s.tags.Hash())
 		}
 		next := off + s.sc.End + 1

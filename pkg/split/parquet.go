@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
@@ -45,6 +46,7 @@ type parquetState struct {
 	spare   chan []byte
 	group   int // the row group being taken
 	limit   int64
+	skipped atomic.Int64 // rows without a value, written as lines (NoValue)
 }
 
 // pqOut is one encoded batch, the end of a row group (end), or an error.
@@ -231,6 +233,15 @@ func (p *parquetState) readGroup(s *Splitter, w, g int, enc format.Encoder, bufs
 			default:
 			}
 			b.first, b.offset, b.part = rowNo, off, part
+		}
+		if p.as != format.PGCopy && nf > 0 && bits.OnesCount64(r.Null) >= nf {
+			// No field to write: a line needs one (NoValue); a pgcopy row
+			// of NULLs is a row.
+			p.skipped.Add(1)
+			if s.cfg.OnSkip != nil {
+				s.cfg.OnSkip(Skipped{Source: s.in.Source, Record: rowNo, Offset: off, Reason: fmt.Sprintf("row %d (row group %d): %s", rowNo, g, NoValue)})
+			}
+			continue
 		}
 		b.data, err = enc.AppendRow(b.data, r)
 		if err != nil {

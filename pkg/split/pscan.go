@@ -68,8 +68,9 @@ func (g *pseg) giveBack() {
 	g.sc.mm.Release()
 }
 
-// pscan runs the scan: a producer cuts segments in order, workers scan
-// them, and the splitter takes them from order.
+// pscan runs the scan: a producer cuts segments in order, scanners (one
+// per CPU, GOMAXPROCS: scanning is CPU work, apart from the --workers that
+// write) scan them, and the splitter takes them from order.
 type pscan struct {
 	mm        *mapping
 	data      []byte
@@ -94,7 +95,7 @@ func newPscan(mm *mapping, maxRecord, from int) *pscan {
 	sc.wg.Add(1 + w)
 	go sc.produce()
 	for i := 0; i < w; i++ {
-		go sc.worker()
+		go sc.scanner()
 	}
 	return sc
 }
@@ -160,7 +161,7 @@ func (sc *pscan) produce() {
 	}
 }
 
-func (sc *pscan) worker() {
+func (sc *pscan) scanner() {
 	WatchFaults() // a truncated mapping (changed.go)
 	defer sc.wg.Done()
 	names := map[string]string{}

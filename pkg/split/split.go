@@ -41,13 +41,16 @@
 //     not decoded: a bad number is left to the server, which rejects it.
 //   - CSV: RFC 4180; quoted fields may hold commas, quotes ("") and
 //     newlines; CRLF accepted (a record's final CRLF becomes LF); blank
-//     lines are skipped. Refused: a field count different from the table's
+//     lines are skipped; a record whose every field is empty (",,") is
+//     skipped and counted (NoValue, Config.OnSkip). Refused: a field count different from the table's
 //     columns, an unterminated quoted field, a quote inside an unquoted
 //     field, a character after a closing quote, a bare CR, NUL bytes,
 //     invalid UTF-8. Single-table files take the table from Config.Table or
 //     the file name, and the column types from the use case's table when
 //     the header matches it, else inferred from the first record
-//     (RFC 3339 => timestamptz, integer => int8, number => float8, else text
+//     (a time csv.ParseTime reads, RFC 3339 or PostgreSQL's text form, with
+//     an offset or without one, read as UTC => timestamptz; integer => int8,
+//     number => float8, else text
 //     and a tag). Without either (stdin) the table is the one use-case
 //     table whose columns are the header's; none or several is an error
 //     asking for --table. A file with only a header is valid and holds no
@@ -328,6 +331,10 @@ func New(in *Input, cfg Config) (*Splitter, error) {
 		s.format = detected
 	} else if detected == format.PGCopy && s.format != format.PGCopy {
 		return nil, fmt.Errorf("%s: --format %s given but the input starts with a pgcopy signature", in.Source, s.format)
+	} else if detected == format.ILP && s.format == format.CSV {
+		// Its first line read as a CSV header would name a table and
+		// columns that make no sense (issue 43 item 15).
+		return nil, fmt.Errorf("%s: --format csv given but the input looks like line protocol (its first line has a space and then '=', as a line's fields do): drop --format to detect it, or pass --format ilp", in.Source)
 	}
 	switch s.format {
 	case format.ILP:
@@ -377,8 +384,14 @@ func (s *Splitter) Tables() []*schema.Table { return s.tables }
 // Rows is the number of rows cut so far.
 func (s *Splitter) Rows() int64 { return s.rows }
 
-// Skipped is the number of malformed records skipped (Config.SkipInvalid).
-func (s *Splitter) Skipped() int64 { return s.skipped }
+// Skipped is the number of records skipped: malformed ones
+// (Config.SkipInvalid) and rows without a value (NoValue).
+func (s *Splitter) Skipped() int64 {
+	if s.pq != nil {
+		return s.skipped + s.pq.skipped.Load()
+	}
+	return s.skipped
+}
 
 // Bytes is the number of decompressed input bytes consumed.
 func (s *Splitter) Bytes() int64 { return s.offset }
@@ -532,6 +545,14 @@ func (s *Splitter) malformed(record, line, offset int64, raw []byte, skippable b
 	}
 	return &MalformedError{Source: s.in.Source, Record: record, Line: line, Offset: offset, Reason: fmt.Sprintf(format, args...)}
 }
+
+// NoValue is the Reason of a Skipped row that holds no value to load:
+// a CSV record whose every field is empty (any loader), or a row whose
+// every field (not the time, not a tag) is empty or NULL, written as line
+// protocol, where a line needs a field (issue 43 item 13). Such a row is
+// skipped whatever SkipInvalid says and counted as skipped, so that
+// verification proves the rows that were loaded.
+const NoValue = "no value to load (every field is empty or NULL): skipped"
 
 // Skipped is a record skipped as malformed (Config.OnSkip).
 type Skipped struct {

@@ -163,7 +163,7 @@ for tt in "${tables[@]}"; do
 	cp "$data/weather.csv" "$shared/weather.csv" && chmod 644 "$shared/weather.csv"
 	pub="~400,000 rows/s (COPY from a ready CSV file; $hw)"
 	if "$EXP_BIN/load_timescale" --postgres "$pg_url" --db-name "$db" --drop-db --use-hypertable "$(ht_flag "$tt")" \
-		--file "$data/weather.csv" --limit 1 --verify=false --reporting-period 1h >"$EXP_OUT/logs/server_copy_$tt.log" 2>&1 &&
+		--file "$data/weather.csv" --limit 1 --verify=off --reporting-period 1h >"$EXP_OUT/logs/server_copy_$tt.log" 2>&1 &&
 		psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c 'TRUNCATE weather' >>"$EXP_OUT/logs/server_copy_$tt.log" 2>&1; then
 		# psql's own \timing: the statement's time, not psql's start-up.
 		if out=$(psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c '\timing on' \
@@ -194,7 +194,7 @@ for tt in "${tables[@]}"; do
 		db=l${tt:0:1}_tpc_$EXP_RUN
 		pub="the study's recommendation for CSV files (chart only, no single figure)"
 		if "$EXP_BIN/load_timescale" --postgres "$pg_url" --db-name "$db" --drop-db --use-hypertable "$(ht_flag "$tt")" \
-			--file "$data/weather.csv" --limit 1 --verify=false --reporting-period 1h >"$EXP_OUT/logs/tpc_$tt.log" 2>&1 &&
+			--file "$data/weather.csv" --limit 1 --verify=off --reporting-period 1h >"$EXP_OUT/logs/tpc_$tt.log" 2>&1 &&
 			psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c 'TRUNCATE weather' >>"$EXP_OUT/logs/tpc_$tt.log" 2>&1; then
 			start=$(exp_now)
 			if "$tpc" -connection "$(db_url "$db")" -table weather -file "$data/weather.csv" -skip-header \

@@ -15,6 +15,7 @@
 //! inside tonbo is caught and returned the same way, never unwound into Go.
 
 use std::{
+    collections::HashSet,
     ffi::{c_char, c_int, CStr, CString},
     ops::Bound,
     panic::{catch_unwind, AssertUnwindSafe},
@@ -30,8 +31,14 @@ use tonbo::{
     DbOption, DB,
 };
 
-/// The tonbo release linked in, for the results' server version.
-const TONBO_VERSION: &str = "tonbo 0.3.2 (embedded, through tsload's C bridge)\0";
+/// The bytes at the end of a key that are its time (16 hex digits); the
+/// rest of the key is the series (the caller's encoding of the tags).
+const KEY_TIME: usize = 16;
+
+/// The tonbo release linked in, for the results' server version, and the
+/// bridge's ABI (the Go side refuses another: a stale archive in the
+/// shared build cache must not be called with the wrong arguments).
+const TONBO_VERSION: &str = "tonbo 0.3.2 (embedded, through tsload's C bridge, abi 2)\0";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -270,28 +277,33 @@ pub unsafe extern "C" fn tt_write(
     })
 }
 
-/// tt_scan reads every live row: their number, the time range, and per
-/// column (in spec order) the non-NULL count and the sum (integers in isum
-/// with wrapping arithmetic and an overflow flag, doubles in fsum, string
-/// byte lengths in isum, booleans' true count in isum). counts, isums,
-/// fsums and overflow hold one entry per column.
+/// tt_scan reads every live row: their number, the time range, the number
+/// of distinct series (keys less their last 16 bytes, the time: see
+/// KEY_TIME), and per column (in spec order) the non-NULL count and the
+/// sum: integers exactly as a 128-bit sum (isum_hi, isum_lo), doubles in
+/// fsum with the sum of their magnitudes in fabs, string byte lengths and
+/// booleans' true count in isum_lo. counts, isum_hi, isum_lo, fsums and
+/// fabs hold one entry per column.
 #[no_mangle]
 pub unsafe extern "C" fn tt_scan(
     h: *mut Handle,
     rows: *mut i64,
     tmin: *mut i64,
     tmax: *mut i64,
+    series: *mut i64,
     counts: *mut i64,
-    isums: *mut i64,
+    isum_hi: *mut i64,
+    isum_lo: *mut u64,
     fsums: *mut f64,
-    overflow: *mut u8,
+    fabs: *mut f64,
     err: *mut *mut c_char,
 ) -> c_int {
     guard(err, || {
         let h = unsafe { h.as_ref() }.ok_or("a NULL handle")?;
         let n = h.cols.len();
-        let (mut cnt, mut isum, mut fsum, mut ovf) = (vec![0i64; n], vec![0i64; n], vec![0f64; n], vec![0u8; n]);
+        let (mut cnt, mut isum, mut fsum, mut fab) = (vec![0i64; n], vec![0i128; n], vec![0f64; n], vec![0f64; n]);
         let (mut total, mut lo, mut hi) = (0i64, i64::MAX, i64::MIN);
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
         h.rt.block_on(async {
             let snap = h.db.snapshot().await;
             let mut s = snap
@@ -303,6 +315,13 @@ pub unsafe extern "C" fn tt_scan(
                 let e = e.map_err(|e| format!("scan: {e}"))?;
                 let Some(rec) = e.value() else { continue };
                 total += 1;
+                if let Some(k) = cell::<String>(&rec.columns[0]) {
+                    let b = k.as_bytes();
+                    let cut = b.len().saturating_sub(KEY_TIME);
+                    if !seen.contains(&b[..cut]) {
+                        seen.insert(b[..cut].to_vec());
+                    }
+                }
                 let t = cell::<i64>(&rec.columns[1]).unwrap_or(0);
                 lo = lo.min(t);
                 hi = hi.max(t);
@@ -312,27 +331,27 @@ pub unsafe extern "C" fn tt_scan(
                         Kind::Int => {
                             if let Some(x) = cell::<i64>(v) {
                                 cnt[i] += 1;
-                                let (s, o) = isum[i].overflowing_add(x);
-                                isum[i] = s;
-                                ovf[i] |= o as u8;
+                                isum[i] += x as i128;
                             }
                         }
                         Kind::Float => {
                             if let Some(x) = cell::<u64>(v) {
                                 cnt[i] += 1;
-                                fsum[i] += f64::from_bits(x);
+                                let f = f64::from_bits(x);
+                                fsum[i] += f;
+                                fab[i] += f.abs();
                             }
                         }
                         Kind::Str => {
                             if let Some(x) = cell::<String>(v) {
                                 cnt[i] += 1;
-                                isum[i] += x.len() as i64;
+                                isum[i] += x.len() as i128;
                             }
                         }
                         Kind::Bool => {
                             if let Some(x) = cell::<bool>(v) {
                                 cnt[i] += 1;
-                                isum[i] += x as i64;
+                                isum[i] += x as i128;
                             }
                         }
                     }
@@ -344,11 +363,13 @@ pub unsafe extern "C" fn tt_scan(
             *rows = total;
             *tmin = if total == 0 { 0 } else { lo };
             *tmax = if total == 0 { 0 } else { hi };
+            *series = seen.len() as i64;
             for i in 0..n {
                 *counts.add(i) = cnt[i];
-                *isums.add(i) = isum[i];
+                *isum_hi.add(i) = (isum[i] >> 64) as i64;
+                *isum_lo.add(i) = isum[i] as u64;
                 *fsums.add(i) = fsum[i];
-                *overflow.add(i) = ovf[i];
+                *fabs.add(i) = fab[i];
             }
         }
         Ok(())

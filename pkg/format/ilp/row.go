@@ -145,12 +145,16 @@ func valueError(key string, v []byte, reason string) error {
 	return &ValueError{Key: key, Value: s, Reason: reason}
 }
 
+// ErrNoField is AppendRow's error for a row whose every field is NULL: a
+// line of line protocol needs a field, so the row has no line.
+var ErrNoField = errors.New("every field is NULL (a line needs one)")
+
 // AppendRow appends the line of one row: vals holds the row's values by
 // column (nil: NULL), ts the timestamp in the lines' unit. It returns dst
 // unchanged and a *ValueError when a value does not fit its field's kind
 // (a float that is not a number, NaN or infinite; an integer that is not
-// one; a line end in a tag or a string), or an error when every field is
-// NULL (a line needs one).
+// one; a line end in a tag or a string), or ErrNoField when every field
+// is NULL (a line needs one).
 func (e *RowEncoder) AppendRow(dst []byte, vals [][]byte, ts int64) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, e.measurement...)
@@ -239,7 +243,7 @@ func (e *RowEncoder) AppendRow(dst []byte, vals [][]byte, ts int64) ([]byte, err
 		sep = ','
 	}
 	if sep == ' ' {
-		return dst[:start], errors.New("every field is NULL (a line needs one)")
+		return dst[:start], ErrNoField
 	}
 	dst = append(dst, ' ')
 	dst = strconv.AppendInt(dst, ts, 10)

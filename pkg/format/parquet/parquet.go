@@ -9,7 +9,9 @@
 //
 // A file is one table. Its columns become, by default:
 //   - the time: the first TIMESTAMP column (MILLIS, MICROS or NANOS, the
-//     logical type or the legacy TIMESTAMP_MILLIS/MICROS annotation), or
+//     logical type or the legacy TIMESTAMP_MILLIS/MICROS annotation; or
+//     INT96, the Julian day and the nanoseconds of the day, as Spark and
+//     pandas with use_deprecated_int96_timestamps write times), or
 //     Options.TimeColumn (a TIMESTAMP column, or an INT32/INT64 column read
 //     in Options.TimeUnit);
 //   - tags: the tags of the known table of that name (Options.Lookup: a
@@ -22,7 +24,7 @@
 //     int4 (unsigned INT(32) => int8), in the file's order.
 //
 // Nulls are NULL (pgcopy) or omitted (ILP). Any other column (BOOLEAN,
-// BYTE_ARRAY without a string type, DECIMAL, DATE, INT96, UINT64, nested
+// BYTE_ARRAY without a string type, DECIMAL, DATE, UINT64, nested
 // and repeated columns) is refused when the file is opened, naming the
 // column and its type, so nothing is sent.
 package parquet
@@ -66,7 +68,8 @@ type Options struct {
 type kind uint8
 
 const (
-	kTime kind = iota
+	kTime   kind = iota
+	kTime96      // INT96: nanoseconds of the day, then the Julian day
 	kText
 	kFloat8
 	kFloat4
@@ -305,6 +308,9 @@ func classify(n pq.Node) (k kind, scale int64, ok bool) {
 			}
 			return kInt4, 0, true
 		}
+	case pq.Int96:
+		// Only ever a time: Parquet deprecated INT96 for anything else.
+		return kTime96, 1, true
 	case pq.Double:
 		return kFloat8, 0, lt == nil
 	case pq.Float:
@@ -362,7 +368,7 @@ func (pf *File) mapColumns(o Options) error {
 		}
 		c := &cols[ti]
 		switch {
-		case c.ok && c.k == kTime:
+		case c.ok && (c.k == kTime || c.k == kTime96):
 		case c.ok && (c.k == kInt8 || c.k == kInt4):
 			sc, ok := timeUnits[o.TimeUnit]
 			if !ok {
@@ -374,13 +380,13 @@ func (pf *File) mapColumns(o Options) error {
 		}
 	} else {
 		for i, c := range cols {
-			if c.ok && c.k == kTime {
+			if c.ok && (c.k == kTime || c.k == kTime96) {
 				ti = i
 				break
 			}
 		}
 		if ti < 0 {
-			return errors.New("no TIMESTAMP column for the time (name an integer one and its unit to use it)")
+			return fmt.Errorf("no TIMESTAMP (or INT96) column for the time among %s: name an integer one with --time-column and its unit with --time-unit", names(cols, func(c col) string { return c.name + " " + typeName(c.node) }))
 		}
 	}
 	cols[ti].isTime = true
@@ -402,7 +408,7 @@ func (pf *File) mapColumns(o Options) error {
 	var table schema.Table
 	table.Name = o.Table
 	table.Columns = append(table.Columns, schema.Column{Name: cols[ti].name, Type: schema.Timestamp})
-	pf.time = column{leaf: cols[ti].leaf, kind: kTime, scale: cols[ti].scale}
+	pf.time = column{leaf: cols[ti].leaf, kind: cols[ti].k, scale: cols[ti].scale}
 	var fieldCols []schema.Column
 	for i := range cols {
 		c := &cols[i]
@@ -436,7 +442,7 @@ func (pf *File) mapColumns(o Options) error {
 		switch c.k {
 		case kText:
 			return fmt.Errorf("column %q is %s but not a tag: tsload loads text only as tags", c.name, typeName(c.node))
-		case kTime:
+		case kTime, kTime96:
 			return fmt.Errorf("column %q is a second timestamp (%s): tsload loads one time column", c.name, typeName(c.node))
 		case kFloat8:
 			t = schema.Float8

@@ -97,6 +97,67 @@ func TestSample(t *testing.T) {
 	}
 }
 
+// TestInt96 reads the file pyarrow wrote as Spark does
+// (testdata/make_int96.py: use_deprecated_int96_timestamps): the INT96
+// column is the time, to the nanosecond (issue 43 item 18).
+func TestInt96(t *testing.T) {
+	data, err := os.ReadFile("testdata/int96.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := openBytes(t, data, Options{Table: "spark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []schema.Column{{Name: "ts", Type: schema.Timestamp}, {Name: "host", Type: schema.Text, Tag: true}, {Name: "temp", Type: schema.Float8}, {Name: "hum", Type: schema.Int8}}
+	if got := pf.Table(); !equalColumns(got.Columns, want) {
+		t.Fatalf("columns %+v, want %+v", got.Columns, want)
+	}
+	base := int64(1709251200)*1e9 + 123 // 2024-03-01T00:00:00.000000123Z
+	n := int64(0)
+	err = readAll(pf, func(i int64, r *format.Row) {
+		n++
+		if r.Time != base+i*(1e9+7) || string(r.Tags[0]) != "h"+itoa(i%3) {
+			t.Fatalf("row %d: time %d host %q, want %d h%d", i, r.Time, r.Tags[0], base+i*(1e9+7), i%3)
+		}
+		if (r.Null&1 != 0) != (i == 9) || i < 9 && r.Float[0] != 20.5+float64(i) || r.Null&2 != 0 || r.Int[1] != 40+i {
+			t.Fatalf("row %d: temp %v hum %d (null %b)", i, r.Float[0], r.Int[1], r.Null)
+		}
+	})
+	if err != nil || n != 10 {
+		t.Fatalf("%d rows read: %v", n, err)
+	}
+	// Named as the time column, it is one too.
+	if _, err := openBytes(t, data, Options{Table: "spark", TimeColumn: "ts"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInt96Time: the Julian day and the nanoseconds of the day, before and
+// after 1970, and the days beyond int64 nanoseconds refused.
+func TestInt96Time(t *testing.T) {
+	i96 := func(day uint32, nanos uint64) [3]uint32 { return [3]uint32{uint32(nanos), uint32(nanos >> 32), day} }
+	for _, tc := range []struct {
+		day   uint32
+		nanos uint64
+		ns    int64
+		ok    bool
+	}{
+		{julianEpoch, 0, 0, true},
+		{julianEpoch, 86400e9 - 1, 86400e9 - 1, true},
+		{julianEpoch - 1, 86400e9 - 5e8, -5e8, true}, // 1969-12-31T23:59:59.5Z
+		{2460371, 123, 1709251200e9 + 123, true},     // 2024-03-01
+		{julianEpoch, 86400e9, 0, false},             // not a time of day
+		{julianEpoch + 106752, 0, 0, false},          // 2262-04-12: past int64 nanoseconds
+		{0, 0, 0, false},
+	} {
+		ns, ok := int96Time(i96(tc.day, tc.nanos))
+		if ok != tc.ok || ok && ns != tc.ns {
+			t.Errorf("day %d nanos %d: %d %v, want %d %v", tc.day, tc.nanos, ns, ok, tc.ns, tc.ok)
+		}
+	}
+}
+
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 
 func equalColumns(a, b []schema.Column) bool {
@@ -262,7 +323,7 @@ func TestWriterRoundTrip(t *testing.T) {
 // FuzzParquetOpen feeds damaged files to Open and the row readers: an
 // error, never a panic or a hang.
 func FuzzParquetOpen(f *testing.F) {
-	for _, name := range []string{"testdata/sample.parquet", "testdata/unsupported.parquet"} {
+	for _, name := range []string{"testdata/sample.parquet", "testdata/unsupported.parquet", "testdata/int96.parquet", "testdata/nullrows.parquet"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

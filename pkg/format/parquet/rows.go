@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
 	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -47,6 +49,7 @@ type cursor struct {
 
 	i32   []int32
 	i64   []int64
+	i96   []deprecated.Int96
 	f32   []float32
 	f64   []float64
 	bytes []byte
@@ -197,8 +200,10 @@ func (c *cursor) nextPage() (err error) {
 
 // take keeps v's typed values (those of the column's kind).
 func (c *cursor) take(v encoding.Values) {
-	c.i32, c.i64, c.f32, c.f64, c.bytes, c.offs = nil, nil, nil, nil, nil, nil
+	c.i32, c.i64, c.i96, c.f32, c.f64, c.bytes, c.offs = nil, nil, nil, nil, nil, nil, nil
 	switch v.Kind() {
+	case encoding.Int96:
+		c.i96 = v.Int96()
 	case encoding.Int32:
 		c.i32 = v.Int32()
 	case encoding.Int64:
@@ -245,6 +250,26 @@ func (r *Rows) colErr(c *cursor, err error) error {
 	return r.wrap(fmt.Errorf("column %s, row %d: %w", c.name, r.next+1, err))
 }
 
+// julianEpoch is the Julian day of 1970-01-01.
+const julianEpoch = 2440588
+
+// int96Time reads an INT96 time: the nanoseconds of the day (the first 8
+// bytes, little-endian) and the Julian day (the last 4), as nanoseconds
+// since the Unix epoch; ok false outside int64 nanoseconds.
+func int96Time(v deprecated.Int96) (ns int64, ok bool) {
+	nanos := uint64(v[1])<<32 | uint64(v[0])
+	days := int64(v[2]) - julianEpoch
+	const day int64 = 86400e9
+	if nanos >= uint64(day) || days > math.MaxInt64/day || days < math.MinInt64/day {
+		return 0, false
+	}
+	ns = days * day
+	if ns > math.MaxInt64-int64(nanos) {
+		return 0, false
+	}
+	return ns + int64(nanos), true
+}
+
 // fill reads the next row's values.
 func (r *Rows) fill() error {
 	pf := r.pf
@@ -258,6 +283,14 @@ func (r *Rows) fill() error {
 	}
 	var t int64
 	switch {
+	case pf.time.kind == kTime96 && at < len(c.i96):
+		ns, ok := int96Time(c.i96[at])
+		if !ok {
+			return &RowError{Source: pf.source, Row: r.next + 1, Group: r.group, Reason: fmt.Sprintf("INT96 time (Julian day %d) does not fit int64 nanoseconds", c.i96[at][2])}
+		}
+		t = ns
+	case pf.time.kind == kTime96:
+		return r.colErr(c, errors.New("no such value (damaged page)"))
 	case c.i64 != nil && at < len(c.i64):
 		t = c.i64[at]
 	case c.i32 != nil && at < len(c.i32):

@@ -7,18 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
 
 // LineUnit (load.Hooks.LineUnit) is the unit of the lines' timestamps: the
-// precision the writes name.
+// precision the writes name (New refused any other).
 func (t *Target) LineUnit() time.Duration {
-	switch t.cfg.Precision {
-	case "ms":
-		return time.Millisecond
-	case "us":
-		return time.Microsecond
+	if u, err := format.ParseUnit(t.cfg.Precision); err == nil {
+		return u
 	}
 	return time.Nanosecond
 }

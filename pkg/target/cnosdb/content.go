@@ -22,12 +22,17 @@ func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[strin
 }
 
 func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint.Table, error) {
-	cols, err := t.columns(ctx, q)
+	cols, tm, err := t.columns(ctx, q)
 	if missingTable(err) {
 		return contentq.Missing(q), nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	// The time column is CnosDB's, named time whatever the input called it
+	// (a CSV's ts is written as the lines' timestamp).
+	if tm != "" {
+		q.Time = tm
 	}
 	p := contentq.DataFusion(q, cols, ident, false)
 	rows, err := t.SQL(ctx, t.cfg.DBName, p.SQL)
@@ -59,26 +64,28 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 var columnWait = 10 * time.Second
 
 // columns returns the tags and fields of q's table as DESCRIBE TABLE lists
-// them. CnosDB 2.4.2 acknowledges a write that adds a column before
+// them, and the name of its time column (its TIME column: time). CnosDB 2.4.2 acknowledges a write that adds a column before
 // DESCRIBE TABLE lists it when another write changed the table's schema at
 // the same time (two batches, each adding columns, written concurrently:
 // 1 in about 40 tries; queries on the column already find its values; a
 // second later it is listed): so while a column the query names (what the
 // load wrote) is missing, DESCRIBE is asked again, for up to columnWait.
 // A column still missing then is reported by the comparison.
-func (t *Target) columns(ctx context.Context, q fingerprint.Query) (map[string]fingerprint.Kind, error) {
+func (t *Target) columns(ctx context.Context, q fingerprint.Query) (map[string]fingerprint.Kind, string, error) {
 	deadline := time.Now().Add(columnWait)
 	for pause := 20 * time.Millisecond; ; pause = min(2*pause, time.Second) {
 		desc, err := t.SQL(ctx, t.cfg.DBName, "DESCRIBE TABLE "+ident(q.Table))
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		cols := map[string]fingerprint.Kind{}
+		cols, tm := map[string]fingerprint.Kind{}, ""
 		for _, c := range desc {
 			name, _ := c["column_name"].(string)
 			role, _ := c["column_type"].(string)
 			typ, _ := c["data_type"].(string)
 			switch {
+			case role == "TIME":
+				tm = name
 			case role == "TAG":
 				cols[name] = fingerprint.String
 			case role == "FIELD":
@@ -97,12 +104,12 @@ func (t *Target) columns(ctx context.Context, q fingerprint.Query) (map[string]f
 			}
 		}
 		if missing == "" || time.Now().Add(pause).After(deadline) {
-			return cols, nil
+			return cols, tm, nil
 		}
 		select {
 		case <-time.After(pause):
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, "", ctx.Err()
 		}
 	}
 }

@@ -92,3 +92,27 @@ func TestContent(t *testing.T) {
 		t.Errorf("nanoseconds written as microseconds, verification says:\n%s", bad)
 	}
 }
+
+// TestContentTimeNamedOtherwise: a table loaded from a CSV whose time
+// column is ts (the loader's query names it so) is answered from CnosDB's
+// time column, named time (issue 43 item 11: min(ts) failed a correct load).
+func TestContentTimeNamedOtherwise(t *testing.T) {
+	tg := realTarget(t, nil)
+	ctx := context.Background()
+	w, err := tg.NewWriter(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	const lines = "meter,device=d1 kwh=1.5 1000000000\nmeter,device=d2 kwh=2.5 2000000000\n"
+	if _, err := w.Write(ctx, batch(lines, 1)); err != nil {
+		t.Fatal(err)
+	}
+	q := fingerprint.Query{Table: "meter", Time: "ts", Tags: []string{"device"}, Fields: []fingerprint.FieldQuery{{Name: "kwh", Kind: fingerprint.Float}}}
+	got, err := tg.Content(ctx, []fingerprint.Query{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contenttest.Same(t, got["meter"], fingerprint.Table{Name: "meter", Rows: 2, Series: 2, SeriesExact: true, MinTime: 1e9, MaxTime: 2e9,
+		Fields: []fingerprint.Field{{Name: "kwh", Kind: fingerprint.Float, Count: 2, Sum: 4, AbsSum: 4}}})
+}

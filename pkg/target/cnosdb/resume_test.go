@@ -1,7 +1,6 @@
 package cnosdb
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
@@ -14,23 +13,18 @@ import (
 // stores a row of the same series and time once.
 func TestResumeAfterLoaderKill(t *testing.T) {
 	base := cnosdbtest.RealURL(t)
-	var mu sync.Mutex
-	dbs := map[string]string{}
+	var dbs loadtest.TableDBs
 	loadtest.ResumeSuite{
 		Command:  "github.com/tsload/tsload/cmd/load_cnosdb",
 		Upstream: base,
 		Args: func(t *testing.T, proxy, table string) []string {
 			db := cnosdbtest.UniqueDB(t)
 			cnosdbtest.DropAtEnd(t, base, db)
-			mu.Lock()
-			dbs[table] = db
-			mu.Unlock()
+			dbs.Set(table, db)
 			return []string{"--urls", "http://" + proxy, "--db-name", db, "--drop-db", "--user", "root"}
 		},
 		Rows: func(t *testing.T, table string) (rows, keys int64) {
-			mu.Lock()
-			db := dbs[table]
-			mu.Unlock()
+			db := dbs.Get(table)
 			return distinctRows(t, base, db, table)
 		},
 	}.Run(t, "resume")

@@ -15,7 +15,7 @@ import (
 // Writers hold everything else (client, compression, retries, counting
 // loop) once.
 type api interface {
-	name() string
+	name() API
 	// write returns the write endpoint's path and query string.
 	write(c *Config) (path, query string)
 	// interpret reads the answer to one write of b. It may post again
@@ -28,7 +28,7 @@ type api interface {
 	count(ctx context.Context, t *Target, m string) (int64, error)
 }
 
-func newAPI(name string) api {
+func newAPI(name API) api {
 	switch name {
 	case APIv2:
 		return apiV2{}
@@ -42,7 +42,7 @@ func newAPI(name string) api {
 // with an X-Influxdb-Version header: "1.8.10" (204), "v2.7.12" (204),
 // "3.x.y" (200, with a JSON body). InfluxDB 3 may require a token for /ping
 // and /health (401 without one).
-func detect(ctx context.Context, p *httpwrite.Poster) (string, error) {
+func detect(ctx context.Context, p *httpwrite.Poster) (API, error) {
 	res, err := p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/ping"})
 	if err != nil {
 		return "", fmt.Errorf("influx: detecting the InfluxDB version of %s: %w", p.BaseURL(), err)
@@ -74,7 +74,7 @@ func detect(ctx context.Context, p *httpwrite.Poster) (string, error) {
 
 // apiOfVersion maps an X-Influxdb-Version value to an API name by its
 // major version.
-func apiOfVersion(v string) (string, bool) {
+func apiOfVersion(v string) (API, bool) {
 	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
 	major, _, _ := strings.Cut(v, ".")
 	switch major {

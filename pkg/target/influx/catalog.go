@@ -2,22 +2,15 @@ package influx
 
 import (
 	"time"
+
+	"github.com/tsload/tsload/pkg/format"
 )
 
 // LineUnit (load.Hooks.LineUnit) is the unit of the lines' timestamps: the
-// precision the writes name.
+// precision the writes name (Validate refused any other).
 func (t *Target) LineUnit() time.Duration {
-	switch t.cfg.Precision {
-	case "u":
-		return time.Microsecond
-	case "ms":
-		return time.Millisecond
-	case "s":
-		return time.Second
-	case "m":
-		return time.Minute
-	case "h":
-		return time.Hour
+	if u, err := format.ParseUnit(t.cfg.Precision); err == nil {
+		return u
 	}
 	return time.Nanosecond
 }

@@ -86,6 +86,14 @@ func checkContent(t *testing.T, tg, shifted *Target, unsigned bool, strCount, st
 	}
 	contenttest.Same(t, got["m"], contentWant(unsigned, strCount, strLen, absSum))
 	contenttest.Same(t, got["never_written"], fingerprint.Table{Name: "never_written", SeriesExact: true, Fields: []fingerprint.Field{{Name: "v", Kind: fingerprint.Float}}})
+	// A query naming the time column as a CSV did (ts) is answered from
+	// the server's time column (issue 43 item 11).
+	ts := contentQuery()
+	ts.Time = "ts"
+	if got, err = tg.Content(ctx, []fingerprint.Query{ts}); err != nil {
+		t.Fatalf("time column ts: %v", err)
+	}
+	contenttest.Same(t, got["m"], contentWant(unsigned, strCount, strLen, absSum))
 
 	read := contenttest.ReadILP(t, data)
 	verify := func() string { return contenttest.Check(t, tg, read["m"], true, "host", "r") }

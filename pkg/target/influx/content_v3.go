@@ -31,6 +31,11 @@ func (apiV3) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 		name, _ := c["column_name"].(string)
 		typ, _ := c["data_type"].(string)
 		cols[name] = v3Kind(typ)
+		// The time column is the server's, named time whatever the input
+		// called it (a CSV's ts is written as the lines' timestamp).
+		if strings.HasPrefix(typ, "Timestamp") {
+			q.Time = name
+		}
 	}
 	p := contentq.DataFusion(q, cols, sqlIdent, true)
 	rows, missing, err := v3Rows(ctx, t, p.SQL)

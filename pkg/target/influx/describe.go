@@ -16,8 +16,8 @@ func (t *Target) Describe() *results.Setup {
 	t.mu.Unlock()
 	s := results.Setup{URL: strings.Join(t.cfg.URLs, ","), Database: t.cfg.DBName}
 	if a != nil {
-		s.API = a.name()
-		if s.API == APIv2 && t.cfg.Bucket != "" {
+		s.API = string(a.name())
+		if a.name() == APIv2 && t.cfg.Bucket != "" {
 			s.Database = t.cfg.Bucket
 		}
 	}

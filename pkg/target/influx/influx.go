@@ -13,6 +13,7 @@ package influx
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,21 +23,24 @@ import (
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
-// API names.
+// API is the HTTP API of an InfluxDB major version (--api).
+type API string
+
+// APIs of the versions.
 const (
-	APIv1 = "v1" // /write, /query (InfluxQL)
-	APIv2 = "v2" // /api/v2/write, /api/v2/buckets, /api/v2/query (Flux)
-	APIv3 = "v3" // /api/v3/write_lp, /api/v3/configure/database, /api/v3/query_sql
+	APIv1 API = "v1" // /write, /query (InfluxQL)
+	APIv2 API = "v2" // /api/v2/write, /api/v2/buckets, /api/v2/query (Flux)
+	APIv3 API = "v3" // /api/v3/write_lp, /api/v3/configure/database, /api/v3/query_sql
 )
 
-// APIs lists the API names Config.API accepts ("" detects).
-var APIs = []string{APIv1, APIv2, APIv3}
+// APIs lists the APIs Config.API accepts ("" detects).
+var APIs = []API{APIv1, APIv2, APIv3}
 
 // Config is the target's configuration.
 type Config struct {
 	URLs []string
 	// API is v1, v2 or v3; empty detects it from the first URL's /ping.
-	API    string
+	API    API
 	DBName string // overridden by PrepareOptions.DBName when set
 	// v1 only.
 	RP          string // retention policy (empty: the database default)
@@ -72,8 +76,8 @@ func (c *Config) Validate() error {
 	if len(c.URLs) == 0 {
 		return load.Settingf("no URL given ({URLs})")
 	}
-	if c.API != "" && !contains(APIs, c.API) {
-		return load.Settingf("invalid {API} %q (want %s, or nothing to detect it)", c.API, strings.Join(APIs, ", "))
+	if c.API != "" && !slices.Contains(APIs, c.API) {
+		return load.Settingf("invalid {API} %q (want v1, v2, v3, or nothing to detect it)", c.API)
 	}
 	if !contains(Precisions, c.Precision) {
 		return load.Settingf("invalid {Precision} %q (InfluxDB 1.x accepts %s; it would silently take anything else as n)", c.Precision, strings.Join(Precisions, ", "))
@@ -94,7 +98,7 @@ func (c *Config) Validate() error {
 }
 
 // validateFor checks what only some APIs take.
-func (c *Config) validateFor(api string) error {
+func (c *Config) validateFor(api API) error {
 	if api != APIv1 {
 		if c.RP != "" || c.Consistency != "" {
 			return load.Settingf("{RP} and {Consistency} are InfluxDB 1.x settings; the server speaks the %s API", api)
@@ -175,7 +179,7 @@ func (t *Target) Close() error {
 
 // API returns the API the target speaks: the one configured, else the one
 // the server's /ping (or /health) names, asked once.
-func (t *Target) API(ctx context.Context) (string, error) {
+func (t *Target) API(ctx context.Context) (API, error) {
 	a, err := t.theAPI(ctx)
 	if err != nil {
 		return "", err

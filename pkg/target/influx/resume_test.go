@@ -2,7 +2,6 @@ package influx
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
@@ -14,16 +13,13 @@ import (
 // InfluxDB stores a point sent twice once.
 func TestResumeAfterLoaderKill(t *testing.T) {
 	base := influxURL(t)
-	var mu sync.Mutex
-	dbs := map[string]string{}
+	var dbs loadtest.TableDBs
 	loadtest.ResumeSuite{
 		Command:  "github.com/tsload/tsload/cmd/load_influx",
 		Upstream: base,
 		Args: func(t *testing.T, proxy, table string) []string {
 			db := uniqueDB(t)
-			mu.Lock()
-			dbs[table] = db
-			mu.Unlock()
+			dbs.Set(table, db)
 			t.Cleanup(func() {
 				if tg, err := New(Config{URLs: []string{base}}); err == nil {
 					tg.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db))
@@ -33,9 +29,7 @@ func TestResumeAfterLoaderKill(t *testing.T) {
 			return []string{"--urls", "http://" + proxy, "--db-name", db, "--drop-db", "--precision", "n"}
 		},
 		Rows: func(t *testing.T, table string) (rows, keys int64) {
-			mu.Lock()
-			db := dbs[table]
-			mu.Unlock()
+			db := dbs.Get(table)
 			tg, err := New(Config{URLs: []string{base}, DBName: db, Precision: "n"})
 			if err != nil {
 				t.Fatal(err)

@@ -32,7 +32,7 @@ import (
 //	network error                          retryable
 type apiV1 struct{}
 
-func (apiV1) name() string { return APIv1 }
+func (apiV1) name() API { return APIv1 }
 
 func (apiV1) write(c *Config) (path, query string) {
 	q := url.Values{"db": {c.DBName}, "precision": {c.Precision}}

@@ -40,7 +40,7 @@ import (
 //	500 other                                    fatal
 type apiV2 struct{}
 
-func (apiV2) name() string { return APIv2 }
+func (apiV2) name() API { return APIv2 }
 
 // v2Precisions maps the loader's precisions to the 2.x names.
 var v2Precisions = map[string]string{"n": "ns", "u": "us", "ms": "ms", "s": "s"}

@@ -168,7 +168,7 @@ func TestDetect(t *testing.T) {
 		name, version string
 		ping          int
 		health        string
-		want          string
+		want          API
 	}{
 		{"1.6.7", "1.6.7", 204, "", APIv1},
 		{"2.7.12", "v2.7.12", 204, "", APIv2},

@@ -42,7 +42,7 @@ import (
 // so lines are mapped back by number.
 type apiV3 struct{}
 
-func (apiV3) name() string { return APIv3 }
+func (apiV3) name() API { return APIv3 }
 
 var v3Precisions = map[string]string{"n": "nanosecond", "u": "microsecond", "ms": "millisecond", "s": "second"}
 

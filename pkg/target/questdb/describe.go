@@ -12,7 +12,7 @@ import (
 func (t *Target) Describe() *results.Setup {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := results.Setup{URL: t.cfg.URL, API: "ilp/" + t.cfg.Transport}
+	s := results.Setup{URL: t.cfg.URL, API: "ilp/" + string(t.cfg.Transport)}
 	if t.cfg.Transport == TCP {
 		s.URL = "tcp://" + t.cfg.TCPAddr
 	}

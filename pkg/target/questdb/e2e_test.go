@@ -42,9 +42,11 @@ func TestEndToEnd(t *testing.T) {
 		inputs[uc] = input{f, n}
 	}
 	for _, tc := range []struct {
-		useCase, transport string
-		batch, workers     int
-		pg                 bool
+		useCase   string
+		transport Transport
+		batch     int
+		workers   int
+		pg        bool
 	}{
 		{"cpu-only", HTTP, 1000, 2, true},
 		{"cpu-only", TCP, 5000, 1, false},
@@ -53,7 +55,7 @@ func TestEndToEnd(t *testing.T) {
 		{"iot", HTTP, 5000, 2, true},
 		{"iot", TCP, 500, 2, true},
 	} {
-		name := tc.useCase + "/" + tc.transport + "/batch=" + itoa(int64(tc.batch)) + "/workers=" + itoa(int64(tc.workers))
+		name := tc.useCase + "/" + string(tc.transport) + "/batch=" + itoa(int64(tc.batch)) + "/workers=" + itoa(int64(tc.workers))
 		t.Run(name, func(t *testing.T) {
 			in := inputs[tc.useCase]
 			cfg := Config{Transport: tc.transport, URL: s.http, TCPAddr: s.tcp, Dedup: tc.transport == HTTP, WALTimeout: time.Minute}

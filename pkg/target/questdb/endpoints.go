@@ -62,6 +62,9 @@ func oneServer(cfg Config) error {
 		eps = append(eps, endpoint{"{URL}", h})
 	}
 	if cfg.PG != "" {
+		if err := load.CheckPGScheme("questdb: PG-wire URL {PG}", cfg.PG); err != nil {
+			return err
+		}
 		pc, err := pgx.ParseConfig(cfg.PG)
 		if err != nil {
 			return load.Settingf("questdb: PG-wire URL {PG}: %w", err)

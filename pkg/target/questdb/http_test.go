@@ -245,3 +245,12 @@ func TestOneServer(t *testing.T) {
 		}
 	}
 }
+
+// TestPGScheme: a --pg of a misspelt scheme is named as such, not parsed
+// as key=value settings and quoted back garbled (issue 43 item 15).
+func TestPGScheme(t *testing.T) {
+	_, err := New(Config{URL: "http://127.0.0.1:9000", PG: "postgress://admin:secret@127.0.0.1:8812/qdb"})
+	if err == nil || !strings.Contains(err.Error(), `scheme "postgress://" is not PostgreSQL's`) || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -135,7 +135,7 @@ func makeBatch(table string, from, n, size int, seq int64) *load.Batch {
 		Tables: []load.TableRows{{Name: table, Rows: int64(n)}}}
 }
 
-func newTarget(t *testing.T, s qdb, transport string, pg bool, tables ...*schema.Table) *Target {
+func newTarget(t *testing.T, s qdb, transport Transport, pg bool, tables ...*schema.Table) *Target {
 	t.Helper()
 	cfg := Config{Transport: transport, URL: s.http, TCPAddr: s.tcp, Dedup: true, WALTimeout: time.Minute}
 	if pg {
@@ -216,7 +216,7 @@ func loadRows(t *testing.T, tg *Target, table string, total, size, workers int, 
 func TestIntegrationExactCounts(t *testing.T) {
 	s := server(t)
 	for _, tc := range []struct {
-		transport     string
+		transport     Transport
 		pg            bool
 		size, workers int
 	}{
@@ -226,7 +226,7 @@ func TestIntegrationExactCounts(t *testing.T) {
 		{TCP, false, 5000, 1},
 	} {
 		t.Run(fmt.Sprintf("%s/pg=%v/batch=%d/workers=%d", tc.transport, tc.pg, tc.size, tc.workers), func(t *testing.T) {
-			name := uniqueName(t, "it_"+tc.transport)
+			name := uniqueName(t, "it_"+string(tc.transport))
 			tg := newTarget(t, s, tc.transport, tc.pg, testTable(name))
 			const total = 10000
 			acked, _ := loadRows(t, tg, name, total, tc.size, tc.workers, nil)

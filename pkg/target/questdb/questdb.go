@@ -64,16 +64,19 @@ import (
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
+// Transport is how ILP reaches the server (--transport).
+type Transport string
+
 // Transports.
 const (
-	HTTP = "http"
-	TCP  = "tcp"
+	HTTP Transport = "http" // POST /write: every request acknowledged
+	TCP  Transport = "tcp"  // port 9009: nothing acknowledged
 )
 
 // Config configures a Target.
 type Config struct {
-	// Transport is HTTP or TCP.
-	Transport string
+	// Transport is HTTP (the default) or TCP.
+	Transport Transport
 	// URL is the HTTP endpoint base, http(s)://host:port: ILP/HTTP writes,
 	// and /exec queries when PG is empty.
 	URL string

@@ -339,15 +339,8 @@ func fieldValue(t schema.Type, v lineprotocol.Value) (driver.Value, error) {
 	k := v.Kind()
 	switch t {
 	case schema.Float8, schema.Float4:
-		var f float64
-		switch k {
-		case lineprotocol.Float:
-			f = v.FloatV()
-		case lineprotocol.Int:
-			f = float64(v.IntV())
-		case lineprotocol.Uint:
-			f = float64(v.UintV())
-		default:
+		f, ok := ilp.AsFloat(v)
+		if !ok {
 			return nil, fmt.Errorf("a %v into a %s column", k, t)
 		}
 		if t == schema.Float4 {

@@ -51,7 +51,7 @@ type runCase struct {
 	hash      bool
 	unlogged  bool
 	plain     bool // --use-hypertable=false
-	createIdx string
+	createIdx Indexes
 }
 
 // runLoad loads file through runner.Run into a fresh database and checks the

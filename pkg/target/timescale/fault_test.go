@@ -97,8 +97,8 @@ func (f faultRun) exact(t *testing.T, table string, rows int64) {
 // re-sent blindly (Writer.resolve).
 func TestFaults(t *testing.T) {
 	requireServer(t)
-	for i, mode := range []string{hypertableMode(), "false"} {
-		t.Run("hypertable="+mode, func(t *testing.T) {
+	for i, mode := range []Hypertable{hypertableMode(), HypertableOff} {
+		t.Run("hypertable="+string(mode), func(t *testing.T) {
 			var private func(t *testing.T) loadtest.Private
 			if i == 0 {
 				private = privatePostgres // one kill is enough
@@ -408,7 +408,7 @@ func privatePostgres(t *testing.T) loadtest.Private {
 
 // faultTarget makes the suites' targets: a database of the test's own,
 // hypertables as mode says, through proxy.
-func faultTarget(mode string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+func faultTarget(mode Hypertable) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 		u, err := url.Parse(pgURL())
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -405,15 +406,8 @@ func appendValue(dst []byte, t schema.Type, v lineprotocol.Value) ([]byte, error
 	k := v.Kind()
 	switch t {
 	case schema.Float8, schema.Float4:
-		var f float64
-		switch k {
-		case lineprotocol.Float:
-			f = v.FloatV()
-		case lineprotocol.Int:
-			f = float64(v.IntV())
-		case lineprotocol.Uint:
-			f = float64(v.UintV())
-		default:
+		f, ok := ilp.AsFloat(v)
+		if !ok {
 			return dst, fmt.Errorf("%s value for a %s column", k, typeSQL(t))
 		}
 		if t == schema.Float4 {

@@ -49,7 +49,7 @@ func requireServer(t testing.TB) {
 // hypertables: "true" under CI, where scripts/start_postgres.sh builds
 // TimescaleDB and a server without it must fail the test, "auto" elsewhere
 // (plain tables on a plain PostgreSQL).
-func hypertableMode() string {
+func hypertableMode() Hypertable {
 	if os.Getenv("CI") != "" {
 		return "true"
 	}
@@ -523,7 +523,7 @@ func TestPrepareOptions(t *testing.T) {
 		checkRows(t, tg.cfg.DBName, rows)
 	})
 	t.Run("unlogged and indexes", func(t *testing.T) {
-		for _, when := range []string{"before", "after"} {
+		for _, when := range []Indexes{IndexesBefore, IndexesAfter} {
 			tg := newTestTarget(t, Config{Unlogged: true, CreateIndexes: when}, cpuTable())
 			conn := dbConn(t, tg.cfg.DBName)
 			var persistence string
@@ -537,7 +537,7 @@ func TestPrepareOptions(t *testing.T) {
 				}
 				return n
 			}
-			wantBefore := map[string]int{"before": 1, "after": 0}[when]
+			wantBefore := map[Indexes]int{IndexesBefore: 1, IndexesAfter: 0}[when]
 			if got := indexes(); got != wantBefore {
 				t.Fatalf("%s: %d indexes before the load", when, got)
 			}

@@ -17,8 +17,8 @@ func TestQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{hypertableMode(), "false"} {
-		t.Run("hypertable="+mode, func(t *testing.T) {
+	for _, mode := range []Hypertable{hypertableMode(), HypertableOff} {
+		t.Run("hypertable="+string(mode), func(t *testing.T) {
 			querytest.Suite{Loader: "load_timescale", Upstream: u.Host, New: faultTarget(mode)}.Run(t, "q")
 		})
 	}
@@ -32,6 +32,6 @@ func TestOddNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, prep := faultTarget("false")(t, u.Host, 30*time.Second)
+	tg, prep := faultTarget(HypertableOff)(t, u.Host, 30*time.Second)
 	querytest.CheckOdd(t, tg, "load_timescale", prep)
 }

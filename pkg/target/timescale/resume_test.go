@@ -3,7 +3,6 @@ package timescale
 import (
 	"context"
 	"net/url"
-	"sync"
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
@@ -16,8 +15,7 @@ import (
 // transaction ids, never written twice.
 func TestResumeAfterLoaderKill(t *testing.T) {
 	requireServer(t)
-	var mu sync.Mutex
-	dbs := map[string]string{}
+	var dbs loadtest.TableDBs
 	loadtest.ResumeSuite{
 		Command:  "github.com/tsload/tsload/cmd/load_timescale",
 		Upstream: pgURL(),
@@ -29,15 +27,11 @@ func TestResumeAfterLoaderKill(t *testing.T) {
 			u.Host = proxy
 			db := testDBName(t)
 			t.Cleanup(func() { dropDB(t, db) })
-			mu.Lock()
-			dbs[table] = db
-			mu.Unlock()
+			dbs.Set(table, db)
 			return []string{"--postgres", u.String(), "--db-name", db, "--drop-db"}
 		},
 		Rows: func(t *testing.T, table string) (rows, keys int64) {
-			mu.Lock()
-			db := dbs[table]
-			mu.Unlock()
+			db := dbs.Get(table)
 			q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
 			if err := dbConn(t, db).QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
 				t.Fatal(err)

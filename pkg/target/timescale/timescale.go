@@ -102,6 +102,27 @@ const (
 	CommitRow   Commit = "row"   // autocommit: one transaction per statement
 )
 
+// Hypertable is whether tables are made hypertables (--use-hypertable).
+type Hypertable string
+
+// Hypertable modes.
+const (
+	HypertableAuto Hypertable = "auto"  // when the timescaledb extension is available (the default)
+	HypertableOn   Hypertable = "true"  // always: fail when the extension is not available
+	HypertableOff  Hypertable = "false" // plain PostgreSQL tables
+)
+
+// Indexes is when the indexes on (tags..., time DESC) are created
+// (--create-indexes).
+type Indexes string
+
+// Index modes.
+const (
+	IndexesNone   Indexes = "none"   // none (the default)
+	IndexesBefore Indexes = "before" // with the tables, before the load
+	IndexesAfter  Indexes = "after"  // by Finish, after the load
+)
+
 // Config configures the target.
 type Config struct {
 	// URL is a postgres:// URL or a key=value DSN. When set it replaces
@@ -117,7 +138,7 @@ type Config struct {
 
 	Method        Method
 	Commit        Commit
-	UseHypertable string        // auto, true, false
+	UseHypertable Hypertable
 	ChunkTime     time.Duration // hypertable chunk interval (default 12h)
 	// Partitions > 0 adds a by_hash dimension on each table's series tag
 	// (its first tag) with that many partitions.
@@ -133,8 +154,8 @@ type Config struct {
 	// DirectCompress compresses rows during COPY
 	// (timescaledb.enable_direct_compress_copy) on every writer connection.
 	DirectCompress bool
-	Unlogged       bool   // CREATE UNLOGGED TABLE (plain tables only)
-	CreateIndexes  string // none, before, after
+	Unlogged       bool // CREATE UNLOGGED TABLE (plain tables only)
+	CreateIndexes  Indexes
 	// RequestTimeout bounds the writing of one batch (0: no limit). A
 	// batch that times out is retried on a new connection (see Writer).
 	RequestTimeout time.Duration
@@ -173,8 +194,8 @@ func (c *Config) setDefaults() error {
 	}
 	switch c.UseHypertable {
 	case "":
-		c.UseHypertable = "auto"
-	case "auto", "true", "false":
+		c.UseHypertable = HypertableAuto
+	case HypertableAuto, HypertableOn, HypertableOff:
 	default:
 		return load.Settingf("unknown {UseHypertable} %q (want auto, true or false)", c.UseHypertable)
 	}
@@ -186,15 +207,15 @@ func (c *Config) setDefaults() error {
 	}
 	switch c.CreateIndexes {
 	case "":
-		c.CreateIndexes = "none"
-	case "none", "before", "after":
+		c.CreateIndexes = IndexesNone
+	case IndexesNone, IndexesBefore, IndexesAfter:
 	default:
 		return load.Settingf("unknown {CreateIndexes} %q (want none, before or after)", c.CreateIndexes)
 	}
 	if c.RequestTimeout < 0 {
 		return load.Settingf("{RequestTimeout} %s is negative", c.RequestTimeout)
 	}
-	if c.Unlogged && c.UseHypertable == "true" {
+	if c.Unlogged && c.UseHypertable == HypertableOn {
 		return load.Settingf("{Unlogged} needs plain tables: TimescaleDB hypertables cannot be unlogged (use {UseHypertable}=false)")
 	}
 	if c.Partitions < 0 {
@@ -206,7 +227,7 @@ func (c *Config) setDefaults() error {
 	if c.OrderBy == "" {
 		c.OrderBy = "time DESC"
 	}
-	if c.needsTimescale() && (c.UseHypertable == "false" || c.Unlogged) {
+	if c.needsTimescale() && (c.UseHypertable == HypertableOff || c.Unlogged) {
 		return load.Settingf("{Partitions}, {Columnstore}, {CompressAfter} and {DirectCompress} need hypertables (not {UseHypertable}=false or {Unlogged})")
 	}
 	if c.DirectCompress && (c.Method == MethodInsert || c.Method == MethodInsertMulti) {
@@ -226,6 +247,9 @@ func (c *Config) needsTimescale() bool { return c.Partitions > 0 || c.Columnstor
 // URL's database, or "postgres").
 func (c *Config) connConfig(db string) (*pgx.ConnConfig, error) {
 	var s string
+	if err := load.CheckPGScheme("{URL}", c.URL); err != nil {
+		return nil, err // not garbled as key=value settings (issue 43 item 15)
+	}
 	if c.URL != "" {
 		s = c.URL
 		if c.SSLMode != "" {
@@ -463,12 +487,12 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 		return fmt.Errorf("timescale: %s", describe(err, nil))
 	}
 	switch t.cfg.UseHypertable {
-	case "true":
+	case HypertableOn:
 		if !available {
 			return load.Settingf("timescale: {UseHypertable}=true but the timescaledb extension is not available on the server (installed and in shared_preload_libraries)")
 		}
 		t.hypertable = true
-	case "auto":
+	case HypertableAuto:
 		t.hypertable = available && !t.cfg.Unlogged
 	default:
 		t.hypertable = false
@@ -528,7 +552,7 @@ func (t *Target) createTableLocked(ctx context.Context, conn *pgx.Conn, tb *sche
 				return err
 			}
 		}
-		if t.cfg.CreateIndexes == "before" {
+		if t.cfg.CreateIndexes == IndexesBefore {
 			if _, err := conn.Exec(ctx, indexDDL(tb)); err != nil {
 				return fmt.Errorf("timescale: creating index on %q: %w", name, &writeError{msg: describe(err, nil), err: err})
 			}
@@ -728,7 +752,7 @@ func (t *Target) Finish(ctx context.Context) error {
 		if err := t.finishTSBSLocked(ctx, conn); err != nil {
 			return err
 		}
-		if t.cfg.CreateIndexes == "after" {
+		if t.cfg.CreateIndexes == IndexesAfter {
 			for _, name := range names {
 				if t.existing[name] {
 					continue // a table that existed (or TSBS's, with its own indexes) gets no DDL

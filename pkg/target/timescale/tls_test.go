@@ -1,6 +1,9 @@
 package timescale
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Certificate checks are on by default for a server off this machine; a
 // loopback server keeps libpq's "prefer"; an explicit mode always wins.
@@ -31,5 +34,20 @@ func TestDefaultTLSVerifiesRemoteServers(t *testing.T) {
 				t.Fatalf("verify-full = %v, want %v (tls %+v, fallbacks %d)", verify, tc.wantVerify, cc.TLSConfig != nil, len(cc.Fallbacks))
 			}
 		})
+	}
+}
+
+// TestURLScheme: a misspelt scheme is named as such, not parsed as
+// key=value settings and quoted back garbled with a masked password
+// (issue 43 item 15); a DSN holding "://" in a value is still a DSN.
+func TestURLScheme(t *testing.T) {
+	for _, u := range []string{"postgress://u:secret@db/x", "http://u:secret@db/x"} {
+		_, err := (&Config{URL: u, Password: "secret"}).connConfig("")
+		if err == nil || !strings.Contains(err.Error(), "is not PostgreSQL's: want postgres:// or postgresql://") || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "xxx") {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	if _, err := (&Config{URL: "host=db options='-c x=a://b'"}).connConfig(""); err != nil {
+		t.Errorf("a DSN: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package victoriametrics
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
@@ -14,23 +13,18 @@ import (
 // -dedup.minScrapeInterval=1ms a series keeps one sample per millisecond.
 func TestResumeAfterLoaderKill(t *testing.T) {
 	base := vmtest.RealURL(t)
-	var mu sync.Mutex
-	dbs := map[string]string{}
+	var dbs loadtest.TableDBs
 	loadtest.ResumeSuite{
 		Command:  "github.com/tsload/tsload/cmd/load_victoriametrics",
 		Upstream: base,
 		Args: func(t *testing.T, proxy, table string) []string {
 			db := loadtest.UniqueDB(t)
 			vmtest.DropAtEnd(t, base, db)
-			mu.Lock()
-			dbs[table] = db
-			mu.Unlock()
+			dbs.Set(table, db)
 			return []string{"--urls", "http://" + proxy, "--db-name", db, "--drop-db"}
 		},
 		Rows: func(t *testing.T, table string) (rows, keys int64) {
-			mu.Lock()
-			db := dbs[table]
-			mu.Unlock()
+			db := dbs.Get(table)
 			return vmtest.Rows(t, base, db, table+"_v")
 		},
 	}.Run(t, "resume")

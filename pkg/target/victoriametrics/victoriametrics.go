@@ -180,13 +180,8 @@ func (t *Target) Accepts(f format.Format) error {
 // LineUnit: lines made from CSV carry timestamps in the
 // unit of Config.Precision.
 func (t *Target) LineUnit() time.Duration {
-	switch t.cfg.Precision {
-	case "us":
-		return time.Microsecond
-	case "ms":
-		return time.Millisecond
-	case "s":
-		return time.Second
+	if u, err := format.ParseUnit(t.cfg.Precision); err == nil {
+		return u
 	}
 	return time.Nanosecond
 }

@@ -1,0 +1,18 @@
+package sqlite
+
+import (
+	"testing"
+
+	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on a
+// SQLite file: no server (no address, no network faults); the loader
+// killed and resumed is pkg/target/sqlembed's TestKillResume.
+func TestTargetSuite(t *testing.T) {
+	e := &loadtest.Embedded{Loader: "load_sqlite", Driver: "sqlite3", Open: func(path string, workers int) (load.Target, error) {
+		return New(Config{Path: path, Workers: workers})
+	}}
+	e.Suite().Run(t, "suite")
+}
