@@ -91,6 +91,9 @@ func (s Suite) Run(t *testing.T, prefix string) {
 func hostOf(addr string) string {
 	if _, rest, ok := strings.Cut(addr, "://"); ok {
 		host, _, _ := strings.Cut(rest, "/")
+		if _, h, ok := strings.Cut(host, "@"); ok {
+			host = h // postgres://user:secret@host:port
+		}
 		return host
 	}
 	return addr

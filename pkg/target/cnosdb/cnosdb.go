@@ -161,11 +161,16 @@ func describe(status int, body []byte) string {
 
 // SQL runs one statement on db ("" for none) and returns the JSON rows.
 func (t *Target) SQL(ctx context.Context, db, stmt string) ([]map[string]any, error) {
+	return t.sqlOn(ctx, t.sqlp, db, stmt)
+}
+
+// sqlOn is SQL over poster p (a Poster serves one goroutine).
+func (t *Target) sqlOn(ctx context.Context, p *httpwrite.Poster, db, stmt string) ([]map[string]any, error) {
 	q := url.Values{"tenant": {t.cfg.Tenant}}
 	if db != "" {
 		q.Set("db", db)
 	}
-	res, err := t.sqlp.Post(ctx, httpwrite.Request{
+	res, err := p.Post(ctx, httpwrite.Request{
 		Path: "/api/v1/sql", Query: q.Encode(), Body: []byte(stmt),
 		Accept: "application/json", NoCompress: true,
 	})

@@ -9,5 +9,6 @@ func (t *Target) Hooks() load.Hooks {
 		Catalog:      t.Catalog,
 		LineUnit:     t.LineUnit(),
 		FlushStorage: t.FlushStorage,
+		NewQuerier:   t.NewQuerier,
 	}
 }

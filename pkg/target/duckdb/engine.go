@@ -13,6 +13,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/target/sqlembed"
+	"github.com/tsload/tsload/pkg/target/sqlquery"
 )
 
 // newEngine is DuckDB through duckdb-go (cgo).
@@ -95,6 +96,9 @@ func (engine) Aggregates() sqlembed.Aggregates {
 		OctetLen: func(c string) string { return "strlen(" + c + ")" },
 	}
 }
+
+// Querying: TIMESTAMPTZ and TIMESTAMP come back as time.Time.
+func (engine) Querying() sqlembed.Querying { return sqlembed.Querying{Dialect: sqlquery.DuckDB()} }
 
 func (engine) Checkpoint() string     { return "CHECKPOINT" }
 func (engine) WAL(path string) string { return path + ".wal" }

@@ -2,8 +2,6 @@ package influx
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/tsload/tsload/pkg/load"
 )
@@ -26,5 +24,5 @@ func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 	case APIv2:
 		return &v2Querier{t: t, p: t.client.NewPoster(n)}, nil
 	}
-	return nil, fmt.Errorf("influx: queries on InfluxDB 3 (SQL) are not built yet: %w", errors.ErrUnsupported)
+	return t.newV3Querier(n), nil
 }

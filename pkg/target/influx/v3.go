@@ -216,6 +216,11 @@ func rowLine(b *load.Batch, n int64) int64 {
 // v3Do sends one management request; it returns the status and body of
 // any answer other than 401/403.
 func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values, in any) (*httpwrite.Response, error) {
+	return t.v3DoOn(ctx, t.query, method, path, query, in)
+}
+
+// v3DoOn is v3Do over poster p (a Poster serves one goroutine).
+func (t *Target) v3DoOn(ctx context.Context, p *httpwrite.Poster, method, path string, query url.Values, in any) (*httpwrite.Response, error) {
 	req := httpwrite.Request{Method: method, Path: path, Query: query.Encode(), NoCompress: true, Accept: "application/json"}
 	if in != nil {
 		body, err := json.Marshal(in)
@@ -224,7 +229,7 @@ func (t *Target) v3Do(ctx context.Context, method, path string, query url.Values
 		}
 		req.Body, req.ContentType = body, "application/json"
 	}
-	res, err := t.query.Post(ctx, req)
+	res, err := p.Post(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}

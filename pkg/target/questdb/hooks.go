@@ -13,5 +13,6 @@ func (t *Target) Hooks() load.Hooks {
 		Catalog:    t.Catalog,
 		Drops:      t.Drops,
 		Report:     t.Report,
+		NewQuerier: t.NewQuerier,
 	}
 }

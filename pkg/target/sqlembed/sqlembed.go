@@ -85,6 +85,8 @@ type Engine interface {
 	Columns() string
 	// Aggregates are the engine's SQL for content verification.
 	Aggregates() Aggregates
+	// Querying is the engine's SQL for the query load.
+	Querying() Querying
 	// Checkpoint is the statement that moves the WAL into the file.
 	Checkpoint() string
 	// WAL is the path of the write-ahead log beside the file at path.
@@ -450,6 +452,7 @@ func (t *Target) Hooks() load.Hooks {
 		Finish:       t.Finish,
 		FlushStorage: t.FlushStorage,
 		Settle:       t.Settle,
+		NewQuerier:   t.NewQuerier,
 		OnTicket: func(w load.Writer, note func(*load.Batch, string) error) {
 			if ew, ok := w.(*Writer); ok {
 				ew.onTicket = note

@@ -22,6 +22,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/target/sqlembed"
+	"github.com/tsload/tsload/pkg/target/sqlquery"
 )
 
 // Defaults of the SQLite settings.
@@ -129,6 +130,12 @@ func (*engine) Aggregates() sqlembed.Aggregates {
 		IntSum:   func(c string) string { return "CAST(sum(" + c + ") AS TEXT)" },
 		OctetLen: func(c string) string { return "length(CAST(" + c + " AS BLOB))" },
 	}
+}
+
+// Querying: times are integer nanoseconds, compared and bucketed as
+// integers.
+func (*engine) Querying() sqlembed.Querying {
+	return sqlembed.Querying{Dialect: sqlquery.SQLite(), ReadTime: sqlquery.UnixTime(time.Nanosecond)}
 }
 
 func (*engine) Checkpoint() string     { return "PRAGMA wal_checkpoint(TRUNCATE)" }

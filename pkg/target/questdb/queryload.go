@@ -1,0 +1,158 @@
+package questdb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/query"
+	"github.com/tsload/tsload/pkg/target/sqlquery"
+)
+
+// NewQuerier opens a connection of its own for the query load
+// (load.Hooks.NewQuerier): PG wire when the target has a PG URL, else
+// HTTP /exec. Its statements are package sqlquery's in QuestDB's SQL
+// (timestamp_floor buckets from the epoch, window functions for newest-N
+// and Last), over each table's designated timestamp (tables()); Last per
+// group without buckets is LATEST ON ... PARTITION BY the groups.
+func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
+	qr := &loadQuerier{d: sqlquery.QuestDB(), times: map[string]string{}}
+	if t.cfg.PG != "" {
+		pq, err := newPGQuerier(ctx, t.cfg.PG)
+		if err != nil {
+			return nil, fmt.Errorf("questdb: query connection %d: %w", n, err)
+		}
+		qr.pg = pq
+	} else {
+		qr.exec = &execQuerier{c: t.client}
+	}
+	return qr, nil
+}
+
+type loadQuerier struct {
+	d     *sqlquery.Dialect
+	pg    *pgQuerier
+	exec  *execQuerier
+	times map[string]string // designated timestamp by table
+}
+
+// rows runs stmt and returns its rows: typed over PG wire, text over
+// HTTP.
+func (q *loadQuerier) rows(ctx context.Context, stmt string) ([][]any, error) {
+	if q.exec != nil {
+		text, err := q.exec.query(ctx, stmt)
+		if err != nil {
+			return nil, err
+		}
+		out := make([][]any, len(text))
+		for i, r := range text {
+			out[i] = make([]any, len(r))
+			for j, v := range r {
+				if v != "" {
+					out[i][j] = v
+				}
+			}
+		}
+		return out, nil
+	}
+	rows, err := q.pg.conn.Query(ctx, stmt)
+	if err != nil {
+		return nil, q.pg.fail(ctx, fmt.Errorf("%s: %w", stmt, err))
+	}
+	defer rows.Close()
+	var out [][]any
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, q.pg.fail(ctx, fmt.Errorf("%s: %w", stmt, err))
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, q.pg.fail(ctx, fmt.Errorf("%s: %w", stmt, err))
+	}
+	return out, nil
+}
+
+// timeColumn is table's designated timestamp.
+func (q *loadQuerier) timeColumn(ctx context.Context, table string) (string, error) {
+	if c, ok := q.times[table]; ok {
+		return c, nil
+	}
+	rows, err := q.rows(ctx, "SELECT designatedTimestamp FROM tables() WHERE table_name = "+sqlquery.Literal(table))
+	if err != nil {
+		return "", err
+	}
+	if len(rows) == 0 || rows[0][0] == nil {
+		return "", fmt.Errorf("table %q does not exist or has no designated timestamp", table)
+	}
+	c, ok := rows[0][0].(string)
+	if !ok {
+		return "", fmt.Errorf("tables(): designated timestamp %v of %q is not text", rows[0][0], table)
+	}
+	q.times[table] = c
+	return c, nil
+}
+
+func (q *loadQuerier) Query(ctx context.Context, qr *query.Query) (*query.Answer, error) {
+	a, err := q.query(ctx, qr)
+	if err != nil {
+		return nil, fmt.Errorf("questdb: query %s: %w", qr.Name, err)
+	}
+	return a, nil
+}
+
+func (q *loadQuerier) query(ctx context.Context, qr *query.Query) (*query.Answer, error) {
+	tc, err := q.timeColumn(ctx, qr.Table)
+	if err != nil {
+		return nil, err
+	}
+	stmt, lay, err := q.statement(qr, tc)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.rows(ctx, stmt)
+	if err != nil {
+		return nil, err
+	}
+	a := &query.Answer{Rows: make([]query.Row, 0, len(rows))}
+	for i, vals := range rows {
+		r, err := lay.Row(vals, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: row %d: %w", stmt, i+1, err)
+		}
+		a.Rows = append(a.Rows, r)
+	}
+	return a, nil
+}
+
+// statement is qr in QuestDB's SQL: LATEST ON for Last per group without
+// buckets, else package sqlquery's statement.
+func (q *loadQuerier) statement(qr *query.Query, tc string) (string, sqlquery.Layout, error) {
+	stmt, lay, err := q.d.SQL(qr, tc)
+	if err != nil || qr.Agg != query.Last || qr.Bucket > 0 || len(qr.GroupBy) == 0 {
+		return stmt, lay, err
+	}
+	where, err := q.d.Where(qr, tc)
+	if err != nil {
+		return "", lay, err
+	}
+	var cols, part []string
+	for i, g := range qr.GroupBy {
+		cols = append(cols, sqlquery.QuoteIdent(g)+fmt.Sprintf(" AS tsq_g%d", i))
+		part = append(part, sqlquery.QuoteIdent(g))
+	}
+	cols = append(cols, sqlquery.QuoteIdent(tc)+" AS tsq_time")
+	for i, f := range qr.Fields {
+		cols = append(cols, q.d.Double(sqlquery.QuoteIdent(f))+fmt.Sprintf(" AS tsq_v%d", i))
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + sqlquery.QuoteIdent(qr.Table) + " WHERE " + where + " LATEST ON " + sqlquery.QuoteIdent(tc) + " PARTITION BY " + strings.Join(part, ", "), lay, nil
+}
+
+func (q *loadQuerier) Close() error {
+	if q.pg != nil {
+		return q.pg.close()
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package sqlquery
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// µs is t rounded up to the microsecond: a database that keeps
+// microseconds holds a row written at r as floor(r), so the row is in
+// [start, end) when its stored time is in [ceil(start), ceil(end)).
+func µs(t time.Time) time.Time {
+	t = t.UTC()
+	if r := t.Nanosecond() % 1000; r != 0 {
+		t = t.Add(time.Duration(1000 - r))
+	}
+	return t
+}
+
+// seconds is w in whole seconds, or, when w has a fraction of a second, in
+// microseconds (an interval literal's text).
+func interval(w time.Duration) string {
+	if w%time.Second == 0 {
+		return strconv.FormatInt(int64(w/time.Second), 10) + " seconds"
+	}
+	return strconv.FormatInt(w.Microseconds(), 10) + " microseconds"
+}
+
+// Postgres is PostgreSQL's SQL over timestamptz (microseconds); with
+// timescale the buckets are TimescaleDB's time_bucket (its origin,
+// 2000-01-03, is a whole number of days after the epoch, so a bucket that
+// divides a day starts where an epoch-aligned one does), without it
+// date_bin from the epoch (PostgreSQL 14 and later).
+func Postgres(timescale bool) *Dialect {
+	d := &Dialect{
+		Name: "postgres",
+		Time: func(t time.Time) string {
+			return Literal(µs(t).Format("2006-01-02 15:04:05.000000Z07:00")) + "::timestamptz"
+		},
+		Double:     func(e string) string { return "CAST(" + e + " AS double precision)" },
+		DistinctOn: true,
+	}
+	if timescale {
+		d.Name = "timescaledb"
+		d.Bucket = func(c string, w time.Duration) string {
+			return "time_bucket(" + Literal(interval(w)) + "::interval, " + c + ")"
+		}
+	} else {
+		d.Bucket = func(c string, w time.Duration) string {
+			return "date_bin(" + Literal(interval(w)) + "::interval, " + c + ", '1970-01-01 00:00:00+00'::timestamptz)"
+		}
+	}
+	return d
+}
+
+// QuestDB is QuestDB's SQL over a designated timestamp of microseconds
+// (TIMESTAMP): buckets are timestamp_floor with a stride, which QuestDB
+// floors from the epoch.
+func QuestDB() *Dialect {
+	return &Dialect{
+		Name: "questdb",
+		Time: func(t time.Time) string {
+			return "CAST(" + Literal(µs(t).Format("2006-01-02T15:04:05.000000Z")) + " AS timestamp)"
+		},
+		Double: func(e string) string { return "CAST(" + e + " AS double)" },
+		Bucket: func(c string, w time.Duration) string {
+			return "timestamp_floor(" + Literal(questUnit(w)) + ", " + c + ")"
+		},
+	}
+}
+
+// questUnit is w as a timestamp_floor stride: a count of the largest of
+// QuestDB's units (h, m, s, T for milliseconds, U for microseconds) that
+// divides it.
+func questUnit(w time.Duration) string {
+	for _, u := range []struct {
+		d time.Duration
+		s string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}, {time.Millisecond, "T"}, {time.Microsecond, "U"}} {
+		if w%u.d == 0 {
+			return strconv.FormatInt(int64(w/u.d), 10) + u.s
+		}
+	}
+	return strconv.FormatInt(w.Microseconds(), 10) + "U"
+}
+
+// DataFusion is the SQL of CnosDB and InfluxDB 3 (Apache DataFusion) over a
+// time column of nanoseconds: times as RFC 3339 text cast to a timestamp,
+// buckets date_bin from the epoch.
+func DataFusion(name string) *Dialect {
+	return &Dialect{
+		Name: name,
+		Time: func(t time.Time) string {
+			return "CAST(" + Literal(t.UTC().Format(time.RFC3339Nano)) + " AS TIMESTAMP)"
+		},
+		Double: func(e string) string { return "CAST(" + e + " AS DOUBLE)" },
+		Bucket: func(c string, w time.Duration) string {
+			return fmt.Sprintf("date_bin(INTERVAL %s, %s, CAST('1970-01-01T00:00:00Z' AS TIMESTAMP))", Literal(interval(w)), c)
+		},
+	}
+}
+
+// DuckDB is DuckDB's SQL over TIMESTAMPTZ (microseconds): buckets by
+// integer arithmetic on epoch_us, whatever the session's time zone.
+func DuckDB() *Dialect {
+	return &Dialect{
+		Name: "duckdb",
+		Time: func(t time.Time) string {
+			return "TIMESTAMPTZ " + Literal(µs(t).Format("2006-01-02 15:04:05.000000Z07:00"))
+		},
+		Double: func(e string) string { return "CAST(" + e + " AS DOUBLE)" },
+		Bucket: func(c string, w time.Duration) string {
+			us := strconv.FormatInt(w.Microseconds(), 10)
+			return "make_timestamp((epoch_us(" + c + ") // " + us + ") * " + us + ")"
+		},
+	}
+}
+
+// SQLite is SQLite's SQL over integer nanoseconds since the epoch: times
+// are integers, buckets integer arithmetic (SQLite has no time_bucket),
+// read back with UnixTime(time.Nanosecond).
+func SQLite() *Dialect {
+	return &Dialect{
+		Name:   "sqlite",
+		Time:   func(t time.Time) string { return strconv.FormatInt(t.UnixNano(), 10) },
+		Double: func(e string) string { return "CAST(" + e + " AS REAL)" },
+		Bucket: func(c string, w time.Duration) string {
+			ns := strconv.FormatInt(int64(w), 10)
+			return "(" + c + " / " + ns + ") * " + ns
+		},
+	}
+}
