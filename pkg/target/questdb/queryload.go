@@ -3,7 +3,9 @@ package questdb
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/query"
@@ -112,6 +114,9 @@ func (q *loadQuerier) query(ctx context.Context, qr *query.Query) (*query.Answer
 	if err != nil {
 		return nil, err
 	}
+	if err := q.applied(ctx, qr.Table); err != nil {
+		return nil, err
+	}
 	rows, err := q.rows(ctx, stmt)
 	if err != nil {
 		return nil, err
@@ -125,6 +130,45 @@ func (q *loadQuerier) query(ctx context.Context, qr *query.Query) (*query.Answer
 		a.Rows = append(a.Rows, r)
 	}
 	return a, nil
+}
+
+// applied returns once the WAL of table (a WAL table) is applied up to
+// the transaction its sequencer had when it was called: the rows of every
+// batch acknowledged before the query are then visible to it. A 2xx over
+// HTTP means the rows are in the WAL, not yet in the table: without the
+// wait a query over acknowledged rows can miss some (a check then reports
+// a wrong answer that is not). The wait is part of the query's latency.
+func (q *loadQuerier) applied(ctx context.Context, table string) error {
+	stmt := "SELECT writerTxn, sequencerTxn, suspended FROM wal_tables() WHERE name = " + sqlquery.Literal(table)
+	var target int64 = -1
+	for {
+		rows, err := q.rows(ctx, stmt)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil // not a WAL table: rows are visible once written
+		}
+		w, werr := strconv.ParseInt(fmt.Sprint(rows[0][0]), 10, 64)
+		s, serr := strconv.ParseInt(fmt.Sprint(rows[0][1]), 10, 64)
+		if werr != nil || serr != nil {
+			return fmt.Errorf("wal_tables() of %q: writerTxn %v, sequencerTxn %v", table, rows[0][0], rows[0][1])
+		}
+		if b := fmt.Sprint(rows[0][2]); b == "true" || b == "t" {
+			return fmt.Errorf("table %q is suspended (WAL apply failed)", table)
+		}
+		if target < 0 {
+			target = s
+		}
+		if w >= target {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("WAL of %q applied to transaction %d of %d: %w", table, w, target, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // statement is qr in QuestDB's SQL: LATEST ON for Last per group without
