@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
@@ -70,6 +71,7 @@ func (s TargetSuite) Run(t *testing.T, prefix string) {
 	t.Run("face", func(t *testing.T) { s.face(t, prefix+"_face") })
 	t.Run("load verify reload", func(t *testing.T) { s.loadVerifyReload(t, prefix+"_load") })
 	t.Run("paced", func(t *testing.T) { s.paced(t, prefix+"_paced") })
+	t.Run("queries while loading", func(t *testing.T) { s.queries(t, prefix+"_q_") })
 	t.Run("csv timestamps", func(t *testing.T) { s.csvTimes(t, prefix+"_csv") })
 	// TODO(issue 35): default-flag verification of an input that repeats
 	// a (series, time) key, the same way on every target.
@@ -216,6 +218,50 @@ func (s TargetSuite) paced(t *testing.T, table string) {
 	}
 	if n, _ := s.Rows(t, tg, table); n != rows {
 		t.Errorf("the database holds %d rows, want %d", n, rows)
+	}
+}
+
+// queries loads a generated cpu-only file at a rate with queries beside
+// the writers (--query-rate): every query type is answered and every
+// checked answer is right. A target without a querier must say so in its
+// face (Hooks.NewQuerier nil), and the run is refused before loading.
+func (s TargetSuite) queries(t *testing.T, tablePrefix string) {
+	tg, prep := s.target(t)
+	path := filepath.Join(t.TempDir(), "cpu.ilp")
+	st, err := gen.Generate(context.Background(), gen.Config{UseCase: "cpu-only", Format: format.ILP, Seed: 38, Scale: 10,
+		Start: time.Date(2016, 1, 4, 0, 0, 0, 0, time.UTC), End: time.Date(2016, 1, 4, 1, 0, 0, 0, time.UTC), File: path, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := FaultConfig(path, 300, 2)
+	cfg.TablePrefix = tablePrefix
+	cfg.Pace.Rate = float64(st.Rows) // about a second
+	cfg.QueryRate, cfg.QueryWorkers = 40, 2
+	prep.DropDB = true // checks need tables emptied first
+	r := s.load(t, tg, prep, cfg)
+	if tg.Hooks().NewQuerier == nil {
+		if r.Err == nil {
+			t.Fatalf("the target declares no querier, yet a load with --query-rate ran")
+		}
+		t.Logf("no querier declared; the load was refused: %v", r.Err)
+		return
+	}
+	r.Exact(t, st.Rows)
+	q := ReadResults(t, r.Results).Queries
+	switch {
+	case q == nil:
+		t.Fatalf("a load with --query-rate without queries in its results")
+	case !q.Checked:
+		t.Errorf("answers not checked: %s", q.Note)
+	case q.All.Wrong > 0 || q.All.Errors > 0:
+		t.Errorf("%d wrong answers, %d errors: %q %q", q.All.Wrong, q.All.Errors, q.Wrong, q.Errors)
+	case q.All.Checked == 0:
+		t.Errorf("no answer checked: %+v", q.All)
+	}
+	for _, ty := range q.Types {
+		if ty.Count == 0 && ty.Unsupported == 0 {
+			t.Errorf("query type %s: never answered", ty.Name)
+		}
 	}
 }
 
