@@ -27,13 +27,14 @@
 # TSBS's public source (github.com/timescale/tsbs, cmd/tsbs_load_victoriametrics) outside this
 # repository; without it its rows are left out with a message. TSLOAD_LOCK=FILE runs each load
 # under flock FILE (a machine whose servers are shared with tests). Files go to --out (default
-# $TSLOAD_STATE/bench_peers, TSLOAD_STATE defaults to /tmp/tsload).
+# $TSLOAD_STATE/bench_peers, TSLOAD_STATE defaults to /tmp/tsload). TSLOAD_BENCH_SCALE and
+# TSLOAD_BENCH_END set the defaults of --scale and --timestamp-end.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
 
-scale=100
-ts_end=2016-01-02T00:00:00Z
+scale=${TSLOAD_BENCH_SCALE:-100}
+ts_end=${TSLOAD_BENCH_END:-2016-01-02T00:00:00Z}
 batch=5000
 workers=2
 runs=3
