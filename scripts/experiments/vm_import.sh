@@ -3,7 +3,7 @@
 # /api/v1/import (its JSON lines), in one run.
 #
 #   scripts/experiments/vm_import.sh [--scale N] [--timestamp-end T] [--batch-size N]
-#                                    [--workers N] [--runs N] [--out DIR]
+#                                    [--workers N] [--runs N] [--out DIR] [--tiny]
 #
 # generate_data writes one cpu-only ILP file (seed 1, --scale hosts, default 100, 10 s,
 # 2016-01-01 to --timestamp-end, default 2016-01-01T12:00:00Z: 432,000 rows); the same rows
@@ -26,7 +26,9 @@
 # CPU seconds per million rows (/proc/<pid>/stat before and after), the client's CPU seconds
 # per million rows (/usr/bin/time: curl processes for the three APIs, so only the loader's row
 # says what a Go client pays), and the bytes sent per row. TSLOAD_LOCK=FILE runs each step
-# under flock FILE. Files go to --out (default $TSLOAD_STATE/experiments/vm_import).
+# under flock FILE. Files go to --out (default $TSLOAD_STATE/experiments/vm_import). --tiny:
+# 5 hosts, one hour, one run (seconds; a check that the script works). It is no reproduction
+# of a published figure: it chose load_victoriametrics' API (docs/loaders/victoriametrics.md).
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
@@ -45,6 +47,8 @@ while [ $# -gt 0 ]; do
     --workers) workers=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --tiny) scale=5; ts_end=2016-01-01T01:00:00Z; runs=1; shift ;;
+    --quick) shift ;; # the defaults
     -h|--help) usage ;;
     *) echo "vm_import.sh: unknown argument $1" >&2; exit 2 ;;
   esac
