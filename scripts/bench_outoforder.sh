@@ -5,7 +5,7 @@
 #                               [--runs N] [--servers questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics,influx2,influx3]
 #                               [--out DIR]
 #
-# Writes four cpu-only ILP files of the same rows (seed 1, --scale hosts, 10 s, 2016-01-01 to
+# Writes four cpu-only ILP files of the same rows (seed 1, --scale hosts, default 10, 10 s, 2016-01-01 to
 # --timestamp-end, default 2016-01-03: two days): in order; 5% and 30% out of order
 # (generate_data --out-of-order F --out-of-order-window 1h); 10% late by a day (--late 0.1
 # --late-by 24h). Each server loads each file into a fresh database (or table prefix) of this
@@ -17,7 +17,7 @@
 #   bytes on disk: the tables' size once it stopped changing (up to 10 s), by the database's
 #     own accounting (docs/results-file.md).
 # The files of one server are loaded in rounds (in order, 5%, 30%, late; then again, starting
-# at the next file), --runs times (default 3), and the fastest run of each counts, so that a
+# at the next file), --runs times (default 2), and the fastest run of each counts, so that a
 # slow spell of a shared machine falls on every file alike; the table also gives each figure as a ratio to the same
 # server's in-order file. Servers: questdb (DEDUP, the default over http), questdb-nodedup,
 # timescale (hypertables when the extension is there), influx (1.x on 8086), cnosdb,
@@ -32,18 +32,20 @@
 # VM_PORT=TSLOAD_BENCH_VM_PORT or 8431), wiped and restarted before each load and stopped at
 # the end, and its bytes are that load's alone; TSLOAD_VM_URL=URL loads a running server
 # instead (its bytes then include everything else it holds). TSLOAD_LOCK=FILE runs each load
-# under flock FILE (servers shared with tests).
+# under flock FILE (servers shared with tests). At the defaults (172,800 rows a file, six
+# servers, 48 loads) the size waits (up to 10 s a load) take most of the time: about a quarter
+# of an hour on 2 cores, more while other work holds the lock.
 # Files go to --out (default $TSLOAD_STATE/bench_outoforder, TSLOAD_STATE defaults to
 # /tmp/tsload), named by their parameters so a later run reuses them.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
 
-scale=20
+scale=10
 ts_end=2016-01-03T00:00:00Z
 batch=5000
 workers=2
-runs=3
+runs=2
 servers=questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics
 out=""
 while [ $# -gt 0 ]; do
