@@ -2,10 +2,10 @@
 # What out-of-order and late rows cost each database, measured in one run.
 #
 #   scripts/bench_outoforder.sh [--scale N] [--timestamp-end T] [--batch-size N] [--workers N]
-#                               [--runs N] [--servers questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics]
+#                               [--runs N] [--servers questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics,influx2,influx3]
 #                               [--out DIR]
 #
-# Writes four cpu-only ILP files of the same rows (seed 1, --scale hosts, 10 s, 2016-01-01 to
+# Writes four cpu-only ILP files of the same rows (seed 1, --scale hosts, default 10, 10 s, 2016-01-01 to
 # --timestamp-end, default 2016-01-03: two days): in order; 5% and 30% out of order
 # (generate_data --out-of-order F --out-of-order-window 1h); 10% late by a day (--late 0.1
 # --late-by 24h). Each server loads each file into a fresh database (or table prefix) of this
@@ -17,23 +17,35 @@
 #   bytes on disk: the tables' size once it stopped changing (up to 10 s), by the database's
 #     own accounting (docs/results-file.md).
 # The files of one server are loaded in rounds (in order, 5%, 30%, late; then again, starting
-# at the next file), --runs times (default 3), and the fastest run of each counts, so that a
+# at the next file), --runs times (default 2), and the fastest run of each counts, so that a
 # slow spell of a shared machine falls on every file alike; the table also gives each figure as a ratio to the same
 # server's in-order file. Servers: questdb (DEDUP, the default over http), questdb-nodedup,
 # timescale (hypertables when the extension is there), influx (1.x on 8086), cnosdb,
-# victoriametrics (its size is the whole server's, every db label: vm_data_size_bytes); each must be running
-# (scripts/start_<server>.sh); one that does not answer is left out with a note.
+# victoriametrics, and, when named in --servers (they are not by default), influx2 (InfluxDB 2,
+# TSLOAD_INFLUX2_URL, default http://127.0.0.1:8087, org INFLUX2_ORG or tsload, token
+# INFLUX2_TOKEN or the start script's) and influx3 (InfluxDB 3, TSLOAD_INFLUX3_URL, default
+# http://127.0.0.1:8181, token INFLUX3_TOKEN or the start script's admin-token file; durable
+# writes, each waiting for its 1 s WAL flush); each must be running (scripts/start_<server>.sh); one that does not answer is
+# left out with a note. VictoriaMetrics accounts its size for the whole server only
+# (vm_data_size_bytes, every db label together), so by default its loads go to a private
+# server of this script (scripts/start_victoriametrics.sh with VM_NAME=bench_outoforder,
+# VM_PORT=TSLOAD_BENCH_VM_PORT or 8431), wiped and restarted before each load and stopped at
+# the end, and its bytes are that load's alone; TSLOAD_VM_URL=URL loads a running server
+# instead (its bytes then include everything else it holds). TSLOAD_LOCK=FILE runs each load
+# under flock FILE (servers shared with tests). At the defaults (172,800 rows a file, six
+# servers, 48 loads) the size waits (up to 10 s a load) take most of the time: about a quarter
+# of an hour on 2 cores, more while other work holds the lock.
 # Files go to --out (default $TSLOAD_STATE/bench_outoforder, TSLOAD_STATE defaults to
 # /tmp/tsload), named by their parameters so a later run reuses them.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
 
-scale=20
+scale=10
 ts_end=2016-01-03T00:00:00Z
 batch=5000
 workers=2
-runs=3
+runs=2
 servers=questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics
 out=""
 while [ $# -gt 0 ]; do
@@ -85,8 +97,35 @@ tag=ooo$$
 qdb_http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
 influx_url=${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}
 cnosdb_url=${TSLOAD_CNOSDB_URL:-http://127.0.0.1:8902}
-vm_url=${TSLOAD_VM_URL:-http://127.0.0.1:8428}
+vm_private=0
+if [ -z "${TSLOAD_VM_URL:-}" ]; then
+  vm_private=1
+  vm_port=${TSLOAD_BENCH_VM_PORT:-8431}
+  vm_url=http://127.0.0.1:$vm_port
+  vm_env=(env VM_NAME=bench_outoforder VM_PORT="$vm_port" TSLOAD_STATE="$state")
+else
+  vm_url=$TSLOAD_VM_URL
+fi
+# vm_fresh: the private VictoriaMetrics wiped and (re)started (nothing with TSLOAD_VM_URL).
+vm_fresh() {
+  [ "$vm_private" = 1 ] || return 0
+  "${vm_env[@]}" bash "$root/scripts/stop_victoriametrics.sh" >/dev/null 2>&1
+  "${vm_env[@]}" VM_FRESH=1 bash "$root/scripts/start_victoriametrics.sh" >"$out/vm-start.log" 2>&1
+}
+lock() { [ -z "${TSLOAD_LOCK:-}" ] || { exec 9>>"$TSLOAD_LOCK"; flock 9; }; }
+unlock() { [ -z "${TSLOAD_LOCK:-}" ] || flock -u 9; }
 pg_url=${TSLOAD_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}
+influx2_url=${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087}
+influx3_url=${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181}
+influx2_token=${INFLUX2_TOKEN:-tsload-test-token}
+influx3_token=${INFLUX3_TOKEN:-$(cat "$state/influx/v3/admin-token" 2>/dev/null || true)}
+# token SERVER -> the INFLUX_TOKEN of its loads (never in argv)
+token() {
+  case "$1" in
+    influx2) echo "$influx2_token" ;;
+    influx3) echo "$influx3_token" ;;
+  esac
+}
 
 # loader SERVER -> the loader and its flags
 loader() {
@@ -97,6 +136,8 @@ loader() {
     influx) echo "load_influx --urls $influx_url --api v1 --db-name ${tag}" ;;
     cnosdb) echo "load_cnosdb --urls $cnosdb_url --db-name ${tag}" ;;
     victoriametrics) echo "load_victoriametrics --urls $vm_url --db-name ${tag}" ;;
+    influx2) echo "load_influx --urls $influx2_url --api v2 --org ${INFLUX2_ORG:-tsload} --db-name ${tag}" ;;
+    influx3) echo "load_influx --urls $influx3_url --api v3 --db-name ${tag}" ;;
   esac
 }
 reachable() {
@@ -106,6 +147,8 @@ reachable() {
     influx) curl -sf -o /dev/null "$influx_url/ping" ;;
     cnosdb) curl -sf -o /dev/null "$cnosdb_url/api/v1/ping" ;;
     victoriametrics) curl -sf -o /dev/null "$vm_url/health" ;;
+    influx2) curl -sf -o /dev/null "$influx2_url/ping" ;;
+    influx3) [ "$(curl -s --max-time 3 -H "Authorization: Bearer $influx3_token" "$influx3_url/health")" = OK ] ;;
   esac
 }
 cleanup() {
@@ -117,8 +160,19 @@ cleanup() {
         curl -s -o /dev/null -G "$qdb_http/exec" --data-urlencode "query=DROP TABLE IF EXISTS ${p}cpu" || true ;;
       timescale) psql -X -q "$pg_url" -c "DROP DATABASE IF EXISTS ${tag}" >/dev/null 2>&1 || true ;;
       influx) curl -s -o /dev/null -XPOST "$influx_url/query" --data-urlencode "q=DROP DATABASE ${tag}" || true ;;
+      influx2)
+        local id
+        id=$(curl -s -H "Authorization: Token $influx2_token" "$influx2_url/api/v2/buckets?name=${tag}&org=${INFLUX2_ORG:-tsload}" |
+          python3 -c 'import json,sys; b=json.load(sys.stdin).get("buckets") or []; print(b[0]["id"] if b else "")' 2>/dev/null || true)
+        [ -z "$id" ] || curl -s -o /dev/null -X DELETE -H "Authorization: Token $influx2_token" "$influx2_url/api/v2/buckets/$id" || true ;;
+      influx3) curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $influx3_token" "$influx3_url/api/v3/configure/database?db=${tag}" || true ;;
       cnosdb) curl -s -o /dev/null -u root: -XPOST "$cnosdb_url/api/v1/sql?tenant=cnosdb&db=public" -d "DROP DATABASE IF EXISTS ${tag}" || true ;;
-      victoriametrics) curl -s -o /dev/null "$vm_url/api/v1/admin/tsdb/delete_series" --data-urlencode "match[]={db=\"${tag}\"}" || true ;;
+      victoriametrics)
+        if [ "$vm_private" = 1 ]; then
+          "${vm_env[@]}" VM_PURGE=1 bash "$root/scripts/stop_victoriametrics.sh" >/dev/null 2>&1 || true
+        else
+          curl -s -o /dev/null "$vm_url/api/v1/admin/tsdb/delete_series" --data-urlencode "match[]={db=\"${tag}\"}" || true
+        fi ;;
     esac
   done
 }
@@ -129,6 +183,7 @@ IFS=, read -r -a want <<<"$servers"
 notes=()
 for s in "${want[@]}"; do
   if [ -z "$(loader "$s")" ]; then echo "bench_outoforder.sh: unknown server $s" >&2; exit 2; fi
+  [ "$s" != victoriametrics ] || vm_fresh || true
   if reachable "$s"; then active+=("$s"); else notes+=("$s: not reachable, left out"); fi
 done
 
@@ -141,7 +196,9 @@ c = r.get("cost") or {}
 srv = c.get("server") or {}
 fp = c.get("footprint") or {}
 ok = r.get("status") == "ok" and (r.get("verify") or {}).get("ok")
-print(r.get("rows_per_sec", 0), srv.get("cpu_seconds_per_million_rows", 0), fp.get("settled_bytes", 0), "ok" if ok else r.get("status", "failed"))
+# a size the database does not report (InfluxDB 3) is -1: "not measured", never 0 bytes
+disk = -1 if fp.get("not_measured") or not fp.get("settled_bytes") else fp["settled_bytes"]
+print(r.get("rows_per_sec", 0), srv.get("cpu_seconds_per_million_rows", 0), disk, "ok" if ok else r.get("status", "failed"))
 EOF
 }
 
@@ -154,12 +211,15 @@ for ((round = 0; round < runs; round++)); do
     for ((j = 0; j < ${#kinds[@]}; j++)); do
       k=${kinds[$(((j + round) % ${#kinds[@]}))]}
       res=$out/$s-$k-$round.json
-      rm -f "$res"
+      rm -f "$res" "$res.log"
       # shellcheck disable=SC2046 # the loader's flags are words
       set -- $(loader "$s")
       l=$1; shift
-      "$bin/$l" "$@" --file "$out/$ds-$k.ilp" --batch-size "$batch" --workers "$workers" --drop-db \
-        --footprint-settle 10s --results-file "$res" --reporting-period 1h >"$res.log" 2>&1 || true
+      lock
+      [ "$s" != victoriametrics ] || vm_fresh || echo "the private VictoriaMetrics did not start: $out/vm-start.log" >"$res.log"
+      INFLUX_TOKEN=$(token "$s") "$bin/$l" "$@" --file "$out/$ds-$k.ilp" --batch-size "$batch" --workers "$workers" --drop-db \
+        --footprint-settle 10s --results-file "$res" --reporting-period 1h >>"$res.log" 2>&1 || true
+      unlock
       if [ ! -s "$res" ]; then
         status[$s.$k]="failed (see $res.log)"
         continue
@@ -189,7 +249,8 @@ import sys
 s, k = sys.argv[1:3]
 r, r0, c, c0, d, d0 = map(float, sys.argv[3:])
 ratio = lambda a, b: f"{a / b:.2f}x" if b > 0 else "-"
-print(f"| {s} | {k} | {r:,.0f} | {ratio(r, r0)} | {c:.1f} | {ratio(c, c0)} | {d / 1e6:,.1f} MB | {ratio(d, d0)} |")
+size = f"{d / 1e6:,.1f} MB" if d >= 0 else "not measured"
+print(f"| {s} | {k} | {r:,.0f} | {ratio(r, r0)} | {c:.1f} | {ratio(c, c0)} | {size} | {ratio(d, d0) if d >= 0 else '-'} |")
 EOF
   done
 done

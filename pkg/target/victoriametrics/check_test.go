@@ -135,3 +135,17 @@ flag{name="futureRetention", value="2d", is_set="false"} 1
 		t.Error("empty version: no error")
 	}
 }
+
+// The results' setup names the API, so compare.sh's and report's API column
+// is not empty for VictoriaMetrics.
+func TestDescribeNamesAPI(t *testing.T) {
+	tg, err := New(Config{URLs: []string{"http://127.0.0.1:1"}, Precision: "ns", DBName: "d", RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	s := tg.Describe()
+	if s.API != "ilp/http" || s.Database != "db=d" {
+		t.Errorf("Describe: API %q, database %q; want ilp/http, db=d", s.API, s.Database)
+	}
+}

@@ -142,6 +142,10 @@ func (t *Target) fieldsOf(m string) int {
 
 var _ load.Target = (*Target)(nil)
 
+// API names the write API in the results' setup (the report's API
+// column): line protocol over HTTP to /write, as QuestDB's "ilp/http".
+const API = "ilp/http"
+
 // New checks cfg and returns the target. It does not contact the server.
 func New(cfg Config) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
@@ -252,8 +256,8 @@ func (t *Target) InDoubt(ctx context.Context, _ []string) (load.InDoubt, error) 
 	return load.ResendInDoubt, nil
 }
 
-// Describe: the URLs, the db label, and the server's deduplication
-// interval.
+// Describe: the URLs, the API (line protocol over HTTP, /write), the db
+// label, and the server's deduplication interval.
 func (t *Target) Describe() *results.Setup {
 	s := map[string]any{
 		"gzip":            t.cfg.Gzip,
@@ -263,7 +267,7 @@ func (t *Target) Describe() *results.Setup {
 	if t.dedup >= 0 {
 		s["dedup.minScrapeInterval"] = t.dedup.String()
 	}
-	return &results.Setup{URL: strings.Join(t.cfg.URLs, ","), Database: "db=" + t.cfg.DBName, Settings: s}
+	return &results.Setup{URL: strings.Join(t.cfg.URLs, ","), API: API, Database: "db=" + t.cfg.DBName, Settings: s}
 }
 
 // ServerVersion is vm_app_version's version label on /metrics
