@@ -1,7 +1,6 @@
 package loadtest
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/tsload/tsload/internal/servertest"
 )
 
 // SkipOrFail is the rule for a test whose server is unreachable: skip it
@@ -17,10 +17,7 @@ import (
 // with fail.
 func SkipOrFail(t testing.TB, skip, fail string) {
 	t.Helper()
-	if os.Getenv("CI") == "" {
-		t.Skip(skip)
-	}
-	t.Fatal(fail)
+	servertest.SkipOrFail(t, skip, fail)
 }
 
 // PostgresURL is TSLOAD_POSTGRES (default the local server of
@@ -32,12 +29,7 @@ func PostgresURL(t testing.TB) string {
 	return pgURL()
 }
 
-func pgURL() string {
-	if u := os.Getenv("TSLOAD_POSTGRES"); u != "" {
-		return u
-	}
-	return "postgres://postgres@127.0.0.1:5432/postgres"
-}
+func pgURL() string { return servertest.PostgresURL() }
 
 // HTTPServer is the base URL in env (default def) of the server named name
 // that script starts, once its GET /ping answers 2xx; it skips the test when
@@ -87,15 +79,5 @@ func Healthy(path string, ok func(status int, body string) bool) func(base strin
 // it skips the test when the server is unreachable, unless CI is set.
 func PGConnect(t testing.TB) *pgx.Conn {
 	t.Helper()
-	url := pgURL()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		SkipOrFail(t,
-			fmt.Sprintf("PostgreSQL unreachable at %s (start it with scripts/start_postgres.sh): %v", url, err),
-			fmt.Sprintf("PostgreSQL unreachable at %s: %v", url, err))
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return servertest.PGConnect(t)
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/servertest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/schema"
@@ -139,7 +139,7 @@ func csvHeader(tb *schema.Table) []byte {
 // streams), checks the row counts, that both formats load the same rows,
 // and that the first row of each table holds the values the ILP output has.
 func TestPostgres(t *testing.T) {
-	conn := loadtest.PGConnect(t)
+	conn := servertest.PGConnect(t)
 	ctx := context.Background()
 	for _, uc := range usecase.Names {
 		t.Run(uc, func(t *testing.T) {
