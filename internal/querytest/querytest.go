@@ -2,7 +2,7 @@
 // against query.Eval: it loads a small generated cpu-only file and a small
 // iot file (NULL fields, NULL tags, rows out of time order) through the
 // runner into the target's real server, then asks the target a set of
-// queries that together use every part of a query.Query (each Agg, tag
+// queries (Queries, then More) that together use every part of a query.Query (each Agg, tag
 // matches with one and several values, thresholds above and below, groups,
 // buckets, newest-N) and compares each answer with the reference answer
 // over the rows the file holds.
@@ -81,7 +81,8 @@ func (s Suite) Run(t *testing.T, prefix string) {
 				t.Fatalf("NewQuerier: %v", err)
 			}
 			defer qr.Close()
-			for _, problem := range Check(context.Background(), qr, Queries(uc, p, points), points, s.Unsupported) {
+			qs := append(Queries(uc, p, points), More(uc, p, points)...)
+			for _, problem := range Check(context.Background(), qr, qs, points, s.Unsupported) {
 				t.Error(problem)
 			}
 		})

@@ -203,7 +203,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.Int64Flag{Name: FlagLimit, Usage: "load at most this many rows (0: all)"},
 		&cli.BoolFlag{Name: FlagDoLoad, Value: true, Usage: "write to the database (false: read and split only, no connection)"},
 		&cli.StringFlag{Name: FlagVerify, Value: string(VerifyCount), Usage: "after loading, check the database and fail on a mismatch: " + string(VerifyCount) + " (rows per table), " + string(VerifyContent) + " (rows, series, time range, per field count and sum: docs/verify.md) or " + string(VerifyOff) + " (true and false, deprecated, still mean count and off)"},
-		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr, and of the results' periods when given (default: the periods' length is chosen from the load's, 20 to 64 of them)"},
+		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr; when given, also the length of the results' periods (otherwise chosen from the load's length: 20 to 64 periods)"},
 		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runner.DefaultRetryTimeout, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
 		&cli.StringFlag{Name: FlagDBName, Value: "benchmark", Usage: "database name"},

@@ -133,7 +133,7 @@ func Eval(q *Query, points iter.Seq[Point]) *Answer {
 	}
 	ans.Sort()
 	if q.Limit > 0 && q.Bucket > 0 {
-		ans.Rows = newestPerGroup(ans.Rows, q.Limit)
+		ans.Rows = NewestPerGroup(ans.Rows, q.Limit)
 	}
 	return ans
 }
@@ -190,16 +190,18 @@ func newest(rows []Row, n int) []Row {
 	return rows
 }
 
-// newestPerGroup keeps the n newest rows of each group of sorted rows.
-func newestPerGroup(rows []Row, n int) []Row {
+// NewestPerGroup sorts rows (Answer.Sort) and keeps the n newest of each
+// group: what Limit asks of an answer with buckets, for a target that
+// cannot say it in its dialect.
+func NewestPerGroup(rows []Row, n int) []Row {
+	(&Answer{Rows: rows}).Sort()
 	out := rows[:0]
 	for i := 0; i < len(rows); {
 		j := i
 		for j < len(rows) && slices.Equal(rows[j].Group, rows[i].Group) {
 			j++
 		}
-		from := max(i, j-n)
-		out = append(out, rows[from:j]...)
+		out = append(out, rows[max(i, j-n):j]...)
 		i = j
 	}
 	return out

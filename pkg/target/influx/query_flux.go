@@ -395,27 +395,9 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 		}
 	}
 	if q.Limit > 0 && q.Bucket > 0 {
-		ans.Rows = newestPerGroup(ans.Rows, q.Limit)
+		ans.Rows = query.NewestPerGroup(ans.Rows, q.Limit)
 	}
 	return ans, nil
-}
-
-// newestPerGroup keeps the n newest rows of each group: each field's
-// newest n buckets are the group's when every bucket has every field, and
-// hold them otherwise.
-func newestPerGroup(rows []query.Row, n int) []query.Row {
-	a := &query.Answer{Rows: rows}
-	a.Sort()
-	out := rows[:0]
-	for i := 0; i < len(rows); {
-		j := i
-		for j < len(rows) && slices.Equal(rows[j].Group, rows[i].Group) {
-			j++
-		}
-		out = append(out, rows[max(i, j-n):j]...)
-		i = j
-	}
-	return out
 }
 
 func nulls(q *query.Query) []float64 {

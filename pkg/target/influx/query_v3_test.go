@@ -37,7 +37,7 @@ func TestV3Queries(t *testing.T) {
 			}
 			qr := tg.newV3Querier(0)
 			defer qr.Close()
-			for _, problem := range querytest.Check(context.Background(), qr, querytest.Queries(uc, prefix, points), points, nil) {
+			for _, problem := range querytest.Check(context.Background(), qr, append(querytest.Queries(uc, prefix, points), querytest.More(uc, prefix, points)...), points, nil) {
 				t.Error(problem)
 			}
 		})

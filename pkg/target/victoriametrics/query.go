@@ -160,7 +160,7 @@ func (q *vmQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer, 
 		ans.Rows = append(ans.Rows, *rows[k])
 	}
 	if qy.Limit > 0 && qy.Bucket > 0 {
-		ans.Rows = newestPerGroup(ans.Rows, qy.Limit)
+		ans.Rows = query.NewestPerGroup(ans.Rows, qy.Limit)
 	}
 	return ans, nil
 }
@@ -563,20 +563,4 @@ func (q *vmQuerier) flush(ctx context.Context) error {
 		return fmt.Errorf("victoriametrics: GET /internal/force_flush: %d %s", res.Status, httpwrite.Snippet(res.Body, 300))
 	}
 	return nil
-}
-
-// newestPerGroup keeps the n newest rows of each group.
-func newestPerGroup(rows []query.Row, n int) []query.Row {
-	a := &query.Answer{Rows: rows}
-	a.Sort()
-	out := rows[:0]
-	for i := 0; i < len(rows); {
-		j := i
-		for j < len(rows) && slices.Equal(rows[j].Group, rows[i].Group) {
-			j++
-		}
-		out = append(out, rows[max(i, j-n):j]...)
-		i = j
-	}
-	return out
 }
