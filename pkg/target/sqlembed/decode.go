@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
@@ -34,14 +33,7 @@ type decoder struct {
 	fields [][]byte
 	csv    csv.RecordParser
 	buf    []byte
-	tags   []kv
-	vals   []fv
-}
-
-type kv struct{ k, v []byte }
-type fv struct {
-	k []byte
-	v lineprotocol.Value
+	points ilp.PointReader
 }
 
 func (d *decoder) reset() {
@@ -100,98 +92,44 @@ func (d *decoder) decode(ctx context.Context, t *Target, s *session, b *load.Bat
 // ilp decodes line protocol; a measurement no table is known for is
 // created from its first line (tags text, fields by their kind).
 func (d *decoder) ilp(ctx context.Context, t *Target, s *session, b *load.Batch) error {
-	dec := lineprotocol.NewDecoderWithBytes(b.Data)
-	now := time.Now()
-	line := int64(0)
-	for dec.Next() {
-		line++
-		where := func(err error) error {
-			var de *lineprotocol.DecodeError
-			if errors.As(err, &de) {
-				return fmt.Errorf("%s: input line %d: %v", b.Source, b.FirstLine+de.Line-1, de.Err)
+	return d.points.Read(b.Data, b.Source, b.FirstLine, func(p *ilp.Point, where func(error) error) error {
+		var tb *schema.Table
+		if i, ok := d.byName[string(p.Measurement)]; ok { // the batch's lines name few tables
+			tb = d.groups[i].table
+		} else {
+			var err error
+			if tb, err = t.table(ctx, s, string(p.Measurement), p.Table(string(p.Measurement))); err != nil {
+				return err
 			}
-			return fmt.Errorf("%s: input line %d or after: %v", b.Source, b.FirstLine+line-1, err)
-		}
-		m, err := dec.Measurement()
-		if err != nil {
-			return where(err)
-		}
-		d.tags, d.vals = d.tags[:0], d.vals[:0]
-		for {
-			k, v, err := dec.NextTag()
-			if err != nil {
-				return where(err)
-			}
-			if k == nil {
-				break
-			}
-			d.tags = append(d.tags, kv{k, v})
-		}
-		for {
-			k, v, err := dec.NextField()
-			if err != nil {
-				return where(err)
-			}
-			if k == nil {
-				break
-			}
-			d.vals = append(d.vals, fv{k, v})
-		}
-		ts, err := dec.Time(lineprotocol.Nanosecond, now)
-		if err != nil {
-			return where(err)
-		}
-		tb, err := t.table(ctx, s, string(m), d.infer(string(m)))
-		if err != nil {
-			return err
 		}
 		row := d.row(len(tb.Columns))
-		row[0] = t.eng.Time(ts.UnixNano())
-		for _, tg := range d.tags {
-			i := columnIndex(tb, tg.k)
+		row[0] = t.eng.Time(p.Time.UnixNano())
+		for _, tg := range p.Tags {
+			i := columnIndex(tb, tg.Key)
 			if i < 0 {
-				return where(fmt.Errorf("table %q has no column %q", tb.Name, tg.k))
+				return where(fmt.Errorf("table %q has no column %q", tb.Name, tg.Key))
 			}
-			v, err := textValue(tb.Columns[i].Type, tg.v)
+			v, err := textValue(tb.Columns[i].Type, tg.Value)
 			if err != nil {
-				return where(fmt.Errorf("tag %q: %v", tg.k, err))
+				return where(fmt.Errorf("tag %q: %v", tg.Key, err))
 			}
 			row[i] = v
 		}
-		for _, f := range d.vals {
-			i := columnIndex(tb, f.k)
+		for _, f := range p.Fields {
+			i := columnIndex(tb, f.Key)
 			if i < 0 {
-				return where(fmt.Errorf("table %q has no column %q", tb.Name, f.k))
+				return where(fmt.Errorf("table %q has no column %q", tb.Name, f.Key))
 			}
-			v, err := fieldValue(tb.Columns[i].Type, f.v)
+			v, err := fieldValue(tb.Columns[i].Type, f.Value)
 			if err != nil {
-				return where(fmt.Errorf("field %q: %v", f.k, err))
+				return where(fmt.Errorf("field %q: %v", f.Key, err))
 			}
 			row[i] = v
 		}
 		g := d.group(tb)
 		g.rows = append(g.rows, row)
-	}
-	return nil
-}
-
-// infer is the table the current line implies.
-func (d *decoder) infer(name string) *schema.Table {
-	tb := &schema.Table{Name: name, Columns: []schema.Column{{Name: "time", Type: schema.Timestamp}}}
-	for _, tg := range d.tags {
-		tb.Columns = append(tb.Columns, schema.Column{Name: string(tg.k), Type: schema.Text, Tag: true})
-	}
-	for _, f := range d.vals {
-		typ := schema.Float8
-		switch f.v.Kind() {
-		case lineprotocol.Int, lineprotocol.Uint, lineprotocol.Bool:
-			typ = schema.Int8
-		case lineprotocol.String:
-			typ = schema.Text
-		}
-		tb.Columns = append(tb.Columns, schema.Column{Name: string(f.k), Type: typ})
-	}
-	return tb
+		return nil
+	})
 }
 
 func columnIndex(tb *schema.Table, name []byte) int {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
@@ -52,16 +51,9 @@ type encoder struct {
 	fields  [][]byte
 	csv     csv.RecordParser
 	scratch []byte
-	tags    []kv
-	vals    []fv
+	points  ilp.PointReader
 	key     []byte
 	text    []byte
-}
-
-type kv struct{ k, v []byte }
-type fv struct {
-	k []byte
-	v lineprotocol.Value
 }
 
 func (e *encoder) reset() {
@@ -184,94 +176,38 @@ func (tb *table) kind(i int) byte {
 // ilp encodes line protocol; a measurement no table is known for is
 // created from its first line (tags text, fields by their kind).
 func (e *encoder) ilp(t *Target, b *load.Batch) error {
-	dec := lineprotocol.NewDecoderWithBytes(b.Data)
-	now := time.Now()
-	line := int64(0)
-	for dec.Next() {
-		line++
-		where := func(err error) error {
-			var de *lineprotocol.DecodeError
-			if errors.As(err, &de) {
-				return fmt.Errorf("%s: input line %d: %v", b.Source, b.FirstLine+de.Line-1, de.Err)
-			}
-			return fmt.Errorf("%s: input line %d or after: %v", b.Source, b.FirstLine+line-1, err)
-		}
-		m, err := dec.Measurement()
-		if err != nil {
-			return where(err)
-		}
-		e.tags, e.vals = e.tags[:0], e.vals[:0]
-		for {
-			k, v, err := dec.NextTag()
-			if err != nil {
-				return where(err)
-			}
-			if k == nil {
-				break
-			}
-			e.tags = append(e.tags, kv{k, v})
-		}
-		for {
-			k, v, err := dec.NextField()
-			if err != nil {
-				return where(err)
-			}
-			if k == nil {
-				break
-			}
-			e.vals = append(e.vals, fv{k, v})
-		}
-		ts, err := dec.Time(lineprotocol.Nanosecond, now)
-		if err != nil {
-			return where(err)
-		}
+	return e.points.Read(b.Data, b.Source, b.FirstLine, func(p *ilp.Point, where func(error) error) error {
 		var tb *table
-		if i, ok := e.byName[string(m)]; ok { // the batch's lines name few tables
+		if i, ok := e.byName[string(p.Measurement)]; ok { // the batch's lines name few tables
 			tb = e.groups[i].tb
-		} else if tb, err = t.table(string(m), e.infer(string(m)), true); err != nil {
-			return err
+		} else {
+			var err error
+			if tb, err = t.table(string(p.Measurement), p.Table(string(p.Measurement)), true); err != nil {
+				return err
+			}
 		}
 		cells := e.row(tb)
-		for _, tg := range e.tags {
-			i, ok := tb.byName[string(tg.k)]
+		for _, tg := range p.Tags {
+			i, ok := tb.byName[string(tg.Key)]
 			if !ok || i < tb.first {
-				return where(fmt.Errorf("table %q has no column %q", tb.name, tg.k))
+				return where(fmt.Errorf("table %q has no column %q", tb.name, tg.Key))
 			}
-			if err := setText(&cells[i], tb.tb.Columns[i].Type, tg.v); err != nil {
-				return where(fmt.Errorf("tag %q: %v", tg.k, err))
+			if err := setText(&cells[i], tb.tb.Columns[i].Type, tg.Value); err != nil {
+				return where(fmt.Errorf("tag %q: %v", tg.Key, err))
 			}
 		}
-		for _, f := range e.vals {
-			i, ok := tb.byName[string(f.k)]
+		for _, f := range p.Fields {
+			i, ok := tb.byName[string(f.Key)]
 			if !ok || i < tb.first {
-				return where(fmt.Errorf("table %q has no column %q", tb.name, f.k))
+				return where(fmt.Errorf("table %q has no column %q", tb.name, f.Key))
 			}
-			if err := setField(&cells[i], tb.tb.Columns[i].Type, f.v); err != nil {
-				return where(fmt.Errorf("field %q: %v", f.k, err))
+			if err := setField(&cells[i], tb.tb.Columns[i].Type, f.Value); err != nil {
+				return where(fmt.Errorf("field %q: %v", f.Key, err))
 			}
 		}
-		e.put(tb, cells, ts.UnixNano())
-	}
-	return nil
-}
-
-// infer is the table the current line implies.
-func (e *encoder) infer(name string) *schema.Table {
-	tb := &schema.Table{Name: name, Columns: []schema.Column{{Name: "time", Type: schema.Timestamp}}}
-	for _, tg := range e.tags {
-		tb.Columns = append(tb.Columns, schema.Column{Name: string(tg.k), Type: schema.Text, Tag: true})
-	}
-	for _, f := range e.vals {
-		typ := schema.Float8
-		switch f.v.Kind() {
-		case lineprotocol.Int, lineprotocol.Uint, lineprotocol.Bool:
-			typ = schema.Int8
-		case lineprotocol.String:
-			typ = schema.Text
-		}
-		tb.Columns = append(tb.Columns, schema.Column{Name: string(f.k), Type: typ})
-	}
-	return tb
+		e.put(tb, cells, p.Time.UnixNano())
+		return nil
+	})
 }
 
 // tabular encodes CSV records or pgcopy tuples of b.Table into the table
