@@ -29,8 +29,8 @@
 # TSLOAD_BENCH_METHODS set the defaults of --scale, --timestamp-end, --batch-sizes, --workers
 # and --methods.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
@@ -41,27 +41,15 @@ batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-1000,5000,20000}
 workers_list=${TSLOAD_BENCH_WORKERS:-1,2}
 methods=${TSLOAD_BENCH_METHODS:-copy-binary,copy-csv,insert-multi}
 out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --scale) scale=$2; shift 2 ;;
-    --timestamp-end) ts_end=$2; shift 2 ;;
-    --batch-sizes) batch_sizes=$2; shift 2 ;;
-    --workers) workers_list=$2; shift 2 ;;
-    --methods) methods=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h|--help) usage ;;
-    *) echo "bench_load.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+parse_flags bench_load.sh "--scale=scale --timestamp-end=ts_end --batch-sizes=batch_sizes --workers=workers_list
+  --methods=methods --out=out" "$@"
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-state=${TSLOAD_STATE:-/tmp/tsload}
-out=${out:-$state/bench_load/$target}
+bench_dirs "bench_load/$target"
 data=$state/bench_load/data
-mkdir -p "$out" "$data"
+mkdir -p "$data"
 chmod 755 "$state" "$state/bench_load" "$data" 2>/dev/null || true
 bin=$root/bin
-(cd "$root" && go build -o "$bin/" ./cmd/...)
+build_tools "$bin" ./cmd/...
 
 IFS=, read -r -a batch_sizes <<<"$batch_sizes"
 IFS=, read -r -a workers_list <<<"$workers_list"
@@ -75,11 +63,7 @@ field() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); v=r.get(s
 status() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"] + ("" if r.get("verify",{}) and r["verify"].get("ok") else " (unverified)"))' "$1"; }
 
 # The dataset's files are named by its parameters, so a cached file is the same data.
-ds=cpu-s${scale}-${ts_end//:/}
-gen() { # FORMAT FILE
-  [ -s "$2" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
-    --timestamp-end "$ts_end" --format "$1" --file "$2"
-}
+ds=$(dataset)
 
 # The ceiling that the rows after it are compared with (per cell for curl, one for COPY).
 ceiling=0
@@ -132,13 +116,12 @@ timescale)
   # Database names of this run only: other runs on the same server must not drop them.
   db=tsload_bench_$$
   psqlq() { psql -X -q -A -t -v ON_ERROR_STOP=1 -h "$pg" -U postgres "$@"; }
-  gen pgcopy "$data/$ds.pgcopy"
-  gen csv "$data/$ds.csv"
+  generate "$data/$ds.pgcopy" --format pgcopy
+  generate "$data/$ds.csv" --format csv
   rows=$(( $(wc -l <"$data/$ds.csv") - 1 ))
   # The same rows as two halves (by series) for two concurrent server-side streams.
   for s in 0 1; do
-    [ -s "$data/$ds.half$s.pgcopy" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
-      --timestamp-end "$ts_end" --format pgcopy --shard "$s/2" --file "$data/$ds.half$s.pgcopy"
+    generate "$data/$ds.half$s.pgcopy" --format pgcopy --shard "$s/2"
   done
   # empty_table DB KIND: the database DB with an empty cpu table as load_timescale makes it
   # (KIND true: a hypertable with 12h chunks; false: a plain table).
@@ -250,7 +233,7 @@ timescale)
   ;;
 influx)
   url=${TSLOAD_INFLUX_URL:-http://127.0.0.1:8086}
-  gen ilp "$data/$ds.ilp"
+  generate "$data/$ds.ilp" --format ilp
   for bs in "${batch_sizes[@]}"; do
     for w in "${workers_list[@]}"; do
       curl -s -XPOST "$url/query" --data-urlencode "q=DROP DATABASE tsload_ceiling" >/dev/null
@@ -301,7 +284,7 @@ influx)
   ;;
 questdb)
   http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
-  gen ilp "$data/$ds.ilp"
+  generate "$data/$ds.ilp" --format ilp
   drop() { curl -s -G "$http/exec" --data-urlencode "query=DROP TABLE IF EXISTS cpu" >/dev/null; }
   for bs in "${batch_sizes[@]}"; do
     for w in "${workers_list[@]}"; do

@@ -38,8 +38,7 @@
 # Files go to --out (default $TSLOAD_STATE/bench_outoforder, TSLOAD_STATE defaults to
 # /tmp/tsload), named by their parameters so a later run reuses them.
 set -euo pipefail
-
-usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 scale=10
 ts_end=2016-01-03T00:00:00Z
@@ -48,26 +47,12 @@ workers=2
 runs=2
 servers=questdb,questdb-nodedup,timescale,influx,cnosdb,victoriametrics
 out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --scale) scale=$2; shift 2 ;;
-    --timestamp-end) ts_end=$2; shift 2 ;;
-    --batch-size) batch=$2; shift 2 ;;
-    --workers) workers=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    --servers) servers=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h|--help) usage ;;
-    *) echo "bench_outoforder.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+parse_flags bench_outoforder.sh "--scale=scale --timestamp-end=ts_end --batch-size=batch --workers=workers
+  --runs=runs --servers=servers --out=out" "$@"
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-state=${TSLOAD_STATE:-/tmp/tsload}
-out=${out:-$state/bench_outoforder}
-mkdir -p "$out"
+bench_dirs bench_outoforder
 bin=$out/bin
-(cd "$root" && go build -o "$bin/" ./cmd/generate_data ./cmd/load_questdb ./cmd/load_timescale ./cmd/load_influx ./cmd/load_cnosdb ./cmd/load_victoriametrics)
+build_tools "$bin" ./cmd/generate_data ./cmd/load_questdb ./cmd/load_timescale ./cmd/load_influx ./cmd/load_cnosdb ./cmd/load_victoriametrics
 
 # The data sets: name, generate_data flags.
 kinds=(in-order ooo-5 ooo-30 late-10)
@@ -83,12 +68,10 @@ declare -A kind_label=(
   [ooo-30]="30% out of order (1 h)"
   [late-10]="10% late by 1 day"
 )
-ds=cpu-s${scale}-${ts_end//:/}
+ds=$(dataset)
 for k in "${kinds[@]}"; do
-  f=$out/$ds-$k.ilp
   # shellcheck disable=SC2086 # the flags are words
-  [ -s "$f" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
-    --timestamp-end "$ts_end" --workers "$workers" --file "$f" ${kind_flags[$k]} 2>/dev/null
+  generate "$out/$ds-$k.ilp" --workers "$workers" ${kind_flags[$k]} 2>/dev/null
 done
 rows=$(grep -c . "$out/$ds-in-order.ilp")
 
@@ -100,20 +83,10 @@ cnosdb_url=${TSLOAD_CNOSDB_URL:-http://127.0.0.1:8902}
 vm_private=0
 if [ -z "${TSLOAD_VM_URL:-}" ]; then
   vm_private=1
-  vm_port=${TSLOAD_BENCH_VM_PORT:-8431}
-  vm_url=http://127.0.0.1:$vm_port
-  vm_env=(env VM_NAME=bench_outoforder VM_PORT="$vm_port" TSLOAD_STATE="$state")
+  private_vm bench_outoforder "${TSLOAD_BENCH_VM_PORT:-8431}" "$out/vm-start.log"
 else
   vm_url=$TSLOAD_VM_URL
 fi
-# vm_fresh: the private VictoriaMetrics wiped and (re)started (nothing with TSLOAD_VM_URL).
-vm_fresh() {
-  [ "$vm_private" = 1 ] || return 0
-  "${vm_env[@]}" bash "$root/scripts/stop_victoriametrics.sh" >/dev/null 2>&1
-  "${vm_env[@]}" VM_FRESH=1 bash "$root/scripts/start_victoriametrics.sh" >"$out/vm-start.log" 2>&1
-}
-lock() { [ -z "${TSLOAD_LOCK:-}" ] || { exec 9>>"$TSLOAD_LOCK"; flock 9; }; }
-unlock() { [ -z "${TSLOAD_LOCK:-}" ] || flock -u 9; }
 pg_url=${TSLOAD_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}
 influx2_url=${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087}
 influx3_url=${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181}
@@ -169,7 +142,7 @@ cleanup() {
       cnosdb) curl -s -o /dev/null -u root: -XPOST "$cnosdb_url/api/v1/sql?tenant=cnosdb&db=public" -d "DROP DATABASE IF EXISTS ${tag}" || true ;;
       victoriametrics)
         if [ "$vm_private" = 1 ]; then
-          "${vm_env[@]}" VM_PURGE=1 bash "$root/scripts/stop_victoriametrics.sh" >/dev/null 2>&1 || true
+          vm_purge
         else
           curl -s -o /dev/null "$vm_url/api/v1/admin/tsdb/delete_series" --data-urlencode "match[]={db=\"${tag}\"}" || true
         fi ;;
@@ -215,11 +188,11 @@ for ((round = 0; round < runs; round++)); do
       # shellcheck disable=SC2046 # the loader's flags are words
       set -- $(loader "$s")
       l=$1; shift
-      lock
+      bench_lock
       [ "$s" != victoriametrics ] || vm_fresh || echo "the private VictoriaMetrics did not start: $out/vm-start.log" >"$res.log"
       INFLUX_TOKEN=$(token "$s") "$bin/$l" "$@" --file "$out/$ds-$k.ilp" --batch-size "$batch" --workers "$workers" --drop-db \
         --footprint-settle 10s --results-file "$res" --reporting-period 1h >>"$res.log" 2>&1 || true
-      unlock
+      bench_unlock
       if [ ! -s "$res" ]; then
         status[$s.$k]="failed (see $res.log)"
         continue

@@ -37,32 +37,18 @@
 # /tmp/tsload), named by their parameters so a later run reuses them. TSLOAD_BENCH_SCALE and
 # TSLOAD_BENCH_END set the defaults of --scale (4000) and --timestamp-end (03:00, 3 hours).
 set -euo pipefail
-
-usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 scale=${TSLOAD_BENCH_SCALE:-4000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
 workers=2
 runs=3
 out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --scale) scale=$2; shift 2 ;;
-    --timestamp-end) ts_end=$2; shift 2 ;;
-    --workers) workers=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h|--help) usage ;;
-    *) echo "bench_overhead.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+parse_flags bench_overhead.sh "--scale=scale --timestamp-end=ts_end --workers=workers --runs=runs --out=out" "$@"
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-state=${TSLOAD_STATE:-/tmp/tsload}
-out=${out:-$state/bench_overhead}
-mkdir -p "$out"
+bench_dirs bench_overhead
 bin=$root/bin
-(cd "$root" && go build -o "$bin/" ./cmd/...)
+build_tools "$bin" ./cmd/...
 
 # zstd (the floor) and GNU time (/usr/bin/time: wall, CPU, peak RSS) from Debian when missing.
 missing=()
@@ -86,23 +72,18 @@ peer() { # DIR NAME -> path or nothing
 tsbs_gen=$(peer "$tsbs_dir" tsbs_generate_data)
 qdb_gen=$(peer "$qdb_dir" tsbs_generate_data)
 
-ds=cpu-s${scale}-${ts_end//:/}
+ds=$(dataset)
 ilp=$out/$ds.ilp
 csv=$out/$ds.csv
-gen() { # FORMAT FILE [flags]
-  local f=$1 file=$2; shift 2
-  [ -s "$file" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
-    --timestamp-end "$ts_end" --format "$f" --file "$file" "$@" 2>/dev/null
-}
 for f in ilp csv; do
   plain=$out/$ds.$f
-  gen "$f" "$plain"
-  gen "$f" "$plain.gz"
-  gen "$f" "$plain.zst"
+  generate "$plain" --format "$f" 2>/dev/null
+  generate "$plain.gz" --format "$f" 2>/dev/null
+  generate "$plain.zst" --format "$f" 2>/dev/null
   [ -s "$plain.1.gz" ] || gzip -1 -c "$plain" >"$plain.1.gz"
 done
 parquet=$out/$ds.parquet
-gen parquet "$parquet"
+generate "$parquet" --format parquet 2>/dev/null
 rows=$(grep -c . "$ilp")
 mb=$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$ilp")
 csv_mb=$(python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1])/1e6)' "$csv")

@@ -118,13 +118,8 @@ start() {
 		say "InfluxDB 3 $name already running at $url (pid $pid)"
 		return 0
 	fi
-	if is_v3; then
-		say "an InfluxDB 3 already answers $url (not started as instance $name): leaving it alone"
+	if foreign_server "InfluxDB 3" "an InfluxDB 3 already answers $url" INFLUX_PORT is_v3; then
 		return 0
-	fi
-	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-		say "port $port is taken by another program: InfluxDB 3 not started (set INFLUX_PORT)"
-		exit 1
 	fi
 	unpack
 	runtime_deps

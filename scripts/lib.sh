@@ -1,6 +1,10 @@
-# Shell functions shared by the server scripts (sourced, not run):
+# Shell functions shared by the server scripts and the bench scripts (sourced, not run):
 #   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# The sourcing script defines say (one line to stderr, with its own prefix).
+# A server script defines say (one line to stderr, with its own prefix); the bench functions
+# (after wait_up) do not use it.
+
+# scripts_dir: this directory (the start and stop scripts beside this file).
+scripts_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # vendor_dir ROOT prints ../shared/vendor beside the repository ROOT; a git worktree also looks
 # beside its main checkout, where ../shared lives.
@@ -117,4 +121,199 @@ wait_up() {
 	done
 	say "$what did not answer within ${secs}s; log: $log"
 	return 1
+}
+
+# foreign_server WHAT ANSWERS PORTVAR PROBE...: what holds the caller's $port before a start
+# script starts its server WHAT there (it has none of its own running). When PROBE succeeds, a
+# server the script did not start answers: it says "ANSWERS (not started as instance $name):
+# leaving it alone" and succeeds. When another program holds the port it says so (PORTVAR moves
+# the server) and exits 1. It fails when the port is free: start the server.
+foreign_server() {
+	local what=$1 answers=$2 portvar=$3
+	shift 3
+	if "$@"; then
+		say "$answers (not started as instance $name): leaving it alone"
+		return 0
+	fi
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		say "port $port is taken by another program: $what not started (set $portvar)"
+		exit 1
+	fi
+	return 1
+}
+
+# ---- The bench scripts (scripts/bench_*.sh, scripts/experiments/vm_import.sh) ----
+
+# usage: the calling script's header comment (its lines from the second to `set -euo pipefail`
+# that start with #), then exit 2.
+usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
+
+# parse_flags SCRIPT SPEC ARGS...: a bench script's flags. SPEC is words FLAG=VAR (FLAG takes
+# a value, stored in the caller's variable VAR) and FLAG=@FUNC (FLAG alone: it calls FUNC);
+# -h and --help call the script's usage; any other argument, or a FLAG without its value, is
+# an error naming SCRIPT (exit 2).
+parse_flags() {
+	local pf_script=$1 pf_spec=$2 pf_word pf_to
+	shift 2
+	while [[ $# -gt 0 ]]; do
+		pf_to=""
+		for pf_word in $pf_spec; do
+			if [[ ${pf_word%%=*} == "$1" ]]; then
+				pf_to=${pf_word#*=}
+				break
+			fi
+		done
+		if [[ -z $pf_to ]]; then
+			if [[ $1 == -h || $1 == --help ]]; then usage; fi
+			echo "$pf_script: unknown argument $1" >&2
+			exit 2
+		elif [[ $pf_to == @* ]]; then
+			"${pf_to#@}"
+			shift
+		else
+			[[ $# -ge 2 ]] || { echo "$pf_script: $1 needs a value" >&2; exit 2; }
+			printf -v "$pf_to" %s "$2"
+			shift 2
+		fi
+	done
+}
+
+# bench_dirs OUT: sets root (the repository), state ($TSLOAD_STATE, default /tmp/tsload) and,
+# unless --out set it, out ($state/OUT); makes out.
+bench_dirs() {
+	root=$(dirname "$scripts_dir")
+	state=${TSLOAD_STATE:-/tmp/tsload}
+	out=${out:-$state/$1}
+	mkdir -p "$out"
+}
+
+# build_tools DIR PACKAGE...: the repository's commands PACKAGE... (./cmd/generate_data, or
+# ./cmd/... for all) built into DIR.
+build_tools() {
+	local dir=$1
+	shift
+	(cd "$(dirname "$scripts_dir")" && go build -o "$dir/" "$@")
+}
+
+# dataset: the name of the caller's dataset, cpu-only rows of $scale hosts from 2016-01-01 to
+# $ts_end at 10 s (cpu-s<scale>-<end without colons>). Its files are named by it, so a file
+# found under that name is the same data.
+dataset() { echo "cpu-s${scale}-${ts_end//:/}"; }
+
+# generate FILE [FLAGS...]: FILE written by $bin/generate_data with the rows of dataset (seed 1)
+# and FLAGS (--format, --shard, ...; gzip or zstd by FILE's ending), unless FILE is there
+# already. It is written under a temporary name of the same ending and then renamed with its
+# description (FILE.dataset.json), so a run that is stopped leaves no partial file that a later
+# run would take for the dataset.
+generate() {
+	local file=$1 tmp
+	shift
+	[[ -s $file ]] && return 0
+	tmp=$(dirname "$file")/partial$$-$(basename "$file")
+	if ! "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-end "$ts_end" \
+		--file "$tmp" "$@"; then
+		rm -f "$tmp" "$tmp.dataset.json"
+		return 1
+	fi
+	[[ ! -e $tmp.dataset.json ]] || mv -f "$tmp.dataset.json" "$file.dataset.json"
+	mv -f "$tmp" "$file"
+}
+
+# bench_lock / bench_unlock: around each load when TSLOAD_LOCK names a lock file (flock on fd 9),
+# so that a bench shares its servers with tests that take the same lock.
+bench_lock() { [[ -z ${TSLOAD_LOCK:-} ]] || { exec 9>>"$TSLOAD_LOCK"; flock 9; }; }
+bench_unlock() { [[ -z ${TSLOAD_LOCK:-} ]] || flock -u 9; }
+
+# median NUMBER...: their median (0 for none).
+median() { python3 -c 'import statistics,sys; xs=[float(x) for x in sys.argv[1:]]; print(statistics.median(xs) if xs else 0)' "$@"; }
+
+# private_vm NAME PORT LOG: a VictoriaMetrics of the bench's own (scripts/start_victoriametrics.sh
+# with VM_NAME=NAME, VM_PORT=PORT) at vm_url. vm_fresh wipes and (re)starts it (its messages to
+# LOG; it fails when the server does not start) and vm_purge stops it and removes its data;
+# without private_vm (a bench given a running server) both do nothing.
+vm_env=()
+private_vm() {
+	vm_env=(env VM_NAME="$1" VM_PORT="$2" TSLOAD_STATE="${TSLOAD_STATE:-/tmp/tsload}")
+	vm_url=http://127.0.0.1:$2
+	vm_log=$3
+}
+vm_fresh() {
+	[[ ${#vm_env[@]} -gt 0 ]] || return 0
+	"${vm_env[@]}" bash "$scripts_dir/stop_victoriametrics.sh" >/dev/null 2>&1
+	"${vm_env[@]}" VM_FRESH=1 bash "$scripts_dir/start_victoriametrics.sh" >"$vm_log" 2>&1
+}
+vm_purge() {
+	[[ ${#vm_env[@]} -gt 0 ]] || return 0
+	"${vm_env[@]}" VM_PURGE=1 bash "$scripts_dir/stop_victoriametrics.sh" >/dev/null 2>&1 || true
+}
+
+# vm_held LABEL: the rows the VictoriaMetrics at $vm_url holds under db=LABEL (after
+# /internal/force_flush: count_over_time of cpu_usage_user, one sample a row of the dataset);
+# it fails when the server gives no answer.
+vm_held() {
+	local t0 t1
+	t0=$(date -u -d 2016-01-01T00:00:00Z +%s)
+	t1=$(date -u -d "$ts_end" +%s)
+	curl -s -o /dev/null "$vm_url/internal/force_flush"
+	curl -s "$vm_url/api/v1/query" --data-urlencode "query=sum(count_over_time(cpu_usage_user{db=\"$1\"}[$((t1 - t0 + 3600))s]))" \
+		--data-urlencode "time=$t1" --data-urlencode nocache=1 |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(int(float(r[0]["value"][1])) if r else 0)' 2>/dev/null
+}
+
+# server_ticks URL: the CPU time (utime + stime, clock ticks) of the process listening on URL's
+# port so far; 0 when there is none.
+server_ticks() {
+	local port=${1##*:} pid
+	port=${port%%/*}
+	pid=$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -oE 'pid=[0-9]+' | head -n1 | cut -d= -f2)
+	awk '{print $14 + $15}' "/proc/${pid:-0}/stat" 2>/dev/null || echo 0
+}
+
+# vm_rounds COUNT PREFIX: the steps 0..COUNT-1 of a VictoriaMetrics bench, $runs times in rounds
+# (every step once, then again, each round starting one step later, so that a slow spell of a
+# shared machine falls on every step alike). The caller's function step I LABEL sets step_cmd,
+# the command of step I writing $rows rows under db=LABEL. Each run: under bench_lock, a fresh
+# private server (vm_fresh, when private_vm set one up), step_cmd under /usr/bin/time (its
+# output to $out/PREFIX-I-ROUND.log), the server's CPU time before and after, then the rows it
+# holds (vm_held). A run that exits non-zero or leaves other than $rows rows sets failed[I]; the
+# others add their rows/s, the command's CPU seconds per million rows and the server's to the
+# lists rate[I], ccpu[I] and scpu[I].
+vm_rounds() {
+	local count=$1 prefix=$2 round j i label log s0 s1 st n wall u s hz
+	declare -gA rate=() ccpu=() scpu=() failed=()
+	hz=$(getconf CLK_TCK)
+	for ((round = 0; round < runs; round++)); do
+		for ((j = 0; j < count; j++)); do
+			i=$(((j + round) % count))
+			label=$prefix$$_${i}_$round
+			log=$out/$prefix-$i-$round.log
+			step "$i" "$label"
+			bench_lock
+			vm_fresh || { echo "the private VictoriaMetrics did not start (see $vm_log)" >&2; exit 1; }
+			s0=$(server_ticks "$vm_url")
+			st=0
+			/usr/bin/time -f '%e %U %S' -o "$out/time.txt" "${step_cmd[@]}" >"$log" 2>&1 || st=$?
+			s1=$(server_ticks "$vm_url")
+			n=$(vm_held "$label") || n=""
+			bench_unlock
+			if [[ $st != 0 ]]; then
+				failed[$i]="exited $st: $(tail -n 1 "$log" | cut -c1-150)"
+				continue
+			fi
+			if [[ -z $n ]]; then
+				failed[$i]="the server did not answer the count query (round $round)"
+				continue
+			fi
+			if [[ $n != "$rows" ]]; then
+				failed[$i]="the server holds $n rows, $rows were sent (round $round)"
+				continue
+			fi
+			# /usr/bin/time's last line: a failed command's has a line before it
+			read -r wall u s < <(tail -n 1 "$out/time.txt")
+			rate[$i]+="$(python3 -c 'import sys; r,w=int(sys.argv[1]),float(sys.argv[2]); print(int(r/w) if w>0 else 0)' "$rows" "$wall") "
+			ccpu[$i]+="$(python3 -c 'import sys; print(f"{(float(sys.argv[1])+float(sys.argv[2]))*1e6/int(sys.argv[3]):.2f}")' "$u" "$s" "$rows") "
+			scpu[$i]+="$(python3 -c 'import sys; print(f"{(int(sys.argv[1])-int(sys.argv[2]))/int(sys.argv[3])*1e6/int(sys.argv[4]):.2f}")' "$s1" "$s0" "$hz" "$rows") "
+		done
+	done
+	rm -f "$out/time.txt"
 }

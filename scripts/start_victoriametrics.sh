@@ -98,13 +98,8 @@ if pid=$(running_pid "$pidfile"); then
 	say "VictoriaMetrics $name already running at $url (pid $pid)"
 	exit 0
 fi
-if health; then
-	say "a server already answers $url/health (not started as instance $name): leaving it alone"
+if foreign_server VictoriaMetrics "a server already answers $url/health" VM_PORT health; then
 	exit 0
-fi
-if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-	say "port $port is taken by another program: VictoriaMetrics not started (set VM_PORT)"
-	exit 1
 fi
 
 if [[ ${VM_FRESH:-0} == 1 ]]; then

@@ -30,8 +30,7 @@
 # 5 hosts, one hour, one run (seconds; a check that the script works). It is no reproduction
 # of a published figure: it chose load_victoriametrics' API (docs/loaders/victoriametrics.md).
 set -euo pipefail
-
-usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 scale=100
 ts_end=2016-01-01T12:00:00Z
@@ -39,36 +38,21 @@ batch=5000
 workers=2
 runs=3
 out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --scale) scale=$2; shift 2 ;;
-    --timestamp-end) ts_end=$2; shift 2 ;;
-    --batch-size) batch=$2; shift 2 ;;
-    --workers) workers=$2; shift 2 ;;
-    --runs) runs=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --tiny) scale=5; ts_end=2016-01-01T01:00:00Z; runs=1; shift ;;
-    --quick) shift ;; # the defaults
-    -h|--help) usage ;;
-    *) echo "vm_import.sh: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+tiny() { scale=5; ts_end=2016-01-01T01:00:00Z; runs=1; }
+# --quick: the defaults
+parse_flags vm_import.sh "--scale=scale --timestamp-end=ts_end --batch-size=batch --workers=workers
+  --runs=runs --out=out --tiny=@tiny --quick=@true" "$@"
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-state=${TSLOAD_STATE:-/tmp/tsload}
-out=${out:-$state/experiments/vm_import}
+bench_dirs experiments/vm_import
 mkdir -p "$out/data"
 bin=$out/bin
-(cd "$root" && go build -o "$bin/" ./cmd/generate_data ./cmd/load_victoriametrics)
+build_tools "$bin" ./cmd/generate_data ./cmd/load_victoriametrics
 [ -x /usr/bin/time ] || { echo "vm_import.sh: GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 1; }
 
-ds=cpu-s${scale}-${ts_end//:/}
+ds=$(dataset)
 ilp=$out/data/$ds.ilp
-[ -s "$ilp" ] || "$bin/generate_data" --use-case cpu-only --seed 1 --scale "$scale" \
-  --timestamp-end "$ts_end" --file "$ilp" 2>/dev/null
+generate "$ilp" 2>/dev/null
 rows=$(grep -c . "$ilp")
-t0=$(date -u -d 2016-01-01T00:00:00Z +%s)
-t1=$(date -u -d "$ts_end" +%s)
 
 # The batches of each API, written once per dataset and batch size (a marker file says the
 # directory is complete). The CSV column spec is written beside them.
@@ -136,25 +120,9 @@ fi
 csv_format=$(cat "$batches/csv.format")
 bytes_of() { du -sb --apparent-size "$1" | cut -f1; }
 
-port=${TSLOAD_BENCH_VM_PORT:-8430}
-url=http://127.0.0.1:$port
-vm_env=(env VM_NAME=vm_import VM_PORT="$port" TSLOAD_STATE="$state")
-trap '"${vm_env[@]}" VM_PURGE=1 bash "$root/scripts/stop_victoriametrics.sh" >/dev/null 2>&1 || true' EXIT
-fresh() {
-  "${vm_env[@]}" bash "$root/scripts/stop_victoriametrics.sh" >/dev/null 2>&1
-  "${vm_env[@]}" VM_FRESH=1 bash "$root/scripts/start_victoriametrics.sh" >"$out/start.log" 2>&1 ||
-    { echo "vm_import.sh: the private VictoriaMetrics did not start (see $out/start.log)" >&2; exit 1; }
-}
-server_pid() { ss -Hltnp "sport = :$port" 2>/dev/null | grep -oE 'pid=[0-9]+' | head -n1 | cut -d= -f2; }
-server_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-held() {
-  curl -s -o /dev/null "$url/internal/force_flush"
-  curl -s "$url/api/v1/query" --data-urlencode "query=sum(count_over_time(cpu_usage_user{db=\"$1\"}[$((t1 - t0 + 3600))s]))" \
-    --data-urlencode "time=$t1" --data-urlencode nocache=1 |
-    python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(int(float(r[0]["value"][1])) if r else 0)'
-}
-lock() { [ -z "${TSLOAD_LOCK:-}" ] || { exec 9>>"$TSLOAD_LOCK"; flock 9; }; }
-unlock() { [ -z "${TSLOAD_LOCK:-}" ] || flock -u 9; }
+private_vm vm_import "${TSLOAD_BENCH_VM_PORT:-8430}" "$out/start.log"
+url=$vm_url
+trap vm_purge EXIT
 
 # post DIR ENDPOINT: every batch of DIR posted by curl, $workers at a time; fails when any
 # answer is not 204.
@@ -169,52 +137,20 @@ names=("ilp, /write (curl)" "csv, /api/v1/import/csv (curl)" "json lines, /api/v
 body_bytes=("$(bytes_of "$batches/ilp")" "$(bytes_of "$batches/csv")" "$(bytes_of "$batches/json")" "$(bytes_of "$batches/ilp")")
 export -f post
 export workers
-# step I LABEL: the command of step I, loading under db=LABEL
+# step I LABEL: step_cmd, the command of step I, loading under db=LABEL
 step() {
   case "$1" in
-    0) post "$batches/ilp" "$url/write?db=$2" ;;
-    1) post "$batches/csv" "$url/api/v1/import/csv?format=$csv_format&extra_label=db=$2" ;;
-    2) post "$batches/json" "$url/api/v1/import?extra_label=db=$2" ;;
-    3) "$bin/load_victoriametrics" --urls "$url" --db-name "$2" --file "$ilp" --batch-size "$batch" \
-         --workers "$workers" --gzip=false --verify off --reporting-period 1h ;;
+    0) step_cmd=(bash -c 'post "$0" "$1"' "$batches/ilp" "$url/write?db=$2") ;;
+    1) step_cmd=(bash -c 'post "$0" "$1"' "$batches/csv" "$url/api/v1/import/csv?format=$csv_format&extra_label=db=$2") ;;
+    2) step_cmd=(bash -c 'post "$0" "$1"' "$batches/json" "$url/api/v1/import?extra_label=db=$2") ;;
+    3) step_cmd=("$bin/load_victoriametrics" --urls "$url" --db-name "$2" --file "$ilp" --batch-size "$batch"
+         --workers "$workers" --gzip=false --verify off --reporting-period 1h) ;;
   esac
 }
-export -f step
-export batches url csv_format bin ilp batch
 
-declare -A rate=() ccpu=() scpu=() failed=()
-hz=$(getconf CLK_TCK)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-for ((round = 0; round < runs; round++)); do
-  for ((j = 0; j < ${#names[@]}; j++)); do
-    i=$(((j + round) % ${#names[@]}))
-    label=imp$$_${i}_$round
-    log=$out/step-$i-$round.log
-    lock
-    fresh
-    pid=$(server_pid)
-    s0=$(server_ticks "$pid")
-    st=ok
-    /usr/bin/time -f '%e %U %S' -o "$out/time.txt" bash -c 'step "$0" "$1"' "$i" "$label" >"$log" 2>&1 || st=failed
-    s1=$(server_ticks "$pid")
-    n=$(held "$label")
-    unlock
-    read -r wall u s < <(tail -n 1 "$out/time.txt")
-    if [ "$st" != ok ]; then
-      failed[$i]="$(grep -v '^Command exited' "$log" | tail -n 1 | cut -c1-150)"
-      continue
-    fi
-    if [ "$n" != "$rows" ]; then
-      failed[$i]="the server holds $n rows, $rows were sent (round $round)"
-      continue
-    fi
-    rate[$i]+="$(python3 -c 'import sys; print(int(int(sys.argv[1])/float(sys.argv[2])))' "$rows" "$wall") "
-    ccpu[$i]+="$(python3 -c 'import sys; print(f"{(float(sys.argv[1])+float(sys.argv[2]))*1e6/int(sys.argv[3]):.2f}")' "$u" "$s" "$rows") "
-    scpu[$i]+="$(python3 -c 'import sys; print(f"{(int(sys.argv[1])-int(sys.argv[2]))/int(sys.argv[3])*1e6/int(sys.argv[4]):.2f}")' "$s1" "$s0" "$hz" "$rows") "
-  done
-done
+vm_rounds ${#names[@]} imp
 
-median() { python3 -c 'import statistics,sys; xs=[float(x) for x in sys.argv[1:]]; print(statistics.median(xs) if xs else 0)' "$@"; }
 echo
 echo "cpu-only, scale $scale, 2016-01-01 to $ts_end at 10 s: $(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$rows") rows; batch $batch, $workers workers; median of $runs runs in rounds, a fresh private server per step; $(nproc) cores; load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo
