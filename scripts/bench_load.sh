@@ -29,6 +29,7 @@
 # TSLOAD_BENCH_METHODS set the defaults of --scale, --timestamp-end, --batch-sizes, --workers
 # and --methods.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ $# -ge 1 ] || usage

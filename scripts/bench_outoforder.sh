@@ -38,6 +38,7 @@
 # Files go to --out (default $TSLOAD_STATE/bench_outoforder, TSLOAD_STATE defaults to
 # /tmp/tsload), named by their parameters so a later run reuses them.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 scale=10

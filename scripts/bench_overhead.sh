@@ -37,6 +37,7 @@
 # /tmp/tsload), named by their parameters so a later run reuses them. TSLOAD_BENCH_SCALE and
 # TSLOAD_BENCH_END set the defaults of --scale (4000) and --timestamp-end (03:00, 3 hours).
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 scale=${TSLOAD_BENCH_SCALE:-4000}

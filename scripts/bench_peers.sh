@@ -30,6 +30,7 @@
 # $TSLOAD_STATE/bench_peers, TSLOAD_STATE defaults to /tmp/tsload). TSLOAD_BENCH_SCALE and
 # TSLOAD_BENCH_END set the defaults of --scale and --timestamp-end.
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 scale=${TSLOAD_BENCH_SCALE:-100}

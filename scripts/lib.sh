@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2154 # variables shared with the sourcing script, both ways
 # Shell functions shared by the server scripts and the bench scripts (sourced, not run):
 #   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # A server script defines say (one line to stderr, with its own prefix); the bench functions

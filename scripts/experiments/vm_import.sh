@@ -30,6 +30,7 @@
 # 5 hosts, one hour, one run (seconds; a check that the script works). It is no reproduction
 # of a published figure: it chose load_victoriametrics' API (docs/loaders/victoriametrics.md).
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 scale=100
@@ -138,6 +139,7 @@ body_bytes=("$(bytes_of "$batches/ilp")" "$(bytes_of "$batches/csv")" "$(bytes_o
 export -f post
 export workers
 # step I LABEL: step_cmd, the command of step I, loading under db=LABEL
+# shellcheck disable=SC2016 # post's "$0" "$1" are the arguments of the bash that runs it
 step() {
   case "$1" in
     0) step_cmd=(bash -c 'post "$0" "$1"' "$batches/ilp" "$url/write?db=$2") ;;
@@ -157,6 +159,7 @@ echo
 echo "| API | rows/s | vs /write (curl) | server CPU-s / M rows | vs /write (curl) | client CPU-s / M rows | bytes sent / row | runs (rows/s) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---|"
 r0="" c0=""
+# shellcheck disable=SC2086 # lists of numbers
 [ -n "${failed[0]:-}" ] || { r0=$(median ${rate[0]}); c0=$(median ${scpu[0]}); }
 for i in "${!names[@]}"; do
   if [ -n "${failed[$i]:-}" ]; then
