@@ -31,21 +31,9 @@ type v3Querier struct {
 }
 
 func (q *v3Querier) Query(ctx context.Context, qr *query.Query) (*query.Answer, error) {
-	stmt, lay, err := q.d.SQL(qr, v3TimeColumn)
+	a, err := q.d.MapQuery(ctx, qr, v3TimeColumn, q.rows)
 	if err != nil {
 		return nil, fmt.Errorf("influx: %w", err)
-	}
-	rows, err := q.rows(ctx, stmt)
-	if err != nil {
-		return nil, fmt.Errorf("influx: query %s: %w", qr.Name, err)
-	}
-	a := &query.Answer{Rows: make([]query.Row, 0, len(rows))}
-	for i, m := range rows {
-		r, err := lay.MapRow(m, nil)
-		if err != nil {
-			return nil, fmt.Errorf("influx: query %s: %s: row %d: %w", qr.Name, stmt, i+1, err)
-		}
-		a.Rows = append(a.Rows, r)
 	}
 	return a, nil
 }
