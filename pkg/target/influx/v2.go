@@ -315,26 +315,11 @@ func v2CountQuery(bucket, m string) string {
 }
 
 func (apiV2) count(ctx context.Context, t *Target, m string) (int64, error) {
-	q := v2CountQuery(t.cfg.bucket(), m)
-	body, err := json.Marshal(map[string]any{
-		"query": q, "type": "flux",
-		"dialect": map[string]any{"header": true, "annotations": []string{}, "delimiter": ","},
-	})
-	if err != nil {
-		return 0, err
-	}
-	res, err := t.query.Post(ctx, httpwrite.Request{Path: "/api/v2/query", Query: url.Values{"org": {t.cfg.Org}}.Encode(),
-		ContentType: "application/json", Accept: "application/csv", Body: body, NoCompress: true})
+	body, err := t.postFlux(ctx, t.query, v2CountQuery(t.cfg.bucket(), m))
 	if err != nil {
 		return 0, fmt.Errorf("count %s: %w", m, err)
 	}
-	if res.Status != 200 {
-		return 0, fmt.Errorf("count %s: %s answered %d to the Flux query: %s", m, t.query.BaseURL(), res.Status, v2Message(res.Body))
-	}
-	if res.Truncated {
-		return 0, fmt.Errorf("count %s: the Flux answer is longer than the loader reads", m)
-	}
-	return sumFluxColumn(res.Body, "_field")
+	return sumFluxColumn(body, "_field")
 }
 
 // sumFluxColumn adds up column col of a Flux CSV answer (no annotations;
