@@ -94,9 +94,9 @@ func TestRunnerPartialWrite(t *testing.T) {
 }
 
 func TestRunnerCacheFull(t *testing.T) {
-	in := startInstance(t, "tiny", "INFLUX_CACHE_MAX=1m", "INFLUX_CACHE_SNAPSHOT=256k")
+	_, url := privateV1(t, "tiny", "INFLUX_CACHE_MAX=1m", "INFLUX_CACHE_SNAPSHOT=256k")
 	path := ilpFile(t, 80000, 13)
-	res, err, log := runLoad(t, in.url, path, 5000, 3, nil)
+	res, err, log := runLoad(t, url, path, 5000, 3, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
@@ -107,7 +107,7 @@ func TestRunnerCacheFull(t *testing.T) {
 }
 
 func TestRunnerServerRestart(t *testing.T) {
-	in := startInstance(t, "restart")
+	srv, url := privateV1(t, "restart")
 	path := ilpFile(t, 60000, 14)
 	type out struct {
 		res *results.Results
@@ -116,13 +116,11 @@ func TestRunnerServerRestart(t *testing.T) {
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err, log := runLoad(t, in.url, path, 500, 2, nil)
+		res, err, log := runLoad(t, url, path, 500, 2, nil)
 		done <- out{res, err, log}
 	}()
 	time.Sleep(400 * time.Millisecond)
-	in.kill()
-	time.Sleep(time.Second)
-	in.start()
+	restart(t, srv, time.Second)
 	o := <-done
 	if o.err != nil {
 		t.Fatalf("%v\n%s", o.err, o.log)
