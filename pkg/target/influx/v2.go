@@ -42,9 +42,6 @@ type apiV2 struct{}
 
 func (apiV2) name() API { return APIv2 }
 
-// v2Precisions maps the loader's precisions to the 2.x names.
-var v2Precisions = map[string]string{"n": "ns", "u": "us", "ms": "ms", "s": "s"}
-
 func (c *Config) bucket() string {
 	if c.Bucket != "" {
 		return c.Bucket
@@ -53,7 +50,7 @@ func (c *Config) bucket() string {
 }
 
 func (apiV2) write(c *Config) (string, string) {
-	q := url.Values{"org": {c.Org}, "bucket": {c.bucket()}, "precision": {v2Precisions[c.Precision]}}
+	q := url.Values{"org": {c.Org}, "bucket": {c.bucket()}, "precision": {precisionNames[APIv2][c.Precision]}}
 	return "/api/v2/write", q.Encode()
 }
 
