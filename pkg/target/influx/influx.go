@@ -5,9 +5,9 @@
 // the lifecycle options; rows are counted per measurement afterwards.
 //
 // The versions differ only in a small strategy, the api interface (api.go):
-// where a write goes, how its answer reads, how the database is managed and
-// how rows are counted. See v1.go, v2.go and v3.go for what each answer
-// means there.
+// where a write goes, how its answer reads, how the database is managed,
+// how rows are counted and how a query is asked (InfluxQL, Flux, SQL). See
+// v1.go, v2.go and v3.go for what each answer means there.
 package influx
 
 import (
