@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/loadcli"
-	"github.com/tsload/tsload/pkg/target/influx"
 )
 
 func TestMain_BadFlags(t *testing.T) {
@@ -39,7 +37,7 @@ func TestMain_Load(t *testing.T) {
 		fmt.Fprintf(&b, "cpu,host=h%d usage=%d.5 %d\n", i%25, i, int64(i/25)*1000)
 	}
 	os.WriteFile(in, []byte(b.String()), 0o644)
-	db := fmt.Sprintf("tsload_cmd_test_%d", time.Now().UnixNano()%1e9)
+	db := influxDB(t, url)
 	var stderr bytes.Buffer
 	results := filepath.Join(t.TempDir(), "r.json")
 	err := loadcli.Run(context.Background(), spec(), []string{"load_influx", "--urls", url + "," + url, "--file", in,
@@ -59,6 +57,4 @@ func TestMain_Load(t *testing.T) {
 	if !strings.Contains(stderr.String(), "verify OK") || !strings.Contains(stderr.String(), " t_cpu 2500/2500") {
 		t.Fatalf("no exact verify in the summary:\n%s", stderr.String())
 	}
-	tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})
-	tg.Query(context.Background(), "", "DROP DATABASE \""+db+"\"")
 }

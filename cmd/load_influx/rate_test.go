@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,9 +12,10 @@ import (
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
-// influxDB returns a fresh database name on url, dropped when the test ends.
+// influxDB returns a fresh database name on url (loadtest.UniqueDB),
+// dropped when the test ends.
 func influxDB(t *testing.T, url string) string {
-	db := fmt.Sprintf("tsload_rate_%d", time.Now().UnixNano()%1e9)
+	db := loadtest.UniqueDB(t)
 	t.Cleanup(func() {
 		tg, err := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})
 		if err == nil {

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/target/influx"
@@ -14,12 +12,12 @@ import (
 // database as it was (InfluxDB takes line protocol only).
 func TestRefusedInputDropsNothing(t *testing.T) {
 	url := influxURL(t)
-	db := fmt.Sprintf("tsload_refused_%d", time.Now().UnixNano()%1e9)
+	db := influxDB(t, url)
 	tg, err := influx.New(influx.Config{URLs: []string{url}, DBName: db, Precision: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tg.Query(context.Background(), "", `DROP DATABASE "`+db+`"`)
+	defer tg.Close()
 	loadtest.RefusedInput{
 		Spec:    spec(),
 		Args:    []string{"--urls", url, "--db-name", db},

@@ -25,11 +25,7 @@ func TestSecrets(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.ilp")
 	os.WriteFile(in, []byte("cpu,host=a v=1 1\ncpu,host=b v=2 2\n"), 0o644)
-	db := fmt.Sprintf("tsload_secret_%d", time.Now().UnixNano()%1e9)
-	defer func() {
-		tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})
-		tg.Query(context.Background(), "", `DROP DATABASE "`+db+`"`)
-	}()
+	db := influxDB(t, url)
 	withSecret := strings.Replace(url, "://", "://admin:"+secret+"@", 1)
 	for _, tc := range []struct {
 		name    string

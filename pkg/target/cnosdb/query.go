@@ -32,21 +32,11 @@ type querier struct {
 }
 
 func (q *querier) Query(ctx context.Context, qr *query.Query) (*query.Answer, error) {
-	stmt, lay, err := q.d.SQL(qr, timeColumn)
+	a, err := q.d.MapQuery(ctx, qr, timeColumn, func(ctx context.Context, stmt string) ([]map[string]any, error) {
+		return q.t.sqlOn(ctx, q.p, q.t.cfg.DBName, stmt)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cnosdb: %w", err)
-	}
-	rows, err := q.t.sqlOn(ctx, q.p, q.t.cfg.DBName, stmt)
-	if err != nil {
-		return nil, fmt.Errorf("cnosdb: query %s: %w", qr.Name, err)
-	}
-	a := &query.Answer{Rows: make([]query.Row, 0, len(rows))}
-	for i, m := range rows {
-		r, err := lay.MapRow(m, nil)
-		if err != nil {
-			return nil, fmt.Errorf("cnosdb: query %s: %s: row %d: %w", qr.Name, stmt, i+1, err)
-		}
-		a.Rows = append(a.Rows, r)
 	}
 	return a, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/query"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
@@ -26,6 +27,8 @@ type api interface {
 	prepare(ctx context.Context, t *Target, opts load.PrepareOptions) error
 	// count returns the points of measurement m (0 when it is missing).
 	count(ctx context.Context, t *Target, m string) (int64, error)
+	// ask answers q over p, a query connection of its own (querier).
+	ask(ctx context.Context, t *Target, p *httpwrite.Poster, q *query.Query) (*query.Answer, error)
 }
 
 func newAPI(name API) api {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tsload/tsload/internal/contenttest"
 	"github.com/tsload/tsload/pkg/fingerprint"
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -57,9 +56,9 @@ func writeILP(t *testing.T, tg *Target, data string) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	rows := strings.Count(data, "\n")
-	ack, err := w.Write(context.Background(), &load.Batch{Format: format.ILP, Data: []byte(data), Rows: rows, Source: "t.ilp", FirstLine: 1, FirstRecord: 1, Seq: 1})
-	if err != nil || ack.Rows != rows {
+	b := batch(data, 1)
+	ack, err := w.Write(context.Background(), b)
+	if err != nil || ack.Rows != b.Rows {
 		t.Fatalf("write: ack %+v, %v", ack, err)
 	}
 }

@@ -1,22 +1,17 @@
 package influx
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/target/contentq"
-	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // content on InfluxDB 2.x, in one Flux script of several yields (checked
@@ -177,59 +172,30 @@ data |> first() |> drop(columns: ["_value", "_field", "_time"]) |> group(columns
 // its _field ("" for rows without one): _value, or _time or
 // _measurement when the row has no _value.
 func (t *Target) flux(ctx context.Context, script string) (map[string]map[string]string, error) {
-	body, err := json.Marshal(map[string]any{
-		"query": script, "type": "flux",
-		"dialect": map[string]any{"header": true, "annotations": []string{}, "delimiter": ","},
-	})
+	body, err := t.postFlux(ctx, t.query, script)
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.query.Post(ctx, httpwrite.Request{Path: "/api/v2/query", Query: url.Values{"org": {t.cfg.Org}}.Encode(),
-		ContentType: "application/json", Accept: "application/csv", Body: body, NoCompress: true})
-	if err != nil {
-		return nil, err
-	}
-	if res.Status != 200 {
-		return nil, fmt.Errorf("%s answered %d to the Flux query: %s", t.query.BaseURL(), res.Status, v2Message(res.Body))
-	}
-	if res.Truncated {
-		return nil, errors.New("the Flux answer is longer than the loader reads")
-	}
-	r := csv.NewReader(bytes.NewReader(res.Body))
-	r.FieldsPerRecord = -1
+	f := newFluxReader(body)
 	out := map[string]map[string]string{}
-	var cols map[string]int
 	for {
-		rec, err := r.Read()
+		_, err := f.next()
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the Flux answer: %v (%s)", err, httpwrite.Snippet(res.Body, 200))
-		}
-		if len(rec) > 1 && (rec[1] == "result" || rec[1] == "error") {
-			if rec[1] == "error" {
-				msg, _ := r.Read()
-				return nil, fmt.Errorf("flux error: %s", strings.Join(msg, " "))
-			}
-			cols = map[string]int{}
-			for i, c := range rec {
-				cols[c] = i
-			}
-			continue
+			return nil, err
 		}
 		get := func(c string) string {
-			if i, ok := cols[c]; ok && i < len(rec) {
-				return rec[i]
-			}
-			return ""
+			v, _ := f.get(c)
+			return v
 		}
 		y := get("result")
 		if out[y] == nil {
 			out[y] = map[string]string{}
 		}
 		v := get("_value")
-		if _, ok := cols["_value"]; !ok {
+		if _, ok := f.cols["_value"]; !ok {
 			v = get("_time") + get("_measurement")
 		}
 		out[y][get("_field")] = v

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,13 +109,7 @@ func TestFaults(t *testing.T) {
 // (scripts/start_influxdb.sh on free ports, its own state) for the
 // suite's kill scenario.
 func privateInflux(t *testing.T) loadtest.Private {
-	state := t.TempDir()
-	port, rpc := loadtest.FreePort(t), loadtest.FreePort(t)
-	srv := &loadtest.ScriptServer{Start: "scripts/start_influxdb.sh", Stop: "scripts/stop_influxdb.sh",
-		Env:     []string{"TSLOAD_STATE=" + state, "INFLUX_NAME=kill", "INFLUX_PORT=" + strconv.Itoa(port), "INFLUX_RPC_PORT=" + strconv.Itoa(rpc)},
-		PIDFile: filepath.Join(state, "influx", "kill", "influxd.pid")}
-	srv.Run(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	srv, base := privateV1(t, "kill")
 	const db = "kill"
 	return loadtest.Private{
 		Upstream: base,

@@ -5,9 +5,9 @@
 // the lifecycle options; rows are counted per measurement afterwards.
 //
 // The versions differ only in a small strategy, the api interface (api.go):
-// where a write goes, how its answer reads, how the database is managed and
-// how rows are counted. See v1.go, v2.go and v3.go for what each answer
-// means there.
+// where a write goes, how its answer reads, how the database is managed,
+// how rows are counted and how a query is asked (InfluxQL, Flux, SQL). See
+// v1.go, v2.go and v3.go for what each answer means there.
 package influx
 
 import (
@@ -65,8 +65,15 @@ type Config struct {
 
 // Precisions accepted by InfluxDB 1.x /write. The server silently treats any
 // other value as nanoseconds, so the loader refuses it. 2.x and 3.x take
-// the first four.
+// the first four (precisionNames).
 var Precisions = []string{"n", "u", "ms", "s", "m", "h"}
+
+// precisionNames are the precisions the 2.x and 3.x writes take, each by
+// the name the API gives it (1.x: the loader's own names, Precisions).
+var precisionNames = map[API]map[string]string{
+	APIv2: {"n": "ns", "u": "us", "ms": "ms", "s": "s"},
+	APIv3: {"n": "nanosecond", "u": "microsecond", "ms": "millisecond", "s": "second"},
+}
 
 // Consistencies accepted by /write (meaningful on clusters).
 var Consistencies = []string{"any", "one", "quorum", "all"}
@@ -103,7 +110,7 @@ func (c *Config) validateFor(api API) error {
 		if c.RP != "" || c.Consistency != "" {
 			return load.Settingf("{RP} and {Consistency} are InfluxDB 1.x settings; the server speaks the %s API", api)
 		}
-		if c.Precision == "m" || c.Precision == "h" {
+		if _, ok := precisionNames[api][c.Precision]; !ok {
 			return load.Settingf("{Precision} %s is InfluxDB 1.x only; the %s API takes n, u, ms or s", c.Precision, api)
 		}
 	}

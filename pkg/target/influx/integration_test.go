@@ -3,9 +3,6 @@ package influx
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -26,19 +23,6 @@ import (
 func influxURL(t *testing.T) string {
 	t.Helper()
 	return loadtest.HTTPServer(t, "InfluxDB", "TSLOAD_INFLUX_URL", "http://127.0.0.1:8086", "scripts/start_influxdb.sh")
-}
-
-func ping(u string) error {
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(u + "/ping")
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 204 {
-		return fmt.Errorf("/ping answered %d", resp.StatusCode)
-	}
-	return nil
 }
 
 func uniqueDB(t *testing.T) string {
@@ -286,72 +270,41 @@ func TestIntegrationFatal(t *testing.T) {
 	}
 }
 
-// instance is a second influxd started through scripts/start_influxdb.sh.
-type instance struct {
-	t    *testing.T
-	env  []string
-	url  string
-	dir  string
-	args []string
-}
-
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func startInstance(t *testing.T, name string, extra ...string) *instance {
+// privateV1 starts an InfluxDB 1.x of the test's own
+// (scripts/start_influxdb.sh on free ports, its own state, instance name
+// and extra environment, e.g. a tiny cache), stopped when the test ends.
+// It returns the server (Kill, StartAgain) and its URL.
+func privateV1(t *testing.T, name string, extra ...string) (*loadtest.ScriptServer, string) {
 	t.Helper()
 	influxURL(t) // same skip rule: no local InfluxDB, no second one either
 	if _, err := exec.LookPath("influxd"); err != nil {
 		loadtest.SkipOrFail(t, "influxd not installed", "influxd not installed under CI")
 	}
 	state := t.TempDir()
-	port := freePort(t)
-	in := &instance{t: t, url: fmt.Sprintf("http://127.0.0.1:%d", port), dir: filepath.Join(state, "influx", name)}
-	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "INFLUX_NAME="+name,
-		"INFLUX_PORT="+strconv.Itoa(port), "INFLUX_RPC_PORT="+strconv.Itoa(freePort(t)))
-	in.env = append(in.env, extra...)
-	in.start()
-	t.Cleanup(func() { in.script("stop_influxdb.sh") })
-	return in
+	port, rpc := loadtest.FreePort(t), loadtest.FreePort(t)
+	srv := &loadtest.ScriptServer{Start: "scripts/start_influxdb.sh", Stop: "scripts/stop_influxdb.sh",
+		Env: append([]string{"TSLOAD_STATE=" + state, "INFLUX_NAME=" + name,
+			"INFLUX_PORT=" + strconv.Itoa(port), "INFLUX_RPC_PORT=" + strconv.Itoa(rpc)}, extra...),
+		PIDFile: filepath.Join(state, "influx", name, "influxd.pid")}
+	srv.Run(t)
+	return srv, fmt.Sprintf("http://127.0.0.1:%d", port)
 }
 
-func (in *instance) script(name string) {
-	cmd := exec.Command(filepath.Join("..", "..", "..", "scripts", name))
-	cmd.Env = in.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		in.t.Fatalf("%s: %v\n%s", name, err, out)
+// restart kills srv (SIGKILL: no clean shutdown) and, after pause,
+// starts it again.
+func restart(t *testing.T, srv *loadtest.ScriptServer, pause time.Duration) {
+	if err := srv.Kill(); err != nil {
+		t.Fatal(err)
 	}
-}
-
-func (in *instance) start() { in.script("start_influxdb.sh") }
-
-// kill stops the server with SIGKILL (no clean shutdown).
-func (in *instance) kill() {
-	pid, err := os.ReadFile(filepath.Join(in.dir, "influxd.pid"))
-	if err != nil {
-		in.t.Fatal(err)
-	}
-	p, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
-	proc, err := os.FindProcess(p)
-	if err != nil {
-		in.t.Fatal(err)
-	}
-	proc.Kill()
-	proc.Wait()
-	for i := 0; i < 100 && ping(in.url) == nil; i++ {
-		time.Sleep(50 * time.Millisecond)
+	time.Sleep(pause)
+	if err := srv.StartAgain(); err != nil {
+		t.Fatal(err)
 	}
 }
 
 func TestIntegrationCacheFull(t *testing.T) {
-	in := startInstance(t, "tiny", "INFLUX_CACHE_MAX=1m", "INFLUX_CACHE_SNAPSHOT=256k")
-	tg := newTarget(t, in.url, Config{Gzip: true, GzipLevel: 1})
+	_, url := privateV1(t, "tiny", "INFLUX_CACHE_MAX=1m", "INFLUX_CACHE_SNAPSHOT=256k")
+	tg := newTarget(t, url, Config{Gzip: true, GzipLevel: 1})
 	// Check the server's words first.
 	w, _ := tg.NewWriter(context.Background(), 0)
 	big := genBatches(20000, 20000, 1)[0]
@@ -368,7 +321,7 @@ func TestIntegrationCacheFull(t *testing.T) {
 	if !sawFull {
 		t.Fatal("the 1 MiB cache never filled")
 	}
-	tg2 := newTarget(t, in.url, Config{Gzip: true, GzipLevel: 1})
+	tg2 := newTarget(t, url, Config{Gzip: true, GzipLevel: 1})
 	batches := genBatches(60000, 5000, 2)
 	rows, retries := writeAll(t, tg2, batches, 2, 90*time.Second)
 	if rows != 60000 {
@@ -382,8 +335,8 @@ func TestIntegrationCacheFull(t *testing.T) {
 }
 
 func TestIntegrationServerRestart(t *testing.T) {
-	in := startInstance(t, "restart")
-	tg := newTarget(t, in.url, Config{Gzip: true, GzipLevel: 1})
+	srv, url := privateV1(t, "restart")
+	tg := newTarget(t, url, Config{Gzip: true, GzipLevel: 1})
 	batches := genBatches(40000, 1000, 3)
 	done := make(chan struct{})
 	var rows, retries int64
@@ -392,9 +345,7 @@ func TestIntegrationServerRestart(t *testing.T) {
 		rows, retries = writeAll(t, tg, batches, 2, 90*time.Second)
 	}()
 	time.Sleep(300 * time.Millisecond)
-	in.kill()
-	time.Sleep(500 * time.Millisecond)
-	in.start()
+	restart(t, srv, 500*time.Millisecond)
 	<-done
 	if rows != 40000 {
 		t.Fatalf("acknowledged %d rows, want 40000", rows)

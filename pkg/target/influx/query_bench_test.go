@@ -71,10 +71,10 @@ func BenchmarkFluxQuery(b *testing.B) {
   |> last(column: "_time")
   |> keep(columns: ["hostname", "_time", "usage_user", "usage_idle"])
 `, 1)
-	v2 := qr.(*v2Querier)
+	p := qr.(*querier).p
 	b.Run("pivot", func(b *testing.B) {
 		for b.Loop() {
-			body, err := v2.post(context.Background(), q.Name, pivot)
+			body, err := tg.postFlux(context.Background(), p, pivot)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func BenchmarkFluxQuery(b *testing.B) {
 	for _, v := range []struct{ name, script string }{{"max-grouped", grouped}, {"max-series-first", series}} {
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
-				body, err := v2.post(context.Background(), mq.Name, v.script)
+				body, err := tg.postFlux(context.Background(), p, v.script)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -62,23 +62,15 @@ import (
 // the rows back to one stream per field (rename to _value, set _field),
 // then aggregates as above.
 
-// v2Querier answers queries over a connection of its own (load.Querier).
-type v2Querier struct {
-	t *Target
-	p *httpwrite.Poster
-}
-
-func (q *v2Querier) Close() error { return nil }
-
-// Query states qy in Flux, runs it and reads the answer.
-func (q *v2Querier) Query(ctx context.Context, qy *query.Query) (*query.Answer, error) {
-	script, err := flux(qy, q.t.cfg.bucket())
+// ask states qy in Flux, runs it over p and reads the answer.
+func (apiV2) ask(ctx context.Context, t *Target, p *httpwrite.Poster, qy *query.Query) (*query.Answer, error) {
+	script, err := flux(qy, t.cfg.bucket())
 	if err != nil {
 		return nil, err
 	}
-	body, err := q.post(ctx, qy.Name, script)
+	body, err := t.postFlux(ctx, p, script)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("influx: query %s: %w", qy.Name, err)
 	}
 	ans, err := readFlux(body, qy)
 	if err != nil {
@@ -87,9 +79,10 @@ func (q *v2Querier) Query(ctx context.Context, qy *query.Query) (*query.Answer, 
 	return ans, nil
 }
 
-// post runs a Flux script and returns its CSV answer (valid until the
-// next post).
-func (q *v2Querier) post(ctx context.Context, name, script string) ([]byte, error) {
+// postFlux runs a Flux script over p (/api/v2/query, in the configured
+// organization) and returns its CSV answer: a header per table, no
+// annotations (valid until p's next post).
+func (t *Target) postFlux(ctx context.Context, p *httpwrite.Poster, script string) ([]byte, error) {
 	body, err := json.Marshal(map[string]any{
 		"query": script, "type": "flux",
 		"dialect": map[string]any{"header": true, "annotations": []string{}, "delimiter": ","},
@@ -97,16 +90,16 @@ func (q *v2Querier) post(ctx context.Context, name, script string) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	res, err := q.p.Post(ctx, httpwrite.Request{Path: "/api/v2/query", Query: url.Values{"org": {q.t.cfg.Org}}.Encode(),
+	res, err := p.Post(ctx, httpwrite.Request{Path: "/api/v2/query", Query: url.Values{"org": {t.cfg.Org}}.Encode(),
 		ContentType: "application/json", Accept: "application/csv", Body: body, NoCompress: true})
 	if err != nil {
-		return nil, fmt.Errorf("influx: query %s: %w", name, err)
+		return nil, err
 	}
 	switch {
 	case res.Status != 200:
-		return nil, fmt.Errorf("influx: query %s: %s answered %d to the Flux query: %s", name, q.p.BaseURL(), res.Status, v2Message(res.Body))
+		return nil, fmt.Errorf("%s answered %d to the Flux query: %s", p.BaseURL(), res.Status, v2Message(res.Body))
 	case res.Truncated:
-		return nil, fmt.Errorf("influx: query %s: the answer is longer than the loader reads", name)
+		return nil, errors.New("the Flux answer is longer than the loader reads")
 	}
 	return res.Body, nil
 }
@@ -159,16 +152,12 @@ func flux(q *query.Query, bucket string) (string, error) {
 	}
 	b.WriteString("  |> pivot(rowKey: [\"_time\"], columnKey: [\"_field\"], valueColumn: \"_value\")\n")
 	if f := q.Filter; f != nil {
-		v, err := number(q, f.Value)
+		cmp, err := comparison(q)
 		if err != nil {
 			return "", err
 		}
-		op := " > "
-		if f.Below {
-			op = " < "
-		}
 		col := "r[" + fluxString(f.Field) + "]"
-		b.WriteString("  |> filter(fn: (r) => exists " + col + " and " + col + op + v + ")\n")
+		b.WriteString("  |> filter(fn: (r) => exists " + col + " and " + col + cmp + ")\n")
 		if !contains(q.Fields, f.Field) {
 			var or []string
 			for _, f := range q.Fields {
@@ -243,16 +232,70 @@ func fluxList(s []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
+// fluxReader reads a Flux CSV answer (a header per table, no
+// annotations) row by row, each with its table's columns.
+type fluxReader struct {
+	r    *csv.Reader
+	body []byte
+	cols map[string]int // the current table's columns by name
+	rec  []string       // the current row
+}
+
+func newFluxReader(body []byte) *fluxReader {
+	r := csv.NewReader(bytes.NewReader(body))
+	r.FieldsPerRecord = -1
+	return &fluxReader{r: r, body: body}
+}
+
+// next reads the next row; header tells that a table's header came
+// before it (cols are then that table's). After the last row it returns
+// io.EOF; a table of Flux's errors and a row before any header are
+// errors.
+func (f *fluxReader) next() (header bool, err error) {
+	for {
+		rec, err := f.r.Read()
+		if errors.Is(err, io.EOF) {
+			return false, io.EOF
+		}
+		if err != nil {
+			return false, fmt.Errorf("reading the Flux answer: %v (%s)", err, httpwrite.Snippet(f.body, 200))
+		}
+		if len(rec) > 1 && (rec[1] == "result" || rec[1] == "error") {
+			if rec[1] == "error" {
+				msg, _ := f.r.Read()
+				return false, fmt.Errorf("flux error: %s", strings.Join(msg, " "))
+			}
+			f.cols = map[string]int{}
+			for i, c := range rec {
+				f.cols[c] = i
+			}
+			header = true
+			continue
+		}
+		if f.cols == nil {
+			return false, fmt.Errorf("a row before any header: %s", httpwrite.Snippet(f.body, 200))
+		}
+		f.rec = rec
+		return header, nil
+	}
+}
+
+// get is column c of the current row, and whether its table has c.
+func (f *fluxReader) get(c string) (string, bool) {
+	if i, ok := f.cols[c]; ok && i < len(f.rec) {
+		return f.rec[i], true
+	}
+	return "", false
+}
+
 // readFlux reads the CSV answer (a header per table, no annotations) of
 // flux(q) as an Answer: rows either long (_field, _value) or pivoted (one
 // column per field).
 func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
-	r := csv.NewReader(bytes.NewReader(body))
-	r.FieldsPerRecord = -1
+	f := newFluxReader(body)
 	type key struct{ group, time string }
 	index := map[key]int{} // long rows: where each group and time went
 	ans := &query.Answer{}
-	var cols map[string]int
 	var tags []string // the header's columns other than Flux's own: a series' tags
 	// Last without a threshold: each series' newest value of each field,
 	// per group and bucket.
@@ -266,22 +309,16 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 	cands := map[key][]candidate{}
 	var order []key
 	for {
-		rec, err := r.Read()
+		header, err := f.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the answer: %v (%s)", err, httpwrite.Snippet(body, 200))
+			return nil, err
 		}
-		if len(rec) > 1 && (rec[1] == "result" || rec[1] == "error") {
-			if rec[1] == "error" {
-				msg, _ := r.Read()
-				return nil, fmt.Errorf("flux error: %s", strings.Join(msg, " "))
-			}
-			cols = map[string]int{}
+		if header {
 			tags = tags[:0]
-			for i, c := range rec {
-				cols[c] = i
+			for c := range f.cols {
 				switch c {
 				case "", "result", "table", "_start", "_stop", "_time", "_value", "_field", "_measurement":
 				default:
@@ -289,17 +326,8 @@ func readFlux(body []byte, q *query.Query) (*query.Answer, error) {
 				}
 			}
 			slices.Sort(tags)
-			continue
 		}
-		if cols == nil {
-			return nil, fmt.Errorf("a row before any header: %s", httpwrite.Snippet(body, 200))
-		}
-		get := func(c string) (string, bool) {
-			if i, ok := cols[c]; ok && i < len(rec) {
-				return rec[i], true
-			}
-			return "", false
-		}
+		get := f.get
 		var group []string
 		for _, g := range q.GroupBy {
 			v, _ := get(g)

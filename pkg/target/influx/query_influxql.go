@@ -39,22 +39,14 @@ import (
 // own, which is the newest row's only for one field, so Last per bucket
 // of several fields is refused (errors.ErrUnsupported).
 
-// v1Querier answers queries over a connection of its own (load.Querier).
-type v1Querier struct {
-	t *Target
-	p *httpwrite.Poster
-}
-
-func (q *v1Querier) Close() error { return nil }
-
-// Query states qy in InfluxQL, runs it and reads the answer.
-func (q *v1Querier) Query(ctx context.Context, qy *query.Query) (*query.Answer, error) {
-	stmt, err := influxQL(qy, q.t.from(qy.Table))
+// ask states qy in InfluxQL, runs it over p and reads the answer.
+func (apiV1) ask(ctx context.Context, t *Target, p *httpwrite.Poster, qy *query.Query) (*query.Answer, error) {
+	stmt, err := influxQL(qy, t.from(qy.Table))
 	if err != nil {
 		return nil, err
 	}
-	form := url.Values{"q": {stmt}, "db": {q.t.cfg.DBName}, "epoch": {"ns"}}
-	res, err := q.p.Post(ctx, httpwrite.Request{
+	form := url.Values{"q": {stmt}, "db": {t.cfg.DBName}, "epoch": {"ns"}}
+	res, err := p.Post(ctx, httpwrite.Request{
 		Path: "/query", ContentType: "application/x-www-form-urlencoded",
 		Body: []byte(form.Encode()), NoCompress: true,
 	})
@@ -65,7 +57,7 @@ func (q *v1Querier) Query(ctx context.Context, qy *query.Query) (*query.Answer, 
 	case res.Status == 401 || res.Status == 403:
 		return nil, load.Settingf("influx: query %s: authentication failed (%d %s): check the user ({User}) and password ({Password})", qy.Name, res.Status, serverMessage(res.Body))
 	case res.Status != 200:
-		return nil, fmt.Errorf("influx: query %s: %s answered %d: %s", qy.Name, q.p.BaseURL(), res.Status, serverMessage(res.Body))
+		return nil, fmt.Errorf("influx: query %s: %s answered %d: %s", qy.Name, p.BaseURL(), res.Status, serverMessage(res.Body))
 	case res.Truncated:
 		return nil, fmt.Errorf("influx: query %s: the answer is longer than the loader reads", qy.Name)
 	}
@@ -130,15 +122,11 @@ func influxQL(q *query.Query, from string) (string, error) {
 		b.WriteString(")")
 	}
 	if f := q.Filter; f != nil {
-		v, err := number(q, f.Value)
+		cmp, err := comparison(q)
 		if err != nil {
 			return "", err
 		}
-		op := " > "
-		if f.Below {
-			op = " < "
-		}
-		b.WriteString(" AND " + quoteIdent(f.Field) + op + v)
+		b.WriteString(" AND " + quoteIdent(f.Field) + cmp)
 	}
 	var group []string
 	if q.Bucket > 0 {
@@ -167,13 +155,18 @@ func quoteString(s string) string {
 	return `'` + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + `'`
 }
 
-// number is a threshold as a literal every dialect here reads: decimal,
-// no exponent.
-func number(q *query.Query, v float64) (string, error) {
+// comparison is q's threshold as InfluxQL and Flux both compare a value
+// with it: " > v" or " < v", v a decimal literal without exponent.
+func comparison(q *query.Query) (string, error) {
+	v := q.Filter.Value
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "", fmt.Errorf("query %s: threshold %g is not a number a database compares with", q.Name, v)
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64), nil
+	op := " > "
+	if q.Filter.Below {
+		op = " < "
+	}
+	return op + strconv.FormatFloat(v, 'f', -1, 64), nil
 }
 
 // influxDuration is d as an InfluxQL (and Flux) duration literal: whole

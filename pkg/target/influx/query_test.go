@@ -2,15 +2,11 @@ package influx
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tsload/tsload/internal/querytest"
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/query"
 )
 
 // TestQueryV1 loads querytest's cpu-only and iot files into the real
@@ -46,47 +42,11 @@ func TestQueryV2(t *testing.T) {
 
 // TestQueryRecentV1 and TestQueryRecentV2: rows timed in the last
 // seconds, acknowledged, are in the answers at once, the bucket holding
-// now included.
+// now included (querytest.CheckRecent).
 func TestQueryRecentV1(t *testing.T) {
-	recent(t, newTarget(t, influxURL(t), Config{}))
+	querytest.CheckRecent(t, newTarget(t, influxURL(t), Config{}), time.Nanosecond)
 }
 
 func TestQueryRecentV2(t *testing.T) {
-	recent(t, newV2Target(t, influx2(t)))
-}
-
-func recent(t *testing.T, tg *Target) {
-	ctx := context.Background()
-	now := time.Now().Truncate(time.Millisecond)
-	var lines strings.Builder
-	var points []query.Point
-	for i := 1; i <= 40; i++ {
-		at := now.Add(-time.Duration(i) * 500 * time.Millisecond)
-		for _, host := range []string{"a", "b"} {
-			v := float64(i*7%23) + float64(len(host))
-			fmt.Fprintf(&lines, "recent,host=%s v=%g %d\n", host, v, at.UnixNano())
-			points = append(points, query.Point{Time: at, Tags: map[string]string{"host": host}, Fields: map[string]float64{"v": v}})
-		}
-	}
-	w, err := tg.NewWriter(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(ctx, &load.Batch{Format: format.ILP, Data: []byte(lines.String()), Rows: len(points), FirstLine: 1}); err != nil {
-		t.Fatal(err)
-	}
-	qr, err := tg.NewQuerier(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := query.BucketStart(now.Add(-30*time.Second), 5*time.Second)
-	end := query.BucketStart(now, 5*time.Second).Add(5 * time.Second)
-	qs := []*query.Query{
-		{Name: "recent-max", Table: "recent", Fields: []string{"v"}, Agg: query.Max, GroupBy: []string{"host"}, Bucket: 5 * time.Second, Start: start, End: end},
-		{Name: "recent-last", Table: "recent", Fields: []string{"v"}, Agg: query.Last, GroupBy: []string{"host"}, Start: start, End: end},
-		{Name: "recent-count", Table: "recent", Fields: []string{"v"}, Agg: query.Count, Start: start, End: now.Add(time.Millisecond)},
-	}
-	for _, problem := range querytest.Check(ctx, qr, qs, map[string][]query.Point{"recent": points}, nil) {
-		t.Error(problem)
-	}
+	querytest.CheckRecent(t, newV2Target(t, influx2(t)), time.Nanosecond)
 }

@@ -1,12 +1,8 @@
 package influx
 
 import (
-	"errors"
 	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/querytest"
@@ -19,52 +15,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // (Queries and More, over its Sample rows) with the golden files
 // testdata/queries.influxql and testdata/queries.flux (-update rewrites
 // them); a query a dialect refuses is written as its error, which must
-// wrap errors.ErrUnsupported.
+// wrap errors.ErrUnsupported (querytest.Text).
 func TestQueryText(t *testing.T) {
-	points := querytest.Sample("")
-	var qs []*query.Query
-	for _, uc := range []string{"cpu-only", "iot"} {
-		qs = append(qs, querytest.Queries(uc, "", points)...)
-		qs = append(qs, querytest.More(uc, "", points)...)
-	}
-	for _, d := range []struct {
-		file string
-		text func(*query.Query) (string, error)
-	}{
-		{"queries.influxql", func(q *query.Query) (string, error) { return influxQL(q, quoteIdent(q.Table)) }},
-		{"queries.flux", func(q *query.Query) (string, error) { return flux(q, "bucket") }},
-	} {
-		var b strings.Builder
-		for _, q := range qs {
-			text, err := d.text(q)
-			if err != nil {
-				if !errors.Is(err, errors.ErrUnsupported) {
-					t.Errorf("%s: %v", q.Name, err)
-				}
-				text = "unsupported: " + err.Error()
-			}
-			fmt.Fprintf(&b, "# %s\n%s\n\n", q, strings.TrimSpace(text))
-		}
-		golden(t, filepath.Join("testdata", d.file), b.String())
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from what the queries make now (go test -update rewrites it):\n%s", path, got)
-	}
+	querytest.Text(t, filepath.Join("testdata", "queries.influxql"), *update,
+		func(q *query.Query) (string, error) { return influxQL(q, quoteIdent(q.Table)) })
+	querytest.Text(t, filepath.Join("testdata", "queries.flux"), *update,
+		func(q *query.Query) (string, error) { return flux(q, "bucket") })
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/query"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/sqlquery"
@@ -16,49 +15,33 @@ import (
 // v3TimeColumn is the time column of every InfluxDB 3 table.
 const v3TimeColumn = "time"
 
-// newV3Querier is query connection n on InfluxDB 3: package sqlquery's
-// statements in DataFusion's SQL (date_bin buckets from the epoch, window
-// functions for newest-N and Last) posted to /api/v3/query_sql on a
-// Poster of its own, rows read back from JSON by column name.
-func (t *Target) newV3Querier(n int) load.Querier {
-	return &v3Querier{t: t, p: t.client.NewPoster(n), d: sqlquery.DataFusion("influxdb3")}
-}
+// v3Dialect is InfluxDB 3's SQL: DataFusion's (date_bin buckets from the
+// epoch, window functions for newest-N and Last).
+var v3Dialect = sqlquery.DataFusion("influxdb3")
 
-type v3Querier struct {
-	t *Target
-	p *httpwrite.Poster
-	d *sqlquery.Dialect
-}
-
-func (q *v3Querier) Query(ctx context.Context, qr *query.Query) (*query.Answer, error) {
-	stmt, lay, err := q.d.SQL(qr, v3TimeColumn)
+// ask states qy in package sqlquery's statements in v3Dialect, posts it
+// to /api/v3/query_sql over p and reads the JSON rows back by column
+// name.
+func (apiV3) ask(ctx context.Context, t *Target, p *httpwrite.Poster, qy *query.Query) (*query.Answer, error) {
+	a, err := v3Dialect.MapQuery(ctx, qy, v3TimeColumn, func(ctx context.Context, stmt string) ([]map[string]any, error) {
+		return t.v3QueryRows(ctx, p, stmt)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("influx: %w", err)
-	}
-	rows, err := q.rows(ctx, stmt)
-	if err != nil {
-		return nil, fmt.Errorf("influx: query %s: %w", qr.Name, err)
-	}
-	a := &query.Answer{Rows: make([]query.Row, 0, len(rows))}
-	for i, m := range rows {
-		r, err := lay.MapRow(m, nil)
-		if err != nil {
-			return nil, fmt.Errorf("influx: query %s: %s: row %d: %w", qr.Name, stmt, i+1, err)
-		}
-		a.Rows = append(a.Rows, r)
 	}
 	return a, nil
 }
 
-// rows runs stmt and returns its JSON rows (a NULL is a missing key).
-func (q *v3Querier) rows(ctx context.Context, stmt string) ([]map[string]any, error) {
-	res, err := q.t.v3DoOn(ctx, q.p, http.MethodPost, "/api/v3/query_sql", nil, map[string]string{"db": q.t.cfg.DBName, "q": stmt, "format": "json"})
+// v3QueryRows runs stmt over p and returns its JSON rows (a NULL is a
+// missing key).
+func (t *Target) v3QueryRows(ctx context.Context, p *httpwrite.Poster, stmt string) ([]map[string]any, error) {
+	res, err := t.v3DoOn(ctx, p, http.MethodPost, "/api/v3/query_sql", nil, map[string]string{"db": t.cfg.DBName, "q": stmt, "format": "json"})
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case res.Status != 200:
-		return nil, fmt.Errorf("%s: %s answered %d: %s", stmt, q.p.BaseURL(), res.Status, v3Text(res))
+		return nil, fmt.Errorf("%s: %s answered %d: %s", stmt, p.BaseURL(), res.Status, v3Text(res))
 	case res.Truncated:
 		return nil, fmt.Errorf("%s: the answer is longer than the loader reads", stmt)
 	}
@@ -70,5 +53,3 @@ func (q *v3Querier) rows(ctx context.Context, stmt string) ([]map[string]any, er
 	}
 	return rows, nil
 }
-
-func (q *v3Querier) Close() error { return nil }

@@ -35,7 +35,7 @@ func TestV3Queries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			qr := tg.newV3Querier(0)
+			qr := tg.newQuerier(apiV3{}, 0)
 			defer qr.Close()
 			for _, problem := range querytest.Check(context.Background(), qr, append(querytest.Queries(uc, prefix, points), querytest.More(uc, prefix, points)...), points, nil) {
 				t.Error(problem)
@@ -62,6 +62,6 @@ type v3Only struct{ *Target }
 
 func (v *v3Only) Hooks() load.Hooks {
 	h := v.Target.Hooks()
-	h.NewQuerier = func(context.Context, int) (load.Querier, error) { return v.newV3Querier(0), nil }
+	h.NewQuerier = func(context.Context, int) (load.Querier, error) { return v.newQuerier(apiV3{}, 0), nil }
 	return h
 }

@@ -21,7 +21,7 @@ func TestResumeAfterLoaderKill(t *testing.T) {
 			db := uniqueDB(t)
 			dbs.Set(table, db)
 			t.Cleanup(func() {
-				if tg, err := New(Config{URLs: []string{base}}); err == nil {
+				if tg, err := New(Config{URLs: []string{base}, Precision: "n"}); err == nil {
 					tg.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db))
 					tg.Close()
 				}

@@ -2,7 +2,6 @@ package influx
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 )
@@ -29,29 +27,13 @@ func ilpFile(t *testing.T, rows int, seed int) string {
 	return path
 }
 
+// runLoad loads path into a fresh database of the server at url
+// (runFault without a proxy: gzip, 10 s request timeout), mod changing
+// the runner's configuration.
 func runLoad(t *testing.T, url, path string, batch, workers int, mod func(*runner.Config)) (*results.Results, error, string) {
 	t.Helper()
-	db := uniqueDB(t)
-	tg, err := New(Config{URLs: []string{url}, Precision: "n", Gzip: true, GzipLevel: 1, RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		tg.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db))
-		tg.Close()
-	})
-	var stderr bytes.Buffer
-	cfg := runner.Config{
-		Inputs: []string{path}, BatchSize: batch, Workers: workers, DoLoad: true, Verify: true,
-		ReportingPeriod: time.Hour, RetryTimeout: 60 * time.Second, Stderr: &stderr,
-		Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
-		Loader:  "load_influx", Target: "influx",
-	}
-	if mod != nil {
-		mod(&cfg)
-	}
-	res, err := runner.Run(context.Background(), cfg, tg)
-	return res, err, stderr.String()
+	r := runFault(t, newFaultTarget(t, url, 10*time.Second), nil, path, batch, workers, mod)
+	return r.Res, r.Err, r.Log
 }
 
 func TestRunnerExactCounts(t *testing.T) {
@@ -94,9 +76,9 @@ func TestRunnerPartialWrite(t *testing.T) {
 }
 
 func TestRunnerCacheFull(t *testing.T) {
-	in := startInstance(t, "tiny", "INFLUX_CACHE_MAX=1m", "INFLUX_CACHE_SNAPSHOT=256k")
+	_, url := privateV1(t, "tiny", "INFLUX_CACHE_MAX=1m", "INFLUX_CACHE_SNAPSHOT=256k")
 	path := ilpFile(t, 80000, 13)
-	res, err, log := runLoad(t, in.url, path, 5000, 3, nil)
+	res, err, log := runLoad(t, url, path, 5000, 3, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
@@ -107,7 +89,7 @@ func TestRunnerCacheFull(t *testing.T) {
 }
 
 func TestRunnerServerRestart(t *testing.T) {
-	in := startInstance(t, "restart")
+	srv, url := privateV1(t, "restart")
 	path := ilpFile(t, 60000, 14)
 	type out struct {
 		res *results.Results
@@ -116,13 +98,11 @@ func TestRunnerServerRestart(t *testing.T) {
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err, log := runLoad(t, in.url, path, 500, 2, nil)
+		res, err, log := runLoad(t, url, path, 500, 2, nil)
 		done <- out{res, err, log}
 	}()
 	time.Sleep(400 * time.Millisecond)
-	in.kill()
-	time.Sleep(time.Second)
-	in.start()
+	restart(t, srv, time.Second)
 	o := <-done
 	if o.err != nil {
 		t.Fatalf("%v\n%s", o.err, o.log)

@@ -42,9 +42,6 @@ type apiV2 struct{}
 
 func (apiV2) name() API { return APIv2 }
 
-// v2Precisions maps the loader's precisions to the 2.x names.
-var v2Precisions = map[string]string{"n": "ns", "u": "us", "ms": "ms", "s": "s"}
-
 func (c *Config) bucket() string {
 	if c.Bucket != "" {
 		return c.Bucket
@@ -53,7 +50,7 @@ func (c *Config) bucket() string {
 }
 
 func (apiV2) write(c *Config) (string, string) {
-	q := url.Values{"org": {c.Org}, "bucket": {c.bucket()}, "precision": {v2Precisions[c.Precision]}}
+	q := url.Values{"org": {c.Org}, "bucket": {c.bucket()}, "precision": {precisionNames[APIv2][c.Precision]}}
 	return "/api/v2/write", q.Encode()
 }
 
@@ -315,26 +312,11 @@ func v2CountQuery(bucket, m string) string {
 }
 
 func (apiV2) count(ctx context.Context, t *Target, m string) (int64, error) {
-	q := v2CountQuery(t.cfg.bucket(), m)
-	body, err := json.Marshal(map[string]any{
-		"query": q, "type": "flux",
-		"dialect": map[string]any{"header": true, "annotations": []string{}, "delimiter": ","},
-	})
-	if err != nil {
-		return 0, err
-	}
-	res, err := t.query.Post(ctx, httpwrite.Request{Path: "/api/v2/query", Query: url.Values{"org": {t.cfg.Org}}.Encode(),
-		ContentType: "application/json", Accept: "application/csv", Body: body, NoCompress: true})
+	body, err := t.postFlux(ctx, t.query, v2CountQuery(t.cfg.bucket(), m))
 	if err != nil {
 		return 0, fmt.Errorf("count %s: %w", m, err)
 	}
-	if res.Status != 200 {
-		return 0, fmt.Errorf("count %s: %s answered %d to the Flux query: %s", m, t.query.BaseURL(), res.Status, v2Message(res.Body))
-	}
-	if res.Truncated {
-		return 0, fmt.Errorf("count %s: the Flux answer is longer than the loader reads", m)
-	}
-	return sumFluxColumn(res.Body, "_field")
+	return sumFluxColumn(body, "_field")
 }
 
 // sumFluxColumn adds up column col of a Flux CSV answer (no annotations;

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -212,19 +211,16 @@ func TestV2Prepare(t *testing.T) {
 // counts.
 func TestV2CacheFull(t *testing.T) {
 	cfg := influx2(t)
-	state := t.TempDir()
-	port := freePort(t)
+	root, state, port := loadtest.PrivatePlace(t, 0, 0)
 	env := append(os.Environ(), "TSLOAD_STATE="+state, "INFLUX_NAME=v2tiny", "INFLUX_PORT="+strconv.Itoa(port),
 		"INFLUX_CACHE_MAX=1048576", "INFLUX_CACHE_SNAPSHOT=262144")
-	script := func(args ...string) {
-		cmd := exec.Command("bash", args...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
+	script := func(name string) {
+		if err := loadtest.RunScript(env, filepath.Join(root, "scripts", name), "--version", "2"); err != nil {
+			t.Fatal(err)
 		}
 	}
-	script(filepath.Join("..", "..", "..", "scripts", "start_influxdb.sh"), "--version", "2")
-	t.Cleanup(func() { script(filepath.Join("..", "..", "..", "scripts", "stop_influxdb.sh"), "--version", "2") })
+	script("start_influxdb.sh")
+	t.Cleanup(func() { script("stop_influxdb.sh") })
 	cfg.URLs = []string{fmt.Sprintf("http://127.0.0.1:%d", port)}
 	tg := newV2Target(t, cfg)
 	w, _ := tg.NewWriter(context.Background(), 0)

@@ -44,12 +44,10 @@ type apiV3 struct{}
 
 func (apiV3) name() API { return APIv3 }
 
-var v3Precisions = map[string]string{"n": "nanosecond", "u": "microsecond", "ms": "millisecond", "s": "second"}
-
 func (apiV3) write(c *Config) (string, string) {
 	q := url.Values{
 		"db":             {c.DBName},
-		"precision":      {v3Precisions[c.Precision]},
+		"precision":      {precisionNames[APIv3][c.Precision]},
 		"accept_partial": {strconv.FormatBool(c.AcceptPartial)},
 		"no_sync":        {strconv.FormatBool(c.NoSync)},
 	}

@@ -25,6 +25,7 @@
 package sqlquery
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -320,6 +321,32 @@ func (l Layout) MapRow(m map[string]any, readTime func(any) (time.Time, error)) 
 		vals[i] = v
 	}
 	return l.Row(vals, readTime)
+}
+
+// MapQuery answers q where the database returns result rows as JSON
+// objects by column name (CnosDB, InfluxDB 3): q's statement in d over
+// time column timeCol, run by rows, each row read by Layout.MapRow. An
+// error of the statement (errors.ErrUnsupported among them) comes back as
+// it is, the others name q and, for a row, the statement and the row's
+// number; the caller puts its database's name in front.
+func (d *Dialect) MapQuery(ctx context.Context, q *query.Query, timeCol string, rows func(ctx context.Context, stmt string) ([]map[string]any, error)) (*query.Answer, error) {
+	stmt, lay, err := d.SQL(q, timeCol)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := rows(ctx, stmt)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q.Name, err)
+	}
+	a := &query.Answer{Rows: make([]query.Row, 0, len(ms))}
+	for i, m := range ms {
+		r, err := lay.MapRow(m, nil)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %s: row %d: %w", q.Name, stmt, i+1, err)
+		}
+		a.Rows = append(a.Rows, r)
+	}
+	return a, nil
 }
 
 func text(v any) (string, error) {

@@ -1,10 +1,8 @@
 package victoriametrics
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,25 +17,15 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // TestQueryText compares the MetricsQL (or export) and the evaluations of
 // querytest's queries (Queries and More, over its Sample rows) with
 // testdata/queries.metricsql (-update rewrites it); a query refused is
-// written as its error, which must wrap errors.ErrUnsupported.
+// written as its error, which must wrap errors.ErrUnsupported
+// (querytest.Text).
 func TestQueryText(t *testing.T) {
-	points := querytest.Sample("")
-	var qs []*query.Query
-	for _, uc := range []string{"cpu-only", "iot"} {
-		qs = append(qs, querytest.Queries(uc, "", points)...)
-		qs = append(qs, querytest.More(uc, "", points)...)
-	}
-	var b strings.Builder
-	for _, q := range qs {
-		fmt.Fprintf(&b, "# %s\n", q)
+	querytest.Text(t, filepath.Join("testdata", "queries.metricsql"), *update, func(q *query.Query) (string, error) {
 		p, err := metricsQL(q, "db", time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC))
 		if err != nil {
-			if !errors.Is(err, errors.ErrUnsupported) {
-				t.Errorf("%s: %v", q.Name, err)
-			}
-			fmt.Fprintf(&b, "unsupported: %v\n\n", err)
-			continue
+			return "", err
 		}
+		var b strings.Builder
 		for _, sp := range p.spans {
 			at := func(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
 			if sp.step > 0 {
@@ -55,9 +43,8 @@ func TestQueryText(t *testing.T) {
 		for i, e := range p.exprs {
 			fmt.Fprintf(&b, "%s: %s\n", q.Fields[i], e)
 		}
-		b.WriteString("\n")
-	}
-	golden(t, filepath.Join("testdata", "queries.metricsql"), b.String())
+		return b.String(), nil
+	})
 }
 
 // TestSpans: a window cut inside its first and last buckets is evaluated
@@ -80,25 +67,5 @@ func TestSpans(t *testing.T) {
 		if got := spans(tc.from, tc.to, time.Minute, tc.now); fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("spans(%d, %d, 1m, now %d) = %v, want %v", tc.from, tc.to, tc.now, got, tc.want)
 		}
-	}
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from what the queries make now (go test -update rewrites it):\n%s", path, got)
 	}
 }
