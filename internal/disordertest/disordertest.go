@@ -9,7 +9,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -43,12 +42,11 @@ type File struct {
 	Rows, Keys int64
 }
 
-// Generate writes c's file (ILP, seed 42) into dir and reads it back for
-// its keys, a line at a time.
+// Generate writes c's file (ILP, seed 42) as a new file in dir (named
+// after the case) and reads it back for its keys, a line at a time.
 func Generate(t testing.TB, dir string, c Case) File {
 	t.Helper()
-	path := filepath.Join(dir, c.Name+".ilp")
-	out, err := os.Create(path)
+	out, err := os.CreateTemp(dir, c.Name+"-*.ilp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +72,7 @@ func Generate(t testing.TB, dir string, c Case) File {
 	if err := lines.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return File{Path: path, Rows: st.Rows, Keys: int64(len(keys))}
+	return File{Path: out.Name(), Rows: st.Rows, Keys: int64(len(keys))}
 }
 
 // Setup returns a target on a fresh database (or table prefix) and the
