@@ -5,19 +5,18 @@
 package disordertest
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/usecase"
 )
@@ -43,34 +42,43 @@ type File struct {
 	Rows, Keys int64
 }
 
-// Generate writes c's file (ILP, seed 42) into dir.
+// Generate writes c's file (ILP, seed 42) as a new file in dir (named
+// after the case) and reads it back for its keys, a line at a time.
 func Generate(t testing.TB, dir string, c Case) File {
 	t.Helper()
-	var out bytes.Buffer
+	out, err := os.CreateTemp(dir, c.Name+"-*.ilp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
 	st, err := gen.Generate(context.Background(), gen.Config{
 		UseCase: usecase.CPUOnly, Format: format.ILP, Seed: 42, Scale: 3,
 		Start: gen.DefaultStart, End: gen.DefaultStart.Add(2 * time.Hour), Workers: 1,
-		Disorder: c.Disorder, Stdout: &out, Stderr: io.Discard,
+		Disorder: c.Disorder, Stdout: out, Stderr: io.Discard,
 	})
+	if err == nil {
+		_, err = out.Seek(0, io.SeekStart)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	keys := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
 		// the series (up to the first space) and the time (after the last)
+		line := lines.Text()
 		keys[line[:strings.IndexByte(line, ' ')]+line[strings.LastIndexByte(line, ' '):]] = true
 	}
-	path := filepath.Join(dir, c.Name+".ilp")
-	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+	if err := lines.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return File{Path: path, Rows: st.Rows, Keys: int64(len(keys))}
+	return File{Path: out.Name(), Rows: st.Rows, Keys: int64(len(keys))}
 }
 
 // Setup returns a target on a fresh database (or table prefix) and the
 // runner configuration of a load into it: Prepare, Loader, Target, and
-// what else the target needs. Inputs, DoLoad, Verify, VerifyContent and
-// Stderr are Run's.
+// what else the target needs. Inputs, DoLoad, Verify, VerifyContent,
+// Stderr and ResultsFile are Run's.
 type Setup func(t *testing.T) (load.Target, runner.Config)
 
 // Run loads each of Cases with --verify count and with --verify content
@@ -89,25 +97,20 @@ func Run(t *testing.T, setup Setup, keepsRepeats bool) {
 		for _, mode := range []string{"count", "content"} {
 			t.Run(c.Name+"/"+mode, func(t *testing.T) {
 				tg, rc := setup(t)
-				var stderr bytes.Buffer
-				rc.Inputs, rc.DoLoad, rc.Verify, rc.VerifyContent, rc.Stderr = []string{f.Path}, true, true, mode == "content", &stderr
+				rc.Inputs, rc.DoLoad, rc.Verify, rc.VerifyContent = []string{f.Path}, true, true, mode == "content"
 				if rc.ReportingPeriod == 0 {
 					rc.ReportingPeriod = time.Hour
 				}
 				if rc.RetryTimeout == 0 {
 					rc.RetryTimeout = 30 * time.Second
 				}
-				res, err := runner.Run(context.Background(), rc, tg)
-				if err != nil {
-					t.Fatalf("%v\n%s", err, stderr.String())
-				}
-				if mode == "content" && res.Verify != nil && res.Verify.Mode == "count" && strings.Contains(res.Verify.Note, "cannot compute content fingerprints") {
+				r := loadtest.RunLoad(t, rc, tg)
+				r.Exact(t, f.Rows)
+				res := r.Res
+				if mode == "content" && res.Verify.Mode == "count" && strings.Contains(res.Verify.Note, "cannot compute content fingerprints") {
 					t.Logf("verified by count: %s", res.Verify.Note) // the runner's fallback (docs/verify.md)
-				} else if res.Verify != nil && res.Verify.Mode != mode {
+				} else if res.Verify.Mode != mode {
 					t.Fatalf("verified by %s, want %s", res.Verify.Mode, mode)
-				}
-				if res.Status != results.StatusOK || res.Rows != f.Rows || res.Verify == nil || !res.Verify.OK {
-					t.Fatalf("status %s rows %d (want %d) verify %+v\n%s", res.Status, res.Rows, f.Rows, res.Verify, stderr.String())
 				}
 				var held int64
 				for _, n := range res.Verify.Actual {
@@ -118,7 +121,7 @@ func Run(t *testing.T, setup Setup, keepsRepeats bool) {
 					want = f.Rows
 				}
 				if held != want {
-					t.Fatalf("the database holds %d rows, want %d (%d rows, %d keys)\n%s", held, want, f.Rows, f.Keys, stderr.String())
+					t.Fatalf("the database holds %d rows, want %d (%d rows, %d keys)\n%s", held, want, f.Rows, f.Keys, r.Log)
 				}
 			})
 		}

@@ -2,8 +2,6 @@ package loadtest
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +74,7 @@ func (s FaultSuite) Run(t *testing.T, prefix string) {
 
 // faultLines writes rows of table: ten series (host), a unique timestamp
 // per row; edit, when not nil, may change line i.
-func faultLines(t *testing.T, table string, rows int, edit func(i int, line string) string) string {
+func faultLines(t testing.TB, table string, rows int, edit func(i int, line string) string) string {
 	t.Helper()
 	var b strings.Builder
 	for i := 0; i < rows; i++ {
@@ -86,11 +84,7 @@ func faultLines(t *testing.T, table string, rows int, edit func(i int, line stri
 		}
 		b.WriteString(line)
 	}
-	path := filepath.Join(t.TempDir(), table+".ilp")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return tempFile(t, table+".ilp", b.String())
 }
 
 // faultRun is one load of a scenario.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,17 @@ func AfterBytes(p *faultproxy.Proxy, n int64, stop chan struct{}) bool {
 		}
 	}
 	return true
+}
+
+// tempFile writes content to a file name in a temporary directory of the
+// test and returns its path.
+func tempFile(t testing.TB, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // ReadResults reads the results file a run wrote.

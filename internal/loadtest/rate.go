@@ -2,8 +2,6 @@ package loadtest
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,15 +14,7 @@ import (
 // unique nanosecond timestamp per row) to a temporary file.
 func RateLines(t testing.TB, table string, rows int) string {
 	t.Helper()
-	var b strings.Builder
-	for i := 0; i < rows; i++ {
-		fmt.Fprintf(&b, "%s,host=h%d v=%d.5,n=%di %d\n", table, i%10, i, i, int64(1704067200000000000)+int64(i)*1e6)
-	}
-	path := filepath.Join(t.TempDir(), table+".ilp")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return faultLines(t, table, rows, nil)
 }
 
 // PacedRuns runs the loader of spec through its command line against a

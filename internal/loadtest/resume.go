@@ -233,11 +233,36 @@ func (r *resumeRun) cmd(t *testing.T, args ...string) (string, error) {
 	if len(args) > 0 && args[0] == "--resume" {
 		args = append(args, r.again...)
 	}
-	c := exec.Command(r.bin, args...)
+	return RunCommand(r.bin, args...)
+}
+
+// RunCommand runs the program bin with args and returns its stderr and
+// how it ended.
+func RunCommand(bin string, args ...string) (stderr string, err error) {
+	c := exec.Command(bin, args...)
 	var out bytes.Buffer
 	c.Stderr = &out
-	err := c.Run()
+	err = c.Run()
 	return out.String(), err
+}
+
+// AsKilled rewrites the journal of the load whose results file is
+// results as a kill leaves it: its last snapshot not final, the load not
+// complete, so that --resume has something to resume.
+func AsKilled(t testing.TB, results string) {
+	t.Helper()
+	j, path, err := runner.ReadJournal(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Final, j.Complete = false, false
+	data, err := json.Marshal(j)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // resume continues the load with --resume (and extra flags) and returns

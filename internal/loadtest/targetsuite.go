@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -293,11 +292,7 @@ func (s TargetSuite) csvTimes(t *testing.T, table string) {
 			for i := 0; i < rows; i++ {
 				fmt.Fprintf(&b, "%s,h%d,%d.5\n", c.spell(base.Add(time.Duration(i)*time.Second)), i%10, i)
 			}
-			path := filepath.Join(t.TempDir(), name+".csv")
-			if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg := FaultConfig(path, 100, 2)
+			cfg := FaultConfig(tempFile(t, name+".csv", b.String()), 100, 2)
 			cfg.Format, cfg.Table, cfg.VerifyContent = format.CSV, name, true
 			cfg.Mapping.TimeUnit = c.unit
 			r := s.load(t, tg, prep, cfg)

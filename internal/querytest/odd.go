@@ -1,7 +1,6 @@
 package querytest
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/query"
 )
@@ -78,23 +76,5 @@ func CheckOdd(t *testing.T, tg load.Target, loader string, prep load.PrepareOpti
 	t.Helper()
 	path, rows := OddFile(t)
 	prefix := "Q-odd_"
-	cfg := loadtest.FaultConfig(path, 50, 2)
-	cfg.TablePrefix = prefix
-	cfg.Prepare = prep
-	cfg.Loader, cfg.Target = loader, strings.TrimPrefix(loader, "load_")
-	if r := loadtest.RunLoad(t, cfg, tg); r.Err != nil {
-		t.Fatalf("load of %d rows: %v\n%s", rows, r.Err, r.Log)
-	}
-	points, err := Points(path, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qr, err := tg.Hooks().NewQuerier(context.Background(), 0)
-	if err != nil {
-		t.Fatalf("NewQuerier: %v", err)
-	}
-	defer qr.Close()
-	for _, problem := range Check(context.Background(), qr, OddQueries(prefix), points, nil) {
-		t.Error(problem)
-	}
+	ask(t, tg, OddQueries(prefix), loadFile(t, tg, loader, prep, path, prefix, 50, int64(rows)), nil)
 }

@@ -64,28 +64,42 @@ func (s Suite) Run(t *testing.T, prefix string) {
 			if tg.Hooks().NewQuerier == nil {
 				t.Fatalf("%s declares no NewQuerier", s.Loader)
 			}
-			cfg := loadtest.FaultConfig(path, 1000, 2)
-			cfg.TablePrefix = p
-			cfg.Prepare = prep
-			cfg.Loader, cfg.Target = s.Loader, strings.TrimPrefix(s.Loader, "load_")
-			r := loadtest.RunLoad(t, cfg, tg)
-			if r.Err != nil {
-				t.Fatalf("load of %d rows: %v\n%s", rows, r.Err, r.Log)
-			}
-			points, err := Points(path, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qr, err := tg.Hooks().NewQuerier(context.Background(), 0)
-			if err != nil {
-				t.Fatalf("NewQuerier: %v", err)
-			}
-			defer qr.Close()
-			qs := append(Queries(uc, p, points), More(uc, p, points)...)
-			for _, problem := range Check(context.Background(), qr, qs, points, s.Unsupported) {
-				t.Error(problem)
-			}
+			points := loadFile(t, tg, s.Loader, prep, path, p, 1000, rows)
+			ask(t, tg, append(Queries(uc, p, points), More(uc, p, points)...), points, s.Unsupported)
 		})
+	}
+}
+
+// loadFile loads the line-protocol file path (rows rows) through tg in
+// batches of batch rows, its tables named with prefix in front, and
+// returns the file's points as the tables hold them.
+func loadFile(t *testing.T, tg load.Target, loader string, prep load.PrepareOptions, path, prefix string, batch int, rows int64) map[string][]query.Point {
+	t.Helper()
+	cfg := loadtest.FaultConfig(path, batch, 2)
+	cfg.TablePrefix = prefix
+	cfg.Prepare = prep
+	cfg.Loader, cfg.Target = loader, strings.TrimPrefix(loader, "load_")
+	if r := loadtest.RunLoad(t, cfg, tg); r.Err != nil {
+		t.Fatalf("load of %d rows: %v\n%s", rows, r.Err, r.Log)
+	}
+	points, err := Points(path, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return points
+}
+
+// ask asks tg's querier qs and reports each answer that differs from
+// query.Eval's over points (unsupported as Check's).
+func ask(t *testing.T, tg load.Target, qs []*query.Query, points map[string][]query.Point, unsupported []string) {
+	t.Helper()
+	qr, err := tg.Hooks().NewQuerier(context.Background(), 0)
+	if err != nil {
+		t.Fatalf("NewQuerier: %v", err)
+	}
+	defer qr.Close()
+	for _, problem := range Check(context.Background(), qr, qs, points, unsupported) {
+		t.Error(problem)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // bytes at any worker count, a row group every RowGroupRows rows; a use
 // case of several tables writes a file per table.
 func TestParquetDeterministic(t *testing.T) {
-	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := DefaultStart
 	var files [][]byte
 	for _, w := range []int{1, 3} {
 		var out bytes.Buffer

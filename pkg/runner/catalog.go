@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
@@ -32,10 +31,6 @@ type catalog struct {
 	asked  map[string]bool
 	err    error
 }
-
-// catalogTimeout bounds the catalog's questions with DoLoad false, where
-// no server need be there.
-const catalogTimeout = 3 * time.Second
 
 // newCatalog is the run's catalog: nil when the target has none, or when
 // the tables are dropped first (DropDB) and only the use case or the

@@ -72,6 +72,10 @@ type rowLayout struct {
 	loaded  *schema.Table // the input's table typed and tagged as its lines are (split.Checker.Loaded)
 }
 
+// catalogTimeout bounds the catalog's questions with DoLoad false, where
+// no server need be there.
+const catalogTimeout = 3 * time.Second
+
 // newOwnData prepares the run's catalog (the splitter's Lookup goes
 // through it) before the inputs are opened.
 func (r *run) newOwnData(ctx context.Context) *ownData {

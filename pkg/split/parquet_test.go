@@ -7,28 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/usecase"
 )
-
-// genData generates a small data set of useCase in f (seed 7, 6 hours)
-// into dir and returns its path.
-func genData(t testing.TB, dir, useCase string, f format.Format, rowGroup int64) string {
-	t.Helper()
-	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
-	name := "cpu"
-	if useCase == usecase.Weather {
-		name = "weather"
-	}
-	path := filepath.Join(dir, name+gen.Extension(f))
-	generate(t, gen.Config{UseCase: useCase, Format: f, Seed: 7, Scale: 3,
-		Start: start, End: start.Add(6 * time.Hour), File: path, Workers: 2, RowGroupRows: rowGroup})
-	return path
-}
 
 // splitParquetFile splits the file at path and returns its batches' data
 // concatenated, the rows, metrics and the batches.
@@ -73,9 +56,9 @@ func TestParquetSameAsGenerated(t *testing.T) {
 	for _, uc := range []string{usecase.CPUOnly, usecase.Weather} {
 		t.Run(uc, func(t *testing.T) {
 			dir := t.TempDir()
-			pqPath := genData(t, dir, uc, format.Parquet, 333)
+			pqPath := genData(t, dir, uc, format.Parquet, 3, 333)
 			for _, as := range []format.Format{format.PGCopy, format.ILP} {
-				ref := genData(t, t.TempDir(), uc, as, 0)
+				ref := genData(t, t.TempDir(), uc, as, 3, 0)
 				want, wantRows, wantMetrics, _ := splitParquetFile(t, ref, Config{BatchSize: 100})
 				got, rows, metrics, batches := splitParquetFile(t, pqPath, Config{BatchSize: 100, ParquetAs: as, ParquetReaders: 3})
 				if !bytes.Equal(got, want) {
@@ -104,7 +87,7 @@ func TestParquetSameAsGenerated(t *testing.T) {
 // TestParquetPartsAndLimit: routed batches keep every series on one
 // part; a limit stops at exactly that many rows.
 func TestParquetPartsAndLimit(t *testing.T) {
-	path := genData(t, t.TempDir(), usecase.CPUOnly, format.Parquet, 500)
+	path := genData(t, t.TempDir(), usecase.CPUOnly, format.Parquet, 3, 500)
 	_, all, _, _ := splitParquetFile(t, path, Config{ParquetAs: format.ILP})
 	in, err := Open(path, nil, 0)
 	if err != nil {
@@ -171,7 +154,7 @@ func TestParquetPartsAndLimit(t *testing.T) {
 // does not load, all before any batch.
 func TestParquetRefused(t *testing.T) {
 	dir := t.TempDir()
-	path := genData(t, dir, usecase.CPUOnly, format.Parquet, 0)
+	path := genData(t, dir, usecase.CPUOnly, format.Parquet, 3, 0)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +208,7 @@ func TestParquetRefused(t *testing.T) {
 // BenchmarkParquet measures turning a Parquet file's rows into COPY
 // tuples and line protocol (bytes: the Parquet file's).
 func BenchmarkParquet(b *testing.B) {
-	path := genData(b, b.TempDir(), usecase.CPUOnly, format.Parquet, 0)
+	path := genData(b, b.TempDir(), usecase.CPUOnly, format.Parquet, 3, 0)
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)

@@ -1,19 +1,13 @@
 package questdb
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/runner"
 )
 
 // TestResumeAfterLoaderKill kills load_questdb with SIGKILL at several
@@ -71,36 +65,14 @@ func TestResumeWithoutDedupRefused(t *testing.T) {
 	table := uniqueName(t, "resume_nodedup")
 	defer loadtest.DropQuestDBTables(t, s.http, table)
 	bin := loadtest.BuildCommand(t, "github.com/tsload/tsload/cmd/load_questdb")
-	var lines strings.Builder
-	for i := 0; i < 1000; i++ {
-		fmt.Fprintf(&lines, "%s,host=h%d v=1 %d\n", table, i%10, 1704067200000000000+int64(i)*1e6)
-	}
+	in := loadtest.RateLines(t, table, 1000)
 	dir := t.TempDir()
 	results := filepath.Join(dir, "r.json")
-	in := filepath.Join(dir, "in.ilp")
-	if err := os.WriteFile(in, []byte(lines.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) (string, error) {
-		c := exec.Command(bin, args...)
-		var out bytes.Buffer
-		c.Stderr = &out
-		err := c.Run()
-		return out.String(), err
-	}
+	run := func(args ...string) (string, error) { return loadtest.RunCommand(bin, args...) }
 	if out, err := run("--file", in, "--batch-size", "100", "--http-url", s.http, "--pg", s.pg, "--dedup=false", "--drop-db", "--results-file", results); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	// What a kill leaves: the journal's last snapshot is not final.
-	j, jp, err := runner.ReadJournal(results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.Final, j.Complete = false, false
-	data, _ := json.Marshal(j)
-	if err := os.WriteFile(jp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	loadtest.AsKilled(t, results)
 	out, err := run("--resume", results, "--pg", s.pg)
 	if err == nil || !strings.Contains(out, "--dedup") || !strings.Contains(out, "--accept-duplicates") || !strings.Contains(out, "stored twice") {
 		t.Fatalf("resume without DEDUP after a kill: %v\n%s", err, out)
@@ -117,13 +89,7 @@ func TestResumeWithoutDedupRefused(t *testing.T) {
 	if out, err := run("--file", in, "--batch-size", "100", "--http-url", s.http, "--pg", s.pg, "--dedup", "--results-file", results); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	j, jp, err = runner.ReadJournal(results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j.Final, j.Complete = false, false
-	data, _ = json.Marshal(j)
-	os.WriteFile(jp, data, 0o644)
+	loadtest.AsKilled(t, results)
 	out, err = run("--resume", results, "--pg", s.pg)
 	if err == nil || !strings.Contains(out, "table \""+table+"\" has no DEDUP") || !strings.Contains(out, "--accept-duplicates") {
 		t.Fatalf("resume into an auto-created table: %v\n%s", err, out)
