@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,40 +34,11 @@ var engines = []engine{
 	{"sqlite", "github.com/tsload/tsload/cmd/load_sqlite", "sqlite3", ".sqlite"},
 }
 
-var (
-	binMu sync.Mutex
-	bins  = map[string]string{}
-	binTD string
-)
-
-// bin builds pkg once per test binary.
-func bin(t *testing.T, pkg string) string {
-	t.Helper()
-	binMu.Lock()
-	defer binMu.Unlock()
-	if b := bins[pkg]; b != "" {
-		return b
-	}
-	if binTD == "" {
-		d, err := os.MkdirTemp("", "sqlembed-bin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		binTD = d
-	}
-	b := filepath.Join(binTD, filepath.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", b, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	bins[pkg] = b
-	return b
-}
+var builds loadtest.Builds
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binTD != "" {
-		os.RemoveAll(binTD)
-	}
+	builds.Clean()
 	os.Exit(code)
 }
 
@@ -77,7 +47,7 @@ func generate(t *testing.T, dir, f string, scale, hours int) string {
 	t.Helper()
 	path := filepath.Join(dir, fmt.Sprintf("cpu-%d-%d.%s", scale, hours, f))
 	end := time.Date(2016, 1, 1, hours, 0, 0, 0, time.UTC).Format(time.RFC3339)
-	cmd := exec.Command(bin(t, "github.com/tsload/tsload/cmd/generate_data"), "--use-case", "cpu-only", "--seed", "1",
+	cmd := exec.Command(builds.Command(t, "github.com/tsload/tsload/cmd/generate_data"), "--use-case", "cpu-only", "--seed", "1",
 		"--scale", fmt.Sprint(scale), "--timestamp-end", end, "--format", f, "--file", path)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("generate_data: %v\n%s", err, out)
@@ -88,7 +58,7 @@ func generate(t *testing.T, dir, f string, scale, hours int) string {
 // load runs e's loader with args; it must end as wantErr says ("": ok).
 func load(t *testing.T, e engine, wantErr string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin(t, e.cmd), args...)
+	cmd := exec.Command(builds.Command(t, e.cmd), args...)
 	var out bytes.Buffer
 	cmd.Stderr = &out
 	err := cmd.Run()
@@ -262,7 +232,7 @@ func TestKillResume(t *testing.T) {
 // says at least rows were acknowledged; it returns what the journal said.
 func killAt(t *testing.T, e engine, args []string, results string, rows int64) int64 {
 	t.Helper()
-	cmd := exec.Command(bin(t, e.cmd), args...)
+	cmd := exec.Command(builds.Command(t, e.cmd), args...)
 	var out bytes.Buffer
 	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
