@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,20 +20,46 @@ import (
 // The loader is built with the bridge and run as a process; the tables it
 // leaves are read back with tonbo.ReadTable.
 
-var builds loadtest.Builds
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
 
 // build builds the loader with the bridge once per test binary.
-func build(t *testing.T) string { return builds.Command(t, ".", "tonbo") }
+func build(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "load_tonbo")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "load_tonbo")
+		if out, err := exec.Command("go", "build", "-tags", "tonbo", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build -tags tonbo: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	builds.Clean()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
 	os.Exit(code)
 }
 
 func generate(t *testing.T, dir, f string) string {
 	t.Helper()
-	gen := builds.Command(t, "github.com/tsload/tsload/cmd/generate_data")
+	gen := filepath.Join(dir, "generate_data")
+	if out, err := exec.Command("go", "build", "-o", gen, "github.com/tsload/tsload/cmd/generate_data").CombinedOutput(); err != nil {
+		t.Fatalf("go build generate_data: %v\n%s", err, out)
+	}
 	path := filepath.Join(dir, "cpu."+f)
 	end := time.Date(2016, 1, 1, 1, 0, 0, 0, time.UTC).Format(time.RFC3339)
 	if out, err := exec.Command(gen, "--use-case", "cpu-only", "--seed", "1", "--scale", "5", "--timestamp-end", end,

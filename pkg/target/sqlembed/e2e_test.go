@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,11 +35,40 @@ var engines = []engine{
 	{"sqlite", "github.com/tsload/tsload/cmd/load_sqlite", "sqlite3", ".sqlite"},
 }
 
-var builds loadtest.Builds
+var (
+	binMu sync.Mutex
+	bins  = map[string]string{}
+	binTD string
+)
+
+// bin builds pkg once per test binary.
+func bin(t *testing.T, pkg string) string {
+	t.Helper()
+	binMu.Lock()
+	defer binMu.Unlock()
+	if b := bins[pkg]; b != "" {
+		return b
+	}
+	if binTD == "" {
+		d, err := os.MkdirTemp("", "sqlembed-bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		binTD = d
+	}
+	b := filepath.Join(binTD, filepath.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", b, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	bins[pkg] = b
+	return b
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	builds.Clean()
+	if binTD != "" {
+		os.RemoveAll(binTD)
+	}
 	os.Exit(code)
 }
 
@@ -47,7 +77,7 @@ func generate(t *testing.T, dir, f string, scale, hours int) string {
 	t.Helper()
 	path := filepath.Join(dir, fmt.Sprintf("cpu-%d-%d.%s", scale, hours, f))
 	end := time.Date(2016, 1, 1, hours, 0, 0, 0, time.UTC).Format(time.RFC3339)
-	cmd := exec.Command(builds.Command(t, "github.com/tsload/tsload/cmd/generate_data"), "--use-case", "cpu-only", "--seed", "1",
+	cmd := exec.Command(bin(t, "github.com/tsload/tsload/cmd/generate_data"), "--use-case", "cpu-only", "--seed", "1",
 		"--scale", fmt.Sprint(scale), "--timestamp-end", end, "--format", f, "--file", path)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("generate_data: %v\n%s", err, out)
@@ -58,7 +88,7 @@ func generate(t *testing.T, dir, f string, scale, hours int) string {
 // load runs e's loader with args; it must end as wantErr says ("": ok).
 func load(t *testing.T, e engine, wantErr string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(builds.Command(t, e.cmd), args...)
+	cmd := exec.Command(bin(t, e.cmd), args...)
 	var out bytes.Buffer
 	cmd.Stderr = &out
 	err := cmd.Run()
@@ -232,7 +262,7 @@ func TestKillResume(t *testing.T) {
 // says at least rows were acknowledged; it returns what the journal said.
 func killAt(t *testing.T, e engine, args []string, results string, rows int64) int64 {
 	t.Helper()
-	cmd := exec.Command(builds.Command(t, e.cmd), args...)
+	cmd := exec.Command(bin(t, e.cmd), args...)
 	var out bytes.Buffer
 	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
