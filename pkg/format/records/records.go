@@ -6,6 +6,7 @@
 package records
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -79,4 +80,18 @@ func (r *Reader) Read(data []byte, kind format.Format, tb *schema.Table, source 
 		}
 	}
 	return nil
+}
+
+// Time is the time, in nanoseconds, that a field of a timestamp column
+// holds in kind: CSV text as csv.ParseTime reads it (a time, not an
+// epoch number of no stated unit), or a COPY binary timestamp (8 bytes of microseconds since
+// 2000-01-01, pgcopy.PostgresEpochMicros).
+func Time(kind format.Format, f []byte) (int64, error) {
+	if kind != format.PGCopy {
+		return csv.ParseTime(f, 0)
+	}
+	if len(f) != 8 {
+		return 0, fmt.Errorf("%d bytes for a %s value", len(f), schema.Timestamp)
+	}
+	return (int64(binary.BigEndian.Uint64(f)) + pgcopy.PostgresEpochMicros) * 1000, nil
 }

@@ -150,3 +150,28 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+func TestTime(t *testing.T) {
+	copyTime := pgcopy.AppendTuple(nil, []byte{0, 0, 0, 0, 0, 0, 0, 1})[6:] // 1 µs after 2000-01-01
+	for _, c := range []struct {
+		kind    format.Format
+		f       string
+		want    int64
+		wantErr string
+	}{
+		{format.CSV, "2016-01-01T00:00:00Z", 1451606400000000000, ""},
+		{format.CSV, "2016-01-01 00:00:00.000000001", 1451606400000000001, ""},
+		{format.CSV, "1451606400000000001", 0, "its unit (s, ms, us or ns) is not given"},
+		{format.CSV, "yesterday", 0, "not a time"},
+		{format.PGCopy, string(copyTime), 946684800000001000, ""},
+		{format.PGCopy, "\x00\x01", 0, "2 bytes for a timestamptz value"},
+	} {
+		got, err := records.Time(c.kind, []byte(c.f))
+		switch {
+		case c.wantErr == "" && (err != nil || got != c.want):
+			t.Errorf("%s %q: %d, %v; want %d", c.kind, c.f, got, err, c.want)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%s %q: error %v, want %q", c.kind, c.f, err, c.wantErr)
+		}
+	}
+}

@@ -11,9 +11,7 @@ import (
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/ilp"
-	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/format/records"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
@@ -171,7 +169,7 @@ func (d *decoder) tabular(ctx context.Context, t *Target, s *session, b *load.Ba
 				v, err = binaryValue(t.eng, in[i].Type, typ, f)
 			} else if typ == schema.Timestamp {
 				var ns int64
-				ns, err = csv.ParseTime(f, 0)
+				ns, err = records.Time(format.CSV, f)
 				v = t.eng.Time(ns)
 			} else {
 				v, err = textValue(typ, f)
@@ -285,14 +283,14 @@ func binaryValue(eng Engine, in, t schema.Type, f []byte) (driver.Value, error) 
 	var num any
 	switch in {
 	case schema.Timestamp:
-		if len(f) != 8 {
-			return nil, bad()
+		ns, err := records.Time(format.PGCopy, f)
+		if err != nil {
+			return nil, err
 		}
-		us := int64(binary.BigEndian.Uint64(f)) + pgcopy.PostgresEpochMicros
 		if t != schema.Timestamp {
 			return nil, fmt.Errorf("a timestamp into a %s column", t)
 		}
-		return eng.Time(us * 1000), nil
+		return eng.Time(ns), nil
 	case schema.Float8:
 		if len(f) != 8 {
 			return nil, bad()

@@ -12,9 +12,7 @@ import (
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/ilp"
-	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/format/records"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
@@ -241,7 +239,7 @@ func (e *encoder) tabular(t *Target, b *load.Batch, binaryCopy bool) error {
 			case binaryCopy:
 				err = setBinary(&cells[j], in[i].Type, typ, f)
 			case typ == schema.Timestamp:
-				cells[j].i, err = csv.ParseTime(f, 0)
+				cells[j].i, err = records.Time(format.CSV, f)
 				cells[j].set = err == nil
 			default:
 				err = setText(&cells[j], typ, f)
@@ -352,14 +350,14 @@ func setBinary(c *cell, in, t schema.Type, f []byte) error {
 	var num any
 	switch in {
 	case schema.Timestamp:
-		if len(f) != 8 {
-			return bad()
+		ns, err := records.Time(format.PGCopy, f)
+		if err != nil {
+			return err
 		}
 		if t != schema.Timestamp {
 			return fmt.Errorf("a timestamp into a %s column", t)
 		}
-		us := int64(binary.BigEndian.Uint64(f)) + pgcopy.PostgresEpochMicros
-		c.i, c.set = us*1000, true
+		c.i, c.set = ns, true
 		return nil
 	case schema.Float8:
 		if len(f) != 8 {
