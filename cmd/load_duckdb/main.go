@@ -4,8 +4,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -17,33 +15,24 @@ import (
 
 func main() { loadcli.Main(spec()) }
 
-const (
-	flagDBPath = "db-path"
-	flagCommit = "commit"
-)
+var db = loadcli.Embedded{Ext: ".duckdb",
+	PathUsage:   "the database `FILE`, created when missing (default: <db-name>.duckdb in the current directory); --drop-db drops the load's tables, never the file",
+	Commit:      string(sqlembed.CommitBatch),
+	CommitUsage: "per-batch (Appender, a transaction per batch), per-row (prepared INSERT, a commit per row) or one-transaction (the whole load, committed at its end)"}
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
 	return loadcli.Spec{Name: "load_duckdb", Usage: "load ILP, csv, pgcopy or Parquet files into a DuckDB database file (no server)", Target: "duckdb",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: flagDBPath, Usage: "the database `FILE`, created when missing (default: <db-name>.duckdb in the current directory); --drop-db drops the load's tables, never the file"},
-			&cli.StringFlag{Name: flagCommit, Value: string(sqlembed.CommitBatch), Usage: "per-batch (Appender, a transaction per batch), per-row (prepared INSERT, a commit per row) or one-transaction (the whole load, committed at its end)"},
-		},
-		New: newTarget, Settings: map[string]string{"Path": flagDBPath, "Commit": flagCommit}}
+		Flags: db.Flags(), New: newTarget, Settings: db.Settings(nil)}
 }
 
-// newTarget builds the target from the flags; it opens nothing. The
-// database runs in this process: its CPU and memory are the loader's, so
-// the server's figures are this process's (both are reported).
+// newTarget builds the target from the flags; it opens nothing.
 func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
-	commit, err := sqlembed.ParseCommit(c.String(flagCommit))
-	if err != nil {
-		return nil, loadcli.Overrides{}, err
-	}
-	path := c.String(flagDBPath)
-	if path == "" {
-		path = cfg.Prepare.DBName + ".duckdb"
-	}
-	tg, err := duckdb.New(duckdb.Config{Path: path, Commit: commit, Workers: cfg.Workers})
-	return tg, loadcli.Overrides{ServerPID: os.Getpid()}, err
+	return db.New(c, cfg, func(path, commit string) (load.Target, error) {
+		mode, err := sqlembed.ParseCommit(commit)
+		if err != nil {
+			return nil, err
+		}
+		return duckdb.New(duckdb.Config{Path: path, Commit: mode, Workers: cfg.Workers})
+	})
 }

@@ -4,8 +4,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -18,40 +16,35 @@ import (
 func main() { loadcli.Main(spec()) }
 
 const (
-	flagDBPath      = "db-path"
-	flagCommit      = "commit"
 	flagJournalMode = "journal-mode"
 	flagSynchronous = "synchronous"
 	flagBusyTimeout = "busy-timeout"
 )
 
+var db = loadcli.Embedded{Ext: ".sqlite",
+	PathUsage:   "the database `FILE`, created when missing (default: <db-name>.sqlite in the current directory); --drop-db drops the load's tables, never the file",
+	Commit:      string(sqlembed.CommitBatch),
+	CommitUsage: "per-batch (a transaction per batch), per-row (a commit per row) or one-transaction (the whole load, committed at its end); rows by a prepared INSERT"}
+
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
 	return loadcli.Spec{Name: "load_sqlite", Usage: "load ILP, csv, pgcopy or Parquet files into a SQLite database file (no server)", Target: "sqlite",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: flagDBPath, Usage: "the database `FILE`, created when missing (default: <db-name>.sqlite in the current directory); --drop-db drops the load's tables, never the file"},
-			&cli.StringFlag{Name: flagCommit, Value: string(sqlembed.CommitBatch), Usage: "per-batch (a transaction per batch), per-row (a commit per row) or one-transaction (the whole load, committed at its end); rows by a prepared INSERT"},
+		Flags: db.Flags(
 			&cli.StringFlag{Name: flagJournalMode, Value: sqlite.DefaultJournalMode, Usage: "PRAGMA journal_mode: wal, delete, truncate, persist, memory or off"},
 			&cli.StringFlag{Name: flagSynchronous, Value: sqlite.DefaultSynchronous, Usage: "PRAGMA synchronous: full (SQLite's default: a commit is on disk when it returns), normal, extra or off"},
 			&cli.DurationFlag{Name: flagBusyTimeout, Value: sqlite.DefaultBusyTimeout, Usage: "how long a worker waits for SQLite's one write lock (--workers N: the workers decode in parallel and commit one at a time)"},
-		},
-		New: newTarget, Settings: map[string]string{"Path": flagDBPath, "Commit": flagCommit, "JournalMode": flagJournalMode,
-			"Synchronous": flagSynchronous, "BusyTimeout": flagBusyTimeout}}
+		),
+		New: newTarget, Settings: db.Settings(map[string]string{"JournalMode": flagJournalMode, "Synchronous": flagSynchronous, "BusyTimeout": flagBusyTimeout})}
 }
 
-// newTarget builds the target from the flags; it opens nothing. The
-// database runs in this process: its CPU and memory are the loader's, so
-// the server's figures are this process's (both are reported).
+// newTarget builds the target from the flags; it opens nothing.
 func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
-	commit, err := sqlembed.ParseCommit(c.String(flagCommit))
-	if err != nil {
-		return nil, loadcli.Overrides{}, err
-	}
-	path := c.String(flagDBPath)
-	if path == "" {
-		path = cfg.Prepare.DBName + ".sqlite"
-	}
-	tg, err := sqlite.New(sqlite.Config{Path: path, Commit: commit, Workers: cfg.Workers, JournalMode: c.String(flagJournalMode),
-		Synchronous: c.String(flagSynchronous), BusyTimeout: c.Duration(flagBusyTimeout)})
-	return tg, loadcli.Overrides{ServerPID: os.Getpid()}, err
+	return db.New(c, cfg, func(path, commit string) (load.Target, error) {
+		mode, err := sqlembed.ParseCommit(commit)
+		if err != nil {
+			return nil, err
+		}
+		return sqlite.New(sqlite.Config{Path: path, Commit: mode, Workers: cfg.Workers, JournalMode: c.String(flagJournalMode),
+			Synchronous: c.String(flagSynchronous), BusyTimeout: c.Duration(flagBusyTimeout)})
+	})
 }

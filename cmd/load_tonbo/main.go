@@ -7,8 +7,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -19,35 +17,29 @@ import (
 
 func main() { loadcli.Main(spec()) }
 
-const (
-	flagDBPath = "db-path"
-	flagCommit = "commit"
-	flagWAL    = "wal"
-)
+const flagWAL = "wal"
+
+var db = loadcli.Embedded{Ext: ".tonbo",
+	PathUsage:   "the `DIR` of the load's tables (one directory each), created when missing (default: <db-name>.tonbo in the current directory); --drop-db removes the load's tables, never the directory",
+	Commit:      string(tonbo.CommitBatch),
+	CommitUsage: "per-batch (a transaction per batch), per-row (tonbo's insert, a row at a time, no transaction) or write-batch (insert_batch, a batch at a time)"}
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
 	return loadcli.Spec{Name: "load_tonbo", Usage: "load ILP, csv, pgcopy or Parquet files into tonbo tables in a directory (embedded, no server)", Target: "tonbo",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: flagDBPath, Usage: "the `DIR` of the load's tables (one directory each), created when missing (default: <db-name>.tonbo in the current directory); --drop-db removes the load's tables, never the directory"},
-			&cli.StringFlag{Name: flagCommit, Value: string(tonbo.CommitBatch), Usage: "per-batch (a transaction per batch), per-row (tonbo's insert, a row at a time, no transaction) or write-batch (insert_batch, a batch at a time)"},
+		Flags: db.Flags(
 			&cli.BoolFlag{Name: flagWAL, Value: true, Usage: "tonbo's write-ahead log; --wal=false keeps rows in memory until the load's end flushes them"},
-		},
-		New: newTarget, Settings: map[string]string{"Path": flagDBPath, "Commit": flagCommit, "WAL": flagWAL}}
+		),
+		New: newTarget, Settings: db.Settings(map[string]string{"WAL": flagWAL})}
 }
 
-// newTarget builds the target from the flags; it opens nothing. tonbo runs
-// in this process: its CPU and memory are the loader's, so the server's
-// figures are this process's (both are reported).
+// newTarget builds the target from the flags; it opens nothing.
 func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
-	commit, err := tonbo.ParseCommit(c.String(flagCommit))
-	if err != nil {
-		return nil, loadcli.Overrides{}, err
-	}
-	path := c.String(flagDBPath)
-	if path == "" {
-		path = cfg.Prepare.DBName + ".tonbo"
-	}
-	tg, err := tonbo.New(tonbo.Config{Path: path, Commit: commit, WAL: c.Bool(flagWAL)})
-	return tg, loadcli.Overrides{ServerPID: os.Getpid()}, err
+	return db.New(c, cfg, func(path, commit string) (load.Target, error) {
+		mode, err := tonbo.ParseCommit(commit)
+		if err != nil {
+			return nil, err
+		}
+		return tonbo.New(tonbo.Config{Path: path, Commit: mode, WAL: c.Bool(flagWAL)})
+	})
 }

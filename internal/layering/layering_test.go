@@ -79,6 +79,7 @@ var allowed = map[string][]string{
 	"pkg/format/parquet": {"pkg/format", "pkg/schema",
 		"github.com/parquet-go/parquet-go", // the Parquet grammar (issue 25 measured it against arrow-go's)
 		"github.com/parquet-go/parquet-go/deprecated", "github.com/parquet-go/parquet-go/encoding", "github.com/parquet-go/parquet-go/format"},
+	"pkg/format/records": {"pkg/format", "pkg/format/csv", "pkg/format/pgcopy", "pkg/schema"}, // the records of the two tabular grammars
 }
 
 func TestImportAllowlist(t *testing.T) {

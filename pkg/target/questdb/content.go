@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
+	"github.com/tsload/tsload/pkg/target/contentq"
 )
 
 // Content (load.Target.Content) computes each table's fingerprint with
@@ -42,19 +43,12 @@ func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*fingerprint.Table, len(qs))
-	for _, fq := range qs {
+	return contentq.Each(qs, func(fq fingerprint.Query) (*fingerprint.Table, error) {
 		if counts[fq.Table] == 0 {
-			out[fq.Table] = &fingerprint.Table{Name: fq.Table, SeriesExact: true}
-			continue
+			return &fingerprint.Table{Name: fq.Table, SeriesExact: true}, nil
 		}
-		tb, err := t.content(ctx, q, fq)
-		if err != nil {
-			return nil, err
-		}
-		out[fq.Table] = tb
-	}
-	return out, nil
+		return t.content(ctx, q, fq)
+	})
 }
 
 type qdbColumn struct {

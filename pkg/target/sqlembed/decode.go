@@ -6,15 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/ilp"
-	"github.com/tsload/tsload/pkg/format/pgcopy"
+	"github.com/tsload/tsload/pkg/format/records"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -27,13 +25,11 @@ type group struct {
 
 // decoder turns batches into groups; one per Writer, its buffers reused.
 type decoder struct {
-	groups []group
-	byName map[string]int // index in groups of the current batch
-	slab   []driver.Value
-	fields [][]byte
-	csv    csv.RecordParser
-	buf    []byte
-	points ilp.PointReader
+	groups  []group
+	byName  map[string]int // index in groups of the current batch
+	slab    []driver.Value
+	records records.Reader
+	points  ilp.PointReader
 }
 
 func (d *decoder) reset() {
@@ -160,41 +156,7 @@ func (d *decoder) tabular(ctx context.Context, t *Target, s *session, b *load.Ba
 		}
 	}
 	g := d.group(tb)
-	data := b.Data
-	off := 0
-	if cap(d.fields) < len(in) {
-		d.fields = make([][]byte, len(in))
-	}
-	for rec := int64(0); off < len(data); rec++ {
-		where := func(err error) error {
-			return fmt.Errorf("%s: record %d (byte offset %d): %v", b.Source, b.FirstRecord+rec, b.Offset+int64(off), err)
-		}
-		var fields [][]byte
-		if binaryCopy {
-			var n int
-			fields, n, err = pgcopy.Tuple(d.fields[:0], data[off:], 0)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return where(err)
-			}
-			if len(fields) != len(in) {
-				return where(fmt.Errorf("%d fields, table %q has %d columns", len(fields), b.Table.Name, len(in)))
-			}
-			off += n
-		} else {
-			if cap(d.buf) < len(data) {
-				d.buf = make([]byte, 0, len(data))
-			}
-			d.buf = d.buf[:0]
-			fields = d.fields[:len(in)]
-			next, _, err := d.csv.ParseRecord(data, off, fields, &d.buf)
-			if err != nil {
-				return where(err)
-			}
-			off = next
-		}
+	return d.records.Read(b.Data, b.Format, b.Table, b.Source, b.FirstRecord, b.Offset, func(fields [][]byte, where func(error) error) error {
 		row := d.row(len(tb.Columns))
 		for i, f := range fields {
 			if f == nil {
@@ -207,7 +169,7 @@ func (d *decoder) tabular(ctx context.Context, t *Target, s *session, b *load.Ba
 				v, err = binaryValue(t.eng, in[i].Type, typ, f)
 			} else if typ == schema.Timestamp {
 				var ns int64
-				ns, err = csv.ParseTime(f, 0)
+				ns, err = records.Time(format.CSV, f)
 				v = t.eng.Time(ns)
 			} else {
 				v, err = textValue(typ, f)
@@ -218,8 +180,8 @@ func (d *decoder) tabular(ctx context.Context, t *Target, s *session, b *load.Ba
 			row[at[i]] = v
 		}
 		g.rows = append(g.rows, row)
-	}
-	return nil
+		return nil
+	})
 }
 
 // textValue parses text (a CSV field, an ILP tag) as a column of type t.
@@ -321,14 +283,14 @@ func binaryValue(eng Engine, in, t schema.Type, f []byte) (driver.Value, error) 
 	var num any
 	switch in {
 	case schema.Timestamp:
-		if len(f) != 8 {
-			return nil, bad()
+		ns, err := records.Time(format.PGCopy, f)
+		if err != nil {
+			return nil, err
 		}
-		us := int64(binary.BigEndian.Uint64(f)) + pgcopy.PostgresEpochMicros
 		if t != schema.Timestamp {
 			return nil, fmt.Errorf("a timestamp into a %s column", t)
 		}
-		return eng.Time(us * 1000), nil
+		return eng.Time(ns), nil
 	case schema.Float8:
 		if len(f) != 8 {
 			return nil, bad()

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -13,9 +12,8 @@ import (
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/ilp"
-	"github.com/tsload/tsload/pkg/format/pgcopy"
+	"github.com/tsload/tsload/pkg/format/records"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -48,9 +46,7 @@ type encoder struct {
 	groups  []group
 	byName  map[string]int
 	cells   []cell
-	fields  [][]byte
-	csv     csv.RecordParser
-	scratch []byte
+	records records.Reader
 	points  ilp.PointReader
 	key     []byte
 	text    []byte
@@ -229,41 +225,7 @@ func (e *encoder) tabular(t *Target, b *load.Batch, binaryCopy bool) error {
 		}
 		at[i] = j
 	}
-	data := b.Data
-	off := 0
-	if cap(e.fields) < len(in) {
-		e.fields = make([][]byte, len(in))
-	}
-	for rec := int64(0); off < len(data); rec++ {
-		where := func(err error) error {
-			return fmt.Errorf("%s: record %d (byte offset %d): %v", b.Source, b.FirstRecord+rec, b.Offset+int64(off), err)
-		}
-		var fields [][]byte
-		if binaryCopy {
-			var n int
-			fields, n, err = pgcopy.Tuple(e.fields[:0], data[off:], 0)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return where(err)
-			}
-			if len(fields) != len(in) {
-				return where(fmt.Errorf("%d fields, table %q has %d columns", len(fields), b.Table.Name, len(in)))
-			}
-			off += n
-		} else {
-			if cap(e.scratch) < len(data) {
-				e.scratch = make([]byte, 0, len(data))
-			}
-			e.scratch = e.scratch[:0]
-			fields = e.fields[:len(in)]
-			next, _, err := e.csv.ParseRecord(data, off, fields, &e.scratch)
-			if err != nil {
-				return where(err)
-			}
-			off = next
-		}
+	return e.records.Read(b.Data, b.Format, b.Table, b.Source, b.FirstRecord, b.Offset, func(fields [][]byte, where func(error) error) error {
 		cells := e.row(tb)
 		var ns int64
 		for i, f := range fields {
@@ -277,7 +239,7 @@ func (e *encoder) tabular(t *Target, b *load.Batch, binaryCopy bool) error {
 			case binaryCopy:
 				err = setBinary(&cells[j], in[i].Type, typ, f)
 			case typ == schema.Timestamp:
-				cells[j].i, err = csv.ParseTime(f, 0)
+				cells[j].i, err = records.Time(format.CSV, f)
 				cells[j].set = err == nil
 			default:
 				err = setText(&cells[j], typ, f)
@@ -293,8 +255,8 @@ func (e *encoder) tabular(t *Target, b *load.Batch, binaryCopy bool) error {
 			return where(fmt.Errorf("no time (column %q is NULL)", tb.tb.Columns[0].Name))
 		}
 		e.put(tb, cells, ns)
-	}
-	return nil
+		return nil
+	})
 }
 
 // setText parses text (a CSV field, an ILP tag) as a column of type t.
@@ -388,14 +350,14 @@ func setBinary(c *cell, in, t schema.Type, f []byte) error {
 	var num any
 	switch in {
 	case schema.Timestamp:
-		if len(f) != 8 {
-			return bad()
+		ns, err := records.Time(format.PGCopy, f)
+		if err != nil {
+			return err
 		}
 		if t != schema.Timestamp {
 			return fmt.Errorf("a timestamp into a %s column", t)
 		}
-		us := int64(binary.BigEndian.Uint64(f)) + pgcopy.PostgresEpochMicros
-		c.i, c.set = us*1000, true
+		c.i, c.set = ns, true
 		return nil
 	case schema.Float8:
 		if len(f) != 8 {
