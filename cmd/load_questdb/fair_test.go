@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // TestDropDBKeepsOtherTable loads a table that is not a use-case table
@@ -28,9 +26,7 @@ func TestDropDBKeepsOtherTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for run := 1; run <= 2; run++ {
-		results := filepath.Join(dir, fmt.Sprintf("r%d.json", run))
-		r := loadtest.RunCLI(t, spec(), []string{"load_questdb", "--file", file, "--drop-db", "--pg", pg, "--http-url", httpURL, "--results-file", results}, results, "")
-		res := loadtest.ReadResults(t, results)
+		r, res := loadInto(t, httpURL, pg, "--file", file, "--drop-db")
 		v := res.Verify
 		if v == nil || !v.OK || v.Before[table] != int64(rows*(run-1)) || v.Actual[table] != int64(rows*run) {
 			t.Fatalf("run %d: verify %+v\n%s", run, v, r.Stderr)

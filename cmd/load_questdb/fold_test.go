@@ -28,10 +28,7 @@ func TestCaseFoldedTables(t *testing.T) {
 		fmt.Fprintf(&b, "%s,host=h%d usage=%d 1451606%03d000000000\n", table, i%5, i, i)
 	}
 	os.WriteFile(file, []byte(b.String()), 0o644)
-	results := filepath.Join(dir, "results.json")
-	r := loadtest.RunCLI(t, spec(), []string{"load_questdb", "--file", file, "--pg", pg, "--http-url", httpURL,
-		"--batch-size", "50", "--results-file", results}, results, "")
-	res := loadtest.ReadResults(t, results)
+	r, res := loadInto(t, httpURL, pg, "--file", file, "--batch-size", "50")
 	if res.Verify == nil || !res.Verify.OK || len(res.Verify.Actual) != 1 || res.Verify.Actual[strings.ToUpper(name)] != 300 ||
 		!strings.Contains(res.Verify.Note, "differ only in case") {
 		t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tsload/tsload/internal/gentest"
-	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 )
 
@@ -23,10 +20,7 @@ func TestTablePrefix(t *testing.T) {
 	file, rows := gentest.GenFile(t, dir, "cpu.ilp", "cpu-only", format.ILP, 5, time.Hour)
 	table := prefix + "cpu"
 	for run := 1; run <= 2; run++ {
-		results := filepath.Join(dir, fmt.Sprintf("r%d.json", run))
-		r := loadtest.RunCLI(t, spec(), []string{"load_questdb", "--file", file, "--table-prefix", prefix, "--drop-db",
-			"--pg", pg, "--http-url", httpURL, "--results-file", results}, results, "")
-		res := loadtest.ReadResults(t, results)
+		r, res := loadInto(t, httpURL, pg, "--file", file, "--table-prefix", prefix, "--drop-db")
 		v := res.Verify
 		if v == nil || !v.OK || len(v.Actual) != 1 || v.Actual[table] != rows || v.Before[table] != 0 {
 			t.Fatalf("run %d: verify %+v\n%s", run, v, r.Stderr)

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tsload/tsload/internal/gentest"
-	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 )
 
@@ -23,10 +21,8 @@ func TestProtocolVersions(t *testing.T) {
 		given, transport string
 		want             float64 // as JSON decodes it
 	}{{"1", "http", 1}, {"2", "http", 2}, {"auto", "http", 3}, {"2", "tcp", 2}, {"auto", "tcp", 1}} {
-		results := filepath.Join(dir, "r"+tc.given+tc.transport+".json")
-		r := loadtest.RunCLI(t, spec(), []string{"load_questdb", "--file", file, "--table-prefix", fmt.Sprintf("%s_%s%s_", prefix, tc.given, tc.transport), "--drop-db",
-			"--protocol-version", tc.given, "--transport", tc.transport, "--verify", "content", "--pg", pg, "--http-url", httpURL, "--results-file", results}, results, "")
-		res := loadtest.ReadResults(t, results)
+		r, res := loadInto(t, httpURL, pg, "--file", file, "--table-prefix", fmt.Sprintf("%s_%s%s_", prefix, tc.given, tc.transport), "--drop-db",
+			"--protocol-version", tc.given, "--transport", tc.transport, "--verify", "content")
 		if res.Verify == nil || !res.Verify.OK || res.Rows != rows {
 			t.Fatalf("--transport %s --protocol-version %s: rows %d of %d, verify %+v\n%s", tc.transport, tc.given, res.Rows, rows, res.Verify, r.Stderr)
 		}

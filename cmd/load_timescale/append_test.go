@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -15,17 +13,10 @@ import (
 // added (rows before + acknowledged = rows after).
 func TestAppendVerifies(t *testing.T) {
 	base, db := freshDB(t, "tsload_append")
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
+	in := filepath.Join(t.TempDir(), "in.ilp")
 	os.WriteFile(in, []byte("app_m,host=a v=1 1000000000\napp_m,host=b v=2 2000000000\napp_n,host=a w=3i 3000000000\n"), 0o644)
-	resultsPath := filepath.Join(dir, "r.json")
-	args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in, "--results-file", resultsPath}
 	for run := 1; run <= 2; run++ {
-		r := loadtest.RunCLI(t, spec(), args, resultsPath, "")
-		var res results.Results
-		if err := json.Unmarshal(r.Results, &res); err != nil {
-			t.Fatal(err)
-		}
+		r, res := loadInto(t, base, db, "", "--file", in)
 		v := res.Verify
 		if v == nil || !v.OK || v.Before["app_m"] != int64(2*(run-1)) || v.Actual["app_m"] != int64(2*run) || v.Actual["app_n"] != int64(run) {
 			t.Fatalf("run %d: verify %+v\n%s", run, v, r.Stderr)

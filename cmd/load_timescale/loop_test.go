@@ -2,19 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tsload/tsload/internal/gentest"
-	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/servertest"
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/results"
 )
 
 // TestLoop replays an hour of cpu-only data (3 hosts, 1,080 rows) three
@@ -24,26 +19,13 @@ import (
 func TestLoop(t *testing.T) {
 	gentest.CPUHourEach(t, func(t *testing.T, f format.Format, data []byte, rows int64) {
 		base, db := freshDB(t, "tsload_loop")
-		dir := t.TempDir()
-		in := filepath.Join(dir, "cpu."+f.String())
+		in := filepath.Join(t.TempDir(), "cpu."+f.String())
 		os.WriteFile(in, data, 0o644)
-		resultsPath := filepath.Join(dir, "r.json")
-		r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", in,
-			"--results-file", resultsPath, "--batch-size", "250", "--workers", "2", "--loop", "--limit", "3240"}, resultsPath, "")
-		var res results.Results
-		if err := json.Unmarshal(r.Results, &res); err != nil {
-			t.Fatal(err)
-		}
+		r, res := loadInto(t, base, db, "", "--file", in, "--batch-size", "250", "--workers", "2", "--loop", "--limit", "3240")
 		if rows != 1080 || res.Rows != 3240 || res.Verify == nil || !res.Verify.OK || res.Loop == nil || res.Loop.Passes != 3 || res.Loop.Span != 3590e6+1 {
 			t.Fatalf("rows %d of 3x%d, verify %+v, loop %+v\n%s", res.Rows, rows, res.Verify, res.Loop, r.Stderr)
 		}
-		u, _ := url.Parse(base)
-		u.Path = "/" + db
-		conn, err := pgx.Connect(context.Background(), u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(context.Background())
+		conn := servertest.PGConnectDB(t, db)
 		var n int64
 		var span time.Duration
 		if err := conn.QueryRow(context.Background(), `SELECT count(DISTINCT (hostname, time)), max(time) - min(time) FROM cpu`).Scan(&n, &span); err != nil {

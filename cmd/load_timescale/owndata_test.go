@@ -4,7 +4,6 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/owndatatest"
+	"github.com/tsload/tsload/internal/servertest"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -31,12 +30,7 @@ func ownDB(t *testing.T, prefix string, sql ...string) (base, db string, conn *p
 	if _, err := maint.Exec(ctx, `CREATE DATABASE "`+db+`"`); err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(base)
-	u.Path = "/" + db
-	if conn, err = pgx.Connect(ctx, u.String()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
+	conn = servertest.PGConnectDB(t, db)
 	for _, q := range sql {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -97,11 +91,7 @@ func TestExistingTablesDecide(t *testing.T) {
 					if _, err := conn.Exec(context.Background(), "TRUNCATE "+table); err != nil {
 						t.Fatal(err)
 					}
-					results := filepath.Join(t.TempDir(), "r.json")
-					args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", filepath.Join(dir, table+"."+ext),
-						"--table", table, create, "--results-file", results}
-					r := loadtest.RunCLI(t, spec(), args, results, "")
-					res := loadtest.ReadResults(t, results)
+					r, res := loadInto(t, base, db, "", "--file", filepath.Join(dir, table+"."+ext), "--table", table, create)
 					if res.Verify == nil || !res.Verify.OK || res.Verify.Actual[table] != int64(strings.Count(want[table], ";")+1) {
 						t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)
 					}
@@ -148,10 +138,7 @@ func TestExistingTableMismatch(t *testing.T) {
 		{"missing.csv", "meter", "column time: table meter needs it (timestamp with time zone, no default)"},
 		{"text.csv", "other", "record 1 (line 2, byte offset 16): column kwh: the input has \"1.5\" (float8), table other has bigint"},
 	} {
-		results := filepath.Join(t.TempDir(), "r.json")
-		args := []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", filepath.Join(dir, c.file), "--table", c.table, "--results-file", results}
-		r := loadtest.RunCLI(t, spec(), args, results, c.want)
-		if res := loadtest.ReadResults(t, results); res.Rows != 0 || !strings.Contains(r.Err.Error(), filepath.Join(dir, c.file)) {
+		if r, res := loadInto(t, base, db, c.want, "--file", filepath.Join(dir, c.file), "--table", c.table); res.Rows != 0 || !strings.Contains(r.Err.Error(), filepath.Join(dir, c.file)) {
 			t.Errorf("%s: rows %d, err %v", c.file, res.Rows, r.Err)
 		}
 	}
@@ -216,19 +203,12 @@ func TestTSBSFile(t *testing.T) {
 	}
 	for _, file := range []string{gz, plain} {
 		base, db := freshDB(t, "tsload_tsbs")
-		results := filepath.Join(t.TempDir(), "r.json")
-		r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", file, "--results-file", results}, results, "")
-		res := loadtest.ReadResults(t, results)
+		r, res := loadInto(t, base, db, "", "--file", file)
 		if v := res.Verify; v == nil || !v.OK || v.Actual["cpu"] != wantRows || v.Actual["tags"] != int64(len(hosts)) || wantRows != 240 {
 			t.Fatalf("%s: verify %+v, want cpu %d, tags %d\n%s", file, res.Verify, wantRows, len(hosts), r.Stderr)
 		}
 		// The columns of TSBS's loader.
-		u, _ := url.Parse(base)
-		u.Path = "/" + db
-		conn, err := pgx.Connect(context.Background(), u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := servertest.PGConnectDB(t, db)
 		var cols string
 		conn.QueryRow(context.Background(), `SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ',' ORDER BY attnum) FROM pg_attribute
 			WHERE attrelid = 'cpu'::regclass AND attnum > 0 AND NOT attisdropped`).Scan(&cols)
@@ -239,7 +219,6 @@ func TestTSBSFile(t *testing.T) {
 		if err := conn.QueryRow(context.Background(), `INSERT INTO tags (hostname) VALUES ('host_new') RETURNING id`).Scan(&next); err != nil || next != int64(len(hosts))+1 {
 			t.Fatalf("a new series got id %d (%v), want %d", next, err, len(hosts)+1)
 		}
-		conn.Close(context.Background())
 		if !strings.HasPrefix(cols, "time timestamp with time zone,tags_id integer,usage_user double precision,") || !strings.HasSuffix(cols, ",additional_tags jsonb") || hostOf1 != "host_0" {
 			t.Fatalf("cpu columns %s, first host %q", cols, hostOf1)
 		}
@@ -249,9 +228,7 @@ func TestTSBSFile(t *testing.T) {
 	lines[5] = lines[5][:strings.LastIndex(lines[5], ",")]
 	os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644)
 	base, db := freshDB(t, "tsload_tsbsx")
-	results := filepath.Join(t.TempDir(), "r.json")
-	loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", bad, "--results-file", results},
-		results, bad+": line 6 (byte offset ")
+	loadInto(t, base, db, bad+": line 6 (byte offset ", "--file", bad)
 }
 
 // TestColumnsMapsPGCopyFields: a binary COPY of some of a table's columns
@@ -263,10 +240,7 @@ func TestColumnsMapsPGCopyFields(t *testing.T) {
 		`CREATE TABLE dst (sensor text, value float8, time timestamptz NOT NULL)`)
 	file := filepath.Join(t.TempDir(), "part.pgcopy")
 	export(t, conn, "src (value, time)", "(FORMAT binary)", file)
-	results := filepath.Join(t.TempDir(), "r.json")
-	r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", file, "--table", "dst",
-		"--columns", "value,time", "--results-file", results}, results, "")
-	if res := loadtest.ReadResults(t, results); res.Verify == nil || !res.Verify.OK || res.Verify.Actual["dst"] != 200 {
+	if r, res := loadInto(t, base, db, "", "--file", file, "--table", "dst", "--columns", "value,time"); res.Verify == nil || !res.Verify.OK || res.Verify.Actual["dst"] != 200 {
 		t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)
 	}
 	var same bool

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/parquettest"
 )
 
@@ -16,8 +15,6 @@ func TestParquet(t *testing.T) {
 	parquettest.Suite{Spec: spec(), Args: []string{"--postgres", base, "--db-name", db}}.Run(t)
 	// Rows whose only field is NULL are rows of NULLs here.
 	parquettest.NullRows(t, spec(), "nullrows", false, true, "--postgres", base, "--db-name", db)
-	results := filepath.Join(t.TempDir(), "bad.json")
-	loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db + "_never", "--file",
-		filepath.Join("..", "..", "pkg", "format", "parquet", "testdata", "unsupported.parquet"), "--results-file", results},
-		results, `column "ok" is BOOLEAN, which tsload does not load`)
+	loadInto(t, base, db+"_never", `column "ok" is BOOLEAN, which tsload does not load`,
+		"--file", filepath.Join("..", "..", "pkg", "format", "parquet", "testdata", "unsupported.parquet"))
 }

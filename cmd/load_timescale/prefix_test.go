@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tsload/tsload/internal/gentest"
-	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/servertest"
 	"github.com/tsload/tsload/pkg/format"
 )
 
@@ -26,24 +22,13 @@ func TestTablePrefix(t *testing.T) {
 	copyFile, _ := gentest.GenFile(t, dir, "cpu.pgcopy", "cpu-only", format.PGCopy, 4, time.Hour)
 	const prefix = "run7_"
 	for i, file := range []string{ilpFile, copyFile} {
-		results := filepath.Join(dir, "r.json")
-		r := loadtest.RunCLI(t, spec(), []string{"load_timescale", "--postgres", base, "--db-name", db, "--file", file,
-			"--table-prefix", prefix, "--results-file", results}, results, "")
-		res := loadtest.ReadResults(t, results)
+		r, res := loadInto(t, base, db, "", "--file", file, "--table-prefix", prefix)
 		v := res.Verify
 		if v == nil || !v.OK || len(v.Actual) != 1 || v.Before[prefix+"cpu"] != int64(i)*rows || v.Actual[prefix+"cpu"] != int64(i+1)*rows {
 			t.Fatalf("%s: verify %+v\n%s", file, v, r.Stderr)
 		}
 	}
-	u := base[:strings.LastIndex(base, "/")+1] + db
-	if q := strings.IndexByte(base, '?'); q >= 0 {
-		u = base[:strings.LastIndex(base[:q], "/")+1] + db + base[q:]
-	}
-	conn, err := pgx.Connect(context.Background(), u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := servertest.PGConnectDB(t, db)
 	var plain, prefixed *string
 	if err := conn.QueryRow(context.Background(), "SELECT to_regclass('cpu')::text, to_regclass('"+prefix+"cpu')::text").Scan(&plain, &prefixed); err != nil {
 		t.Fatal(err)

@@ -13,24 +13,6 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 )
 
-// postgresURL is the server of scripts/start_postgres.sh (skip when it is
-// unreachable and CI is unset).
-func postgresURL(t *testing.T) string { return loadtest.PostgresURL(t) }
-
-// freshDB returns the server's URL and the name of a database no other run
-// uses (prefix_N), dropped when the test ends.
-func freshDB(t *testing.T, prefix string) (base, db string) {
-	base = postgresURL(t)
-	db = fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano()%1e9)
-	t.Cleanup(func() {
-		if conn, err := pgx.Connect(context.Background(), base); err == nil {
-			conn.Exec(context.Background(), `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`)
-			conn.Close(context.Background())
-		}
-	})
-	return base, db
-}
-
 // TestSignal interrupts a real load (slowed by 10 ms per forwarded chunk
 // through a fault proxy) with SIGINT and SIGTERM (loadtest.SignalSuite).
 func TestSignal(t *testing.T) {

@@ -84,6 +84,12 @@ func action(run func(c *cli.Context, a args) error) cli.ActionFunc {
 	}
 }
 
+// resultsCommand is a command that reads results files: name, usage, its
+// flags, and run with the files and flags read (action).
+func resultsCommand(name, usage string, flags []cli.Flag, run func(c *cli.Context, a args) error) *cli.Command {
+	return &cli.Command{Name: name, Usage: usage, ArgsUsage: "results.json...", Flags: flags, Action: action(run)}
+}
+
 // usageError answers a bad flag in one line, as the loaders do, instead of
 // the whole help.
 func usageError(c *cli.Context, err error, _ bool) error {
@@ -114,61 +120,45 @@ func newApp(stdout io.Writer) *cli.App {
 			return fmt.Errorf("unknown command %q (want %s; see report --help)", c.Args().First(), strings.Join(names, ", "))
 		},
 		Commands: []*cli.Command{
-			{
-				Name:      "table",
-				Usage:     "Markdown or CSV table: median and min–max of rows/s and metrics/s per cell, p99 batch latency, verified rows",
-				ArgsUsage: "results.json...",
-				Flags: []cli.Flag{
+			resultsCommand("table", "Markdown or CSV table: median and min–max of rows/s and metrics/s per cell, p99 batch latency, verified rows",
+				[]cli.Flag{
 					&cli.StringFlag{Name: "format", Value: "md", Usage: "md, csv, or cost (rows/s beside bytes on disk, bytes/row, server CPU-s per million rows, server peak RSS, loader CPU)"},
 					groupFlag,
 				},
-				Action: action(func(c *cli.Context, a args) error {
+				func(c *cli.Context, a args) error {
 					return report.RunTable(report.TableConfig{Files: a.files, Format: c.String("format"), Group: a.group, Out: stdout})
 				}),
-			},
-			{
-				Name:      "plot",
-				Usage:     "PNG and SVG of each run's insert rate per reporting period over time (DIR/<name>.rate.png/.svg; a paced run also .pace: offered vs achieved rows/s, and .latency: percentiles from due and from send)",
-				ArgsUsage: "results.json...",
-				Flags: []cli.Flag{
+			resultsCommand("plot", "PNG and SVG of each run's insert rate per reporting period over time (DIR/<name>.rate.png/.svg; a paced run also .pace: offered vs achieved rows/s, and .latency: percentiles from due and from send)",
+				[]cli.Flag{
 					outDirFlag,
 					metricFlag,
 				},
-				Action: action(func(c *cli.Context, a args) error {
+				func(c *cli.Context, a args) error {
 					return report.RunPlot(report.PlotConfig{Files: a.files, OutDir: c.String("out"), Metric: a.metric, Out: stdout})
 				}),
-			},
-			{
-				Name:      "bars",
-				Usage:     "grouped bar chart of the median rate per cell (first group key on the x axis, the rest as bars)",
-				ArgsUsage: "results.json...",
-				Flags: []cli.Flag{
+			resultsCommand("bars", "grouped bar chart of the median rate per cell (first group key on the x axis, the rest as bars)",
+				[]cli.Flag{
 					outDirFlag,
 					groupFlag,
 					metricFlag,
 					&cli.StringFlag{Name: "name", Usage: "file name without extension (default bars_<metric>)"},
 				},
-				Action: action(func(c *cli.Context, a args) error {
+				func(c *cli.Context, a args) error {
 					return report.RunBars(report.BarsConfig{Files: a.files, OutDir: c.String("out"), Group: a.group, Metric: a.metric, Name: c.String("name"), Out: stdout})
 				}),
-			},
-			{
-				Name:      "html",
-				Usage:     "one self-contained HTML page (inline SVG and CSS, no network): comparison table, bars with min–max whiskers, each run's rate over time, the environment",
-				ArgsUsage: "results.json...",
-				Flags: []cli.Flag{
+			resultsCommand("html", "one self-contained HTML page (inline SVG and CSS, no network): comparison table, bars with min–max whiskers, each run's rate over time, the environment",
+				[]cli.Flag{
 					&cli.StringFlag{Name: "out", Required: true, Usage: "the HTML file to write (\"-\": stdout)"},
 					groupFlag,
 					&cli.StringFlag{Name: "title", Usage: "page title (default: the targets and the dataset)"},
 				},
-				Action: action(func(c *cli.Context, a args) error {
+				func(c *cli.Context, a args) error {
 					out := c.String("out")
 					if out == "-" {
 						out = ""
 					}
 					return report.RunHTML(report.HTMLConfig{Files: a.files, Group: a.group, Title: c.String("title"), OutFile: out, Out: stdout})
 				}),
-			},
 			{
 				Name:      "merge",
 				Usage:     "combine per-shard results into one results document on stdout (summed counts, rate over the common wall-clock window)",

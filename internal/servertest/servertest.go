@@ -50,3 +50,21 @@ func PGConnect(t testing.TB) *pgx.Conn {
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
 }
+
+// PGConnectDB connects to database db of the PostgresURL server, closed
+// when the test ends; an error fails the test (one that made db knows the
+// server is there).
+func PGConnectDB(t testing.TB, db string) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(PostgresURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = db
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}

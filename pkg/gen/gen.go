@@ -341,18 +341,9 @@ func newEncoders(f format.Format, tables []*schema.Table, perTable bool) ([]form
 	return encs, idx, nil
 }
 
-// Extension returns the file name extension of a format.
-func Extension(f format.Format) string {
-	switch f {
-	case format.CSV:
-		return ".csv"
-	case format.PGCopy:
-		return ".pgcopy"
-	case format.Parquet:
-		return ".parquet"
-	}
-	return ".ilp"
-}
+// Extension returns the file name extension of a format: its name after a
+// dot (.ilp, .csv, .pgcopy, .parquet).
+func Extension(f format.Format) string { return "." + f.String() }
 
 // testGroupSize, when positive, replaces the model's group size (tests use
 // tiny groups to exercise many workers on little data).

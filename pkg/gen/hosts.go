@@ -264,25 +264,20 @@ func hostTables(devops bool) []*hostTable {
 
 // hostModel is cpu-only (the cpu table) or devops (nine tables).
 type hostModel struct {
-	p       params
-	ht      []*hostTable
-	tables_ []*schema.Table
+	modelBase
+	ht []*hostTable
 }
 
 func newHostModel(p params, devops bool) *hostModel {
-	m := &hostModel{p: p, ht: hostTables(devops)}
+	m := &hostModel{modelBase: modelBase{p: p, perGroup: 512}, ht: hostTables(devops)}
 	for _, t := range m.ht {
 		if len(t.walks) != t.table.Fields() && t.emit == nil {
 			panic("walks do not match fields of " + t.table.Name)
 		}
-		m.tables_ = append(m.tables_, t.table)
+		m.tabs = append(m.tabs, t.table)
 	}
 	return m
 }
-
-func (m *hostModel) tables() []*schema.Table { return m.tables_ }
-func (m *hostModel) entities() int           { return m.p.scale }
-func (m *hostModel) groupSize() int          { return 512 }
 
 // pcgState wraps a PCG so that slices of it can be addressed.
 type pcgState struct{ rand.PCG }

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -48,19 +47,12 @@ type truck struct {
 	fleet, driver, model, version uint8
 }
 
-type iotModel struct {
-	p       params
-	tables_ []*schema.Table
-}
+type iotModel struct{ modelBase }
 
 func newIoTModel(p params) *iotModel {
 	ts, _ := usecase.Tables(usecase.IoT)
-	return &iotModel{p: p, tables_: ts}
+	return &iotModel{modelBase{p: p, tabs: ts, perGroup: 512}}
 }
-
-func (m *iotModel) tables() []*schema.Table { return m.tables_ }
-func (m *iotModel) entities() int           { return m.p.scale }
-func (m *iotModel) groupSize() int          { return 512 }
 
 // pending is a delayed row.
 type pending struct {
@@ -96,7 +88,7 @@ func (m *iotModel) newGroup(t, lo, hi int) group {
 	if m.p.scale*2 <= maxCachedSeries {
 		g.keys = make([][]byte, hi-lo)
 	}
-	tb := m.tables_[t]
+	tb := m.tabs[t]
 	g.fields = tb.Fields()
 	g.row.Tags = make([][]byte, len(usecase.TruckTags))
 	g.row.Float = make([]float64, g.fields)

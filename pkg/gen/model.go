@@ -22,6 +22,18 @@ type model interface {
 	newGroup(t, lo, hi int) group
 }
 
+// modelBase is what the models hold alike: the parameters, the tables and
+// the entities per unit of work; it answers tables, entities and groupSize.
+type modelBase struct {
+	p        params
+	tabs     []*schema.Table
+	perGroup int
+}
+
+func (m *modelBase) tables() []*schema.Table { return m.tabs }
+func (m *modelBase) entities() int           { return m.p.scale }
+func (m *modelBase) groupSize() int          { return m.perGroup }
+
 // group is the state of the series of one table for a range of entities.
 // A group is advanced by exactly one goroutine, one epoch after the other.
 type group interface {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
@@ -25,19 +24,12 @@ func LatLon(id int) (lat, lon float64) {
 	return 90 - 0.25*float64(id/GridLongitudes), 0.25 * float64(id%GridLongitudes)
 }
 
-type weatherModel struct {
-	p       params
-	tables_ []*schema.Table
-}
+type weatherModel struct{ modelBase }
 
 func newWeatherModel(p params) *weatherModel {
 	ts, _ := usecase.Tables(usecase.Weather)
-	return &weatherModel{p: p, tables_: ts}
+	return &weatherModel{modelBase{p: p, tabs: ts, perGroup: 4096}}
 }
-
-func (m *weatherModel) tables() []*schema.Table { return m.tables_ }
-func (m *weatherModel) entities() int           { return m.p.scale }
-func (m *weatherModel) groupSize() int          { return 4096 }
 
 // location is one grid point's persistent state: a fixed temperature
 // offset and AR(1) anomalies of temperature, wind and cloudiness.

@@ -163,17 +163,11 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 	for _, k := range group {
 		p.KeyHeads = append(p.KeyHeads, GroupKeys[k])
 	}
-	p.ValueHeads = valueColumns
+	cols := t.shownColumns()
+	p.ValueHeads = cols.heads(mdForm)
 	if t.hasCost() {
-		p.ValueHeads = append(append([]string(nil), valueColumns...), costColumns...)
 		p.CostLegend = costLegend
 		p.CostNotes = t.costNotes()
-	}
-	if t.hasPace() {
-		p.ValueHeads = append(append([]string(nil), p.ValueHeads...), paceColumns...)
-	}
-	if t.hasQueries() {
-		p.ValueHeads = append(append([]string(nil), p.ValueHeads...), queryColumns...)
 	}
 	servers := map[string]bool{}
 	for i := range t.Cells {
@@ -188,17 +182,7 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		}
 		srv := strings.Join(sv, "; ")
 		servers[srv] = true
-		values := c.markdownRow()
-		if t.hasCost() {
-			values = append(values, c.costRow()...)
-		}
-		if t.hasPace() {
-			values = append(values, c.paceRow(thousands, true)...)
-		}
-		if t.hasQueries() {
-			values = append(values, c.queryRow(thousands)...)
-		}
-		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: values, OK: c.OK(), Server: srv})
+		p.Cells = append(p.Cells, htmlCell{Key: c.Key, Values: cols.values(c, mdForm), OK: c.OK(), Server: srv})
 		p.Failures = append(p.Failures, c.Errors...)
 	}
 	p.Legend = tableLegend

@@ -13,42 +13,6 @@ import (
 // and load_questdb --rate-steps 10k,10k,1s,40k --slo p99=100ms on this
 // project's loaded test machine (20k and up missed the SLO there).
 
-func TestPaceTableGolden(t *testing.T) {
-	files := append(globT(t, "testdata/pace/*.json"), "testdata/compare/questdb.json")
-	for _, tc := range []struct {
-		golden, format string
-	}{{"pace.md", "md"}, {"pace.csv", "csv"}} {
-		var out bytes.Buffer
-		if err := RunTable(TableConfig{Files: files, Format: tc.format, Group: []string{"target"}, Out: &out}); err != nil {
-			t.Fatal(err)
-		}
-		golden(t, tc.golden, out.Bytes())
-	}
-}
-
-func TestPaceTableColumns(t *testing.T) {
-	var out bytes.Buffer
-	files := []string{"testdata/pace/questdb_steps.json", "testdata/compare/questdb.json"}
-	if err := RunTable(TableConfig{Files: files, Group: []string{"name"}, Out: &out}); err != nil {
-		t.Fatal(err)
-	}
-	md := out.String()
-	for _, want := range []string{"| offered rows/s | p99 from due ms | max lag s | sustainable rows/s |",
-		"| questdb_steps |", "| 25,000 | 241.3 | 0.083 | 10,000 |", "| closed loop |", "latency from due counts from when each batch was due"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("table lacks %q:\n%s", want, md)
-		}
-	}
-	// No paced run, no pace columns.
-	out.Reset()
-	if err := RunTable(TableConfig{Files: []string{"testdata/compare/questdb.json"}, Out: &out}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(out.String(), "offered") {
-		t.Errorf("pace columns without a paced run:\n%s", out.String())
-	}
-}
-
 func TestPacePlots(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer

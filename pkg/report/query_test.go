@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -9,39 +8,6 @@ import (
 // The query fixture is a run of pkg/runner's fake target (an in-memory
 // database answering with query.Eval): cpu-only scale 10 over 6 h,
 // --query-rate 200 on 2 connections, every answer checked right.
-
-func TestQueryTableGolden(t *testing.T) {
-	files := []string{"testdata/queries/fake_queries.json", "testdata/compare/questdb.json"}
-	for _, tc := range []struct {
-		golden, format string
-	}{{"queries.md", "md"}, {"queries.csv", "csv"}} {
-		var out bytes.Buffer
-		if err := RunTable(TableConfig{Files: files, Format: tc.format, Group: []string{"target"}, Out: &out}); err != nil {
-			t.Fatal(err)
-		}
-		golden(t, tc.golden, out.Bytes())
-	}
-}
-
-func TestQueryTableColumns(t *testing.T) {
-	var out bytes.Buffer
-	if err := RunTable(TableConfig{Files: []string{"testdata/queries/fake_queries.json", "testdata/compare/questdb.json"}, Group: []string{"target"}, Out: &out}); err != nil {
-		t.Fatal(err)
-	}
-	md := out.String()
-	for _, want := range []string{"| query p50 ms | query p99 ms | wrong answers |", "| 322.3 | 5234.7 | 0 |", "| no queries |", "queries run beside the load"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("table lacks %q:\n%s", want, md)
-		}
-	}
-	out.Reset()
-	if err := RunTable(TableConfig{Files: []string{"testdata/compare/questdb.json"}, Out: &out}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(out.String(), "query") {
-		t.Errorf("query columns without queries:\n%s", out.String())
-	}
-}
 
 func TestQuerySVG(t *testing.T) {
 	runs, err := ReadFiles([]string{"testdata/queries/fake_queries.json", "testdata/compare/questdb.json"})

@@ -364,6 +364,66 @@ func (c *Cell) csvRow() []string {
 		ms(c.P99ms), plain(c.Retries.Max), plain(c.Failed.Max), plain(c.Rows.Median), verified, ""}
 }
 
+// form is how a table is written: Markdown (and HTML) or CSV.
+type form int
+
+const (
+	mdForm form = iota
+	csvForm
+)
+
+// columnGroup is a run of a table's value columns: their heads and a
+// cell's values in each form. The optional groups (has set) are shown
+// only when some run of the table has what they show.
+type columnGroup struct {
+	has   func(*Table) bool
+	heads [2][]string
+	row   [2]func(*Cell) []string
+}
+
+// columnGroups are the value columns in their order: those of every
+// table, then cost, pace and queries.
+var columnGroups = []columnGroup{
+	{nil, [2][]string{valueColumns, csvValueColumns}, [2]func(*Cell) []string{(*Cell).markdownRow, (*Cell).csvRow}},
+	{(*Table).hasCost, [2][]string{costColumns, csvCostColumns}, [2]func(*Cell) []string{(*Cell).costRow, (*Cell).csvCostRow}},
+	{(*Table).hasPace, [2][]string{paceColumns, csvPaceColumns}, [2]func(*Cell) []string{
+		func(c *Cell) []string { return c.paceRow(thousands, true) }, func(c *Cell) []string { return c.paceRow(plain, false) }}},
+	{(*Table).hasQueries, [2][]string{queryColumns, csvQueryColumns}, [2]func(*Cell) []string{
+		func(c *Cell) []string { return c.queryRow(thousands) }, func(c *Cell) []string { return c.queryRow(plain) }}},
+}
+
+// columnSet is the column groups a table shows.
+type columnSet []columnGroup
+
+// shownColumns returns the column groups t shows.
+func (t *Table) shownColumns() columnSet {
+	var gs columnSet
+	for _, g := range columnGroups {
+		if g.has == nil || g.has(t) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// heads returns the heads of the value columns in form f.
+func (gs columnSet) heads(f form) []string {
+	var heads []string
+	for _, g := range gs {
+		heads = append(heads, g.heads[f]...)
+	}
+	return heads
+}
+
+// values returns cell c's values in form f, one per head.
+func (gs columnSet) values(c *Cell, f form) []string {
+	var row []string
+	for _, g := range gs {
+		row = append(row, g.row[f](c)...)
+	}
+	return row
+}
+
 func mdEscape(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
@@ -392,31 +452,12 @@ func (t *Table) writeMDHeader(b *strings.Builder, cols []string) {
 // are listed below the table with their error.
 func (t *Table) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	cols := valueColumns
-	if t.hasCost() {
-		cols = append(append([]string(nil), valueColumns...), costColumns...)
-	}
-	if t.hasPace() {
-		cols = append(append([]string(nil), cols...), paceColumns...)
-	}
-	if t.hasQueries() {
-		cols = append(append([]string(nil), cols...), queryColumns...)
-	}
-	t.writeMDHeader(&b, cols)
+	cols := t.shownColumns()
+	t.writeMDHeader(&b, cols.heads(mdForm))
 	var failures []string
 	for i := range t.Cells {
 		c := &t.Cells[i]
-		row := append(append([]string(nil), c.Key...), c.markdownRow()...)
-		if t.hasCost() {
-			row = append(row, c.costRow()...)
-		}
-		if t.hasPace() {
-			row = append(row, c.paceRow(thousands, true)...)
-		}
-		if t.hasQueries() {
-			row = append(row, c.queryRow(thousands)...)
-		}
-		writeMDRow(&b, row)
+		writeMDRow(&b, append(append([]string(nil), c.Key...), cols.values(c, mdForm)...))
 		failures = append(failures, c.Errors...)
 	}
 	b.WriteString("\n" + tableLegend + "\n")
@@ -472,32 +513,13 @@ func writeMDRow(b *strings.Builder, cells []string) {
 // its status in every numeric column.
 func (t *Table) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	head := append(append([]string(nil), t.Keys...), csvValueColumns...)
-	if t.hasCost() {
-		head = append(head, csvCostColumns...)
-	}
-	if t.hasPace() {
-		head = append(head, csvPaceColumns...)
-	}
-	if t.hasQueries() {
-		head = append(head, csvQueryColumns...)
-	}
-	if err := cw.Write(head); err != nil {
+	cols := t.shownColumns()
+	if err := cw.Write(append(append([]string(nil), t.Keys...), cols.heads(csvForm)...)); err != nil {
 		return err
 	}
 	for i := range t.Cells {
 		c := &t.Cells[i]
-		row := append(append([]string(nil), c.Key...), c.csvRow()...)
-		if t.hasCost() {
-			row = append(row, c.csvCostRow()...)
-		}
-		if t.hasPace() {
-			row = append(row, c.paceRow(plain, false)...)
-		}
-		if t.hasQueries() {
-			row = append(row, c.queryRow(plain)...)
-		}
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(append(append([]string(nil), c.Key...), cols.values(c, csvForm)...)); err != nil {
 			return err
 		}
 	}

@@ -42,6 +42,12 @@ func globT(t *testing.T, pattern string) []string {
 func TestTableGolden(t *testing.T) {
 	matrix := globT(t, "testdata/matrix/*.json")
 	compare := globT(t, "testdata/compare/*.json")
+	cost := globT(t, "testdata/cost/*.json")
+	// Paced runs and runs with a query load beside a closed-loop run
+	// without queries.
+	pace := append(globT(t, "testdata/pace/*.json"), "testdata/compare/questdb.json")
+	queries := []string{"testdata/queries/fake_queries.json", "testdata/compare/questdb.json"}
+	byTarget := []string{"target"}
 	tests := []struct {
 		golden string
 		cfg    TableConfig
@@ -49,8 +55,15 @@ func TestTableGolden(t *testing.T) {
 		{"matrix.md", TableConfig{Files: matrix}},
 		{"matrix.csv", TableConfig{Files: matrix, Format: "csv"}},
 		{"matrix_by_workers.md", TableConfig{Files: matrix, Group: []string{"workers"}}},
-		{"compare.md", TableConfig{Files: compare, Group: []string{"target"}}},
-		{"compare.csv", TableConfig{Files: compare, Group: []string{"target"}, Format: "csv"}},
+		{"compare.md", TableConfig{Files: compare, Group: byTarget}},
+		{"compare.csv", TableConfig{Files: compare, Group: byTarget, Format: "csv"}},
+		{"cost.md", TableConfig{Files: cost, Group: byTarget}},
+		{"cost.csv", TableConfig{Files: cost, Group: byTarget, Format: "csv"}},
+		{"cost_only.md", TableConfig{Files: cost, Group: byTarget, Format: "cost"}},
+		{"pace.md", TableConfig{Files: pace, Group: byTarget}},
+		{"pace.csv", TableConfig{Files: pace, Group: byTarget, Format: "csv"}},
+		{"queries.md", TableConfig{Files: queries, Group: byTarget}},
+		{"queries.csv", TableConfig{Files: queries, Group: byTarget, Format: "csv"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -61,6 +74,43 @@ func TestTableGolden(t *testing.T) {
 			}
 			golden(t, tt.golden, b.Bytes())
 		})
+	}
+}
+
+// TestTableOptionalColumns: the pace and the query columns (with their
+// legend) come with a run that has them, and only then.
+func TestTableOptionalColumns(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []string
+		group []string
+		want  []string // in the table of files
+		word  string   // in no table of a closed-loop run without queries
+	}{
+		{"pace", []string{"testdata/pace/questdb_steps.json", "testdata/compare/questdb.json"}, []string{"name"},
+			[]string{"| offered rows/s | p99 from due ms | max lag s | sustainable rows/s |",
+				"| questdb_steps |", "| 25,000 | 241.3 | 0.083 | 10,000 |", "| closed loop |", "latency from due counts from when each batch was due"},
+			"offered"},
+		{"queries", []string{"testdata/queries/fake_queries.json", "testdata/compare/questdb.json"}, []string{"target"},
+			[]string{"| query p50 ms | query p99 ms | wrong answers |", "| 322.3 | 5234.7 | 0 |", "| no queries |", "queries run beside the load"},
+			"query"},
+	} {
+		var out bytes.Buffer
+		if err := RunTable(TableConfig{Files: tc.files, Group: tc.group, Out: &out}); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%s: table lacks %q:\n%s", tc.name, want, out.String())
+			}
+		}
+		out.Reset()
+		if err := RunTable(TableConfig{Files: []string{"testdata/compare/questdb.json"}, Out: &out}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), tc.word) {
+			t.Errorf("%s columns without such a run:\n%s", tc.name, out.String())
+		}
 	}
 }
 
@@ -208,17 +258,10 @@ func FuzzDecode(f *testing.F) {
 }
 
 // TestTableCost: runs with costs add the footprint, server and loader
-// columns; what a run did not measure says so.
+// columns (TestTableGolden: cost.md, cost.csv, cost_only.md); what a run
+// did not measure says so.
 func TestTableCost(t *testing.T) {
-	files := globT(t, "testdata/cost/*.json")
-	for f, name := range map[string]string{"md": "cost.md", "csv": "cost.csv", "cost": "cost_only.md"} {
-		var b bytes.Buffer
-		if err := RunTable(TableConfig{Files: files, Group: []string{"target"}, Format: f, Out: &b}); err != nil {
-			t.Fatal(err)
-		}
-		golden(t, name, b.Bytes())
-	}
-	runs, err := ReadFiles(files)
+	runs, err := ReadFiles(globT(t, "testdata/cost/*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,32 +13,58 @@ import (
 	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// TestContentFallsBackToCount: on a target that cannot fingerprint,
-// --verify content says so on stderr and in the results, and verifies
-// the counts (a count mismatch still fails).
+// contentFake is the fake target claiming content fingerprints: for the
+// cases where the runner must not ask for them.
+type contentFake struct{ *fakeTarget }
+
+func (contentFake) Content(context.Context, []fingerprint.Query) (map[string]*fingerprint.Table, error) {
+	return nil, errors.New("Content must not be asked here")
+}
+
+// TestContentFallsBackToCount: where content cannot be verified (a target
+// that cannot fingerprint; a looped load, even on one that can),
+// --verify content says why on stderr and in the results, and verifies
+// the counts (of all passes; a count mismatch still fails).
 func TestContentFallsBackToCount(t *testing.T) {
 	path, _ := ilpInput(t, 300)
-	f := newFake()
-	cfg := baseConfig(path)
-	cfg.VerifyContent = true
-	var stderr bytes.Buffer
-	cfg.Stderr = &stderr
-	res, err := Run(context.Background(), cfg, f)
-	if err != nil || !res.Verify.OK || res.Verify.Mode != "count" || !strings.Contains(res.Verify.Note, "content not verified") {
-		t.Fatalf("err %v verify %+v", err, res.Verify)
-	}
-	if !strings.Contains(stderr.String(), "content verification is not possible") {
-		t.Fatalf("stderr does not say content was not verified:\n%s", stderr.String())
-	}
-	f = newFake()
-	f.countErr = -1
-	cfg.Stderr = &bytes.Buffer{}
-	if _, err := Run(context.Background(), cfg, f); err == nil {
-		t.Fatal("a count mismatch passed under --verify content")
+	loopPath, n := loopInput(t, format.ILP)
+	looped := baseConfig(loopPath)
+	looped.BatchSize, looped.Loop, looped.Limit = 100, true, 2*n
+	for _, tc := range []struct {
+		name       string
+		cfg        Config
+		target     func(*fakeTarget) load.Target
+		note, says string
+	}{
+		{"no fingerprints", baseConfig(path), func(f *fakeTarget) load.Target { return f },
+			"content not verified", "content verification is not possible"},
+		{"loop", looped, func(f *fakeTarget) load.Target { return contentFake{f} },
+			"looped load", "content verification is not possible (a looped load"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.VerifyContent = true
+			var stderr bytes.Buffer
+			cfg.Stderr = &stderr
+			res, err := Run(context.Background(), cfg, tc.target(newFake()))
+			if err != nil || !res.Verify.OK || res.Verify.Mode != "count" || !strings.Contains(res.Verify.Note, tc.note) {
+				t.Fatalf("err %v verify %+v", err, res.Verify)
+			}
+			if !strings.Contains(stderr.String(), tc.says) {
+				t.Fatalf("stderr does not say why content was not verified:\n%s", stderr.String())
+			}
+			f := newFake()
+			f.countErr = -1
+			cfg.Stderr = &bytes.Buffer{}
+			if _, err := Run(context.Background(), cfg, tc.target(f)); err == nil {
+				t.Fatal("a count mismatch passed under --verify content")
+			}
+		})
 	}
 }
 
@@ -72,30 +98,5 @@ func TestContentDatasetFingerprint(t *testing.T) {
 	_, err = Run(context.Background(), cfg, nil)
 	if err == nil || !strings.Contains(err.Error(), `field "usage_user": sum expected`) || !strings.Contains(err.Error(), "dataset.json") {
 		t.Fatalf("a damaged file passed: %v", err)
-	}
-}
-
-// contentFake is the fake target claiming content fingerprints: for the
-// cases where the runner must not ask for them.
-type contentFake struct{ *fakeTarget }
-
-func (contentFake) Content(context.Context, []fingerprint.Query) (map[string]*fingerprint.Table, error) {
-	return nil, errors.New("Content must not be asked here")
-}
-
-// TestContentLoopFallsBack: --loop with --verify content verifies the
-// counts of all passes, saying why content is not verified.
-func TestContentLoopFallsBack(t *testing.T) {
-	path, n := loopInput(t, format.ILP)
-	cfg := baseConfig(path)
-	cfg.BatchSize, cfg.Loop, cfg.Limit, cfg.VerifyContent = 100, true, 2*n, true
-	var stderr bytes.Buffer
-	cfg.Stderr = &stderr
-	res, err := Run(context.Background(), cfg, contentFake{newFake()})
-	if err != nil || !res.Verify.OK || res.Verify.Mode != "count" || !strings.Contains(res.Verify.Note, "looped load") {
-		t.Fatalf("err %v verify %+v", err, res.Verify)
-	}
-	if !strings.Contains(stderr.String(), "content verification is not possible (a looped load") {
-		t.Fatalf("stderr:\n%s", stderr.String())
 	}
 }

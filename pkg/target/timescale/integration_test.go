@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/servertest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
@@ -152,20 +153,7 @@ func dropDB(t testing.TB, name string) {
 	}
 }
 
-func dbConn(t testing.TB, db string) *pgx.Conn {
-	t.Helper()
-	cfg, err := pgx.ParseConfig(pgURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = db
-	conn, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
+func dbConn(t testing.TB, db string) *pgx.Conn { return servertest.PGConnectDB(t, db) }
 
 func writeAll(t testing.TB, w load.Writer, batches []*load.Batch) int {
 	t.Helper()
