@@ -27,10 +27,6 @@
 #                       needs a port 6 or more away, e.g. CNOSDB_PORT=18902 CNOSDB_NAME=kill
 #   CNOSDB_WAIT         seconds to wait for /api/v1/ping (default 60)
 #   CNOSDB_FRESH=1      wipe the instance's data before starting
-#   CNOSDB_AUTH=1       authentication on (a fresh root's password is "root", and root may do
-#                       nothing but change it)
-#   CNOSDB_WRITE_LIMIT  limit on a write request's (compressed) body, e.g. 1K (default the
-#                       template's 160M); a larger body is answered 413
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -91,21 +87,7 @@ mkdir -p "$dir"
 
 # The template's ports are 8901-8906; move them all with the HTTP port.
 conf=$dir/cnosdb.toml
-edits=()
-wants=("127.0.0.1:$((port - 1))" "http_listen_port = $port" "vector_listen_port = $((port + 4))" "path = '$dir/db'")
-if [[ ${CNOSDB_AUTH:-0} == 1 ]]; then
-	edits+=(-e "s|^auth_enabled = false|auth_enabled = true|")
-	wants+=("auth_enabled = true")
-fi
-if [[ -n ${CNOSDB_WRITE_LIMIT:-} ]]; then
-	if [[ ! $CNOSDB_WRITE_LIMIT =~ ^[0-9]+[KMG]?$ ]]; then
-		say "CNOSDB_WRITE_LIMIT=$CNOSDB_WRITE_LIMIT is no size such as 1K or 160M: CnosDB not started"
-		exit 1
-	fi
-	edits+=(-e "s|^write_sql_limit = .*|write_sql_limit = \"$CNOSDB_WRITE_LIMIT\"|")
-	wants+=("write_sql_limit = \"$CNOSDB_WRITE_LIMIT\"")
-fi
-sed -e "s|@DATA@|$dir|g" ${edits[@]+"${edits[@]}"} \
+sed -e "s|@DATA@|$dir|g" \
 	-e "s|127\.0\.0\.1:8901|127.0.0.1:$((port - 1))|" \
 	-e "s|^http_listen_port = .*|http_listen_port = $port|" \
 	-e "s|^grpc_listen_port = .*|grpc_listen_port = $((port + 1))|" \
@@ -113,7 +95,7 @@ sed -e "s|@DATA@|$dir|g" ${edits[@]+"${edits[@]}"} \
 	-e "s|^tcp_listen_port = .*|tcp_listen_port = $((port + 3))|" \
 	-e "s|^vector_listen_port = .*|vector_listen_port = $((port + 4))|" \
 	"$conf_src" >"$conf"
-for want in "${wants[@]}"; do
+for want in "127.0.0.1:$((port - 1))" "http_listen_port = $port" "vector_listen_port = $((port + 4))" "path = '$dir/db'"; do
 	if ! grep -qF "$want" "$conf"; then
 		say "config template $conf_src has no line to set \"$want\": CnosDB not started"
 		exit 1
