@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +9,6 @@ import (
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -39,20 +35,6 @@ func TestMain_Load(t *testing.T) {
 	}
 }
 
-func TestMain_BadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"--precision", "s"},
-		{"--db-ttl", "forever and ever"},
-		{"--urls", "ftp://x"},
-	} {
-		var stderr bytes.Buffer
-		err := loadcli.Run(context.Background(), spec(), append([]string{"load_cnosdb", "--file", "/nonexistent"}, args...), nil, &stderr)
-		if err == nil {
-			t.Errorf("%v: no error", args)
-		}
-	}
-}
-
 // TestMain_Refused: a refused batch (a bad line) fails the run, names the
 // line, and is not counted.
 func TestMain_Refused(t *testing.T) {
@@ -69,16 +51,10 @@ func TestMain_Refused(t *testing.T) {
 	}
 	os.WriteFile(in, []byte(b.String()), 0o644)
 	resultsPath := filepath.Join(dir, "r.json")
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
-		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, nil, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "040004") {
-		t.Fatalf("err = %v, want the server's 040004\n%s", err, stderr.String())
-	}
-	raw, _ := os.ReadFile(resultsPath)
-	var res results.Results
-	json.Unmarshal(raw, &res)
+	r := loadtest.RunCLI(t, spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
+		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, resultsPath, "040004")
+	res := loadtest.ReadResults(t, resultsPath)
 	if st, body, _ := cnosdbtest.SQL(base, "root", "", db, "SELECT count(*) AS n FROM cpu"); res.Status != results.StatusFailed || res.Rows != 50 || st != 200 || body != `[{"n":50}]` {
-		t.Fatalf("results %+v; server %d %s", res, st, body)
+		t.Fatalf("results %+v; server %d %s\n%s", res, st, body, r.Stderr)
 	}
 }

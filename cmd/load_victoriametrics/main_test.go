@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/owndatatest"
 	"github.com/tsload/tsload/internal/vmtest"
-	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -43,21 +40,10 @@ func TestMain_Load(t *testing.T) {
 				got = append(got, fmt.Sprint(v))
 			}
 		}
-		if strings.Join(sortStrings(got), " ") != want {
+		if slices.Sort(got); strings.Join(got, " ") != want {
 			t.Errorf("%s: %v, want %s", metric, got, want)
 		}
 	}
-}
-
-func sortStrings(s []string) []string {
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s
 }
 
 // TestMain_Refused: a batch the server refuses (an integer out of range)
@@ -76,15 +62,12 @@ func TestMain_Refused(t *testing.T) {
 	}
 	os.WriteFile(in, []byte(b.String()), 0o644)
 	resultsPath := filepath.Join(dir, "r.json")
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
-		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, nil, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "line 58") || !strings.Contains(err.Error(), "value out of range") {
-		t.Fatalf("err = %v, want the server's reason for line 58\n%s", err, stderr.String())
+	r := loadtest.RunCLI(t, spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
+		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, resultsPath, "line 58")
+	if !strings.Contains(r.Err.Error(), "value out of range") {
+		t.Fatalf("err = %v, want the server's reason for line 58\n%s", r.Err, r.Stderr)
 	}
-	raw, _ := os.ReadFile(resultsPath)
-	var res results.Results
-	json.Unmarshal(raw, &res)
+	res := loadtest.ReadResults(t, resultsPath)
 	held, _ := vmtest.Rows(t, base, db, "cpu_v")
 	if res.Status != results.StatusFailed || res.Rows != 50 || held != 50 {
 		t.Fatalf("results %+v; server holds %d", res, held)

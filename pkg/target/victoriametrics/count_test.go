@@ -27,7 +27,11 @@ func writeFile(t *testing.T, name, data string) string {
 	return path
 }
 
-func load1(t *testing.T, base, db, path string, drop bool, wrap func(*Target) load.Target) loadtest.Run {
+// load1 loads path into db label db through the runner (batches of 7
+// rows, 2 workers), dropping the label's series first when drop, verifying
+// by content when content, and sending each batch as edit makes it (nil:
+// as read).
+func load1(t *testing.T, base, db, path string, drop, content bool, edit func(b *load.Batch) []byte) loadtest.Run {
 	t.Helper()
 	tg, err := New(Config{URLs: []string{base}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second})
 	if err != nil {
@@ -35,19 +39,45 @@ func load1(t *testing.T, base, db, path string, drop bool, wrap func(*Target) lo
 	}
 	defer tg.Close()
 	cfg := loadtest.FaultConfig(path, 7, 2)
+	cfg.VerifyContent = content
 	cfg.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: drop}
 	cfg.Loader, cfg.Target = "load_victoriametrics", "victoriametrics"
 	var target load.Target = tg
-	if wrap != nil {
-		target = wrap(tg)
+	if edit != nil {
+		target = editor{tg, edit}
 	}
 	return loadtest.RunLoad(t, cfg, target)
 }
 
-// sparseLines: three fields, each missing from one row (a different one),
-// so that every field of the series has the same count, and a second
-// series with all fields; and one row of a second measurement.
-func sparseLines() (string, int64) {
+// editor is a target whose writer sends each batch's data as edit makes
+// it, acknowledging the batch's rows as read: a loss or a change
+// verification must see.
+type editor struct {
+	*Target
+	edit func(b *load.Batch) []byte
+}
+
+func (e editor) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w, err := e.Target.NewWriter(ctx, worker)
+	return editWriter{w, e.edit}, err
+}
+
+type editWriter struct {
+	load.Writer
+	edit func(b *load.Batch) []byte
+}
+
+func (w editWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	c := *b
+	c.Data = w.edit(b)
+	return w.Writer.Write(ctx, &c)
+}
+
+// sparseFile writes name: three fields, each missing from one row (a
+// different one), so that every field of the series has the same count,
+// and a second series with all fields; and one row of a second
+// measurement. It returns the path and the rows.
+func sparseFile(t *testing.T, name string) (string, int64) {
 	var b strings.Builder
 	const ts = int64(1451606400000000000)
 	rows := int64(0)
@@ -61,15 +91,15 @@ func sparseLines() (string, int64) {
 		rows += 2
 	}
 	b.WriteString("n,host=x v=1 1451606400000000000\n")
-	return b.String(), rows + 1
+	return writeFile(t, name, b.String()), rows + 1
 }
 
 // TestCountSparse: rows with fields missing count as rows (distinct
 // timestamps), not as the samples of any one field.
 func TestCountSparse(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	data, rows := sparseLines()
-	f := load1(t, base, db, writeFile(t, "sparse.ilp", data), true, nil)
+	path, rows := sparseFile(t, "sparse.ilp")
+	f := load1(t, base, db, path, true, false, nil)
 	f.Exact(t, rows)
 	if got := f.Res.Verify.Actual["m"]; got != rows-1 {
 		t.Fatalf("m counted %d rows, want %d", got, rows-1)
@@ -81,10 +111,9 @@ func TestCountSparse(t *testing.T) {
 // verification reports as rows written again, not as a loss.
 func TestCountResent(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	data, rows := sparseLines()
-	path := writeFile(t, "again.ilp", data)
-	load1(t, base, db, path, true, nil).Exact(t, rows)
-	f := load1(t, base, db, path, false, nil)
+	path, rows := sparseFile(t, "again.ilp")
+	load1(t, base, db, path, true, false, nil).Exact(t, rows)
+	f := load1(t, base, db, path, false, false, nil)
 	f.Exact(t, rows)
 	if f.Res.Verify.Before["m"] != rows-1 || f.Res.Verify.Actual["m"] != rows-1 {
 		t.Fatalf("before %v after %v", f.Res.Verify.Before, f.Res.Verify.Actual)
@@ -96,35 +125,20 @@ func TestCountResent(t *testing.T) {
 	}
 }
 
-// dropper is a target whose writer drops a batch's last line and still
-// reports every row: verification must fail.
-type dropper struct{ *Target }
-
-func (d dropper) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
-	w, err := d.Target.NewWriter(ctx, worker)
-	return dropWriter{w}, err
-}
-
-type dropWriter struct{ load.Writer }
-
-func (w dropWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
-	c := *b
-	data := bytes.TrimSuffix(b.Data, []byte("\n"))
-	c.Data = append([]byte(nil), data[:bytes.LastIndexByte(data, '\n')+1]...)
-	if b.FirstRecord == 1 {
-		c.Data = b.Data // one batch whole: the loss is one row of another
-	}
-	ack, err := w.Writer.Write(ctx, &c)
-	ack.Rows = b.Rows
-	return ack, err
-}
-
 // TestCountMissingRowFails: a row acknowledged but never sent (a sparse
 // row of a series whose other rows are there) fails verification.
 func TestCountMissingRowFails(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	data, _ := sparseLines()
-	f := load1(t, base, db, writeFile(t, "lost.ilp", data), true, func(tg *Target) load.Target { return dropper{tg} })
+	path, _ := sparseFile(t, "lost.ilp")
+	// Each batch's last line is not sent, but for the first batch: the
+	// loss is one row of a series whose other rows are there.
+	f := load1(t, base, db, path, true, false, func(b *load.Batch) []byte {
+		if b.FirstRecord == 1 {
+			return b.Data
+		}
+		data := bytes.TrimSuffix(b.Data, []byte("\n"))
+		return append([]byte(nil), data[:bytes.LastIndexByte(data, '\n')+1]...)
+	})
 	if f.Err == nil || f.Res.Verify == nil || f.Res.Verify.OK {
 		t.Fatalf("a lost row passed verification: %v\n%s", f.Err, f.Log)
 	}
@@ -134,7 +148,7 @@ func TestCountMissingRowFails(t *testing.T) {
 // millisecond is refused before it is sent, naming its line.
 func TestRefusedSubMillisecond(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	f := load1(t, base, db, writeFile(t, "fine.ilp", "m v=1 1451606400000000000\nm v=2 1451606400000000500\n"), true, nil)
+	f := load1(t, base, db, writeFile(t, "fine.ilp", "m v=1 1451606400000000000\nm v=2 1451606400000000500\n"), true, false, nil)
 	if f.Err == nil || !strings.Contains(f.Err.Error(), "line 2: timestamp 1451606400000000500 has a part finer than a millisecond") {
 		t.Fatalf("err = %v\n%s", f.Err, f.Log)
 	}
@@ -143,51 +157,18 @@ func TestRefusedSubMillisecond(t *testing.T) {
 	}
 }
 
-// changer is a target whose writer changes one value of the batch (the
-// row is there, with another value): a count passes, content must not.
-type changer struct{ *Target }
-
-func (c changer) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
-	w, err := c.Target.NewWriter(ctx, worker)
-	return changeWriter{w}, err
-}
-
-type changeWriter struct{ load.Writer }
-
-func (w changeWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
-	c := *b
-	c.Data = bytes.Replace(b.Data, []byte("c=3 "), []byte("c=3.5 "), 1)
-	return w.Writer.Write(ctx, &c)
-}
-
 // TestContentChangedValueFails: --verify content fails on a changed value
 // that the count cannot see, and passes on the same rows sent as read.
 func TestContentChangedValueFails(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	data, rows := sparseLines()
-	path := writeFile(t, "content.ilp", data)
-	run := func(wrap func(*Target) load.Target) loadtest.Run {
-		tg, err := New(Config{URLs: []string{base}, Precision: "ns", DBName: db, RequestTimeout: 30 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tg.Close()
-		cfg := loadtest.FaultConfig(path, 7, 2)
-		cfg.VerifyContent = true
-		cfg.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
-		cfg.Loader, cfg.Target = "load_victoriametrics", "victoriametrics"
-		var target load.Target = tg
-		if wrap != nil {
-			target = wrap(tg)
-		}
-		return loadtest.RunLoad(t, cfg, target)
-	}
-	f := run(nil)
+	path, rows := sparseFile(t, "content.ilp")
+	f := load1(t, base, db, path, true, true, nil)
 	f.Exact(t, rows)
 	if !strings.Contains(f.Log, "verify content OK") {
 		t.Fatalf("content not verified:\n%s", f.Log)
 	}
-	f = run(func(tg *Target) load.Target { return changer{tg} })
+	// One value changed: the row is there, with another value.
+	f = load1(t, base, db, path, true, true, func(b *load.Batch) []byte { return bytes.Replace(b.Data, []byte("c=3 "), []byte("c=3.5 "), 1) })
 	if f.Err == nil || !strings.Contains(f.Log, "m_c") && !strings.Contains(f.Log, `field "c"`) && !strings.Contains(f.Log, "c:") {
 		t.Fatalf("a changed value passed content verification: %v\n%s", f.Err, f.Log)
 	}

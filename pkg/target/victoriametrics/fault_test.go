@@ -2,8 +2,6 @@ package victoriametrics
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -74,10 +72,7 @@ func TestKilledServer(t *testing.T) {
 	for i := 0; i < rows; i++ {
 		fmt.Fprintf(&b, "%s,host=h%d v=%d.5,n=%di %d\n", table, i%10, i, i, int64(1704067200000000000)+int64(i)*1e6)
 	}
-	path := filepath.Join(t.TempDir(), table+".ilp")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeFile(t, table+".ilp", b.String())
 	stop := make(chan struct{})
 	killed := make(chan error, 1)
 	go func() {
