@@ -56,7 +56,16 @@ func PGConnect(t testing.TB) *pgx.Conn {
 // server is there).
 func PGConnectDB(t testing.TB, db string) *pgx.Conn {
 	t.Helper()
-	cfg, err := pgx.ParseConfig(PostgresURL())
+	conn := PGConnectURL(t, PostgresURL(), db)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// PGConnectURL connects to database db of the server at url (a private
+// one); the caller closes the connection; an error fails the test.
+func PGConnectURL(t testing.TB, url, db string) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +74,5 @@ func PGConnectDB(t testing.TB, db string) *pgx.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
 }

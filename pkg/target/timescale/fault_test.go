@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/servertest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
@@ -386,15 +387,7 @@ func privatePostgres(t *testing.T) loadtest.Private {
 			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
 		},
 		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
-			cfg, err := pgx.ParseConfig(srv.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.Database = db
-			conn, err := pgx.ConnectConfig(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			conn := servertest.PGConnectURL(t, srv.url, db)
 			defer conn.Close(context.Background())
 			q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
 			if err := conn.QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
