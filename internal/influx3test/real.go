@@ -160,14 +160,13 @@ func (r Real) Count(t testing.TB, db, table string) int64 {
 }
 
 // Instance is an InfluxDB 3 of a test's own, started by
-// scripts/influxdb3.sh on a free port with its data in a temporary
-// directory: for what would disturb the shared server (kill -9, a small
-// request limit, the database limit).
+// scripts/start_influxdb.sh --version 3 on a free port with its data in a
+// temporary directory: for what would disturb the shared server (kill -9, a
+// small request limit, the database limit). Start starts it again (its
+// data and token kept); Kill stops it with SIGKILL.
 type Instance struct {
 	Real
-	t   testing.TB
-	dir string
-	env []string
+	*loadtest.ScriptServer
 }
 
 // InstanceOptions change how an Instance is started.
@@ -185,47 +184,20 @@ type InstanceOptions struct {
 // test, or fails it when CI is set.
 func StartInstance(t testing.TB, name string, o InstanceOptions) *Instance {
 	t.Helper()
-	root, state, port := loadtest.PrivatePlace(t, 0, 1) // p+1: the admin-token recovery listener
-	in := &Instance{Real: Real{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}, t: t, dir: filepath.Join(state, "influx", name)}
-	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "INFLUX_NAME="+name, "INFLUX_PORT="+strconv.Itoa(port))
+	s := loadtest.PrivateServer(t, "INFLUX", name, 0, 1) // p+1: the admin-token recovery listener
+	s.StartScript, s.StopScript, s.Args = "scripts/start_influxdb.sh", "scripts/stop_influxdb.sh", []string{"--version", "3"}
 	if o.MaxRequestBytes > 0 {
-		in.env = append(in.env, "INFLUX3_MAX_REQUEST="+strconv.Itoa(o.MaxRequestBytes))
+		s.Env = append(s.Env, "INFLUX3_MAX_REQUEST="+strconv.Itoa(o.MaxRequestBytes))
 	}
 	if o.Args != "" {
-		in.env = append(in.env, "INFLUX3_ARGS="+o.Args)
+		s.Env = append(s.Env, "INFLUX3_ARGS="+o.Args)
 	}
-	script := filepath.Join(root, "scripts", "influxdb3.sh")
-	if err := in.run(script, "start"); err != nil {
-		if strings.Contains(err.Error(), "no InfluxDB 3 server binary") {
-			loadtest.SkipOrFail(t, err.Error(), "under CI: "+err.Error())
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := in.run(script, "stop"); err != nil {
-			t.Error(err)
-		}
-	})
-	raw, err := os.ReadFile(filepath.Join(in.dir, "admin-token"))
+	dir := filepath.Join(s.State, "influx", name)
+	s.PIDFile, s.NoBinary = filepath.Join(dir, "influxdb3.pid"), "no InfluxDB 3 server binary"
+	s.Run(t)
+	raw, err := os.ReadFile(filepath.Join(dir, "admin-token"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Token = strings.TrimSpace(string(raw))
-	return in
+	return &Instance{Real: Real{URL: fmt.Sprintf("http://127.0.0.1:%d", s.Port), Token: strings.TrimSpace(string(raw))}, ScriptServer: s}
 }
-
-// Start starts the instance again (its data and token kept). It may be
-// called from any goroutine: it reports failure as an error.
-func (in *Instance) Start() error {
-	root, err := loadtest.RepoRoot()
-	if err != nil {
-		return err
-	}
-	return in.run(filepath.Join(root, "scripts", "influxdb3.sh"), "start")
-}
-
-func (in *Instance) run(path, verb string) error { return loadtest.RunScript(in.env, path, verb) }
-
-// Kill stops the server with SIGKILL (no clean shutdown) and waits until
-// the process is gone. It may be called from any goroutine.
-func (in *Instance) Kill() error { return loadtest.KillPIDFile(filepath.Join(in.dir, "influxdb3.pid")) }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,31 +48,4 @@ func FreePortRun(below, above int) (int, error) {
 		}
 	}
 	return 0, errors.New("no free run of ports")
-}
-
-// RunScript runs bash path args with env (the whole environment), and
-// returns its output in the error when it fails.
-func RunScript(env []string, path string, args ...string) error {
-	cmd := exec.Command("bash", append([]string{path}, args...)...)
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %v\n%s", strings.Join(append([]string{filepath.Base(path)}, args...), " "), err, out)
-	}
-	return nil
-}
-
-// PrivatePlace is where a private server of a test runs: the repository
-// root (whose scripts start it), a state directory of its own (removed
-// when the test ends) and a port p with p-below to p+above free
-// (FreePortRun).
-func PrivatePlace(t testing.TB, below, above int) (root, state string, port int) {
-	t.Helper()
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if port, err = FreePortRun(below, above); err != nil {
-		t.Fatal(err)
-	}
-	return root, t.TempDir(), port
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,63 +91,6 @@ func (s FaultSuite) killed(t *testing.T, table string) {
 	}
 	t.Logf("killed with SIGKILL after %d bytes, back after %s: %d retries, %d rows acknowledged, the server holds %d (%d distinct)",
 		int64(killAfter), down.Round(time.Millisecond), f.Res.Retries, f.Res.Rows, n, keys)
-}
-
-// ScriptServer is a private server that a repository script starts (with
-// Env, which names its own state directory and ports) and that writes its
-// process id to PIDFile.
-type ScriptServer struct {
-	Start, Stop string // scripts, relative to the repository root
-	Env         []string
-	PIDFile     string
-}
-
-// Run starts the server and stops it when the test ends. A script that
-// fails skips the test, or fails it under CI.
-func (s *ScriptServer) Run(t testing.TB) {
-	t.Helper()
-	if err := s.StartAgain(); err != nil {
-		SkipOrFail(t, "private server: "+err.Error(), "private server under CI: "+err.Error())
-	}
-	t.Cleanup(func() {
-		if err := s.script(s.Stop); err != nil {
-			t.Logf("stopping the private server: %v", err)
-		}
-	})
-}
-
-// StartAgain runs the start script.
-func (s *ScriptServer) StartAgain() error { return s.script(s.Start) }
-
-func (s *ScriptServer) script(rel string) error {
-	root, err := RepoRoot()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command("bash", filepath.Join(root, rel))
-	cmd.Env = append(os.Environ(), s.Env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %v\n%s", rel, err, out)
-	}
-	return nil
-}
-
-// Kill sends SIGKILL to the process of PIDFile, waits until it is gone,
-// and removes PIDFile: a killed server may stay a zombie (where nothing
-// reaps orphans), which the start script would take for a running one.
-func (s *ScriptServer) Kill() error {
-	raw, err := os.ReadFile(s.PIDFile)
-	if err != nil {
-		return err
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.PIDFile, err)
-	}
-	if err := KillPID(pid); err != nil {
-		return err
-	}
-	return os.Remove(s.PIDFile)
 }
 
 // FreePort returns a TCP port free on 127.0.0.1 now.

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -130,43 +129,21 @@ func Rows(t testing.TB, base, db, metric string) (rows, keys int64) {
 
 // Instance is a VictoriaMetrics of a test's own, started by
 // scripts/start_victoriametrics.sh on a free port with its state in a
-// temporary directory.
+// temporary directory. Start starts it again (its data kept); Kill stops it
+// with SIGKILL.
 type Instance struct {
 	URL string
-	t   testing.TB
-	dir string
-	env []string
+	*loadtest.ScriptServer
 }
 
-// StartInstance starts a private server named name.
+// StartInstance starts a private server named name and stops it when the
+// test ends.
 func StartInstance(t testing.TB, name string) *Instance {
 	t.Helper()
-	root, state, port := loadtest.PrivatePlace(t, 0, 0)
-	in := &Instance{URL: fmt.Sprintf("http://127.0.0.1:%d", port), t: t, dir: filepath.Join(state, "victoriametrics", name)}
-	in.env = append(os.Environ(), "TSLOAD_STATE="+state, "VM_NAME="+name, "VM_PORT="+strconv.Itoa(port), "VM_MEMORY_PERCENT=5")
-	if err := in.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := loadtest.RunScript(in.env, filepath.Join(root, "scripts", "stop_victoriametrics.sh")); err != nil {
-			t.Error(err)
-		}
-	})
-	return in
-}
-
-// Start starts the instance (again, its data kept). It may be called from
-// any goroutine: it reports failure as an error.
-func (in *Instance) Start() error {
-	root, err := loadtest.RepoRoot()
-	if err != nil {
-		return err
-	}
-	return loadtest.RunScript(in.env, filepath.Join(root, "scripts", "start_victoriametrics.sh"))
-}
-
-// Kill stops the server with SIGKILL (no clean shutdown) and waits until
-// the process is gone. It may be called from any goroutine.
-func (in *Instance) Kill() error {
-	return loadtest.KillPIDFile(filepath.Join(in.dir, "victoria-metrics.pid"))
+	s := loadtest.PrivateServer(t, "VM", name, 0, 0)
+	s.StartScript, s.StopScript = "scripts/start_victoriametrics.sh", "scripts/stop_victoriametrics.sh"
+	s.Env = append(s.Env, "VM_MEMORY_PERCENT=5")
+	s.PIDFile = filepath.Join(s.State, "victoriametrics", name, "victoria-metrics.pid")
+	s.Run(t)
+	return &Instance{URL: fmt.Sprintf("http://127.0.0.1:%d", s.Port), ScriptServer: s}
 }

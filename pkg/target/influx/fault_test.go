@@ -135,7 +135,7 @@ func privateInflux(t *testing.T) loadtest.Private {
 			// distinct keys.
 			return got[table], got[table]
 		},
-		Kill: srv.Kill, Start: srv.StartAgain,
+		Kill: srv.Kill, Start: srv.Start,
 	}
 }
 

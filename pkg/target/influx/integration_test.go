@@ -273,21 +273,19 @@ func TestIntegrationFatal(t *testing.T) {
 // privateV1 starts an InfluxDB 1.x of the test's own
 // (scripts/start_influxdb.sh on free ports, its own state, instance name
 // and extra environment, e.g. a tiny cache), stopped when the test ends.
-// It returns the server (Kill, StartAgain) and its URL.
+// It returns the server (Kill, Start) and its URL.
 func privateV1(t *testing.T, name string, extra ...string) (*loadtest.ScriptServer, string) {
 	t.Helper()
 	influxURL(t) // same skip rule: no local InfluxDB, no second one either
 	if _, err := exec.LookPath("influxd"); err != nil {
 		loadtest.SkipOrFail(t, "influxd not installed", "influxd not installed under CI")
 	}
-	state := t.TempDir()
-	port, rpc := loadtest.FreePort(t), loadtest.FreePort(t)
-	srv := &loadtest.ScriptServer{Start: "scripts/start_influxdb.sh", Stop: "scripts/stop_influxdb.sh",
-		Env: append([]string{"TSLOAD_STATE=" + state, "INFLUX_NAME=" + name,
-			"INFLUX_PORT=" + strconv.Itoa(port), "INFLUX_RPC_PORT=" + strconv.Itoa(rpc)}, extra...),
-		PIDFile: filepath.Join(state, "influx", name, "influxd.pid")}
+	srv := loadtest.PrivateServer(t, "INFLUX", name, 0, 1) // p+1: the RPC listener
+	srv.StartScript, srv.StopScript = "scripts/start_influxdb.sh", "scripts/stop_influxdb.sh"
+	srv.Env = append(append(srv.Env, "INFLUX_RPC_PORT="+strconv.Itoa(srv.Port+1)), extra...)
+	srv.PIDFile = filepath.Join(srv.State, "influx", name, "influxd.pid")
 	srv.Run(t)
-	return srv, fmt.Sprintf("http://127.0.0.1:%d", port)
+	return srv, fmt.Sprintf("http://127.0.0.1:%d", srv.Port)
 }
 
 // restart kills srv (SIGKILL: no clean shutdown) and, after pause,
@@ -297,7 +295,7 @@ func restart(t *testing.T, srv *loadtest.ScriptServer, pause time.Duration) {
 		t.Fatal(err)
 	}
 	time.Sleep(pause)
-	if err := srv.StartAgain(); err != nil {
+	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,17 +209,11 @@ func TestV2Prepare(t *testing.T) {
 // counts.
 func TestV2CacheFull(t *testing.T) {
 	cfg := influx2(t)
-	root, state, port := loadtest.PrivatePlace(t, 0, 0)
-	env := append(os.Environ(), "TSLOAD_STATE="+state, "INFLUX_NAME=v2tiny", "INFLUX_PORT="+strconv.Itoa(port),
-		"INFLUX_CACHE_MAX=1048576", "INFLUX_CACHE_SNAPSHOT=262144")
-	script := func(name string) {
-		if err := loadtest.RunScript(env, filepath.Join(root, "scripts", name), "--version", "2"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	script("start_influxdb.sh")
-	t.Cleanup(func() { script("stop_influxdb.sh") })
-	cfg.URLs = []string{fmt.Sprintf("http://127.0.0.1:%d", port)}
+	srv := loadtest.PrivateServer(t, "INFLUX", "v2tiny", 0, 0)
+	srv.StartScript, srv.StopScript, srv.Args = "scripts/start_influxdb.sh", "scripts/stop_influxdb.sh", []string{"--version", "2"}
+	srv.Env = append(srv.Env, "INFLUX_CACHE_MAX=1048576", "INFLUX_CACHE_SNAPSHOT=262144")
+	srv.Run(t)
+	cfg.URLs = []string{fmt.Sprintf("http://127.0.0.1:%d", srv.Port)}
 	tg := newV2Target(t, cfg)
 	w, _ := tg.NewWriter(context.Background(), 0)
 	big := genBatches(20000, 20000, 1)[0]

@@ -88,7 +88,7 @@ func privateQuestDB(t *testing.T) loadtest.Private {
 			defer direct.Close()
 			return questdbRows(t, direct, table)
 		},
-		Kill: srv.Kill, Start: srv.StartAgain,
+		Kill: srv.Kill, Start: srv.Start,
 	}
 }
 
@@ -115,7 +115,7 @@ func TestCountAfterKill(t *testing.T) {
 	if err := srv.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.StartAgain(); err != nil {
+	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tg.Count(ctx, []string{"none"}); err != nil && !load.IsRetryable(err) {
@@ -132,7 +132,7 @@ func startPrivateQuestDB(t *testing.T) (*loadtest.ScriptServer, qdb) {
 	root := t.TempDir()
 	port := func() string { return strconv.Itoa(loadtest.FreePort(t)) }
 	httpPort, pgPort := port(), port()
-	srv := &loadtest.ScriptServer{Start: "scripts/start_questdb.sh", Stop: "scripts/stop_questdb.sh",
+	srv := &loadtest.ScriptServer{StartScript: "scripts/start_questdb.sh", StopScript: "scripts/stop_questdb.sh",
 		Env: []string{"QUESTDB_ROOT=" + root, "QUESTDB_HTTP_PORT=" + httpPort, "QUESTDB_PG_PORT=" + pgPort,
 			"QUESTDB_ILP_PORT=" + port(), "QUESTDB_MIN_PORT=" + port(), "QUESTDB_XMX=512m", "QUESTDB_WORKERS=1"},
 		PIDFile: filepath.Join(root, "questdb.pid")}
