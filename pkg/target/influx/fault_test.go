@@ -83,28 +83,6 @@ func (f faultRun) failed(t *testing.T, want string) results.Results {
 	return r
 }
 
-// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
-// with a fault proxy in front of the real InfluxDB: connections cut
-// mid-batch, a stall past the request timeout (a timed-out request that
-// still lands is overwritten by its re-send: a point cannot be stored
-// twice, so distinct keys are the point count), refused connections, and a
-// line of the wrong field type, which InfluxDB drops while writing the rest
-// of its batch (a partial write): the run goes on and fails at the end.
-func TestFaults(t *testing.T) {
-	base := influxURL(t)
-	db := uniqueDB(t)
-	loadtest.FaultSuite{
-		Loader:      "load_influx",
-		Upstream:    base,
-		New:         faultTarget(db),
-		Rows:        pointRows,
-		Refuse:      func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
-		RefuseErr:   []string{"field type conflict", "rows rejected by the server"},
-		RefusedRows: 4999,
-		Private:     privateInflux,
-	}.Run(t, "fault")
-}
-
 // privateInflux starts an InfluxDB 1.x of the test's own
 // (scripts/start_influxdb.sh on free ports, its own state) for the
 // suite's kill scenario.
