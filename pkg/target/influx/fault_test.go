@@ -20,8 +20,9 @@ import (
 // this target, a real InfluxDB). Retryable faults must end with the exact
 // count verified; non-retryable ones with an error naming the cause and a
 // results file marked failed whose rows equal what the database holds.
-// Back-pressure (cache-max-memory-size exceeded) is TestRunnerCacheFull and
-// a server restart (kill -9) TestRunnerServerRestart.
+// The shared fault scenarios are TestTargetSuite's faults (privateInflux
+// for its kill); back-pressure (cache-max-memory-size exceeded) is
+// TestRunnerCacheFull and a server restart (kill -9) TestRunnerServerRestart.
 
 // faultRun loads path through url into a fresh database with a results
 // file. The target stays open (for counting) until the test ends.
