@@ -127,3 +127,14 @@ func Run(t *testing.T, setup Setup, keepsRepeats bool) {
 		}
 	}
 }
+
+// Suite is Run on the targets of a conformance suite: each load into a
+// fresh target of s on its server (TargetSuite.Target), in 500-row batches
+// by two writers.
+func Suite(t *testing.T, s loadtest.TargetSuite, keepsRepeats bool) {
+	Run(t, func(t *testing.T) (load.Target, runner.Config) {
+		tg, prep := s.Target(t)
+		return tg, runner.Config{BatchSize: 500, Workers: 2, Prepare: prep,
+			Loader: s.Loader, Target: strings.TrimPrefix(s.Loader, "load_")}
+	}, keepsRepeats)
+}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,16 +21,24 @@ import (
 // with SIGKILL at several points of a load into a real server, resumes the
 // load with --resume, and checks that the server ends with every row once.
 type ResumeSuite struct {
-	// Command is the loader's package ("github.com/tsload/tsload/cmd/load_x").
+	// Command is the loader's package ("github.com/tsload/tsload/cmd/load_x";
+	// in a TargetSuite, by default its Loader's).
 	Command string
-	// Upstream is the server's address (host:port) the proxy forwards to.
+	// Upstream is the server's address (host:port or a URL) the proxy
+	// forwards to (in a TargetSuite, by default its Upstream).
 	Upstream string
-	// Args are the loader's target flags writing table through proxy
-	// (host:port), including whatever makes a fresh table.
-	Args func(t *testing.T, proxy, table string) []string
-	// Rows returns what the server holds in table: rows and distinct
-	// (timestamp, host) keys, read directly.
-	Rows func(t *testing.T, table string) (rows, keys int64)
+	// DB, when set, names the database of each load, made fresh by the
+	// load (--db-name, --drop-db; dropping it when the test ends is DB's
+	// business); Args and Rows are given its name. Without DB, or when it
+	// returns "", they are given "" and the load no --db-name.
+	DB func(t *testing.T) string
+	// Args are the loader's target flags writing table of database db
+	// through proxy (host:port), including whatever else makes a fresh
+	// table.
+	Args func(t *testing.T, proxy, db, table string) []string
+	// Rows returns what the server holds in table of database db: rows and
+	// distinct (timestamp, host) keys, read directly.
+	Rows func(t *testing.T, db, table string) (rows, keys int64)
 	// Again are flags a resume must be given again: values holding a
 	// secret, which the journal keeps masked.
 	Again []string
@@ -136,14 +143,14 @@ func (s ResumeSuite) Run(t *testing.T, prefix string) {
 
 // resumeRun is one load of a scenario: its process, files and proxy.
 type resumeRun struct {
-	bin, table, input, results string
-	again                      []string
-	args                       []string
-	proxy                      *faultproxy.Proxy
-	proc                       *exec.Cmd
-	stderr                     *bytes.Buffer
-	exited                     chan error
-	killedAt                   int64
+	bin, db, table, input, results string
+	again                          []string
+	args                           []string
+	proxy                          *faultproxy.Proxy
+	proc                           *exec.Cmd
+	stderr                         *bytes.Buffer
+	exited                         chan error
+	killedAt                       int64
 }
 
 func (s ResumeSuite) start(t *testing.T, bin, table string, n int) *resumeRun {
@@ -151,8 +158,15 @@ func (s ResumeSuite) start(t *testing.T, bin, table string, n int) *resumeRun {
 	p := Proxy(t, s.Upstream)
 	r := &resumeRun{again: s.Again, bin: bin, table: table, proxy: p, input: faultLines(t, table, n, nil),
 		results: filepath.Join(t.TempDir(), "results.json"), stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
-	r.args = append([]string{"--file", r.input, "--batch-size", "1000", "--workers", "2", "--reporting-period", "50ms",
-		"--retry-timeout", "30s", "--results-file", r.results}, s.Args(t, p.Addr(), table)...)
+	r.args = []string{"--file", r.input, "--batch-size", "1000", "--workers", "2", "--reporting-period", "50ms",
+		"--retry-timeout", "30s", "--results-file", r.results}
+	if s.DB != nil {
+		r.db = s.DB(t)
+	}
+	if r.db != "" {
+		r.args = append(r.args, "--db-name", r.db, "--drop-db")
+	}
+	r.args = append(r.args, s.Args(t, p.Addr(), r.db, table)...)
 	r.proc = exec.Command(bin, r.args...)
 	r.proc.Stderr = r.stderr
 	if err := r.proc.Start(); err != nil {
@@ -289,34 +303,9 @@ func (r *resumeRun) resume(t *testing.T, extra ...string) results.Results {
 // exact fails the test unless the server holds every row once.
 func (s ResumeSuite) exact(t *testing.T, r *resumeRun, rows int64) {
 	t.Helper()
-	if n, keys := s.Rows(t, r.table); n != rows || keys != rows {
+	if n, keys := s.Rows(t, r.db, r.table); n != rows || keys != rows {
 		t.Fatalf("the database holds %d rows, %d distinct, want %d", n, keys, rows)
 	}
 }
 
 func count64(n int64) string { return fmt.Sprintf("%d", n) }
-
-// TableDBs remembers the database each table of a ResumeSuite was loaded
-// into, for its Rows: Args makes a database per table, and the scenarios
-// run in parallel. The zero value is ready.
-type TableDBs struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-// Set records that table is loaded into db.
-func (d *TableDBs) Set(table, db string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil {
-		d.m = map[string]string{}
-	}
-	d.m[table] = db
-}
-
-// Get returns the database of table.
-func (d *TableDBs) Get(table string) string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.m[table]
-}

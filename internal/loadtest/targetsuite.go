@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,8 +54,11 @@ type TargetSuite struct {
 	New              NewFunc  // as FaultSuite's; the suite gives the server's address
 	Rows             RowsFunc // as FaultSuite's
 	// Faults and Resume, when set, run as the subtests "faults" and
-	// "resume" (the targets whose TestFaults and TestResume... predate
-	// the suite run them there).
+	// "resume". What they leave unset is the suite's: Faults' Loader,
+	// Upstream, New and Rows; Resume's Command (the package of the command
+	// Loader), Upstream, DB (the database of New's targets: its loads run
+	// one after the other) and Rows (Rows on a target of New: right when
+	// New's targets all write one database).
 	Faults *FaultSuite
 	Resume *ResumeSuite
 	// Embedded: the database runs inside the loader (tonbo): there is no
@@ -77,15 +81,41 @@ func (s TargetSuite) Run(t *testing.T, prefix string) {
 	// TODO(issue 43): a CSV whose time column is not named "time",
 	// verified by content.
 	if s.Faults != nil {
-		t.Run("faults", func(t *testing.T) { s.Faults.Run(t, prefix+"_fault") })
+		f := *s.Faults
+		f.Loader = cmp.Or(f.Loader, s.Loader)
+		f.Upstream = cmp.Or(f.Upstream, s.Upstream)
+		if f.New == nil {
+			f.New = s.New
+		}
+		if f.Rows == nil {
+			f.Rows = s.Rows
+		}
+		t.Run("faults", func(t *testing.T) { f.Run(t, prefix+"_fault") })
 	}
 	if s.Resume != nil {
-		t.Run("resume", func(t *testing.T) { s.Resume.Run(t, prefix+"_resume") })
+		r := *s.Resume
+		r.Command = cmp.Or(r.Command, "github.com/tsload/tsload/cmd/"+s.Loader)
+		r.Upstream = cmp.Or(r.Upstream, s.Upstream)
+		if r.DB == nil {
+			r.DB = func(t *testing.T) string {
+				_, prep := s.Target(t)
+				return prep.DBName
+			}
+		}
+		if r.Rows == nil {
+			r.Rows = func(t *testing.T, _, table string) (rows, keys int64) {
+				tg, _ := s.Target(t)
+				return s.Rows(t, tg, table)
+			}
+		}
+		t.Run("resume", func(t *testing.T) { r.Run(t, prefix+"_resume") })
 	}
 }
 
-// target is a new target on the server, not proxied.
-func (s TargetSuite) target(t *testing.T) (load.Target, load.PrepareOptions) {
+// Target is a new target on the suite's server (not proxied), each
+// request bounded by 30 s, and the lifecycle options of a fresh database
+// or table (the suite's loads, and a target's tests beside the suite).
+func (s TargetSuite) Target(t *testing.T) (load.Target, load.PrepareOptions) {
 	t.Helper()
 	addr := s.Upstream
 	if strings.Contains(addr, "://") {
@@ -107,7 +137,7 @@ func (s TargetSuite) load(t *testing.T, tg load.Target, prep load.PrepareOptions
 }
 
 func (s TargetSuite) face(t *testing.T, table string) {
-	tg, _ := s.target(t)
+	tg, _ := s.Target(t)
 	ctx := context.Background()
 	if err := tg.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
@@ -143,7 +173,7 @@ func (s TargetSuite) face(t *testing.T, table string) {
 // loadVerifyReload loads rows, checks the results and what the server
 // holds, then loads the same rows again into the same table.
 func (s TargetSuite) loadVerifyReload(t *testing.T, table string) {
-	tg, prep := s.target(t)
+	tg, prep := s.Target(t)
 	path := faultLines(t, table, suiteRows, nil)
 	cfg := FaultConfig(path, suiteRows/10, 2)
 	cfg.VerifyContent = true
@@ -206,7 +236,7 @@ func checkCost(t *testing.T, res results.Results) {
 }
 
 func (s TargetSuite) paced(t *testing.T, table string) {
-	tg, prep := s.target(t)
+	tg, prep := s.Target(t)
 	const rows = 2000
 	cfg := FaultConfig(faultLines(t, table, rows, nil), 200, 2)
 	cfg.Pace.Rate = 10 * rows // a fifth of a second
@@ -225,7 +255,7 @@ func (s TargetSuite) paced(t *testing.T, table string) {
 // checked answer is right. A target without a querier must say so in its
 // face (Hooks.NewQuerier nil), and the run is refused before loading.
 func (s TargetSuite) queries(t *testing.T, tablePrefix string) {
-	tg, prep := s.target(t)
+	tg, prep := s.Target(t)
 	path := filepath.Join(t.TempDir(), "cpu.ilp")
 	st, err := gen.Generate(context.Background(), gen.Config{UseCase: "cpu-only", Format: format.ILP, Seed: 38, Scale: 10,
 		Start: time.Date(2016, 1, 4, 0, 0, 0, 0, time.UTC), End: time.Date(2016, 1, 4, 1, 0, 0, 0, time.UTC), File: path, Workers: 1})
@@ -268,7 +298,7 @@ func (s TargetSuite) queries(t *testing.T, tablePrefix string) {
 // and without an offset, each verified by content: the same instants in
 // two spellings.
 func (s TargetSuite) csvTimes(t *testing.T, table string) {
-	tg, prep := s.target(t)
+	tg, prep := s.Target(t)
 	if err := runner.Accepts(tg, format.CSV); err != nil {
 		t.Skipf("the target takes no CSV: %v", err)
 	}

@@ -3,25 +3,12 @@ package cnosdb
 import (
 	"testing"
 
-	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/internal/disordertest"
-	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/runner"
 )
 
 // TestDisorder loads generate_data's out-of-order and repeated files and
 // verifies them, by count and by content: CnosDB stores one point per
 // (series, time) key.
 func TestDisorder(t *testing.T) {
-	disordertest.Run(t, func(t *testing.T) (load.Target, runner.Config) {
-		base, db := cnosdbtest.RealDB(t)
-		tg, err := New(Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tg.Close() })
-		rc := runnerConfig("", db, nil)
-		rc.BatchSize = 500
-		return tg, rc
-	}, false)
+	disordertest.Suite(t, suite(t), false)
 }

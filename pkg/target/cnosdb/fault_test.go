@@ -17,53 +17,38 @@ import (
 )
 
 // Faults on the whole path (runner.Run, this target) against the real
-// CnosDB, through internal/faultproxy where the network misbehaves, and
-// against a CnosDB of the test's own where the server is killed (the
-// shared suite's kill scenario). Retryable
-// faults must end with the exact count verified (a re-sent row merges with
-// itself: same series and time); non-retryable ones with an error naming
-// the cause and a results file marked failed whose rows equal what the
-// server holds. Only memory pressure comes from the stand-in.
+// CnosDB or the stand-in where the server cannot be made to misbehave on
+// demand (memory pressure). The shared fault scenarios (connections cut
+// mid-batch, a stall past the request timeout, refused connections, a bad
+// line refused for good, the server killed) are TestTargetSuite's faults.
+// Retryable faults must end with the exact count verified;
+// non-retryable ones with an error naming the cause and a results file
+// marked failed whose rows equal what the server holds.
 
-// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
-// with a fault proxy in front of the real CnosDB: connections cut
-// mid-batch, a stall past the request timeout, refused connections, and a
-// bad line (422 040004) refused for good. Counts are read from the server
-// directly, not through the proxy.
-func TestFaults(t *testing.T) {
-	base, db := cnosdbtest.RealDB(t)
-	loadtest.FaultSuite{
-		Loader:    "load_cnosdb",
-		Upstream:  base,
-		New:       faultTarget(db),
-		Rows:      faultRows(base, db),
-		Refuse:    func(line string) string { return strings.Replace(line, " v=", " v=oops", 1) },
-		RefuseErr: []string{"422 [040004] Error parsing message"},
-		Private: func(t *testing.T) loadtest.Private {
-			in := cnosdbtest.StartInstance(t, "kill", cnosdbtest.InstanceOptions{})
-			const db = "kill"
-			return loadtest.Private{
-				Upstream: in.URL,
-				New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-					// Uncompressed, so that the kill lands a fifth of the way in.
-					tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
-						DBName: db, RequestTimeout: timeout})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { tg.Close() })
-					return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
-				},
-				Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
-					return distinctRows(t, in.URL, db, table)
-				},
-				Kill: in.Kill, Start: in.Start,
+// privateCnosDB starts a CnosDB of the test's own for the suite's kill
+// scenario.
+func privateCnosDB(t *testing.T) loadtest.Private {
+	in := cnosdbtest.StartInstance(t, "kill", cnosdbtest.InstanceOptions{})
+	const db = "kill"
+	return loadtest.Private{
+		Upstream: in.URL,
+		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+			// Uncompressed, so that the kill lands a fifth of the way in.
+			tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
+				DBName: db, RequestTimeout: timeout})
+			if err != nil {
+				t.Fatal(err)
 			}
+			t.Cleanup(func() { tg.Close() })
+			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
 		},
-	}.Run(t, "cnos")
+		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+			return distinctRows(t, in.URL, db, table)
+		},
+		Kill: in.Kill, Start: in.Start,
+	}
 }
 
-// distinctRows counts table's rows and distinct (time, host) keys.
 // faultTarget makes the suites' targets: database db through proxy, gzip.
 func faultTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
@@ -84,6 +69,7 @@ func faultRows(base, db string) func(t *testing.T, _ load.Target, table string) 
 	}
 }
 
+// distinctRows counts table's rows and distinct (time, host) keys.
 func distinctRows(t *testing.T, base, db, table string) (rows, keys int64) {
 	rows = cnosdbtest.Count(t, base, db, table)
 	st, body, err := cnosdbtest.SQL(base, "root", "", db, fmt.Sprintf(`SELECT count(*) AS n FROM (SELECT DISTINCT time, host FROM "%s")`, table))

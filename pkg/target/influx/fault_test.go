@@ -20,8 +20,9 @@ import (
 // this target, a real InfluxDB). Retryable faults must end with the exact
 // count verified; non-retryable ones with an error naming the cause and a
 // results file marked failed whose rows equal what the database holds.
-// Back-pressure (cache-max-memory-size exceeded) is TestRunnerCacheFull and
-// a server restart (kill -9) TestRunnerServerRestart.
+// The shared fault scenarios are TestTargetSuite's faults (privateInflux
+// for its kill); back-pressure (cache-max-memory-size exceeded) is
+// TestRunnerCacheFull and a server restart (kill -9) TestRunnerServerRestart.
 
 // faultRun loads path through url into a fresh database with a results
 // file. The target stays open (for counting) until the test ends.
@@ -81,28 +82,6 @@ func (f faultRun) failed(t *testing.T, want string) results.Results {
 		t.Fatalf("results file counts %d rows, the database holds %d", r.Rows, n)
 	}
 	return r
-}
-
-// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
-// with a fault proxy in front of the real InfluxDB: connections cut
-// mid-batch, a stall past the request timeout (a timed-out request that
-// still lands is overwritten by its re-send: a point cannot be stored
-// twice, so distinct keys are the point count), refused connections, and a
-// line of the wrong field type, which InfluxDB drops while writing the rest
-// of its batch (a partial write): the run goes on and fails at the end.
-func TestFaults(t *testing.T) {
-	base := influxURL(t)
-	db := uniqueDB(t)
-	loadtest.FaultSuite{
-		Loader:      "load_influx",
-		Upstream:    base,
-		New:         faultTarget(db),
-		Rows:        pointRows,
-		Refuse:      func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
-		RefuseErr:   []string{"field type conflict", "rows rejected by the server"},
-		RefusedRows: 4999,
-		Private:     privateInflux,
-	}.Run(t, "fault")
 }
 
 // privateInflux starts an InfluxDB 1.x of the test's own

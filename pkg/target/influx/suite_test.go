@@ -2,6 +2,7 @@ package influx
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,10 +12,33 @@ import (
 )
 
 // TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on the
-// real InfluxDB 1.x; its faults and resumes are TestFaults' and
-// TestResumeAfterLoaderKill's.
+// real InfluxDB 1.x, with its fault scenarios (faults: a timed-out request
+// that still lands is overwritten by its re-send, a point cannot be stored
+// twice; a line of the wrong field type is dropped by InfluxDB while it
+// writes the rest of its batch, a partial write: the run goes on and fails
+// at the end; the kill is an InfluxDB of the test's own) and its loader
+// kills (resume: batches in doubt are sent again, and InfluxDB stores a
+// point sent twice once).
 func TestTargetSuite(t *testing.T) {
-	loadtest.TargetSuite{Loader: "load_influx", Upstream: influxURL(t), New: faultTarget(uniqueDB(t)), Rows: pointRows}.Run(t, "suite")
+	base := influxURL(t)
+	loadtest.TargetSuite{Loader: "load_influx", Upstream: base, New: faultTarget(uniqueDB(t)), Rows: pointRows,
+		Faults: &loadtest.FaultSuite{
+			Refuse:      func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
+			RefuseErr:   []string{"field type conflict", "rows rejected by the server"},
+			RefusedRows: 4999,
+			Private:     privateInflux,
+		},
+		Resume: &loadtest.ResumeSuite{
+			Args: func(_ *testing.T, proxy, _, _ string) []string {
+				return []string{"--urls", "http://" + proxy, "--precision", "n"}
+			},
+			Rows: func(t *testing.T, db, table string) (rows, keys int64) {
+				tg := newFaultTarget(t, base, 10*time.Second)
+				tg.cfg.DBName = db
+				return pointRows(t, tg, table)
+			},
+		},
+	}.Run(t, "suite")
 }
 
 // TestTargetSuiteV2 runs the conformance suite on the real InfluxDB 2.x

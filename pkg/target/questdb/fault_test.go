@@ -13,26 +13,6 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 )
 
-// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
-// with a fault proxy in front of ILP/HTTP and the real QuestDB of
-// scripts/start_questdb.sh (DDL and counts over PG wire, not proxied).
-// Tables have DEDUP, so a re-send of a request that did commit cannot
-// duplicate rows. The kill scenario kills a QuestDB of the test's own
-// (privateQuestDB), never the shared one.
-func TestFaults(t *testing.T) {
-	s := server(t)
-	loadtest.FaultSuite{
-		Loader:   "load_questdb",
-		Upstream: s.http,
-		New:      proxied(s.pg),
-		Rows:     rowsThenDrop,
-		// A string where the table has a DOUBLE: 400, the request rolled back.
-		Refuse:    func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
-		RefuseErr: []string{"line 3457", "400"},
-		Private:   privateQuestDB,
-	}.Run(t, uniqueName(t, "fault"))
-}
-
 // rowsThenDrop reads table's rows and distinct keys, and drops it when the
 // test ends.
 func rowsThenDrop(t *testing.T, tg load.Target, table string) (rows, keys int64) {

@@ -1,57 +1,12 @@
 package questdb
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
 )
-
-// TestResumeAfterLoaderKill kills load_questdb with SIGKILL at several
-// points of a load over ILP/HTTP into tables with DEDUP, resumes it with
-// --resume, and checks that each row is there once: batches in doubt are
-// sent again, and DEDUP stores a row sent twice once.
-func TestResumeAfterLoaderKill(t *testing.T) {
-	s := server(t)
-	loadtest.ResumeSuite{
-		Command:  "github.com/tsload/tsload/cmd/load_questdb",
-		Upstream: s.http,
-		Args: func(t *testing.T, proxy, table string) []string {
-			// Made with DEDUP here: QuestDB would create a table of a name
-			// no use case has on first write, without DEDUP.
-			direct, err := New(Config{Transport: HTTP, URL: s.http, PG: s.pg, Dedup: true, Lookup: testTable})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer direct.Close()
-			qr, err := direct.withQuerier(context.Background())
-			if err == nil {
-				_, err = qr.query(context.Background(), CreateTableSQL(testTable(table), true))
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			return []string{"--http-url", "http://" + proxy, "--pg", s.pg, "--dedup", "--wal-timeout", "1m"}
-		},
-		Rows: func(t *testing.T, table string) (rows, keys int64) {
-			direct, err := New(Config{Transport: HTTP, URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute, Lookup: testTable})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer direct.Close()
-			t.Cleanup(func() {
-				if qr, err := direct.withQuerier(context.Background()); err == nil {
-					qr.query(context.Background(), "DROP TABLE IF EXISTS "+quote(table))
-				}
-			})
-			return questdbRows(t, direct, table)
-		},
-		Again: []string{"--pg", s.pg}, // its password is masked in the journal
-	}.Run(t, uniqueName(t, "resume"))
-}
 
 // TestResumeWithoutDedupRefused: a load into tables without DEDUP whose
 // loader was killed may have batches written that it has no record of;

@@ -73,12 +73,7 @@ func runFault(t *testing.T, cfg Config, path string, batch, workers int) faultRu
 // dbRows counts table's rows and its distinct (host, time) keys directly.
 func (f faultRun) dbRows(t *testing.T, table string) (rows, keys int64) {
 	t.Helper()
-	conn := dbConn(t, f.db)
-	q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
-	if err := conn.QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
-		t.Fatal(err)
-	}
-	return rows, keys
+	return tableRows(t, f.db, table)
 }
 
 // exact checks a run that must have survived with every row in once.
@@ -421,8 +416,15 @@ func faultTarget(mode Hypertable) func(t *testing.T, proxy string, timeout time.
 
 // faultRows reads table's rows and distinct (host, time) keys directly.
 func faultRows(t *testing.T, tg load.Target, table string) (rows, keys int64) {
+	return tableRows(t, tg.(*Target).cfg.DBName, table)
+}
+
+// tableRows reads the rows of table in database db and its distinct (host,
+// time) keys directly.
+func tableRows(t *testing.T, db, table string) (rows, keys int64) {
+	t.Helper()
 	q := "SELECT count(*), count(DISTINCT (host, time)) FROM " + schema.QuoteIdent(table)
-	if err := dbConn(t, tg.(*Target).cfg.DBName).QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
+	if err := dbConn(t, db).QueryRow(context.Background(), q).Scan(&rows, &keys); err != nil {
 		t.Fatal(err)
 	}
 	return rows, keys

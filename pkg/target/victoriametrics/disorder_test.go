@@ -2,12 +2,8 @@ package victoriametrics
 
 import (
 	"testing"
-	"time"
 
 	"github.com/tsload/tsload/internal/disordertest"
-	"github.com/tsload/tsload/internal/vmtest"
-	"github.com/tsload/tsload/pkg/load"
-	"github.com/tsload/tsload/pkg/runner"
 )
 
 // TestDisorder loads generate_data's out-of-order and repeated files and
@@ -15,15 +11,5 @@ import (
 // VictoriaMetrics keeps one sample per series and millisecond, so one row
 // per (series, time) key.
 func TestDisorder(t *testing.T) {
-	disordertest.Run(t, func(t *testing.T) (load.Target, runner.Config) {
-		base, db := vmtest.RealDB(t)
-		tg, err := New(Config{URLs: []string{base}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tg.Close() })
-		return tg, runner.Config{BatchSize: 500, Workers: 2,
-			Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
-			Loader:  "load_victoriametrics", Target: "victoriametrics"}
-	}, false)
+	disordertest.Suite(t, suite(t), false)
 }

@@ -11,28 +11,6 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 )
 
-// TestFaults runs the shared fault scenarios (internal/loadtest.FaultSuite)
-// with a fault proxy in front of the real VictoriaMetrics: connections cut
-// mid-batch, a stall past the request timeout, refused connections, and a
-// line the server cannot parse (an integer out of range: 400) refused for
-// good. A re-sent batch overwrites its own samples
-// (-dedup.minScrapeInterval=1ms), so every retryable fault ends with the
-// exact count. Counts are read from the server's export of the metric
-// <table>_v directly, not through the target. The suite's kill scenario,
-// which wants every acknowledged row kept, is TestKilledServer's: this
-// server loses acknowledged rows to a SIGKILL.
-func TestFaults(t *testing.T) {
-	base, db := vmtest.RealDB(t)
-	loadtest.FaultSuite{
-		Loader:    "load_victoriametrics",
-		Upstream:  base,
-		New:       suiteTarget(db),
-		Rows:      suiteRows(base, db),
-		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=99999999999999999999", 1) },
-		RefuseErr: []string{"400", "value out of range"},
-	}.Run(t, "vm")
-}
-
 // suiteTarget is a target writing to the server at proxy into db label
 // db, for the shared suites.
 func suiteTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
