@@ -7,6 +7,7 @@ import (
 	"github.com/tsload/tsload/internal/disordertest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // TestDisorder loads generate_data's out-of-order and repeated files and
@@ -15,7 +16,7 @@ import (
 func TestDisorder(t *testing.T) {
 	disordertest.Run(t, func(t *testing.T) (load.Target, runner.Config) {
 		base, db := cnosdbtest.RealDB(t)
-		tg, err := New(Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1})
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, User: "root", Gzip: true, GzipLevel: 1}, Tenant: "cnosdb", Precision: "ns", DBName: db})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // TestResumeAfterLoaderKill kills load_influx with SIGKILL at several
@@ -21,7 +22,7 @@ func TestResumeAfterLoaderKill(t *testing.T) {
 			db := uniqueDB(t)
 			dbs.Set(table, db)
 			t.Cleanup(func() {
-				if tg, err := New(Config{URLs: []string{base}, Precision: "n"}); err == nil {
+				if tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}}, Precision: "n"}); err == nil {
 					tg.Query(context.Background(), "", "DROP DATABASE "+quoteIdent(db))
 					tg.Close()
 				}
@@ -30,7 +31,7 @@ func TestResumeAfterLoaderKill(t *testing.T) {
 		},
 		Rows: func(t *testing.T, table string) (rows, keys int64) {
 			db := dbs.Get(table)
-			tg, err := New(Config{URLs: []string{base}, DBName: db, Precision: "n"})
+			tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}}, DBName: db, Precision: "n"})
 			if err != nil {
 				t.Fatal(err)
 			}

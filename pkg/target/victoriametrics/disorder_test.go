@@ -8,6 +8,7 @@ import (
 	"github.com/tsload/tsload/internal/vmtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // TestDisorder loads generate_data's out-of-order and repeated files and
@@ -17,7 +18,7 @@ import (
 func TestDisorder(t *testing.T) {
 	disordertest.Run(t, func(t *testing.T) (load.Target, runner.Config) {
 		base, db := vmtest.RealDB(t)
-		tg, err := New(Config{URLs: []string{base}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second})
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second}, Precision: "ns", DBName: db})
 		if err != nil {
 			t.Fatal(err)
 		}
