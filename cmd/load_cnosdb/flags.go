@@ -56,8 +56,8 @@ func cnosdbFlags() []cli.Flag {
 func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	h := loadcli.HTTP(c)
 	tg, err := cnosdb.New(cnosdb.Config{
-		URLs: h.URLs, User: h.User, Password: h.Password, Precision: h.Precision,
-		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
+		Conn:          h.Conn,
+		Precision:     h.Precision,
 		Tenant:        c.String(flagTenant),
 		TTL:           c.String(flagTTL),
 		Shards:        c.Int(flagShards),

@@ -60,8 +60,9 @@ func flags() []cli.Flag {
 func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	h := loadcli.HTTP(c)
 	tg, err := influx.New(influx.Config{
-		URLs: h.URLs, User: h.User, Password: h.Password, Token: h.Token, Precision: h.Precision,
-		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
+		Conn:          h.Conn,
+		Token:         h.Token,
+		Precision:     h.Precision,
 		API:           influx.API(c.String(flagAPI)),
 		RP:            c.String(flagRP),
 		Consistency:   c.String(flagConsistency),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/results"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -17,7 +18,7 @@ import (
 func influxDB(t *testing.T, url string) string {
 	db := loadtest.UniqueDB(t)
 	t.Cleanup(func() {
-		tg, err := influx.New(influx.Config{URLs: []string{url}, Precision: "n"})
+		tg, err := influx.New(influx.Config{Conn: httpwrite.Conn{URLs: []string{url}}, Precision: "n"})
 		if err == nil {
 			tg.Query(context.Background(), "", `DROP DATABASE "`+db+`"`)
 			tg.Close()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestRefusedInputDropsNothing(t *testing.T) {
 	url := influxURL(t)
 	db := influxDB(t, url)
-	tg, err := influx.New(influx.Config{URLs: []string{url}, DBName: db, Precision: "n"})
+	tg, err := influx.New(influx.Config{Conn: httpwrite.Conn{URLs: []string{url}}, DBName: db, Precision: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -107,6 +108,6 @@ func TestTokenSecretsV2(t *testing.T) {
 			}
 		})
 	}
-	tg, _ := influx.New(influx.Config{URLs: []string{url}, Precision: "n", Token: token, Org: "tsload", Bucket: bucket})
+	tg, _ := influx.New(influx.Config{Conn: httpwrite.Conn{URLs: []string{url}}, Precision: "n", Token: token, Org: "tsload", Bucket: bucket})
 	tg.Prepare(context.Background(), load.PrepareOptions{DBName: bucket, DropDB: true})
 }

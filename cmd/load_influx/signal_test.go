@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -23,7 +24,7 @@ func influxURL(t *testing.T) string {
 func TestSignal(t *testing.T) {
 	url := influxURL(t)
 	target := func(db string) *influx.Target {
-		tg, err := influx.New(influx.Config{URLs: []string{url}, Precision: "n", DBName: db})
+		tg, err := influx.New(influx.Config{Conn: httpwrite.Conn{URLs: []string{url}}, Precision: "n", DBName: db})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,10 +39,10 @@ func flags() []cli.Flag { return httpFlags.Flags() }
 func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Overrides, error) {
 	h := loadcli.HTTP(c)
 	tg, err := victoriametrics.New(victoriametrics.Config{
-		URLs: h.URLs, User: h.User, Password: h.Password, Precision: h.Precision,
-		Gzip: h.Gzip, GzipLevel: h.GzipLevel, InsecureSkipVerify: h.InsecureSkipVerify, RequestTimeout: h.RequestTimeout,
-		DBName: cfg.Prepare.DBName,
-		Log:    cfg.Stderr,
+		Conn:      h.Conn,
+		Precision: h.Precision,
+		DBName:    cfg.Prepare.DBName,
+		Log:       cfg.Stderr,
 	})
 	return tg, loadcli.Overrides{}, err
 }

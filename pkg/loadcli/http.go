@@ -43,14 +43,8 @@ type HTTPFlagSet struct {
 
 // HTTPSettings are the values of an HTTPFlagSet's flags.
 type HTTPSettings struct {
-	URLs               []string
-	Precision          string
-	Gzip               bool
-	GzipLevel          int
-	User, Password     string
-	Token              string
-	InsecureSkipVerify bool
-	RequestTimeout     time.Duration
+	httpwrite.Conn
+	Precision, Token string
 }
 
 // Flags returns the flags of s.
@@ -88,14 +82,16 @@ func (s HTTPFlagSet) Flags() []cli.Flag {
 // read as zero).
 func HTTP(c *cli.Context) HTTPSettings {
 	return HTTPSettings{
-		URLs:               httpwrite.SplitURLs(c.String(FlagURLs)),
-		Precision:          c.String(FlagPrecision),
-		Gzip:               c.Bool(FlagGzip),
-		GzipLevel:          c.Int(FlagGzipLevel),
-		User:               c.String(FlagUser),
-		Password:           c.String(FlagPassword),
-		Token:              c.String(FlagToken),
-		InsecureSkipVerify: c.Bool(FlagInsecureSkipVerify),
-		RequestTimeout:     c.Duration(FlagRequestTimeout),
+		Conn: httpwrite.Conn{
+			URLs:               httpwrite.SplitURLs(c.String(FlagURLs)),
+			Gzip:               c.Bool(FlagGzip),
+			GzipLevel:          c.Int(FlagGzipLevel),
+			User:               c.String(FlagUser),
+			Password:           c.String(FlagPassword),
+			InsecureSkipVerify: c.Bool(FlagInsecureSkipVerify),
+			RequestTimeout:     c.Duration(FlagRequestTimeout),
+		},
+		Precision: c.String(FlagPrecision),
+		Token:     c.String(FlagToken),
 	}
 }

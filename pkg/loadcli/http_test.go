@@ -15,6 +15,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // httpSpec is a loader with the HTTP flag set s; New records what HTTP reads.
@@ -38,14 +39,12 @@ func TestHTTPFlags(t *testing.T) {
 		args []string
 		want HTTPSettings
 	}{
-		{nil, HTTPSettings{URLs: []string{"http://a:1"}, Precision: "ns", Gzip: true, GzipLevel: 1, User: "root", Password: "pw", RequestTimeout: time.Minute}},
+		{nil, HTTPSettings{Conn: httpwrite.Conn{URLs: []string{"http://a:1"}, Gzip: true, GzipLevel: 1, User: "root", Password: "pw", RequestTimeout: time.Minute}, Precision: "ns"}},
 		{[]string{"--urls", "http://b:2, http://c:3", "--precision", "ms", "--gzip=false", "--gzip-level", "9", "--user", "bob",
 			"--password", "x", "--token", "t", "--insecure-skip-verify", "--request-timeout", "5s"},
-			HTTPSettings{URLs: []string{"http://b:2", "http://c:3"}, Precision: "ms", GzipLevel: 9, User: "bob", Password: "x", Token: "t",
-				InsecureSkipVerify: true, RequestTimeout: 5 * time.Second}},
+			HTTPSettings{Conn: httpwrite.Conn{URLs: []string{"http://b:2", "http://c:3"}, GzipLevel: 9, User: "bob", Password: "x", InsecureSkipVerify: true, RequestTimeout: 5 * time.Second}, Precision: "ms", Token: "t"}},
 		{[]string{"--username", "ann", "--tls-insecure-skip-verify"},
-			HTTPSettings{URLs: []string{"http://a:1"}, Precision: "ns", Gzip: true, GzipLevel: 1, User: "ann", Password: "pw",
-				InsecureSkipVerify: true, RequestTimeout: time.Minute}},
+			HTTPSettings{Conn: httpwrite.Conn{URLs: []string{"http://a:1"}, Gzip: true, GzipLevel: 1, User: "ann", Password: "pw", InsecureSkipVerify: true, RequestTimeout: time.Minute}, Precision: "ns"}},
 	} {
 		var got HTTPSettings
 		err := Run(context.Background(), httpSpec(set, &got), append([]string{"load_test", "--do-load=false"}, tc.args...), strings.NewReader("cpu v=1 1\n"), &bytes.Buffer{})

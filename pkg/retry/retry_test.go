@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
@@ -47,34 +48,42 @@ func TestDoReturnsFinalErrorsUnchanged(t *testing.T) {
 	}
 }
 
+// TestDoGivesUpAtTheBudget runs on synctest's clock, where op takes no
+// time and a wait exactly its length: waits of 2.5-5 ms (Jitter) fill a
+// 30 ms budget with at least 6 of them, and Do gives up before a wait
+// would pass it.
 func TestDoGivesUpAtTheBudget(t *testing.T) {
-	p := Policy{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Budget: 30 * time.Millisecond}
-	t0 := time.Now()
-	n := 0
-	err := p.Do(context.Background(), func(context.Context) error { n++; return load.Retryable(errBusy) })
-	var g *GiveUpError
-	if !errors.As(err, &g) || g.Stopped || g.Retries != n-1 || !errors.Is(err, errBusy) {
-		t.Fatalf("err %v (%d calls)", err, n)
-	}
-	if d := time.Since(t0); d > 30*time.Millisecond+20*time.Millisecond || n < 4 {
-		t.Fatalf("gave up after %s and %d calls", d, n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := Policy{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Budget: 30 * time.Millisecond}
+		t0 := time.Now()
+		n := 0
+		err := p.Do(context.Background(), func(context.Context) error { n++; return load.Retryable(errBusy) })
+		var g *GiveUpError
+		if !errors.As(err, &g) || g.Stopped || g.Retries != n-1 || !errors.Is(err, errBusy) {
+			t.Fatalf("err %v (%d calls)", err, n)
+		}
+		if d := time.Since(t0); d != g.Elapsed || d > p.Budget || d+p.Min <= p.Budget || n < 7 {
+			t.Fatalf("gave up after %s (error says %s) and %d calls", d, g.Elapsed, n)
+		}
+	})
 }
 
 func TestDoHonoursTheServersFloor(t *testing.T) {
-	n := 0
-	t0 := time.Now()
-	err := Policy{Min: time.Millisecond}.Do(context.Background(), func(context.Context) error {
-		if n++; n == 1 {
-			return load.RetryableAfter(errBusy, 40*time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		t0 := time.Now()
+		err := Policy{Min: time.Millisecond}.Do(context.Background(), func(context.Context) error {
+			if n++; n == 1 {
+				return load.RetryableAfter(errBusy, 40*time.Millisecond)
+			}
+			return nil
+		})
+		if d := time.Since(t0); err != nil || d != 40*time.Millisecond {
+			t.Fatalf("err %v after %s, want the server's 40ms", err, d)
 		}
-		return nil
 	})
-	if err != nil || time.Since(t0) < 40*time.Millisecond {
-		t.Fatalf("err %v after %s", err, time.Since(t0))
-	}
 	// A floor past the budget gives up at once instead of waiting.
-	err = Policy{Budget: 10 * time.Millisecond}.Do(context.Background(), func(context.Context) error {
+	err := Policy{Budget: 10 * time.Millisecond}.Do(context.Background(), func(context.Context) error {
 		return load.RetryableAfter(errBusy, time.Hour)
 	})
 	var g *GiveUpError

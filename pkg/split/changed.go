@@ -79,6 +79,29 @@ func changedAt(a uintptr) *ChangedError {
 	return nil
 }
 
+// shrunkSource is the *ChangedError of the mapped input named source when
+// the file is now shorter than when it was mapped (nil: no live mapping
+// of that name, or its file did not shrink). A checker asks before it
+// reports a malformed line: the zeros past a mapped file's new end are
+// the change, not the line (a batch's last line may be a copy, so the
+// name, not the address, finds the mapping).
+func shrunkSource(source string) *ChangedError {
+	liveMaps.Lock()
+	var found []*mapping
+	for m, mf := range liveMaps.m {
+		if mf.source == source {
+			found = append(found, m)
+		}
+	}
+	liveMaps.Unlock()
+	for _, m := range found {
+		if e := m.shrunk(); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
 // changed is the error of mf's file now.
 func (mf mapInfo) changed() *ChangedError {
 	e := &ChangedError{Source: mf.source, Size: -1, Opened: mf.size}
@@ -88,6 +111,29 @@ func (mf mapInfo) changed() *ChangedError {
 		e.Size = st.Size()
 	}
 	return e
+}
+
+// shrunk returns the *ChangedError of m's file when the file is now
+// shorter than when it was mapped (nil otherwise, and where nothing is
+// mapped). Truncation faults only on the pages wholly past the new end:
+// the rest of the page the file now ends in reads as zeros, which a
+// reader meets before any fault (a pgcopy record header of zeros: "0
+// fields"), and when the file ends in its last page nothing faults at
+// all. So an error of a mapped input, and its end, ask this first.
+func (m *mapping) shrunk() *ChangedError {
+	if m == nil {
+		return nil
+	}
+	liveMaps.Lock()
+	mf, ok := liveMaps.m[m]
+	liveMaps.Unlock()
+	if !ok {
+		return nil
+	}
+	if e := mf.changed(); e.Size >= 0 && e.Size < mf.size {
+		return e
+	}
+	return nil
 }
 
 // faultError returns the error of a recovered panic p when it is a memory

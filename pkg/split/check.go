@@ -96,6 +96,9 @@ func (c *Checker) Check(b *load.Batch, skipInvalid bool) (skipped int, err error
 		case r.Reason != "":
 			record++
 			if !skipInvalid {
+				if ce := shrunkSource(b.Source); ce != nil {
+					return skipped, ce
+				}
 				return skipped, &MalformedError{Source: b.Source, Record: record, Line: line, Offset: off, Reason: r.Reason}
 			}
 			skipped++

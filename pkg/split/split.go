@@ -403,11 +403,17 @@ func (s *Splitter) Bytes() int64 { return s.offset }
 func (s *Splitter) Next(b *load.Batch) (part int, err error) {
 	if s.in.ra != nil && s.in.ra.mm != nil {
 		// A mapped input truncated under the reader: its error, not a
-		// crash (changed.go).
+		// crash, nor the error of the zeros it reads up to the end of
+		// the page it now ends in, nor an end of input (changed.go).
 		old := debug.SetPanicOnFault(true)
 		defer func() {
 			debug.SetPanicOnFault(old)
 			err = faultError(recover(), err)
+			if err != nil {
+				if ce := s.in.ra.mm.shrunk(); ce != nil {
+					err = ce
+				}
+			}
 		}()
 	}
 	if s.pq != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // BenchmarkWrite measures the loader's side of one /api/v1/write against a
@@ -16,7 +17,7 @@ func BenchmarkWrite(b *testing.B) {
 	for i := 0; i < 5000; i++ {
 		fmt.Fprintf(&sb, "cpu,hostname=host_%d,region=eu usage_user=%d.5,usage_idle=1i %d\n", i%100, i, 1600000000000000000+int64(i/100)*1e10)
 	}
-	tg, err := New(Config{URLs: []string{loadtest.DiscardServer(b)}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: "d"})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{loadtest.DiscardServer(b)}, User: "root"}, Tenant: "cnosdb", Precision: "ns", DBName: "d"})
 	if err != nil {
 		b.Fatal(err)
 	}

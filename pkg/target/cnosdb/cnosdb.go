@@ -34,7 +34,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
@@ -43,15 +42,10 @@ import (
 
 // Config is the target's configuration.
 type Config struct {
-	URLs               []string
-	Tenant             string
-	DBName             string // overridden by PrepareOptions.DBName when set
-	User, Password     string
-	Precision          string // ms, us, ns
-	Gzip               bool
-	GzipLevel          int
-	InsecureSkipVerify bool
-	RequestTimeout     time.Duration
+	httpwrite.Conn // where and how to connect (User defaults to root in load_cnosdb)
+	Tenant         string
+	DBName         string // overridden by PrepareOptions.DBName when set
+	Precision      string // ms, us, ns
 	// Database options passed through to CREATE DATABASE ... WITH.
 	TTL, VnodeDuration string // durations as CnosDB writes them: "30d", "1d", "INF"
 	Shards, Replica    int    // 0: server default
@@ -67,15 +61,14 @@ var reDuration = regexp.MustCompile(`^(?i:inf|[0-9]+\s*[a-z]+)$`)
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
+	if err := c.Conn.Validate(); err != nil {
+		return err
+	}
 	switch {
-	case len(c.URLs) == 0:
-		return load.Settingf("no URL given ({URLs})")
 	case c.Precision != "ms" && c.Precision != "us" && c.Precision != "ns":
 		return load.Settingf("invalid {Precision} %q (CnosDB accepts ms, us or ns; it would silently take anything else as ns)", c.Precision)
 	case c.Tenant == "":
 		return load.Settingf("empty {Tenant}")
-	case c.Gzip && !httpwrite.ValidGzipLevel(c.GzipLevel):
-		return load.Settingf("invalid {GzipLevel} %d (want 1-9)", c.GzipLevel)
 	case c.TTL != "" && !reDuration.MatchString(c.TTL):
 		return load.Settingf("invalid {TTL} %q (want a duration such as 30d, or INF)", c.TTL)
 	case c.VnodeDuration != "" && !reDuration.MatchString(c.VnodeDuration):
@@ -105,20 +98,13 @@ func New(cfg Config) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	client, err := httpwrite.NewClient(httpwrite.Options{
-		URLs:               cfg.URLs,
-		Gzip:               cfg.Gzip,
-		GzipLevel:          cfg.GzipLevel,
-		InsecureSkipVerify: cfg.InsecureSkipVerify,
-		User:               cfg.User,
-		Password:           cfg.Password,
-		AlwaysBasicAuth:    true,
-		Timeout:            cfg.RequestTimeout,
-		// /metrics lists every database's vnodes: a server holding a few
-		// hundred databases answers with more than the default 1 MiB
-		// (footprint.go reads it whole).
-		ErrorBodyLimit: 64 << 20,
-	})
+	o := cfg.Options()
+	o.AlwaysBasicAuth = true
+	// /metrics lists every database's vnodes: a server holding a few
+	// hundred databases answers with more than the default 1 MiB
+	// (footprint.go reads it whole).
+	o.ErrorBodyLimit = 64 << 20
+	client, err := httpwrite.NewClient(o)
 	if err != nil {
 		return nil, err
 	}

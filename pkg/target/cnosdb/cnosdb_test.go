@@ -17,6 +17,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Tests talk to the real CnosDB of scripts/start_cnosdb.sh (CNOSDB_URL to
@@ -34,7 +35,7 @@ func batch(data string, firstLine int64) *load.Batch {
 func realTarget(t *testing.T, mod func(*Config)) *Target {
 	t.Helper()
 	base, db := cnosdbtest.RealDB(t)
-	cfg := Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: db, GzipLevel: 1}
+	cfg := Config{Conn: httpwrite.Conn{URLs: []string{base}, User: "root", GzipLevel: 1}, Tenant: "cnosdb", Precision: "ns", DBName: db}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -52,7 +53,7 @@ func realTarget(t *testing.T, mod func(*Config)) *Target {
 // standInTarget is a target on the stand-in s.
 func standInTarget(t *testing.T, s *cnosdbtest.Server, mod func(*Config)) *Target {
 	t.Helper()
-	cfg := Config{URLs: []string{s.URL}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: "bench", GzipLevel: 1}
+	cfg := Config{Conn: httpwrite.Conn{URLs: []string{s.URL}, User: "root", GzipLevel: 1}, Tenant: "cnosdb", Precision: "ns", DBName: "bench"}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -205,7 +206,7 @@ func TestWriteTooLarge(t *testing.T) {
 		fmt.Fprintf(&b, "m,h=h%d v=%d %d\n", i, i, 1600000000000000000+i)
 	}
 	for _, gzip := range []bool{false, true} {
-		tg, err := New(Config{URLs: []string{in.URL}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: "d", Gzip: gzip, GzipLevel: 1})
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{in.URL}, User: "root", Gzip: gzip, GzipLevel: 1}, Tenant: "cnosdb", Precision: "ns", DBName: "d"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +270,7 @@ func TestWriteRequest(t *testing.T) {
 		got = r
 	}))
 	defer srv.Close()
-	tg, err := New(Config{URLs: []string{srv.URL}, Tenant: "t1", User: "root", Password: "secret", Precision: "ms", DBName: "d b"})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{srv.URL}, User: "root", Password: "secret"}, Tenant: "t1", Precision: "ms", DBName: "d b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func TestWriteRequest(t *testing.T) {
 		t.Fatalf("request %s %s auth %v %q %q length %d te %v", got.URL.Path, got.URL.RawQuery, ok, u, p, got.ContentLength, got.TransferEncoding)
 	}
 	// Basic auth is sent even with no password (CnosDB requires the header).
-	tg, _ = New(Config{URLs: []string{srv.URL}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: "d"})
+	tg, _ = New(Config{Conn: httpwrite.Conn{URLs: []string{srv.URL}, User: "root"}, Tenant: "cnosdb", Precision: "ns", DBName: "d"})
 	w, _ = tg.NewWriter(context.Background(), 0)
 	w.Write(context.Background(), batch("m v=1 1\n", 1))
 	if _, _, ok := got.BasicAuth(); !ok {
@@ -298,7 +299,7 @@ func TestNetworkErrorRetryable(t *testing.T) {
 	}
 	closed := "http://" + l.Addr().String()
 	l.Close()
-	tg, err := New(Config{URLs: []string{closed}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: "d"})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{closed}, User: "root"}, Tenant: "cnosdb", Precision: "ns", DBName: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ func TestPrepare(t *testing.T) {
 	ctx := context.Background()
 	db := cnosdbtest.UniqueDB(t)
 	cnosdbtest.DropAtEnd(t, base, db)
-	tg, err := New(Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: "ns",
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, User: "root"}, Tenant: "cnosdb", Precision: "ns",
 		TTL: "3650d", Shards: 4, VnodeDuration: "1d", Replica: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -401,7 +402,7 @@ func TestCountExact(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	ok := Config{URLs: []string{"http://x"}, Tenant: "cnosdb", Precision: "ns"}
+	ok := Config{Conn: httpwrite.Conn{URLs: []string{"http://x"}}, Tenant: "cnosdb", Precision: "ns"}
 	tests := []struct {
 		mod  func(*Config)
 		want string

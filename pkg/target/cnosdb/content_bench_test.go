@@ -5,6 +5,7 @@ import (
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/internal/contenttest"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // BenchmarkContent compares content verification with a count on a
@@ -12,7 +13,7 @@ import (
 func BenchmarkContent(b *testing.B) {
 	contenttest.BenchFile(b)
 	base, db := cnosdbtest.RealDB(b)
-	tg, err := New(Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, User: "root", Gzip: true, GzipLevel: 1}, Tenant: "cnosdb", Precision: "ns", DBName: db})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/internal/contenttest"
 	"github.com/tsload/tsload/pkg/results"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // runContent loads contentILP through the runner with content
@@ -19,7 +20,7 @@ import (
 func runContent(t *testing.T, precision string, corrupt func(ctx context.Context, tg *Target) error) (*results.Results, error, string) {
 	t.Helper()
 	base, db := cnosdbtest.RealDB(t)
-	tg, err := New(Config{URLs: []string{base}, Tenant: "cnosdb", User: "root", Precision: precision, DBName: db, Gzip: true, GzipLevel: 1})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, User: "root", Gzip: true, GzipLevel: 1}, Tenant: "cnosdb", Precision: precision, DBName: db})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tsload/tsload/internal/contenttest"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // contentILP is a table whose aggregates are worked out by hand in
@@ -74,7 +75,7 @@ func TestContent(t *testing.T) {
 
 	// Nanosecond times written with precision us: the count is right, the
 	// times 1000 times too large.
-	shifted, err := New(Config{URLs: tg.cfg.URLs, Tenant: "cnosdb", User: "root", Precision: "us", DBName: tg.cfg.DBName})
+	shifted, err := New(Config{Conn: httpwrite.Conn{URLs: tg.cfg.URLs, User: "root"}, Tenant: "cnosdb", Precision: "us", DBName: tg.cfg.DBName})
 	if err != nil {
 		t.Fatal(err)
 	}

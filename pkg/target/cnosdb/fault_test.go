@@ -14,6 +14,7 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Faults on the whole path (runner.Run, this target) against the real
@@ -34,8 +35,8 @@ func privateCnosDB(t *testing.T) loadtest.Private {
 		Upstream: in.URL,
 		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 			// Uncompressed, so that the kill lands a fifth of the way in.
-			tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
-				DBName: db, RequestTimeout: timeout})
+			tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + proxy}, User: "root", RequestTimeout: timeout}, Tenant: "cnosdb", Precision: "ns",
+				DBName: db})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,8 +53,8 @@ func privateCnosDB(t *testing.T) loadtest.Private {
 // faultTarget makes the suites' targets: database db through proxy, gzip.
 func faultTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-		tg, err := New(Config{URLs: []string{"http://" + proxy}, Tenant: "cnosdb", User: "root", Precision: "ns",
-			DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + proxy}, User: "root", Gzip: true, GzipLevel: 1, RequestTimeout: timeout}, Tenant: "cnosdb", Precision: "ns",
+			DBName: db})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // TestFootprint loads N rows, then 2N into another database, through the
@@ -60,7 +61,7 @@ vnode_cache_size_total{database="db1",node_id="1001",tenant="cnosdb",vnode_id="9
 
 func TestServerAddr(t *testing.T) {
 	for url, want := range map[string]string{"http://127.0.0.1:8902": "127.0.0.1:8902", "https://c.example": "c.example:443"} {
-		if got := (&Target{cfg: Config{URLs: []string{url}}}).ServerAddr(); got != want {
+		if got := (&Target{cfg: Config{Conn: httpwrite.Conn{URLs: []string{url}}}}).ServerAddr(); got != want {
 			t.Errorf("%s: %q, want %q", url, got, want)
 		}
 	}
@@ -83,7 +84,7 @@ func TestVnodesLargeMetrics(t *testing.T) {
 		w.Write([]byte(body.String()))
 	}))
 	defer srv.Close()
-	tg, err := New(Config{URLs: []string{srv.URL}, DBName: "db1", Tenant: "cnosdb", User: "root", Precision: "ns"})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{srv.URL}, User: "root"}, DBName: "db1", Tenant: "cnosdb", Precision: "ns"})
 	if err != nil {
 		t.Fatal(err)
 	}

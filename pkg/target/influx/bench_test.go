@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // BenchmarkWrite measures the loader's side of one /write (gzip level 1,
@@ -17,7 +18,7 @@ func BenchmarkWrite(b *testing.B) {
 			name = "gzip1"
 		}
 		b.Run(name, func(b *testing.B) {
-			tg, err := New(Config{API: APIv1, URLs: []string{url}, DBName: "d", Precision: "n", Gzip: gz, GzipLevel: 1})
+			tg, err := New(Config{API: APIv1, Conn: httpwrite.Conn{URLs: []string{url}, Gzip: gz, GzipLevel: 1}, DBName: "d", Precision: "n"})
 			if err != nil {
 				b.Fatal(err)
 			}

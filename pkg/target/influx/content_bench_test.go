@@ -9,6 +9,7 @@ import (
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // BenchmarkContent compares content verification with a count on a
@@ -18,15 +19,15 @@ func BenchmarkContent(b *testing.B) {
 	contenttest.BenchFile(b)
 	b.Run("v1", func(b *testing.B) {
 		u := loadtest.HTTPServer(b, "InfluxDB", "TSLOAD_INFLUX_URL", "http://127.0.0.1:8086", "scripts/start_influxdb.sh")
-		benchContent(b, Config{URLs: []string{u}, API: APIv1})
+		benchContent(b, Config{Conn: httpwrite.Conn{URLs: []string{u}}, API: APIv1})
 	})
 	b.Run("v2", func(b *testing.B) {
 		u := loadtest.HTTPServer(b, "InfluxDB 2", "TSLOAD_INFLUX2_URL", "http://127.0.0.1:8087", "scripts/start_influxdb.sh --version 2")
-		benchContent(b, Config{URLs: []string{u}, API: APIv2, Token: "tsload-test-token", Org: "tsload"})
+		benchContent(b, Config{Conn: httpwrite.Conn{URLs: []string{u}}, API: APIv2, Token: "tsload-test-token", Org: "tsload"})
 	})
 	b.Run("v3", func(b *testing.B) {
 		r := influx3test.RealServer(b)
-		benchContent(b, Config{URLs: []string{r.URL}, API: APIv3, Token: r.Token})
+		benchContent(b, Config{Conn: httpwrite.Conn{URLs: []string{r.URL}}, API: APIv3, Token: r.Token})
 	})
 }
 

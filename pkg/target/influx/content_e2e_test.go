@@ -11,6 +11,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // runContent loads data through the runner with content verification
@@ -86,7 +87,7 @@ func runnerContent(t *testing.T, cfg func(t *testing.T) Config, unsigned bool) {
 
 func TestRunnerContentV1(t *testing.T) {
 	runnerContent(t, func(t *testing.T) Config {
-		return Config{URLs: []string{influxURL(t)}, API: APIv1, DBName: uniqueDB(t), Precision: "n"}
+		return Config{Conn: httpwrite.Conn{URLs: []string{influxURL(t)}}, API: APIv1, DBName: uniqueDB(t), Precision: "n"}
 	}, false)
 }
 
@@ -101,6 +102,6 @@ func TestRunnerContentV2(t *testing.T) {
 func TestRunnerContentV3(t *testing.T) {
 	runnerContent(t, func(t *testing.T) Config {
 		_, at := v3Real(t)
-		return Config{URLs: []string{at.url}, Token: at.token, DBName: at.db, Precision: "n"}
+		return Config{Conn: httpwrite.Conn{URLs: []string{at.url}}, Token: at.token, DBName: at.db, Precision: "n"}
 	}, true)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tsload/tsload/internal/contenttest"
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // contentILP's aggregates are worked out by hand in contentWant: two
@@ -124,7 +125,7 @@ func sameDB(t *testing.T, cfg Config, p string) *Target {
 
 func TestContentV3(t *testing.T) {
 	_, at := v3Real(t)
-	tg, err := New(Config{URLs: []string{at.url}, Token: at.token, DBName: at.db, Precision: "n"})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{at.url}}, Token: at.token, DBName: at.db, Precision: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}

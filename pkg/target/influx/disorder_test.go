@@ -8,6 +8,7 @@ import (
 	"github.com/tsload/tsload/internal/disordertest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // disorder loads generate_data's out-of-order and repeated files into the
@@ -33,7 +34,7 @@ func disorder(t *testing.T, cfg func(t *testing.T) Config) {
 
 func TestDisorderV1(t *testing.T) {
 	disorder(t, func(t *testing.T) Config {
-		return Config{URLs: []string{influxURL(t)}, API: APIv1, DBName: uniqueDB(t), Precision: "n"}
+		return Config{Conn: httpwrite.Conn{URLs: []string{influxURL(t)}}, API: APIv1, DBName: uniqueDB(t), Precision: "n"}
 	})
 }
 
@@ -48,6 +49,6 @@ func TestDisorderV2(t *testing.T) {
 func TestDisorderV3(t *testing.T) {
 	disorder(t, func(t *testing.T) Config {
 		_, at := v3Real(t)
-		return Config{URLs: []string{at.url}, Token: at.token, DBName: at.db, Precision: "n"}
+		return Config{Conn: httpwrite.Conn{URLs: []string{at.url}}, Token: at.token, DBName: at.db, Precision: "n"}
 	})
 }

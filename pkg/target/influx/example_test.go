@@ -7,6 +7,7 @@ import (
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -20,7 +21,7 @@ func Example_v3() {
 	defer srv.Close()
 	srv.SetToken("my-token")
 
-	tg, err := influx.New(influx.Config{URLs: []string{srv.URL}, Precision: "s", Token: "my-token", AcceptPartial: true, Gzip: true, GzipLevel: 1})
+	tg, err := influx.New(influx.Config{Conn: httpwrite.Conn{URLs: []string{srv.URL}, Gzip: true, GzipLevel: 1}, Precision: "s", Token: "my-token", AcceptPartial: true})
 	if err != nil {
 		fmt.Println(err)
 		return

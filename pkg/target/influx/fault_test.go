@@ -14,6 +14,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Fault injection through internal/faultproxy, the whole path (runner.Run,
@@ -49,7 +50,7 @@ func runFault(t *testing.T, target *Target, dbTarget load.Target, path string, b
 
 func newFaultTarget(t *testing.T, base string, timeout time.Duration) *Target {
 	t.Helper()
-	tg, err := New(Config{URLs: []string{base}, Precision: "n", Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, Gzip: true, GzipLevel: 1, RequestTimeout: timeout}, Precision: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func privateInflux(t *testing.T) loadtest.Private {
 	return loadtest.Private{
 		Upstream: base,
 		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-			tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "n", RequestTimeout: timeout})
+			tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + proxy}, RequestTimeout: timeout}, Precision: "n"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +102,7 @@ func privateInflux(t *testing.T) loadtest.Private {
 			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
 		},
 		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
-			direct, err := New(Config{URLs: []string{base}, Precision: "n", DBName: db})
+			direct, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}}, Precision: "n", DBName: db})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +182,7 @@ func TestFaultDatabaseNotFound(t *testing.T) {
 func TestFaultRetentionPolicyNotFound(t *testing.T) {
 	base := influxURL(t)
 	path := ilpFile(t, 1000, 25)
-	tg, err := New(Config{URLs: []string{base}, Precision: "n", RP: "nope", RequestTimeout: 10 * time.Second})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, RequestTimeout: 10 * time.Second}, Precision: "n", RP: "nope"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestFaultTruncatedInput(t *testing.T) {
 // faultTarget makes the suites' targets: database db, through proxy.
 func faultTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-		tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "n", RequestTimeout: timeout})
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + proxy}, RequestTimeout: timeout}, Precision: "n"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // footprints loads n and 2n rows into two fresh databases (or buckets)
@@ -104,7 +105,7 @@ storage_shard_series{bucket="0a1b",engine="tsm1",id="1",path="x",walPath="y"} 7
 
 func TestServerAddr(t *testing.T) {
 	for url, want := range map[string]string{"http://127.0.0.1:8086": "127.0.0.1:8086", "https://influx.example": "influx.example:443", "http://[::1]:8087/": "[::1]:8087"} {
-		if got := (&Target{cfg: Config{URLs: []string{url}}}).ServerAddr(); got != want {
+		if got := (&Target{cfg: Config{Conn: httpwrite.Conn{URLs: []string{url}}}}).ServerAddr(); got != want {
 			t.Errorf("%s: %q, want %q", url, got, want)
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
@@ -38,7 +37,8 @@ var APIs = []API{APIv1, APIv2, APIv3}
 
 // Config is the target's configuration.
 type Config struct {
-	URLs []string
+	// Conn: User and Password authenticate with Basic auth (v1).
+	httpwrite.Conn
 	// API is v1, v2 or v3; empty detects it from the first URL's /ping.
 	API    API
 	DBName string // overridden by PrepareOptions.DBName when set
@@ -47,20 +47,15 @@ type Config struct {
 	Consistency string // any, one, quorum, all (empty: server default)
 	// Precision of the input's timestamps: n, u, ms, s (and m, h on v1).
 	Precision string
-	Gzip      bool
-	GzipLevel int
-	// User and Password authenticate with Basic auth (v1). Token is sent
-	// as "Authorization: Token <token>" (v2, v3; v1.8+ takes it too).
-	User, Password string
-	Token          string
+	// Token is sent as "Authorization: Token <token>" (v2, v3; v1.8+
+	// takes it too) instead of Basic auth.
+	Token string
 	// v2: the organization and bucket (Bucket defaults to DBName).
 	Org, Bucket string
 	// v3: AcceptPartial writes a batch's valid lines when some are refused
 	// (else a bad line refuses the whole batch); NoSync acknowledges
 	// before the write-ahead log is persisted.
 	AcceptPartial, NoSync bool
-	InsecureSkipVerify    bool
-	RequestTimeout        time.Duration
 }
 
 // Precisions accepted by InfluxDB 1.x /write. The server silently treats any
@@ -80,8 +75,8 @@ var Consistencies = []string{"any", "one", "quorum", "all"}
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
-	if len(c.URLs) == 0 {
-		return load.Settingf("no URL given ({URLs})")
+	if err := c.Conn.Validate(); err != nil {
+		return err
 	}
 	if c.API != "" && !slices.Contains(APIs, c.API) {
 		return load.Settingf("invalid {API} %q (want v1, v2, v3, or nothing to detect it)", c.API)
@@ -91,9 +86,6 @@ func (c *Config) Validate() error {
 	}
 	if c.Consistency != "" && !contains(Consistencies, c.Consistency) {
 		return load.Settingf("invalid {Consistency} %q (want %s)", c.Consistency, strings.Join(Consistencies, ", "))
-	}
-	if c.Gzip && !httpwrite.ValidGzipLevel(c.GzipLevel) {
-		return load.Settingf("invalid {GzipLevel} %d (want 1-9)", c.GzipLevel)
 	}
 	if c.Token != "" && (c.User != "" || c.Password != "") {
 		return load.Settingf("give a token ({Token}) or a user and password ({User}, {Password}), not both")
@@ -153,17 +145,9 @@ func New(cfg Config) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	opts := httpwrite.Options{
-		URLs:               cfg.URLs,
-		Gzip:               cfg.Gzip,
-		GzipLevel:          cfg.GzipLevel,
-		InsecureSkipVerify: cfg.InsecureSkipVerify,
-		User:               cfg.User,
-		Password:           cfg.Password,
-		Timeout:            cfg.RequestTimeout,
-		// A partial write quotes every unparsable line: allow for a whole batch.
-		ErrorBodyLimit: 64 << 20,
-	}
+	opts := cfg.Options()
+	// A partial write quotes every unparsable line: allow for a whole batch.
+	opts.ErrorBodyLimit = 64 << 20
 	if cfg.Token != "" {
 		opts.Authorization = "Token " + cfg.Token
 	}

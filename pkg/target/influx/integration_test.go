@@ -14,6 +14,7 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Integration tests against a real InfluxDB 1.x started by
@@ -175,7 +176,7 @@ func TestIntegrationExactCounts(t *testing.T) {
 		gzip           bool
 	}{{1000, 1, true}, {5000, 2, true}, {777, 3, false}} {
 		t.Run(fmt.Sprintf("batch%d_workers%d_gzip%v", tc.batch, tc.workers, tc.gzip), func(t *testing.T) {
-			tg := newTarget(t, url, Config{Gzip: tc.gzip, GzipLevel: 1})
+			tg := newTarget(t, url, Config{Conn: httpwrite.Conn{Gzip: tc.gzip, GzipLevel: 1}})
 			batches := genBatches(12000, tc.batch, tc.batch)
 			rows, _ := writeAll(t, tg, batches, tc.workers, time.Minute)
 			if rows != 12000 {
@@ -261,7 +262,7 @@ func TestIntegrationFatal(t *testing.T) {
 		}
 	}
 	// Prepare checks --rp before loading.
-	other, _ := New(Config{URLs: []string{url}, DBName: tg.cfg.DBName, RP: "nope", Precision: "n"})
+	other, _ := New(Config{Conn: httpwrite.Conn{URLs: []string{url}}, DBName: tg.cfg.DBName, RP: "nope", Precision: "n"})
 	if err := other.Prepare(ctx, load.PrepareOptions{DBName: tg.cfg.DBName, CreateDB: true}); err == nil || !strings.Contains(err.Error(), `retention policy "nope" not found`) {
 		t.Errorf("Prepare: err = %v", err)
 	}
@@ -302,7 +303,7 @@ func restart(t *testing.T, srv *loadtest.ScriptServer, pause time.Duration) {
 
 func TestIntegrationCacheFull(t *testing.T) {
 	_, url := privateV1(t, "tiny", "INFLUX_CACHE_MAX=1m", "INFLUX_CACHE_SNAPSHOT=256k")
-	tg := newTarget(t, url, Config{Gzip: true, GzipLevel: 1})
+	tg := newTarget(t, url, Config{Conn: httpwrite.Conn{Gzip: true, GzipLevel: 1}})
 	// Check the server's words first.
 	w, _ := tg.NewWriter(context.Background(), 0)
 	big := genBatches(20000, 20000, 1)[0]
@@ -319,7 +320,7 @@ func TestIntegrationCacheFull(t *testing.T) {
 	if !sawFull {
 		t.Fatal("the 1 MiB cache never filled")
 	}
-	tg2 := newTarget(t, url, Config{Gzip: true, GzipLevel: 1})
+	tg2 := newTarget(t, url, Config{Conn: httpwrite.Conn{Gzip: true, GzipLevel: 1}})
 	batches := genBatches(60000, 5000, 2)
 	rows, retries := writeAll(t, tg2, batches, 2, 90*time.Second)
 	if rows != 60000 {
@@ -334,7 +335,7 @@ func TestIntegrationCacheFull(t *testing.T) {
 
 func TestIntegrationServerRestart(t *testing.T) {
 	srv, url := privateV1(t, "restart")
-	tg := newTarget(t, url, Config{Gzip: true, GzipLevel: 1})
+	tg := newTarget(t, url, Config{Conn: httpwrite.Conn{Gzip: true, GzipLevel: 1}})
 	batches := genBatches(40000, 1000, 3)
 	done := make(chan struct{})
 	var rows, retries int64

@@ -8,6 +8,7 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/querytest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // TestV3Queries checks the InfluxDB 3 querier's answers against
@@ -19,7 +20,7 @@ func TestV3Queries(t *testing.T) {
 		t.Run(uc, func(t *testing.T) {
 			prefix := "q_" + map[string]string{"cpu-only": "cpuonly", "iot": "iot"}[uc] + "_"
 			path, rows := querytest.Generate(t, uc)
-			tg, err := New(Config{URLs: []string{at.url}, Precision: "n", Token: at.token, RequestTimeout: 30 * time.Second})
+			tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{at.url}, RequestTimeout: 30 * time.Second}, Precision: "n", Token: at.token})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +49,7 @@ func TestV3Queries(t *testing.T) {
 // field name that need quoting are queried right on InfluxDB 3.
 func TestV3OddNames(t *testing.T) {
 	_, at := v3Real(t)
-	tg, err := New(Config{URLs: []string{at.url}, Precision: "n", Token: at.token, RequestTimeout: 30 * time.Second})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{at.url}, RequestTimeout: 30 * time.Second}, Precision: "n", Token: at.token})
 	if err != nil {
 		t.Fatal(err)
 	}

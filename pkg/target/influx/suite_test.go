@@ -9,6 +9,7 @@ import (
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on the
@@ -71,7 +72,7 @@ func TestTargetSuiteV3(t *testing.T) {
 		New: func(t *testing.T, addr string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 			db := influx3test.UniqueDB(t)
 			r.DropAtEnd(t, db)
-			tg, err := New(Config{URLs: []string{"http://" + addr}, API: APIv3, Precision: "n", Token: r.Token, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+			tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + addr}, Gzip: true, GzipLevel: 1, RequestTimeout: timeout}, API: APIv3, Precision: "n", Token: r.Token})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Integration tests against the real InfluxDB 2.7.12 of
@@ -24,7 +25,7 @@ func influx2(t testing.TB) Config {
 	if token == "" {
 		token = "tsload-test-token"
 	}
-	return Config{URLs: []string{u}, Token: token, Org: "tsload", Precision: "n", Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second}
+	return Config{Conn: httpwrite.Conn{URLs: []string{u}, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second}, Token: token, Org: "tsload", Precision: "n"}
 }
 
 // newV2Target prepares a fresh bucket and deletes it when the test ends.

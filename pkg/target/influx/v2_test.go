@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // v2Fake answers /api/v2/write with the given answers in turn (the last
@@ -78,7 +79,7 @@ func TestWriteStatusV2(t *testing.T) {
 			f := &v2Fake{answers: tc.answers}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
-			tg, err := New(Config{API: APIv2, URLs: []string{srv.URL}, DBName: "db1", Org: "o", Precision: "ms", Token: "t"})
+			tg, err := New(Config{API: APIv2, Conn: httpwrite.Conn{URLs: []string{srv.URL}}, DBName: "db1", Org: "o", Precision: "ms", Token: "t"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +149,7 @@ func TestConfigPerAPI(t *testing.T) {
 		{Config{API: APIv3, Precision: "h"}, "Precision h is InfluxDB 1.x only"},
 		{Config{API: APIv1, AcceptPartial: true}, "AcceptPartial and NoSync are InfluxDB 3 settings"},
 		{Config{API: APIv3, Bucket: "b"}, "Bucket is an InfluxDB 2 setting"},
-		{Config{Token: "t", User: "u"}, "give a token (Token) or a user and password (User, Password), not both"},
+		{Config{Token: "t", Conn: httpwrite.Conn{User: "u"}}, "give a token (Token) or a user and password (User, Password), not both"},
 	} {
 		c := tc.cfg
 		c.URLs = []string{"http://x"}
@@ -194,7 +195,7 @@ func TestDetect(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			tg, _ := New(Config{URLs: []string{srv.URL}, Precision: "n", Org: "o", Bucket: map[bool]string{true: "b"}[tc.want == APIv2]})
+			tg, _ := New(Config{Conn: httpwrite.Conn{URLs: []string{srv.URL}}, Precision: "n", Org: "o", Bucket: map[bool]string{true: "b"}[tc.want == APIv2]})
 			api, err := tg.API(context.Background())
 			if tc.want == "" {
 				if err == nil || !strings.Contains(err.Error(), "name it with API v1, v2 or v3") {

@@ -11,6 +11,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // settledCount counts table until two counts a second apart agree: rows
@@ -46,7 +47,7 @@ func TestV3Faults(t *testing.T) {
 		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 			db := influx3test.UniqueDB(t)
 			r.DropAtEnd(t, db)
-			tg, err := New(Config{URLs: []string{"http://" + proxy}, API: APIv3, Precision: "n", Token: r.Token, NoSync: true, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+			tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + proxy}, Gzip: true, GzipLevel: 1, RequestTimeout: timeout}, API: APIv3, Precision: "n", Token: r.Token, NoSync: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +108,7 @@ func TestV3ServerRestart(t *testing.T) {
 // v3LoadFile loads path into database "restart" of the server at url with
 // 2 workers and durable writes, re-sending for up to 60 s.
 func v3LoadFile(url, token, path string, mod func(*runner.Config)) (*results.Results, error, string) {
-	tg, err := New(Config{URLs: []string{url}, API: APIv3, Precision: "n", Token: token, Gzip: true, GzipLevel: 1, RequestTimeout: 10 * time.Second})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{url}, Gzip: true, GzipLevel: 1, RequestTimeout: 10 * time.Second}, API: APIv3, Precision: "n", Token: token})
 	if err != nil {
 		return nil, err, ""
 	}

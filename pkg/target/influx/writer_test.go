@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // fixed answers every /write with one status and body and records the query.
@@ -63,7 +64,7 @@ func TestWriteStatus(t *testing.T) {
 			f := &fixed{status: tc.status, body: tc.body}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
-			tg, err := New(Config{API: APIv1, URLs: []string{srv.URL}, DBName: "db1", Precision: "ms", RP: "r", Consistency: "one", Gzip: true, GzipLevel: 1})
+			tg, err := New(Config{API: APIv1, Conn: httpwrite.Conn{URLs: []string{srv.URL}, Gzip: true, GzipLevel: 1}, DBName: "db1", Precision: "ms", RP: "r", Consistency: "one"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +103,7 @@ func TestWriteStatus(t *testing.T) {
 func TestWriteNetworkErrorRetryable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close()
-	tg, err := New(Config{API: APIv1, URLs: []string{srv.URL}, DBName: "db", Precision: "n"})
+	tg, err := New(Config{API: APIv1, Conn: httpwrite.Conn{URLs: []string{srv.URL}}, DBName: "db", Precision: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestWriteNetworkErrorRetryable(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	ok := Config{URLs: []string{"http://x"}, Precision: "n"}
+	ok := Config{Conn: httpwrite.Conn{URLs: []string{"http://x"}}, Precision: "n"}
 	for _, p := range Precisions {
 		c := ok
 		c.Precision = p
@@ -193,7 +194,7 @@ func TestPrepare(t *testing.T) {
 			}
 			srv := queryServer(t, answers, &seen)
 			defer srv.Close()
-			tg, err := New(Config{API: APIv1, URLs: []string{srv.URL}, Precision: "n"})
+			tg, err := New(Config{API: APIv1, Conn: httpwrite.Conn{URLs: []string{srv.URL}}, Precision: "n"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +218,7 @@ func TestCount(t *testing.T) {
 		`SELECT COUNT(*) FROM "bad"`:  `{"results":[{"statement_id":0,"error":"oops"}]}`,
 	}, &seen)
 	defer srv.Close()
-	tg, _ := New(Config{API: APIv1, URLs: []string{srv.URL}, DBName: "d", Precision: "n"})
+	tg, _ := New(Config{API: APIv1, Conn: httpwrite.Conn{URLs: []string{srv.URL}}, DBName: "d", Precision: "n"})
 	got, err := tg.Count(context.Background(), []string{"cpu", "none"})
 	if err != nil || got["cpu"] != 9 || got["none"] != 0 {
 		t.Fatalf("got %v, %v", got, err)

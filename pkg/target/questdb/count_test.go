@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -96,13 +97,16 @@ func TestAwaitTCP(t *testing.T) {
 	}
 	tg, _ := New(Config{Transport: TCP, TCPAddr: "x:1", URL: "http://x:1", Settle: time.Hour})
 	tg.q = fq
-	start := time.Now()
-	if err := tg.Await(context.Background(), map[string]int64{"a": 7}); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("returned after %v: it should not wait once the rows are there", d)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		if err := tg.Await(context.Background(), map[string]int64{"a": 7}); err != nil {
+			t.Fatal(err)
+		}
+		// synctest's clock: Await's own polls, not Settle's hour.
+		if d := time.Since(start); d >= time.Hour {
+			t.Errorf("returned after %v: it should not wait once the rows are there", d)
+		}
+	})
 	got, err := tg.Count(context.Background(), []string{"a"})
 	if err != nil || got["a"] != 7 {
 		t.Fatalf("%v %v", got, err)
@@ -119,14 +123,16 @@ func TestAwaitTCPGivesUp(t *testing.T) {
 	}
 	tg, _ := New(Config{Transport: TCP, TCPAddr: "x:1", URL: "http://x:1", Settle: 200 * time.Millisecond})
 	tg.q = fq
-	start := time.Now()
-	err := tg.Await(context.Background(), map[string]int64{"a": 7})
-	if err == nil || !strings.Contains(err.Error(), "a has 5 of 7 rows") {
-		t.Fatalf("err %v", err)
-	}
-	if d := time.Since(start); d < 200*time.Millisecond || d > 5*time.Second {
-		t.Errorf("gave up after %v, want about 200ms", d)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		err := tg.Await(context.Background(), map[string]int64{"a": 7})
+		if err == nil || !strings.Contains(err.Error(), "a has 5 of 7 rows") {
+			t.Fatalf("err %v", err)
+		}
+		if d := time.Since(start); d < 200*time.Millisecond || d > 250*time.Millisecond {
+			t.Errorf("gave up after %v (synctest's clock), want Settle's 200ms, at most one 50ms poll more", d)
+		}
+	})
 	// HTTP acknowledged the rows into the WAL: nothing to wait for.
 	tg, _ = New(Config{URL: "http://x:1"})
 	tg.q = fq

@@ -173,13 +173,11 @@ func TestHTTPWriterTimeout(t *testing.T) {
 	}
 	tg, _ = New(Config{URL: srv.URL, RequestTimeout: 50 * time.Millisecond, MinThroughput: 1 << 30})
 	w, _ := tg.NewWriter(context.Background(), 0)
-	start := time.Now()
 	_, err := w.Write(context.Background(), ilpBatch("t v=1 1\n", 1))
-	if !load.IsRetryable(err) {
-		t.Fatalf("timeout: %v, want retryable", err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("request took %v, want about 50ms", d)
+	// The request's own deadline ended it (without one, Write would wait
+	// for the server until the test's -timeout).
+	if !load.IsRetryable(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("timeout: %v, want a retryable deadline", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // checkCase is a CheckLines input, the precision's digits finer than a
@@ -140,7 +141,7 @@ flag{name="futureRetention", value="2d", is_set="false"} 1
 // The results' setup names the API, so compare.sh's and report's API column
 // is not empty for VictoriaMetrics.
 func TestDescribeNamesAPI(t *testing.T) {
-	tg, err := New(Config{URLs: []string{"http://127.0.0.1:1"}, Precision: "ns", DBName: "d", RequestTimeout: time.Second})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://127.0.0.1:1"}, RequestTimeout: time.Second}, Precision: "ns", DBName: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/vmtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Verification against the real VictoriaMetrics: a pass when the server
@@ -33,7 +34,7 @@ func writeFile(t *testing.T, name, data string) string {
 // as read).
 func load1(t *testing.T, base, db, path string, drop, content bool, edit func(b *load.Batch) []byte) loadtest.Run {
 	t.Helper()
-	tg, err := New(Config{URLs: []string{base}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, Gzip: true, GzipLevel: 1, RequestTimeout: 30 * time.Second}, Precision: "ns", DBName: db})
 	if err != nil {
 		t.Fatal(err)
 	}

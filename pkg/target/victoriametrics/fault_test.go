@@ -9,13 +9,14 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/vmtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // suiteTarget is a target writing to the server at proxy into db label
 // db, for the shared suites.
 func suiteTarget(db string) func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 	return func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
-		tg, err := New(Config{URLs: []string{"http://" + proxy}, Precision: "ns", DBName: db, Gzip: true, GzipLevel: 1, RequestTimeout: timeout})
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + proxy}, Gzip: true, GzipLevel: 1, RequestTimeout: timeout}, Precision: "ns", DBName: db})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func TestKilledServer(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		killed <- in.Start()
 	}()
-	tg, err := New(Config{URLs: []string{"http://" + p.Addr()}, Precision: "ns", DBName: db, Gzip: false, RequestTimeout: 10 * time.Second})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + p.Addr()}, Gzip: false, RequestTimeout: 10 * time.Second}, Precision: "ns", DBName: db})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tsload/tsload/internal/querytest"
 	"github.com/tsload/tsload/internal/vmtest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // vmUnsupported are querytest.More's queries with a threshold and an
@@ -29,7 +30,7 @@ func TestQuery(t *testing.T) {
 // times in milliseconds.
 func TestQueryRecent(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	tg, err := New(Config{URLs: []string{base}, Precision: "ms", DBName: db, RequestTimeout: 30 * time.Second})
+	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{base}, RequestTimeout: 30 * time.Second}, Precision: "ms", DBName: db})
 	if err != nil {
 		t.Fatal(err)
 	}

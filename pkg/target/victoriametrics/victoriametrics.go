@@ -55,14 +55,9 @@ import (
 
 // Config is the target's configuration.
 type Config struct {
-	URLs               []string
-	DBName             string // the db label; overridden by PrepareOptions.DBName when set
-	User, Password     string // Basic auth (-httpAuth.username/-httpAuth.password)
-	Precision          string // ns, us, ms or s: the unit of the input's timestamps
-	Gzip               bool
-	GzipLevel          int
-	InsecureSkipVerify bool
-	RequestTimeout     time.Duration
+	httpwrite.Conn        // User, Password: -httpAuth.username/-httpAuth.password
+	DBName         string // the db label; overridden by PrepareOptions.DBName when set
+	Precision      string // ns, us, ms or s: the unit of the input's timestamps
 	// Log receives notes; nil discards them.
 	Log io.Writer
 }
@@ -74,15 +69,10 @@ var Precisions = []string{"ns", "us", "ms", "s"}
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
-	switch {
-	case len(c.URLs) == 0:
-		return load.Settingf("no URL given ({URLs})")
-	case unitDigits(c.Precision) < 0:
+	if unitDigits(c.Precision) < 0 {
 		return load.Settingf("invalid {Precision} %q (want ns, us, ms or s)", c.Precision)
-	case c.Gzip && !httpwrite.ValidGzipLevel(c.GzipLevel):
-		return load.Settingf("invalid {GzipLevel} %d (want 1-9)", c.GzipLevel)
 	}
-	return nil
+	return c.Conn.Validate()
 }
 
 // unitDigits is how many trailing digits of a timestamp in precision are
@@ -151,16 +141,9 @@ func New(cfg Config) (*Target, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	client, err := httpwrite.NewClient(httpwrite.Options{
-		URLs:               cfg.URLs,
-		Gzip:               cfg.Gzip,
-		GzipLevel:          cfg.GzipLevel,
-		InsecureSkipVerify: cfg.InsecureSkipVerify,
-		User:               cfg.User,
-		Password:           cfg.Password,
-		Timeout:            cfg.RequestTimeout,
-		ErrorBodyLimit:     64 << 20, // /metrics and query answers are read whole
-	})
+	o := cfg.Options()
+	o.ErrorBodyLimit = 64 << 20 // /metrics and query answers are read whole
+	client, err := httpwrite.NewClient(o)
 	if err != nil {
 		return nil, err
 	}
