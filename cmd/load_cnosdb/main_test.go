@@ -28,8 +28,8 @@ func TestMain_Load(t *testing.T) {
 	}
 }
 
-// TestMain_Refused: a refused batch (a bad line) fails the run, names the
-// line, and is not counted.
+// TestMain_Refused: a refused batch (a bad line) fails the run, names its
+// records, and is not counted.
 func TestMain_Refused(t *testing.T) {
 	base, db := cnosdbtest.RealDB(t)
 	loadtest.RefusedBatch(t, spec(), []string{"--urls", base, "--db-name", db},

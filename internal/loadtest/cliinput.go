@@ -12,10 +12,15 @@ import (
 // InputFile writes content to a file name in a temporary directory of the
 // test, failing the test when it cannot, and returns its path and the path
 // of a results file (r.json, not written) in the same directory: the
-// --file and --results-file of a command-line run (RunCLI).
+// --file and --results-file of a command-line run (RunCLI). The directory
+// is named after the test, and --file splits its value at commas: a test
+// whose name holds one fails here, saying so.
 func InputFile(t testing.TB, name, content string) (in, results string) {
 	t.Helper()
 	in = tempFile(t, name, content)
+	if strings.Contains(in, ",") {
+		t.Fatalf("input path %s holds a comma, which --file takes as a separator: name the test without one", in)
+	}
 	return in, filepath.Join(filepath.Dir(in), "r.json")
 }
 
@@ -46,9 +51,10 @@ func DBPerRun(base string, drop func(t testing.TB, base, db string)) func(t *tes
 // is not counted: the loader of spec, with args (its connection and
 // database flags), loads 100 lines in batches of 10 on one worker, line i
 // (from 0) good(i) but line 58 (i 57) bad. The run must fail with an error
-// holding wantErr and each of alsoErr; its results must say failed with the
-// 50 rows of the five batches before the refused one, and held (the rows
-// the server holds) must be 50.
+// naming the refused batch (records 51-60) and holding wantErr and each of
+// alsoErr; its results must say failed with the 50 rows of the five
+// batches before the refused one, and held (the rows the server holds)
+// must be 50.
 func RefusedBatch(t *testing.T, spec loadcli.Spec, args []string, good func(i int) string, bad string, held func(t testing.TB) int64, wantErr string, alsoErr ...string) {
 	t.Helper()
 	var b strings.Builder
@@ -60,7 +66,7 @@ func RefusedBatch(t *testing.T, spec loadcli.Spec, args []string, good func(i in
 		b.WriteString(line + "\n")
 	}
 	r := RunOnInput(t, spec, "in.ilp", b.String(), wantErr, append([]string{"--batch-size", "10", "--workers", "1"}, args...)...)
-	for _, want := range alsoErr {
+	for _, want := range append([]string{"records 51-60"}, alsoErr...) {
 		if !strings.Contains(r.Err.Error(), want) {
 			t.Fatalf("err = %v, want %q too\n%s", r.Err, want, r.Stderr)
 		}
