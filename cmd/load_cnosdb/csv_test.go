@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,19 +11,12 @@ import (
 
 // TestCSV loads CSV into the real CnosDB as lines (owndatatest.CSVSuite).
 func TestCSV(t *testing.T) {
-	base := cnosdbtest.RealURL(t)
-	owndatatest.CSVSuite{Spec: spec(), Args: func(t *testing.T, _ string) []string {
-		db := cnosdbtest.UniqueDB(t)
-		cnosdbtest.DropAtEnd(t, base, db)
-		return []string{"--urls", base, "--db-name", db}
-	}}.Run(t, "csv_")
+	owndatatest.CSVSuite{Spec: spec(), Args: loadtest.DBPerRun(cnosdbtest.RealURL(t), cnosdbtest.DropAtEnd)}.Run(t, "csv_")
 }
 
 // TestTSBSLines loads a file of TSBS's own generator (its line protocol).
 func TestTSBSLines(t *testing.T) {
-	base := cnosdbtest.RealURL(t)
-	db := cnosdbtest.UniqueDB(t)
-	cnosdbtest.DropAtEnd(t, base, db)
+	base, db := cnosdbtest.RealDB(t)
 	owndatatest.TSBSLines(t, spec(), "", "--urls", base, "--db-name", db)
 }
 
@@ -46,12 +37,9 @@ func TestCSVIntoExistingTable(t *testing.T) {
 		t.Fatalf("create database: %d %s %v", st, body, err)
 	}
 	sql("CREATE TABLE meter (kwh DOUBLE, note STRING, n BIGINT, TAGS(device))")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "meter.csv")
-	os.WriteFile(file, []byte("time,device,note,kwh,n\n2024-01-01T00:00:00Z,d1,hello,7,3\n2024-01-01T00:00:01Z,d2,x,8,4\n"), 0o644)
-	results := filepath.Join(dir, "r.json")
-	r := loadtest.RunCLI(t, spec(), []string{"load_cnosdb", "--urls", base, "--db-name", db, "--do-create-db=false", "--file", file, "--results-file", results}, results, "")
-	if res := loadtest.ReadResults(t, results); res.Verify == nil || !res.Verify.OK || res.Verify.Actual["meter"] != 2 {
+	r := loadtest.RunOnInput(t, spec(), "meter.csv", "time,device,note,kwh,n\n2024-01-01T00:00:00Z,d1,hello,7,3\n2024-01-01T00:00:01Z,d2,x,8,4\n", "",
+		"--urls", base, "--db-name", db, "--do-create-db=false")
+	if res := r.Decoded(t); res.Verify == nil || !res.Verify.OK || res.Verify.Actual["meter"] != 2 {
 		t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)
 	}
 	if got := sql("SELECT device, note, kwh, n FROM meter ORDER BY time"); !strings.Contains(got, `"note":"hello"`) || !strings.Contains(got, `"kwh":8.0`) {

@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/cnosdbtest"
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/results"
 )
 
 // The loader's tests run against the real CnosDB of scripts/start_cnosdb.sh
@@ -18,12 +15,8 @@ import (
 
 func TestMain_Load(t *testing.T) {
 	base, db := cnosdbtest.RealDB(t)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	os.WriteFile(in, []byte("cpu,h=a v=1 1\ncpu,h=b v=2 1\nmem,h=a f=1i 2\n"), 0o644)
-	resultsPath := filepath.Join(dir, "r.json")
-	loadtest.RunCLI(t, spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
-		"--db-name", db, "--db-ttl", "INF", "--db-shards", "2", "--gzip", "--results-file", resultsPath}, resultsPath, "").Verified(t, 3)
+	loadtest.RunOnInput(t, spec(), "in.ilp", "cpu,h=a v=1 1\ncpu,h=b v=2 1\nmem,h=a f=1i 2\n", "",
+		"--urls", base, "--db-name", db, "--db-ttl", "INF", "--db-shards", "2", "--gzip").Verified(t, 3)
 	for table, want := range map[string]string{"cpu": `[{"n":2}]`, "mem": `[{"n":1}]`} {
 		if st, body, err := cnosdbtest.SQL(base, "root", "", db, "SELECT count(*) AS n FROM "+table); err != nil || st != 200 || body != want {
 			t.Errorf("%s: %d %s %v, want %s", table, st, body, err, want)
@@ -35,26 +28,11 @@ func TestMain_Load(t *testing.T) {
 	}
 }
 
-// TestMain_Refused: a refused batch (a bad line) fails the run, names the
-// line, and is not counted.
+// TestMain_Refused: a refused batch (a bad line) fails the run, names its
+// records, and is not counted.
 func TestMain_Refused(t *testing.T) {
 	base, db := cnosdbtest.RealDB(t)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	var b strings.Builder
-	for i := 0; i < 100; i++ {
-		if i == 57 {
-			b.WriteString("cpu,h=x v=oops 1\n")
-			continue
-		}
-		fmt.Fprintf(&b, "cpu,h=h%d v=%d 1\n", i, i)
-	}
-	os.WriteFile(in, []byte(b.String()), 0o644)
-	resultsPath := filepath.Join(dir, "r.json")
-	r := loadtest.RunCLI(t, spec(), []string{"load_cnosdb", "--urls", base, "--file", in,
-		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, resultsPath, "040004")
-	res := loadtest.ReadResults(t, resultsPath)
-	if st, body, _ := cnosdbtest.SQL(base, "root", "", db, "SELECT count(*) AS n FROM cpu"); res.Status != results.StatusFailed || res.Rows != 50 || st != 200 || body != `[{"n":50}]` {
-		t.Fatalf("results %+v; server %d %s\n%s", res, st, body, r.Stderr)
-	}
+	loadtest.RefusedBatch(t, spec(), []string{"--urls", base, "--db-name", db},
+		func(i int) string { return fmt.Sprintf("cpu,h=h%d v=%d 1", i, i) }, "cpu,h=x v=oops 1",
+		func(t testing.TB) int64 { return cnosdbtest.Count(t, base, db, "cpu") }, "040004")
 }

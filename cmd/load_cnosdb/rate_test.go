@@ -10,10 +10,5 @@ import (
 // TestRate runs a paced and a stepped load into the real CnosDB
 // (loadtest.PacedRuns), each into a fresh database.
 func TestRate(t *testing.T) {
-	base := cnosdbtest.RealURL(t)
-	loadtest.PacedRuns(t, spec(), "rate", func(t *testing.T, table string) []string {
-		db := cnosdbtest.UniqueDB(t)
-		cnosdbtest.DropAtEnd(t, base, db)
-		return []string{"--urls", base, "--db-name", db}
-	})
+	loadtest.PacedRuns(t, spec(), "rate", loadtest.DBPerRun(cnosdbtest.RealURL(t), cnosdbtest.DropAtEnd))
 }

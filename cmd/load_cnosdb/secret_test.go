@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,9 +18,6 @@ func TestSecrets(t *testing.T) {
 	const wrong = "Wr0ng-s3cr3t-pw"
 	cnosdbtest.RealURL(t) // the same skip rule as the shared server
 	srv := cnosdbtest.StartInstance(t, "secrets", cnosdbtest.InstanceOptions{Auth: true, RootPassword: secret})
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	os.WriteFile(in, []byte("cpu,h=a v=1 1\ncpu,h=b v=2 1\n"), 0o644)
 	withSecret := strings.Replace(srv.URL, "://", "://root:"+secret+"@", 1)
 	for _, tc := range []struct {
 		name    string
@@ -42,9 +37,8 @@ func TestSecrets(t *testing.T) {
 			if tc.env != "" {
 				t.Setenv("CNOSDB_PASSWORD", tc.env)
 			}
-			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{"load_cnosdb", "--file", in, "--db-name", "bench", "--drop-db", "--results-file", results}, tc.args...)
-			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r := loadtest.RunOnInput(t, spec(), "in.ilp", "cpu,h=a v=1 1\ncpu,h=b v=2 1\n", tc.wantErr,
+				append([]string{"--db-name", "bench", "--drop-db"}, tc.args...)...)
 			r.NoSecret(t, "a password", secret, wrong)
 		})
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,30 +29,23 @@ func TestMain_BadFlags(t *testing.T) {
 // scripts/start_influxdb.sh (skipped when unreachable and CI is unset).
 func TestMain_Load(t *testing.T) {
 	url := influxURL(t)
-	in := filepath.Join(t.TempDir(), "in.ilp")
 	var b strings.Builder
 	for i := 0; i < 2500; i++ {
 		fmt.Fprintf(&b, "cpu,host=h%d usage=%d.5 %d\n", i%25, i, int64(i/25)*1000)
 	}
-	os.WriteFile(in, []byte(b.String()), 0o644)
 	db := influxDB(t, url)
-	var stderr bytes.Buffer
-	results := filepath.Join(t.TempDir(), "r.json")
-	err := loadcli.Run(context.Background(), spec(), []string{"load_influx", "--urls", url + "," + url, "--file", in,
-		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3", "--results-file", results, "--table-prefix", "t_"}, nil, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
+	r := loadtest.RunOnInput(t, spec(), "in.ilp", b.String(), "", "--urls", url+","+url,
+		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3", "--table-prefix", "t_")
 	// The results record the API detected (1.x speaks v1), typed.
-	res := loadtest.ReadResults(t, results)
+	res := r.Decoded(t)
 	if s := res.Setup; s == nil || s.API != "v1" || s.Database != db || res.Flags["gzip"] != true || res.Flags["batch-size"] != 300.0 {
 		t.Errorf("setup %+v flags %v", res.Setup, res.Flags)
 	}
-	if !strings.Contains(stderr.String(), "into influx at "+url+","+url+" (v1), database "+db+", tables t_cpu; server InfluxDB") {
-		t.Errorf("the summary does not say where the load went:\n%s", stderr.String())
+	if !strings.Contains(r.Stderr, "into influx at "+url+","+url+" (v1), database "+db+", tables t_cpu; server InfluxDB") {
+		t.Errorf("the summary does not say where the load went:\n%s", r.Stderr)
 	}
 	// --table-prefix: the measurement is t_cpu, in the data and the count.
-	if !strings.Contains(stderr.String(), "verify OK") || !strings.Contains(stderr.String(), " t_cpu 2500/2500") {
-		t.Fatalf("no exact verify in the summary:\n%s", stderr.String())
+	if !strings.Contains(r.Stderr, "verify OK") || !strings.Contains(r.Stderr, " t_cpu 2500/2500") {
+		t.Fatalf("no exact verify in the summary:\n%s", r.Stderr)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +22,6 @@ import (
 func TestSecrets(t *testing.T) {
 	url := influxURL(t)
 	const secret = "Zq8-s3cr3t-pw"
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	os.WriteFile(in, []byte("cpu,host=a v=1 1\ncpu,host=b v=2 2\n"), 0o644)
 	db := influxDB(t, url)
 	withSecret := strings.Replace(url, "://", "://admin:"+secret+"@", 1)
 	for _, tc := range []struct {
@@ -45,9 +41,7 @@ func TestSecrets(t *testing.T) {
 			if tc.env {
 				t.Setenv("INFLUX_PASSWORD", secret)
 			}
-			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{"load_influx", "--file", in, "--db-name", db, "--results-file", results}, tc.args...)
-			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r := loadtest.RunOnInput(t, spec(), "in.ilp", "cpu,host=a v=1 1\ncpu,host=b v=2 2\n", tc.wantErr, append([]string{"--db-name", db}, tc.args...)...)
 			r.NoSecret(t, "the password", secret)
 			if tc.env || strings.Contains(strings.Join(tc.args, " "), "--password") {
 				if !strings.Contains(string(r.Results), `"password": "REDACTED"`) {
@@ -77,13 +71,10 @@ func TestTokenSecretsV2(t *testing.T) {
 		token = "tsload-test-token"
 	}
 	const wrong = "Wr0ng-v2-t0ken"
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
 	var b strings.Builder
 	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(&b, "cpu,host=h%d usage=%d.5,idle=%di %d\n", i%30, i, i%7, 1600000000000000000+int64(i/30)*1e9)
 	}
-	os.WriteFile(in, []byte(b.String()), 0o644)
 	bucket := fmt.Sprintf("tsload_cmd_v2_%d", time.Now().UnixNano()%1e9)
 	for _, tc := range []struct {
 		name, token string
@@ -95,10 +86,8 @@ func TestTokenSecretsV2(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("INFLUX_TOKEN", tc.token)
-			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{"load_influx", "--urls", url, "--org", "tsload", "--bucket", bucket, "--file", in,
-				"--batch-size", "700", "--workers", "2", "--results-file", results}, tc.args...)
-			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r := loadtest.RunOnInput(t, spec(), "in.ilp", b.String(), tc.wantErr,
+				append([]string{"--urls", url, "--org", "tsload", "--bucket", bucket, "--batch-size", "700", "--workers", "2"}, tc.args...)...)
 			r.NoSecret(t, "the token", tc.token)
 			if !strings.Contains(string(r.Results), `"token": "REDACTED"`) {
 				t.Errorf("results file does not show the token as REDACTED:\n%s", r.Results)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tsload/tsload/internal/influx3test"
@@ -16,8 +14,7 @@ func TestErrorsNameFlags(t *testing.T) {
 	s := influx3test.New()
 	s.SetToken("right-token")
 	t.Cleanup(s.Close)
-	in := filepath.Join(t.TempDir(), "in.ilp")
-	os.WriteFile(in, []byte("cpu,h=a v=1 1\n"), 0o644)
+	in, _ := loadtest.InputFile(t, "in.ilp", "cpu,h=a v=1 1\n")
 	t.Setenv("INFLUX_TOKEN", "")
 	t.Setenv("INFLUX_ORG", "")
 	loadtest.CLIErrors(t, spec(), []loadtest.CLIError{

@@ -4,8 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,14 +48,10 @@ func questdbSQL(t *testing.T, httpURL, sql string) string {
 func TestCSVIntoExistingTable(t *testing.T) {
 	httpURL, pg, prefix := questdbTables(t, "own_")
 	questdbSQL(t, httpURL, "CREATE TABLE "+prefix+"meter (ts TIMESTAMP, device SYMBOL, note STRING, kwh DOUBLE, n LONG) TIMESTAMP(ts) PARTITION BY DAY WAL")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "meter.csv")
-	os.WriteFile(file, []byte("time,device,note,kwh,n\n2024-01-01T00:00:00Z,d1,hello,7,3\n2024-01-01T00:00:01Z,d2,,8.5,\n2024-01-01T00:00:02Z,d1,bye,9,5\n"), 0o644)
-	results := filepath.Join(dir, "r.json")
 	// The user's table has no DEDUP: the loader is told so.
-	args := []string{"load_questdb", "--http-url", httpURL, "--pg", pg, "--dedup=false", "--table-prefix", prefix, "--file", file, "--results-file", results}
-	r := loadtest.RunCLI(t, spec(), args, results, "")
-	if res := loadtest.ReadResults(t, results); res.Verify == nil || !res.Verify.OK || res.Verify.Actual[prefix+"meter"] != 3 {
+	r := loadtest.RunOnInput(t, spec(), "meter.csv", "time,device,note,kwh,n\n2024-01-01T00:00:00Z,d1,hello,7,3\n2024-01-01T00:00:01Z,d2,,8.5,\n2024-01-01T00:00:02Z,d1,bye,9,5\n", "",
+		"--http-url", httpURL, "--pg", pg, "--dedup=false", "--table-prefix", prefix)
+	if res := r.Decoded(t); res.Verify == nil || !res.Verify.OK || res.Verify.Actual[prefix+"meter"] != 3 {
 		t.Fatalf("verify %+v\n%s", res.Verify, r.Stderr)
 	}
 	got := questdbSQL(t, httpURL, "SELECT device, note, kwh, n FROM "+prefix+"meter ORDER BY ts")
@@ -68,8 +62,6 @@ func TestCSVIntoExistingTable(t *testing.T) {
 	if strings.Count(cols, `"SYMBOL"`) != 1 || strings.Contains(cols, `"time"`) {
 		t.Fatalf("the table's columns changed: %s", cols)
 	}
-	bad := filepath.Join(dir, "bad.csv")
-	os.WriteFile(bad, []byte("time,device,volts\n2024-01-01T00:00:00Z,d1,7\n"), 0o644)
-	loadtest.RunCLI(t, spec(), []string{"load_questdb", "--http-url", httpURL, "--pg", pg, "--table-prefix", prefix, "--file", bad, "--table", "meter", "--results-file", results},
-		results, "column volts: the input has it (int8), table "+prefix+"meter does not")
+	loadtest.RunOnInput(t, spec(), "bad.csv", "time,device,volts\n2024-01-01T00:00:00Z,d1,7\n", "column volts: the input has it (int8), table "+prefix+"meter does not",
+		"--http-url", httpURL, "--pg", pg, "--table-prefix", prefix, "--table", "meter")
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/internal/loadtest"
 )
 
 // TestDropDBKeepsOtherTable loads a table that is not a use-case table
@@ -15,16 +15,12 @@ import (
 // the second run failed with "another client changed the tables".
 func TestDropDBKeepsOtherTable(t *testing.T) {
 	httpURL, pg, table := questdbTables(t, "dropkeep_")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "in.ilp")
 	var b strings.Builder
 	const rows = 500
 	for i := range rows {
 		fmt.Fprintf(&b, "%s,host=h%d usage=%d.5 %d\n", table, i%10, i, 1451606400000000000+int64(i)*1e9)
 	}
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file, _ := loadtest.InputFile(t, "in.ilp", b.String())
 	for run := 1; run <= 2; run++ {
 		r, res := loadInto(t, httpURL, pg, "--file", file, "--drop-db")
 		v := res.Verify

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,8 +15,6 @@ import (
 func TestCaseFoldedTables(t *testing.T) {
 	httpURL, pg, name := questdbTables(t, "fold_")
 	loadtest.DropQuestDBTables(t, httpURL, strings.ToUpper(name))
-	dir := t.TempDir()
-	file := filepath.Join(dir, "in.ilp")
 	var b strings.Builder
 	for i := range 300 {
 		table := name
@@ -27,7 +23,7 @@ func TestCaseFoldedTables(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s,host=h%d usage=%d 1451606%03d000000000\n", table, i%5, i, i)
 	}
-	os.WriteFile(file, []byte(b.String()), 0o644)
+	file, _ := loadtest.InputFile(t, "in.ilp", b.String())
 	r, res := loadInto(t, httpURL, pg, "--file", file, "--batch-size", "50")
 	if res.Verify == nil || !res.Verify.OK || len(res.Verify.Actual) != 1 || res.Verify.Actual[strings.ToUpper(name)] != 300 ||
 		!strings.Contains(res.Verify.Note, "differ only in case") {

@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/loadcli"
-	"github.com/tsload/tsload/pkg/results"
 )
 
 // questdbServer returns the HTTP and PG-wire URLs of the QuestDB of
@@ -47,25 +44,16 @@ func questdbTables(t *testing.T, prefix string) (httpURL, pg, name string) {
 // reach the results file, and the password never does.
 func TestCLI(t *testing.T) {
 	httpURL, pg, table := questdbTables(t, "cli_")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "in.ilp")
 	var b strings.Builder
 	const rows = 2000
 	for i := range rows {
 		fmt.Fprintf(&b, "%s,host=h%d usage=%d.5 %d\n", table, i%20, i, 1451606400000000000+int64(i/20)*1e9)
 	}
-	os.WriteFile(file, []byte(b.String()), 0o644)
-	resultsPath := filepath.Join(dir, "results.json")
 	addr := strings.TrimPrefix(httpURL, "http://")
-	r := loadtest.RunCLI(t, spec(), []string{"load_questdb",
-		"--file", file, "--serialization-pass", "--pg", pg, "--results-file", resultsPath,
-		"--conf", "http::addr=" + addr + ";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;",
-	}, resultsPath, "")
+	r := loadtest.RunOnInput(t, spec(), "in.ilp", b.String(), "", "--serialization-pass", "--pg", pg,
+		"--conf", "http::addr="+addr+";username=admin;password=s3cret;;x;auto_flush_rows=700;request_timeout=5000;")
 	r.NoSecret(t, "a secret", "s3cret", ":quest@")
-	var res results.Results
-	if err := json.Unmarshal(r.Results, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := r.Decoded(t)
 	if res.BatchSize != 700 || res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Batches != (rows+699)/700 {
 		t.Fatalf("batch size %d rows %d/%d batches %d verify %+v", res.BatchSize, res.Rows, rows, res.Batches, res.Verify)
 	}
@@ -83,60 +71,21 @@ func TestCLI(t *testing.T) {
 	}
 }
 
-// TestCLIErrors needs no server: bad flag combinations fail before any
-// connection, and --do-load=false runs without one.
-func TestCLIErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--conf", "http::addr=x;auto_flush_rows=10;", "--batch-size", "20"}, "disagree"},
-		{[]string{"--conf", "http::addr=x;", "--transport", "tcp"}, "give the setting in one place"},
-		{[]string{"--conf", "http::addr=x;bogus=1;"}, `unknown key "bogus"`},
-		{[]string{"--transport", "udp"}, `unknown --transport "udp" (want http or tcp)`},
-		{[]string{"--gzip", "--transport", "tcp"}, "--gzip applies to ILP/HTTP only (not --transport tcp)"},
-		// A --conf of ILP/TCP with --gzip was taken, and the gzip silently dropped.
-		{[]string{"--gzip", "--conf", "tcp::addr=x:9009;"}, "--gzip applies to ILP/HTTP only (not --transport tcp)"},
-		{[]string{"--gzip", "--gzip-level", "0"}, "invalid --gzip-level 0 (want 1-9)"},
-		{[]string{"--conf", "http::addr=x;auto_flush=on;"}, `key "auto_flush" does not apply to load_questdb: batches are cut by --batch-size (or auto_flush_rows)`},
-		{[]string{"--format", "pgcopy"}, "--format pgcopy: QuestDB is loaded over ILP"},
-		{[]string{"--serialization-pass"}, "needs --file inputs"},
-	} {
-		var stderr bytes.Buffer
-		err := loadcli.Run(context.Background(), spec(), append([]string{"load_questdb"}, tc.args...), strings.NewReader("cpu v=1 1\n"), &stderr)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
-		}
-	}
-	var stderr bytes.Buffer
-	err := loadcli.Run(context.Background(), spec(), []string{"load_questdb", "--do-load=false", "--http-url", "http://127.0.0.1:1"},
-		strings.NewReader("cpu,h=a v=1 1\ncpu,h=b v=2 2\n"), &stderr)
-	if err != nil || !strings.Contains(stderr.String(), "2 rows") {
-		t.Errorf("--do-load=false: %v\n%s", err, stderr.String())
-	}
-}
-
 // TestGzipBodies loads gzip-compressed ILP/HTTP request bodies (QuestDB
 // 9.1+) from a zstd-compressed input file: every row is verified.
 func TestGzipBodies(t *testing.T) {
 	httpURL, pg, table := questdbTables(t, "gzbody_")
-	dir := t.TempDir()
 	var b strings.Builder
 	const rows = 3000
 	for i := range rows {
 		fmt.Fprintf(&b, "%s,host=h%d usage=%d.5 %d\n", table, i%20, i, 1451606400000000000+int64(i/20)*1e9)
 	}
 	enc, _ := zstd.NewWriter(nil)
-	file := filepath.Join(dir, "in.ilp.zst")
-	os.WriteFile(file, enc.EncodeAll([]byte(b.String()), nil), 0o644)
+	file, resultsPath := loadtest.InputFile(t, "in.ilp.zst", string(enc.EncodeAll([]byte(b.String()), nil)))
 	enc.Close()
-	resultsPath := filepath.Join(dir, "results.json")
 	r := loadtest.RunCLI(t, spec(), []string{"load_questdb", "--file", file, "--gzip", "--gzip-level", "3",
 		"--http-url", httpURL, "--pg", pg, "--batch-size", "1000", "--results-file", resultsPath}, resultsPath, "")
-	var res results.Results
-	if err := json.Unmarshal(r.Results, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := r.Decoded(t)
 	if res.Rows != rows || res.Verify == nil || !res.Verify.OK || res.Flags["gzip"] != true {
 		t.Fatalf("rows %d/%d verify %+v flags %v", res.Rows, rows, res.Verify, res.Flags)
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +22,6 @@ func TestSecrets(t *testing.T) {
 	const token = "Tk9-s3cr3t-token"
 	table := fmt.Sprintf("secret_%d", time.Now().UnixNano()%1e9)
 	loadtest.DropQuestDBTables(t, httpURL, table)
-	dir := t.TempDir()
 	var tables []string
 	defer func() {
 		conn, err := pgx.Connect(context.Background(), pg)
@@ -54,15 +51,12 @@ func TestSecrets(t *testing.T) {
 	} {
 		tb := fmt.Sprintf("%s_%d", table, len(tables))
 		tables = append(tables, tb)
-		in := filepath.Join(dir, tb+".ilp")
-		os.WriteFile(in, []byte(tb+",host=a v=1 1000000000\n"+tb+",host=b v=2 2000000000\n"), 0o644)
 		t.Run(tc.name, func(t *testing.T) {
 			for i := 0; i+1 < len(tc.env); i += 2 {
 				t.Setenv(tc.env[i], tc.env[i+1])
 			}
-			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{"load_questdb", "--file", in, "--results-file", results, "--http-url", httpURL, "--pg", pg}, tc.args...)
-			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r := loadtest.RunOnInput(t, spec(), tb+".ilp", tb+",host=a v=1 1000000000\n"+tb+",host=b v=2 2000000000\n", tc.wantErr,
+				append([]string{"--http-url", httpURL, "--pg", pg}, tc.args...)...)
 			r.NoSecret(t, "a secret", secret, token)
 		})
 	}

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -13,8 +12,7 @@ import (
 // added (rows before + acknowledged = rows after).
 func TestAppendVerifies(t *testing.T) {
 	base, db := freshDB(t, "tsload_append")
-	in := filepath.Join(t.TempDir(), "in.ilp")
-	os.WriteFile(in, []byte("app_m,host=a v=1 1000000000\napp_m,host=b v=2 2000000000\napp_n,host=a w=3i 3000000000\n"), 0o644)
+	in, _ := loadtest.InputFile(t, "in.ilp", "app_m,host=a v=1 1000000000\napp_m,host=b v=2 2000000000\napp_n,host=a w=3i 3000000000\n")
 	for run := 1; run <= 2; run++ {
 		r, res := loadInto(t, base, db, "", "--file", in)
 		v := res.Verify

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tsload/tsload/internal/gentest"
+	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/servertest"
 	"github.com/tsload/tsload/pkg/format"
 )
@@ -19,8 +18,7 @@ import (
 func TestLoop(t *testing.T) {
 	gentest.CPUHourEach(t, func(t *testing.T, f format.Format, data []byte, rows int64) {
 		base, db := freshDB(t, "tsload_loop")
-		in := filepath.Join(t.TempDir(), "cpu."+f.String())
-		os.WriteFile(in, data, 0o644)
+		in, _ := loadtest.InputFile(t, "cpu."+f.String(), string(data))
 		r, res := loadInto(t, base, db, "", "--file", in, "--batch-size", "250", "--workers", "2", "--loop", "--limit", "3240")
 		if rows != 1080 || res.Rows != 3240 || res.Verify == nil || !res.Verify.OK || res.Loop == nil || res.Loop.Passes != 3 || res.Loop.Span != 3590e6+1 {
 			t.Fatalf("rows %d of 3x%d, verify %+v, loop %+v\n%s", res.Rows, rows, res.Verify, res.Loop, r.Stderr)

@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tsload/tsload/internal/loadtest"
@@ -19,9 +16,6 @@ import (
 func TestSecrets(t *testing.T) {
 	base, db := freshDB(t, "tsload_secret")
 	const secret = "Zq8-s3cr3t-pw"
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	os.WriteFile(in, []byte("secret_m,host=a v=1 1000000000\nsecret_m,host=b v=2 2000000000\n"), 0o644)
 	u, _ := url.Parse(base)
 	dsn := fmt.Sprintf("host=%s port=%s user=%s password=%s", u.Hostname(), u.Port(), u.User.Username(), secret)
 	u.User = url.UserPassword(u.User.Username(), secret)
@@ -46,9 +40,8 @@ func TestSecrets(t *testing.T) {
 			if tc.env {
 				t.Setenv("PGPASSWORD", secret)
 			}
-			results := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{"load_timescale", "--file", in, "--db-name", db, "--drop-db", "--results-file", results}, tc.args...)
-			r := loadtest.RunCLI(t, spec(), args, results, tc.wantErr)
+			r := loadtest.RunOnInput(t, spec(), "in.ilp", "secret_m,host=a v=1 1000000000\nsecret_m,host=b v=2 2000000000\n", tc.wantErr,
+				append([]string{"--db-name", db, "--drop-db"}, tc.args...)...)
 			r.NoSecret(t, "the password", secret)
 		})
 	}

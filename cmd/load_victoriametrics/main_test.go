@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/owndatatest"
 	"github.com/tsload/tsload/internal/vmtest"
-	"github.com/tsload/tsload/pkg/results"
 )
 
 // The loader's tests run against the real VictoriaMetrics of
@@ -21,12 +19,8 @@ import (
 
 func TestMain_Load(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	os.WriteFile(in, []byte("cpu,h=a v=1 1451606400000000000\ncpu,h=b v=2 1451606400000000000\nmem,h=a f=1i 1451606401000000000\n"), 0o644)
-	resultsPath := filepath.Join(dir, "r.json")
-	res := loadtest.RunCLI(t, spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
-		"--db-name", db, "--results-file", resultsPath}, resultsPath, "").Verified(t, 3)
+	res := loadtest.RunOnInput(t, spec(), "in.ilp", "cpu,h=a v=1 1451606400000000000\ncpu,h=b v=2 1451606400000000000\nmem,h=a f=1i 1451606401000000000\n", "",
+		"--urls", base, "--db-name", db).Verified(t, 3)
 	if res.Setup == nil || res.Setup.Settings["dedup.minScrapeInterval"] != "1ms" || res.Setup.Database != "db="+db {
 		t.Errorf("setup %+v", res.Setup)
 	}
@@ -50,38 +44,17 @@ func TestMain_Load(t *testing.T) {
 // fails the run, names the line, and is not counted.
 func TestMain_Refused(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in.ilp")
-	var b strings.Builder
-	for i := 0; i < 100; i++ {
-		v := fmt.Sprint(i)
-		if i == 57 {
-			v = "99999999999999999999"
-		}
-		fmt.Fprintf(&b, "cpu,h=h%d v=%si %d\n", i, v, 1451606400000000000+1000000*int64(i))
+	line := func(i int, v string) string {
+		return fmt.Sprintf("cpu,h=h%d v=%si %d", i, v, 1451606400000000000+1000000*int64(i))
 	}
-	os.WriteFile(in, []byte(b.String()), 0o644)
-	resultsPath := filepath.Join(dir, "r.json")
-	r := loadtest.RunCLI(t, spec(), []string{"load_victoriametrics", "--urls", base, "--file", in,
-		"--db-name", db, "--batch-size", "10", "--workers", "1", "--results-file", resultsPath}, resultsPath, "line 58")
-	if !strings.Contains(r.Err.Error(), "value out of range") {
-		t.Fatalf("err = %v, want the server's reason for line 58\n%s", r.Err, r.Stderr)
-	}
-	res := loadtest.ReadResults(t, resultsPath)
-	held, _ := vmtest.Rows(t, base, db, "cpu_v")
-	if res.Status != results.StatusFailed || res.Rows != 50 || held != 50 {
-		t.Fatalf("results %+v; server holds %d", res, held)
-	}
+	loadtest.RefusedBatch(t, spec(), []string{"--urls", base, "--db-name", db},
+		func(i int) string { return line(i, fmt.Sprint(i)) }, line(57, "99999999999999999999"),
+		func(t testing.TB) int64 { n, _ := vmtest.Rows(t, base, db, "cpu_v"); return n }, "line 58", "value out of range")
 }
 
 // TestCSV loads CSV into the real VictoriaMetrics as lines (owndatatest.CSVSuite).
 func TestCSV(t *testing.T) {
-	base := vmtest.RealURL(t)
-	owndatatest.CSVSuite{Spec: spec(), Args: func(t *testing.T, _ string) []string {
-		db := loadtest.UniqueDB(t)
-		vmtest.DropAtEnd(t, base, db)
-		return []string{"--urls", base, "--db-name", db}
-	}}.Run(t, "csv_")
+	owndatatest.CSVSuite{Spec: spec(), Args: loadtest.DBPerRun(vmtest.RealURL(t), vmtest.DropAtEnd)}.Run(t, "csv_")
 }
 
 // TestTSBSLines loads a file of TSBS's own generator (its line protocol).
@@ -117,12 +90,7 @@ func TestParquet(t *testing.T) {
 // TestRate runs a paced and a stepped load (loadtest.PacedRuns), each
 // into a db label of its own.
 func TestRate(t *testing.T) {
-	base := vmtest.RealURL(t)
-	loadtest.PacedRuns(t, spec(), "rate", func(t *testing.T, table string) []string {
-		db := loadtest.UniqueDB(t)
-		vmtest.DropAtEnd(t, base, db)
-		return []string{"--urls", base, "--db-name", db}
-	})
+	loadtest.PacedRuns(t, spec(), "rate", loadtest.DBPerRun(vmtest.RealURL(t), vmtest.DropAtEnd))
 }
 
 // TestRefusedInputDropsNothing: a pgcopy file with --drop-db leaves the

@@ -43,13 +43,23 @@ func RunCLI(t testing.TB, spec loadcli.Spec, args []string, results, wantErr str
 	return CLIRun{Err: err, Stderr: stderr.String(), Results: data}
 }
 
+// Decoded decodes r's results file, failing the test when it cannot.
+func (r CLIRun) Decoded(t testing.TB) results.Results {
+	t.Helper()
+	var res results.Results
+	if err := json.Unmarshal(r.Results, &res); err != nil {
+		t.Fatalf("results file: %v\n%s", err, r.Stderr)
+	}
+	return res
+}
+
 // Verified decodes r's results file and fails the test unless it says
 // the run loaded rows rows and verified them.
 func (r CLIRun) Verified(t testing.TB, rows int64) results.Results {
 	t.Helper()
-	var res results.Results
-	if err := json.Unmarshal(r.Results, &res); err != nil || res.Status != results.StatusOK || res.Rows != rows || res.Verify == nil || !res.Verify.OK {
-		t.Fatalf("results %+v %v\n%s", res, err, r.Stderr)
+	res := r.Decoded(t)
+	if res.Status != results.StatusOK || res.Rows != rows || res.Verify == nil || !res.Verify.OK {
+		t.Fatalf("results %+v\n%s", res, r.Stderr)
 	}
 	return res
 }
