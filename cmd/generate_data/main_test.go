@@ -39,7 +39,9 @@ func TestRunErrors(t *testing.T) {
 		{"repeat-changes alone", []string{"--seed", "1", "--repeat-changes"}, "--repeat-changes needs --repeat"},
 		{"argument", []string{"--seed", "1", "extra"}, "unexpected argument"},
 		{"not a number", []string{"--seed", "1", "--scale", "x"}, "invalid value"},
-		{"unknown flag", []string{"--seed", "1", "--bogus"}, "not defined"},
+		{"unknown flag", []string{"--seed", "1", "--bogus"}, "unknown flag --bogus (see --help)"},
+		{"misspelt flag", []string{"--seed", "1", "--flie", "x.ilp"}, "unknown flag --flie: did you mean --file? (see --help)"},
+		{"one-dash value error", []string{"--seed", "1", "--scale=x"}, "for flag --scale"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
