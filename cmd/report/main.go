@@ -41,7 +41,7 @@ func files(c *cli.Context) ([]string, error) {
 
 // groupFlag is --group of table, bars and html; empty: report.DefaultGroup.
 var groupFlag = &cli.StringFlag{Name: "group",
-	Usage: "comma-separated keys that make a cell: target, server, api, batch_size, workers, gzip, dedup, request_timeout, loader, format, inputs, db_name, name (the results file name: one cell per run) (default: target, server and API, plus the settings that differ between the runs)"}
+	Usage: "comma-separated keys that make a cell: dataset, target, server, api, batch_size, workers, gzip, dedup, request_timeout, loader, format, inputs, db_name, name (the results file name: one cell per run) (default: target, server and API, plus the dataset and the settings that differ between the runs)"}
 
 // group parses --group (nil when not given: the default).
 func group(c *cli.Context) ([]string, error) {
