@@ -392,7 +392,7 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 	if len(marked) > 0 {
 		// What a marked bar is, under the axis title.
 		var notes []string
-		for _, mk := range []string{results.MarkLowerBound, results.MarkPreallocated} {
+		for _, mk := range []string{results.MarkLowerBound, results.MarkPreallocated, results.MarkWholeServer} {
 			if slices.Contains(marked, mk) {
 				notes = append(notes, (&CellCost{Marks: []string{mk}}).markSign()+" "+mk)
 			}
