@@ -320,9 +320,19 @@ func (c *Cell) noBar(m Metric) string {
 		return c.Status
 	case m == MetricBytesPerRow && (c.Cost == nil || c.Cost.FootprintRuns == 0):
 		return "not measured"
+	case m == MetricBytesPerRow && slices.Contains(c.Cost.Marks, results.MarkPreallocated):
+		// QuestDB allocates column files in append pages (16 MiB) and
+		// the file system holds them (fallocate: st_blocks is the same
+		// size), so a small load's bytes/row is many times a large one's:
+		// no bar beside the others' (the table keeps the figure).
+		return leftOutPreallocated
 	}
 	return ""
 }
+
+// leftOutPreallocated stands in the bytes/row chart for a size that
+// includes preallocated space.
+const leftOutPreallocated = "left out: " + results.MarkPreallocated
 
 // hasFootprint reports whether some cell measured a footprint.
 func (t *Table) hasFootprint() bool {
