@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 	var cfg gen.Config
 	app := &cli.App{
 		Name:            "generate_data",
-		Usage:           "write seeded time-series benchmark data (ILP, CSV or PostgreSQL COPY binary)",
+		Usage:           "write seeded time-series benchmark data (ILP, CSV, PostgreSQL COPY binary or Parquet)",
 		Writer:          stderr,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,

@@ -133,3 +133,18 @@ func TestDisorderFile(t *testing.T) {
 		t.Errorf("%d rows (want more than the 720 without repeats), fingerprint %+v", d.Rows, d.Fingerprint)
 	}
 }
+
+// TestHelpNamesEveryFormat: --help's first line names every format
+// --format writes (it once left Parquet out).
+func TestHelpNamesEveryFormat(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"generate_data", "--help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(stderr.String(), "USAGE")
+	for _, f := range []string{"ILP", "CSV", "COPY", "Parquet"} {
+		if !strings.Contains(head, f) {
+			t.Errorf("--help's description lacks %s:\n%s", f, head)
+		}
+	}
+}
