@@ -158,19 +158,19 @@ var (
 const maxRejections = 5
 
 func (c *Config) defaults() {
-	if c.BatchSize <= 0 {
+	if c.BatchSize == 0 {
 		c.BatchSize = load.DefaultBatchSize
 	}
-	if c.Workers <= 0 {
+	if c.Workers == 0 {
 		c.Workers = DefaultWorkers
 	}
-	if c.ReportingPeriod <= 0 {
+	if c.ReportingPeriod == 0 {
 		c.ReportingPeriod = DefaultReportingPeriod
 	}
-	if c.RetryTimeout <= 0 {
+	if c.RetryTimeout == 0 {
 		c.RetryTimeout = DefaultRetryTimeout
 	}
-	if c.Grace <= 0 {
+	if c.Grace == 0 {
 		c.Grace = DefaultGrace
 	}
 	if c.Stderr == nil {
@@ -197,8 +197,15 @@ var errInterrupted = errors.New("interrupted")
 // loaded: a malformed record, a batch the server refused, rows it rejected
 // (unless SkipInvalid), a failed verification, or an interrupt. It never
 // returns a nil *results.Results. Run does not Close t.
+//
+// A zero setting takes its default; one out of range (Validate) is an
+// error, as it is from the command line, before anything is read.
 func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, error) {
 	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return &results.Results{SchemaVersion: results.SchemaVersion, Loader: cfg.Loader, Target: cfg.Target,
+			Status: results.StatusFailed, Error: err.Error(), Errors: 1, Periods: []results.Period{}}, err
+	}
 	cfg.Prepare.TablePrefix = cfg.TablePrefix
 	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
 	if t != nil {

@@ -655,3 +655,40 @@ func TestCappedBatchSizeIsReported(t *testing.T) {
 		t.Errorf("summary lacks the capped batch size:\n%s", out)
 	}
 }
+
+// A library caller's setting out of range is refused as the command line's
+// is, naming the field, before anything is read or prepared; a zero one
+// takes its default.
+func TestRunValidatesConfig(t *testing.T) {
+	path, _ := ilpInput(t, 100)
+	for _, tc := range []struct {
+		set   func(*Config)
+		field string
+	}{
+		{func(c *Config) { c.BatchSize = -1 }, "BatchSize"},
+		{func(c *Config) { c.Workers = -2 }, "Workers"},
+		{func(c *Config) { c.ReportingPeriod = -time.Second }, "ReportingPeriod"},
+		{func(c *Config) { c.RetryTimeout = -time.Second }, "RetryTimeout"},
+		{func(c *Config) { c.Grace = -time.Second }, "Grace"},
+		{func(c *Config) { c.Limit = -5 }, "Limit"},
+	} {
+		f := newFake()
+		cfg := baseConfig(path)
+		tc.set(&cfg)
+		res, err := Run(context.Background(), cfg, f)
+		var se *load.SettingError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: err %v, want a setting error naming it", tc.field, err)
+			continue
+		}
+		if res == nil || res.Status != results.StatusFailed || res.RowsRead != 0 || f.prepared != nil {
+			t.Errorf("%s: results %+v, prepared %v: the run went on", tc.field, res, f.prepared)
+		}
+	}
+	cfg := baseConfig(path)
+	cfg.BatchSize, cfg.Workers = 0, 0
+	res, err := Run(context.Background(), cfg, newFake())
+	if err != nil || res.BatchSize != load.DefaultBatchSize || res.Workers != DefaultWorkers {
+		t.Fatalf("zero settings: %v, batch size %d, workers %d: want the defaults", err, res.BatchSize, res.Workers)
+	}
+}
