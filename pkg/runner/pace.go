@@ -11,7 +11,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -56,10 +55,7 @@ type pacer struct {
 	// steps above could not pass with that backlog carried into them.
 	halt atomic.Bool
 
-	mu   sync.Mutex
-	dues map[*load.Batch]time.Time // the batches handed out (at most the free-list's)
-
-	workers map[*workerStats]*paceStats // fixed after newPacer
+	workers []*paceStats // by worker; fixed after newPacer
 
 	stepMu    sync.Mutex
 	stepHists []*histogram // from due, by the step the batch was due in
@@ -100,48 +96,44 @@ func (r *run) newPacer() *pacer {
 		batch:   int64(r.cfg.BatchSize),
 		nw:      int64(r.cfg.Workers),
 		timer:   time.NewTimer(time.Hour),
-		dues:    make(map[*load.Batch]time.Time, 3*r.cfg.Workers),
-		workers: make(map[*workerStats]*paceStats, len(r.workers)),
+		workers: make([]*paceStats, r.cfg.Workers),
 	}
 	p.timer.Stop()
-	for _, st := range r.workers {
-		p.workers[st] = &paceStats{due: newHistogram(), periodSend: newHistogram(), period: newHistogram()}
+	for i := range p.workers {
+		p.workers[i] = &paceStats{due: newHistogram(), periodSend: newHistogram(), period: newHistogram()}
 	}
 	return p
 }
 
-// wait gives b its due time and returns at that time (at once when it has
-// passed). stop is true, and b is not to be sent, when a capped staircase
-// ended before b fell due.
-func (p *pacer) wait(ctx context.Context, b *load.Batch) (stop bool, err error) {
+// wait returns the due time of the next batch, of rows rows, at that time
+// (at once when it has passed). stop is true, and the batch is not to be
+// sent, when a capped staircase ended before it fell due.
+func (p *pacer) wait(ctx context.Context, rows int) (due time.Time, stop bool, err error) {
 	if p == nil {
-		return false, nil
+		return time.Time{}, false, nil
 	}
 	if p.ended || p.halt.Load() {
 		p.ended = true
-		return true, nil
+		return time.Time{}, true, nil
 	}
-	p.cut += int64(b.Rows)
+	p.cut += int64(rows)
 	at := p.sched.at(float64(p.cut))
 	if e := p.sched.end(); e > 0 && at > e+time.Microsecond { // (rounding at the last row)
 		p.ended = true
-		return true, nil
+		return time.Time{}, true, nil
 	}
-	due := p.start.Add(at)
-	p.mu.Lock()
-	p.dues[b] = due
-	p.mu.Unlock()
+	due = p.start.Add(at)
 	if d := time.Until(due); d > 0 {
 		p.timer.Reset(d)
 		select {
 		case <-p.timer.C:
 		case <-ctx.Done():
 			p.timer.Stop()
-			return false, ctx.Err()
+			return due, false, ctx.Err()
 		}
 	}
-	p.released.Add(int64(b.Rows))
-	return false, nil
+	p.released.Add(int64(rows))
+	return due, false, nil
 }
 
 // over reports whether a capped staircase ended (the reader stops).
@@ -154,28 +146,22 @@ func (p *pacer) readDone() {
 	}
 }
 
-// taken counts b as sent: a worker took it.
-func (p *pacer) taken(b *load.Batch) {
+// taken counts a batch of rows rows as sent: a worker took it.
+func (p *pacer) taken(rows int) {
 	if p != nil {
-		p.sent.Add(int64(b.Rows))
+		p.sent.Add(int64(rows))
 	}
 }
 
-// acked records the latency from due of b, acknowledged now after a send
-// that took sendLat, in st's histograms and its step's.
-func (p *pacer) acked(st *workerStats, b *load.Batch, sendLat time.Duration) {
-	if p == nil {
+// acked records the latency from due of a batch that fell due at due,
+// acknowledged now after a send that took sendLat, in worker's histograms
+// and its step's.
+func (p *pacer) acked(worker int, due time.Time, sendLat time.Duration) {
+	if p == nil || due.IsZero() {
 		return
 	}
-	now := time.Now()
-	p.mu.Lock()
-	due, ok := p.dues[b]
-	p.mu.Unlock()
-	if !ok {
-		return
-	}
-	lat := now.Sub(due)
-	ps := p.workers[st]
+	lat := time.Since(due)
+	ps := p.workers[worker]
 	ps.mu.Lock()
 	ps.due.record(lat)
 	ps.period.record(lat)
@@ -192,15 +178,6 @@ func (p *pacer) acked(st *workerStats, b *load.Batch, sendLat time.Duration) {
 		}
 		p.stepHists[k].record(lat)
 		p.stepMu.Unlock()
-	}
-}
-
-// done forgets b's due time (the batch goes back to the free-list).
-func (p *pacer) done(b *load.Batch) {
-	if p != nil {
-		p.mu.Lock()
-		delete(p.dues, b)
-		p.mu.Unlock()
 	}
 }
 

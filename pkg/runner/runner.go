@@ -311,6 +311,7 @@ type run struct {
 	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
 	loop               *looper      // Loop and Duration (loop.go); nil: neither
 	rewrites           []rewrite    // of each batch, in order (rewrite.go)
+	obs                observers    // of each batch, in order (job.go)
 	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
 	readStop           *stopper     // ends a wait for stdin (stdin.go)
 	queries            *queryLoad   // the queries beside the writers (query.go); nil: none
@@ -559,24 +560,25 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		cancelWrites()
 	}()
 
-	free := make(chan *load.Batch, 3*nw)
+	free := make(chan *job, 3*nw)
 	for i := 0; i < 3*nw; i++ {
-		free <- new(load.Batch)
+		free <- new(job)
 	}
-	queues := make([]chan *load.Batch, 1)
+	queues := make([]chan *job, 1)
 	if cfg.HashWorkers {
-		queues = make([]chan *load.Batch, nw)
+		queues = make([]chan *job, nw)
 		for i := range queues {
-			queues[i] = make(chan *load.Batch, 2)
+			queues[i] = make(chan *job, 2)
 		}
 	} else {
-		queues[0] = make(chan *load.Batch, 2*nw)
+		queues[0] = make(chan *job, 2*nw)
 	}
 
 	r.start = time.Now()
 	r.pace = r.newPacer()
 	r.loop = r.newLooper()
 	r.rewrites = r.batchRewrites()
+	r.obs = r.batchObservers()
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
@@ -658,7 +660,7 @@ func (r *run) finishTarget(ctx context.Context) error {
 
 // readPass splits the inputs in order into batches for the workers (pass
 // 1, or a later one of a loop: read).
-func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, queues []chan *load.Batch, seq *int64) error {
+func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []chan *job, seq *int64) error {
 	inputs := r.cfg.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -704,7 +706,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, que
 	return nil
 }
 
-func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.Batch, queues []chan *load.Batch, seq *int64) error {
+func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, queues []chan *job, seq *int64) error {
 	if r.cfg.Limit > 0 {
 		sp.SetLimit(r.cfg.Limit - r.rowsRead.Load())
 	}
@@ -713,32 +715,34 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		if err := r.overErrorLimit(); err != nil { // lines the splitter skipped
 			return err
 		}
-		var b *load.Batch
+		var j *job
 		select {
-		case b = <-free:
+		case j = <-free:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		b := &j.Batch
 		part, err := sp.Next(b)
 		r.bytesRead.Add(sp.Bytes() - lastBytes)
 		lastBytes = sp.Bytes()
 		if err == io.EOF {
-			free <- b
+			free <- j
 			return nil
 		}
 		if err != nil {
-			free <- b
+			free <- j
 			r.bad.note(*seq+1, err) // the workers may hold an earlier one (malformed.go)
 			return err
 		}
-		if stop, err := r.pace.wait(ctx, b); stop || err != nil { // a paced run: at its due time
+		var stop bool
+		if j.due, stop, err = r.pace.wait(ctx, b.Rows); stop || err != nil { // a paced run: at its due time
 			b.Release()
-			free <- b
+			free <- j
 			return err
 		}
 		if r.loop.over() { // Duration: this batch is not sent
 			b.Release()
-			free <- b
+			free <- j
 			return nil
 		}
 		*seq++
@@ -747,7 +751,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 		r.noteCapped(b)
 		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
 			b.Release()
-			free <- b
+			free <- j
 			if err != nil {
 				return err
 			}
@@ -758,7 +762,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 			q = queues[part]
 		}
 		select {
-		case q <- b:
+		case q <- j:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -766,15 +770,15 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 }
 
 // work writes the batches of queue q with writer w (nil: --do-load=false).
-func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
+func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job, free chan *job) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
 	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
 	for {
-		var b *load.Batch
+		var j *job
 		var ok bool
 		select {
-		case b, ok = <-q:
+		case j, ok = <-q:
 			if !ok {
 				return nil
 			}
@@ -782,13 +786,13 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			r.drainAbandoned(&chk, q, free) // malformed.go
 			return ctx.Err()
 		}
-		err := r.workOne(ctx, wctx, st, w, &chk, b)
-		if err == nil {
-			r.queries.written(b) // query.go: the acknowledged prefix
+		j.worker = id
+		err := r.workOne(ctx, wctx, st, w, &chk, j)
+		for _, done := range r.obs.done {
+			done(j, err)
 		}
-		b.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
-		r.pace.done(b)
-		free <- b
+		j.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
+		free <- j
 		if err != nil {
 			return err
 		}
@@ -797,13 +801,16 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 
 // workOne checks and writes batch b; after a stop (ctx done) it is
 // abandoned unwritten.
-func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, b *load.Batch) (err error) {
+func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, j *job) (err error) {
 	defer split.CatchFault(&err)
+	b := &j.Batch
 	if ctx.Err() != nil {
 		r.checkAbandoned(chk, b) // malformed.go: an earlier bad record than the one that stopped the run
 		return ctx.Err()
 	}
-	r.pace.taken(b)
+	for _, taken := range r.obs.taken {
+		taken(j)
+	}
 	skipped, err := chk.Check(b, r.cfg.SkipInvalid)
 	r.bad.note(b.Seq, err)
 	if skipped > 0 {
@@ -813,7 +820,7 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 	if err == nil {
 		var undos [maxRewrites]func()
 		var n int
-		n, err = r.rewrite(b, &undos) // rewrite.go: the run's ordered list
+		n, err = r.rewrite(j, &undos) // rewrite.go: the run's ordered list
 		defer unrewrite(&undos, n)
 	}
 	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
@@ -823,7 +830,7 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		err = r.overErrorLimit()
 	}
 	if err == nil && b.Rows > 0 {
-		err = r.write(ctx, wctx, st, w, b)
+		err = r.write(ctx, wctx, st, w, j)
 	}
 	if err == nil {
 		err = r.overErrorLimit()
@@ -835,7 +842,8 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 }
 
 // write sends one batch, retrying what the target marks retryable.
-func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b *load.Batch) error {
+func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, j *job) error {
+	b := &j.Batch
 	p := r.retryPolicy()
 	p.OnRetry = func(n int, wait time.Duration, err error) {
 		if all := r.retries.Add(1); all <= 10 || all%100 == 0 {
@@ -843,7 +851,9 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 				b.Where(), wait.Round(time.Millisecond), n, all, err)
 		}
 	}
-	r.jr.sending(b)
+	for _, sending := range r.obs.sending {
+		sending(j)
+	}
 	err := p.Do(ctx, func(context.Context) error {
 		t0 := time.Now()
 		ack := load.Ack{Rows: b.Rows}
@@ -855,10 +865,9 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 		}
 		lat := time.Since(t0)
 		st.record(b, ack, lat)
-		r.pace.acked(st, b, lat)
-		r.jr.acked(b, ack)
-		r.queries.partial(b, ack)
-		r.onRefused(b, ack)
+		for _, acked := range r.obs.acked {
+			acked(j, ack, lat)
+		}
 		return nil
 	})
 	var g *retry.GiveUpError
