@@ -13,7 +13,7 @@ import (
 type job struct {
 	load.Batch
 	scratch [maxRewrites]scratch // the rewrites' buffers, by the rewrite's place in the run's list
-	due     time.Time            // a paced run: when the batch fell due (pace.go)
+	due     time.Time            // a paced run: when the batch fell due (pkg/pace)
 	worker  int                  // the worker that took it
 }
 
@@ -53,9 +53,9 @@ type observers struct {
 func (r *run) batchObservers() observers {
 	var list []observer
 	if r.pace != nil {
-		list = append(list, observer{name: "pace (pace.go)",
-			taken: func(j *job) { r.pace.taken(j.Rows) },
-			acked: func(j *job, _ load.Ack, lat time.Duration) { r.pace.acked(j.worker, j.due, lat) }})
+		list = append(list, observer{name: "pace (pkg/pace)",
+			taken: func(j *job) { r.pace.Taken(j.Rows) },
+			acked: func(j *job, _ load.Ack, lat time.Duration) { r.pace.Acked(j.worker, j.due, lat) }})
 	}
 	if r.jr != nil {
 		list = append(list, observer{name: "journal (resume.go)",

@@ -18,6 +18,7 @@ import (
 	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 )
 
 // loopInput writes an hour of cpu-only data (3 hosts every 10 s) in f.
@@ -210,7 +211,7 @@ func TestLoopComposes(t *testing.T) {
 	fk := newFake()
 	cfg := baseConfig(path)
 	cfg.BatchSize, cfg.Workers, cfg.HashWorkers = 200, 3, true
-	cfg.Pace = Pace{Rate: 50000}
+	cfg.Pace = pace.Pace{Rate: 50000}
 	cfg.Loop, cfg.Duration = true, time.Second // a pass is 40 ms: ample on a loaded machine
 	res, err := Run(context.Background(), cfg, fk)
 	if err != nil {

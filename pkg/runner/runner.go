@@ -33,6 +33,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
@@ -129,8 +130,8 @@ type Config struct {
 	// cannot settle batches in doubt, sending them again.
 	Resume           *Journal
 	AcceptDuplicates bool
-	// Pace makes the run open-loop: batches sent on a schedule (pace.go).
-	Pace Pace
+	// Pace makes the run open-loop: batches sent on a schedule (pkg/pace).
+	Pace pace.Pace
 	// Loop replays the inputs pass after pass, each pass's timestamps
 	// shifted past the last's; Duration stops reading at that age of the
 	// run (loop.go).
@@ -308,7 +309,7 @@ type run struct {
 	prefix             *prefixer    // TablePrefix (nil: none)
 	jr                 *journal     // the load's journal (resume.go), nil when not journaled
 	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)
-	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
+	pace               *pace.Pacer  // the schedule of a paced run (pkg/pace); nil: closed loop
 	loop               *looper      // Loop and Duration (loop.go); nil: neither
 	rewrites           []rewrite    // of each batch, in order (rewrite.go)
 	obs                observers    // of each batch, in order (job.go)
@@ -575,7 +576,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	}
 
 	r.start = time.Now()
-	r.pace = r.newPacer()
+	r.pace = pace.New(cfg.Pace, r.start, cfg.BatchSize, nw)
 	r.loop = r.newLooper()
 	r.rewrites = r.batchRewrites()
 	r.obs = r.batchObservers()
@@ -594,7 +595,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		err := r.read(gctx, free, queues)
 		if err == nil {
 			readDone.Store(true)
-			r.pace.readDone()
+			r.pace.ReadDone()
 		}
 		if err != nil && gctx.Err() == nil {
 			r.failed.Add(1) // a malformed record or an unreadable input
@@ -622,7 +623,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	if err == nil && ctx.Err() == nil {
 		// Every query type once over everything loaded (not in the load's
 		// time); over the whole input when every row of it was loaded.
-		r.queries.final(ctx, readDone.Load() && cfg.Limit == 0 && r.loop == nil && !r.pace.over())
+		r.queries.final(ctx, readDone.Load() && cfg.Limit == 0 && r.loop == nil && !r.pace.Over())
 	}
 	if ctx.Err() != nil && !(err == nil && readDone.Load()) {
 		// Stopped from outside (a signal): whatever the writers said while
@@ -699,7 +700,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []c
 		if i > 0 || pass > 1 {
 			in.Close()
 		}
-		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.over() || r.loop.over() {
+		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.Over() || r.loop.over() {
 			break
 		}
 	}
@@ -735,7 +736,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 			return err
 		}
 		var stop bool
-		if j.due, stop, err = r.pace.wait(ctx, b.Rows); stop || err != nil { // a paced run: at its due time
+		if j.due, stop, err = r.pace.Wait(ctx, b.Rows); stop || err != nil { // a paced run: at its due time
 			b.Release()
 			free <- j
 			return err
@@ -995,7 +996,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	res.Latency = h.summary()
 	r.loop.results(r.cfg, res)
-	r.pace.results(r.cfg.Pace, res) // after the loop's: what ended a staircase
+	r.pace.Results(res) // after the loop's: what ended a staircase
 	if r.queries != nil {
 		var qerr error
 		res.Queries, qerr = r.queries.results()

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -29,8 +30,8 @@ func serializationPass(ctx context.Context, cfg Config, t load.Target) (*results
 	pass := cfg
 	pass.DoLoad, pass.Verify, pass.SerializationPass, pass.Progress = false, false, false, false
 	pass.ResultsFile = ""
-	pass.Pace = Pace{} // serialising alone runs flat out
-	pass.QueryRate = 0 // no database to query
+	pass.Pace = pace.Pace{} // serialising alone runs flat out
+	pass.QueryRate = 0      // no database to query
 	// One pass of the files: a rate, not a second long run.
 	pass.Loop, pass.Duration = false, 0
 	pass.Stderr = io.Discard

@@ -12,41 +12,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/tsload/tsload/pkg/latency"
+	"github.com/tsload/tsload/pkg/report/summary"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/split"
 )
 
-// histogram records batch latencies in microseconds, 1µs to 1h, 3 digits.
-type histogram struct{ h *hdrhistogram.Histogram }
+// histogram is a latency.Histogram under the names the engine's files use.
+type histogram struct{ *latency.Histogram }
 
-func newHistogram() *histogram {
-	return &histogram{hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)}
-}
+func newHistogram() *histogram { return &histogram{latency.New()} }
 
-func (h *histogram) record(d time.Duration) {
-	us := max(int64(d/time.Microsecond), 1)
-	if err := h.h.RecordValue(us); err != nil {
-		h.h.RecordValue(h.h.HighestTrackableValue())
-	}
-}
+func (h *histogram) record(d time.Duration) { h.Record(d) }
 
-func (h *histogram) merge(o *histogram) { h.h.Merge(o.h) }
+func (h *histogram) merge(o *histogram) { h.Merge(o.Histogram) }
 
-func (h *histogram) summary() results.LatencySummary {
-	if h.h.TotalCount() == 0 {
-		return results.LatencySummary{}
-	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	return results.LatencySummary{
-		Mean: h.h.Mean() / 1000,
-		P50:  ms(h.h.ValueAtQuantile(50)),
-		P90:  ms(h.h.ValueAtQuantile(90)),
-		P99:  ms(h.h.ValueAtQuantile(99)),
-		Max:  ms(h.h.Max()),
-	}
-}
+func (h *histogram) summary() results.LatencySummary { return h.Summary() }
 
 // startReporter prints a line per reporting period (or redraws a progress
 // bar every second when cfg.Progress) until the returned func is called.
@@ -66,7 +47,7 @@ func (r *run) startReporter() (stop func()) {
 			defer t.Stop()
 			printTick = t.C
 		}
-		stepEnds, stopSteps := r.pace.stepTicker()
+		stepEnds, stopSteps := r.pace.StepTicker()
 		defer stopSteps()
 		var bar <-chan time.Time
 		if r.cfg.Progress {
@@ -98,7 +79,7 @@ func (r *run) startReporter() (stop func()) {
 						r.res.PeriodSeconds = every.Seconds()
 					}
 				} else if !r.cfg.Progress {
-					r.printPeriod(p.At, p.RowsPerSec, p.MetricsPerSec, tot, paceLine(p.Pace))
+					r.printPeriod(p.At, p.RowsPerSec, p.MetricsPerSec, tot, summary.PeriodPace(p.Pace))
 				}
 			case now := <-printTick:
 				tot := r.totals(false)
@@ -109,7 +90,7 @@ func (r *run) startReporter() (stop func()) {
 			case now := <-bar:
 				r.drawBar(now)
 			case now := <-stepEnds:
-				r.pace.stepSample(now, r.totals(false).rows)
+				r.pace.StepSample(now, r.totals(false).rows)
 			}
 		}
 	}()
@@ -138,7 +119,7 @@ func (r *run) period(now, last time.Time, lastTot totals) (results.Period, total
 		Batches:   tot.batches - lastTot.batches,
 		TotalRows: tot.rows,
 		Server:    r.costPeriod(),
-		Pace:      r.pace.period(now, last),
+		Pace:      r.pace.Period(now, last),
 		Pass:      r.loop.pass(),
 		Queries:   r.queries.periodCounts(), // query.go
 	}
@@ -180,7 +161,7 @@ func (r *run) drawBar(now time.Time) {
 	fmt.Fprintf(&b, ", %s rows/s", rate(rps))
 	b.WriteString(r.loop.barPass())
 	if r.pace != nil { // a paced run: how far behind the schedule
-		n, lag := r.pace.backlog(now)
+		n, lag := r.pace.Backlog(now)
 		fmt.Fprintf(&b, ", backlog %s rows (lag %s)", count(n), lag.Round(time.Millisecond))
 	}
 	if frac > 0.001 {
@@ -190,26 +171,9 @@ func (r *run) drawBar(now time.Time) {
 	io.WriteString(r.cfg.Stderr, b.String())
 }
 
-// rate formats a per-second rate with thousands separators.
-func rate(v float64) string { return count(int64(v + 0.5)) }
-
-// count formats an integer with thousands separators.
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// rate and count format figures as the summary does.
+func rate(v float64) string { return summary.Rate(v) }
+func count(n int64) string  { return summary.Count(n) }
 
 // writeSummary prints the end-of-run summary of res; the rows of a run that
 // did not load (DoLoad false) were "read", not "loaded".
@@ -243,7 +207,7 @@ func writeSummary(w io.Writer, res *results.Results, doLoad bool) {
 	}
 	l := res.Latency
 	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
-	writePace(w, res.Pace)
+	summary.Pace(w, res.Pace)
 	writeLoop(w, res.Loop)
 	writeQueries(w, res.Queries)
 	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
