@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"sort"
@@ -320,29 +319,6 @@ func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*
 		return res, fmt.Errorf("verify FAILED: the database's content differs from what was loaded: %s", strings.Join(bad, "; "))
 	}
 	return res, nil
-}
-
-// writeContent prints the content verification's lines of the summary.
-func writeContent(w io.Writer, v *results.Verification) {
-	if v.Mode != "content" {
-		return
-	}
-	fields, notes := 0, 0
-	for _, c := range v.Content {
-		fields += c.Fields
-		notes += len(c.Notes)
-		for _, m := range c.Mismatches {
-			fmt.Fprintf(w, "verify content MISMATCH: %s\n", m)
-		}
-		for _, n := range c.Notes {
-			fmt.Fprintf(w, "verify content note: %s\n", n)
-		}
-	}
-	status := "OK"
-	if !v.OK {
-		status = "MISMATCH"
-	}
-	fmt.Fprintf(w, "verify content %s: %d tables, %d fields (rows, series, time range, per field count and sum)\n", status, len(v.Content), fields)
 }
 
 // verifyAll verifies the load: content fingerprints when asked for and

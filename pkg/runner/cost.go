@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"path/filepath"
@@ -497,67 +496,3 @@ func dirSize(dir string) (int64, error) {
 	})
 	return n, err
 }
-
-// writeCost prints the cost lines of the summary.
-func writeCost(w io.Writer, c *results.Cost) {
-	if c == nil {
-		return
-	}
-	if fp := c.Footprint; fp != nil {
-		switch {
-		case fp.NotMeasured != "" && fp.Error != "":
-			fmt.Fprintf(w, "footprint: not measured (%s: %s)\n", fp.NotMeasured, fp.Error)
-		case fp.NotMeasured != "":
-			fmt.Fprintf(w, "footprint: not measured (%s)\n", fp.NotMeasured)
-		default:
-			fmt.Fprintf(w, "footprint: %s after the load", mb(fp.AfterLoadBytes))
-			if fp.SettleSeconds > 0 {
-				state := "settled"
-				if !fp.Settled {
-					state = "still changing"
-				}
-				fmt.Fprintf(w, ", %s after %.1fs (%s)", mb(fp.SettledBytes), fp.SettleSeconds, state)
-			}
-			fmt.Fprintf(w, " [%s]", fp.Method)
-			if fp.Mark != "" {
-				fmt.Fprintf(w, " (%s", fp.Mark)
-				if fp.DataBytes > 0 {
-					fmt.Fprintf(w, "; the data itself %s", mb(fp.DataBytes))
-				}
-				fmt.Fprint(w, ")")
-			}
-			fmt.Fprintf(w, ": %.1f bytes/row", fp.BytesPerRow)
-			if fp.BytesPerMetric > 0 {
-				fmt.Fprintf(w, ", %.2f bytes/metric", fp.BytesPerMetric)
-			}
-			if fp.InputRatio > 0 {
-				fmt.Fprintf(w, ", %.3fx the input", fp.InputRatio)
-			}
-			if fp.CompressedInputRatio > 0 {
-				fmt.Fprintf(w, " (%.3fx the compressed file)", fp.CompressedInputRatio)
-			}
-			fmt.Fprintln(w)
-			if fp.Note != "" {
-				fmt.Fprintf(w, "footprint note: %s\n", fp.Note)
-			}
-		}
-	}
-	if s := c.Server; s != nil {
-		if s.NotMeasured != "" {
-			fmt.Fprintf(w, "server: not measured (%s)\n", s.NotMeasured)
-		} else {
-			fmt.Fprintf(w, "server: %.2f CPU-s (%.2f per million rows), RSS peak %s mean %s, read %s written %s [%s, %d processes]\n",
-				s.CPUSeconds, s.CPUSecondsPerMRows, mb(s.RSSPeakBytes), mb(s.RSSMeanBytes), mb(s.ReadBytes), mb(s.WriteBytes), s.Method, s.Procs)
-			if s.Note != "" {
-				fmt.Fprintf(w, "server note: %s\n", s.Note)
-			}
-		}
-	}
-	if l := c.Loader; l.NotMeasured != "" {
-		fmt.Fprintf(w, "loader: not measured (%s)\n", l.NotMeasured)
-	} else {
-		fmt.Fprintf(w, "loader: %.2f CPU-s during the load, peak RSS %s\n", l.CPUSeconds, mb(l.RSSPeakBytes))
-	}
-}
-
-func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -302,23 +302,6 @@ func (l *looper) results(cfg Config, res *results.Results) {
 	}
 }
 
-// writeLoop is the summary's line of a long run.
-func writeLoop(w interface{ Write([]byte) (int, error) }, lp *results.Loop) {
-	if lp == nil {
-		return
-	}
-	s := "ran to the end of the input"
-	if lp.Stopped {
-		s = fmt.Sprintf("stopped reading at %s", time.Duration(lp.Duration*float64(time.Second)))
-	}
-	if lp.Replay {
-		s = fmt.Sprintf("loop: %d passes, each shifted by %d %s from the last; %s", lp.Passes, lp.Span, lp.Unit, s)
-	} else {
-		s = "duration: " + s
-	}
-	fmt.Fprintln(w, s)
-}
-
 // fraction is the progress bar's fraction done at el into the run, frac
 // being the fraction of the input read (-1: unknown): a loop's files are
 // read many times, so its progress is the time towards Duration (unknown

@@ -35,6 +35,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
+	"github.com/tsload/tsload/pkg/report/summary"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
@@ -256,7 +257,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	r.continueHint() // continue.go
 	if noLoad != nil {
 		r.res.Serialization = serializationOf(noLoad, r.res)
-		writeSerialization(r.cfg.Stderr, r.res.Serialization)
+		summary.Serialization(r.cfg.Stderr, r.res.Serialization)
 	}
 	r.res.Environment = r.environment()
 	if cfg.ResultsFile != "" {
@@ -1035,8 +1036,8 @@ func (r *run) finish(ctx context.Context, err error) {
 	r.finishCost(ctx)
 	r.err = err
 	r.describe(tot.tables)
-	writeSummary(r.cfg.Stderr, res, r.cfg.DoLoad)
-	writeWhere(r.cfg.Stderr, r.cfg.Target, res.Setup, r.server)
+	summary.Write(r.cfg.Stderr, res, summary.Options{DoLoad: r.cfg.DoLoad, MaxBatchBytes: split.DefaultMaxBatchBytes})
+	summary.Where(r.cfg.Stderr, r.cfg.Target, res.Setup, r.server)
 }
 
 // lockedWriter serialises writes from several goroutines.

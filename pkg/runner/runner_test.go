@@ -396,23 +396,6 @@ func TestStdinGzip(t *testing.T) {
 	}
 }
 
-func Example_writeSummary() {
-	res := &results.Results{
-		Status: results.StatusOK, Rows: 1000000, Metrics: 10000000, Batches: 200, Seconds: 2.5,
-		RowsPerSec: 400000, MetricsPerSec: 4000000, RowsRead: 1000000, Bytes: 123456789,
-		Latency: results.LatencySummary{Mean: 12.5, P50: 11, P90: 20.25, P99: 31, Max: 45.5},
-		Retries: 2,
-		Verify:  &results.Verification{OK: true, Expected: map[string]int64{"cpu": 1000000}, Actual: map[string]int64{"cpu": 1000000}, Seconds: 0.12},
-	}
-	writeSummary(os.Stdout, res, true)
-	// Output:
-	// loaded 1,000,000 rows (10,000,000 metrics) in 200 batches in 2.500s: ok
-	// mean rate: 400,000 rows/s, 4,000,000 metrics/s (1,000,000 rows read, 123.5 MB)
-	// batch latency ms: mean 12.50 p50 11.00 p90 20.25 p99 31.00 max 45.50
-	// retries 2, errors 0, rejected rows 0, skipped records 0
-	// verify OK in 0.12s: cpu 1000000/1000000
-}
-
 func BenchmarkRunNoLoad(b *testing.B) {
 	var raw bytes.Buffer
 	const n = 200_000

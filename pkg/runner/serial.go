@@ -65,9 +65,3 @@ func frac(a, b int64) float64 {
 	}
 	return float64(a) / float64(b)
 }
-
-// writeSerialization prints s in the shape of the pandas benchmark.
-func writeSerialization(w io.Writer, s *results.Serialization) {
-	fmt.Fprintf(w, "serialized: %12.0f rows/s %10.2f MiB/s  (read and split only, no database)\n", s.SerializedRowsPerSec, s.SerializedMiBPerSec)
-	fmt.Fprintf(w, "sent:       %12.0f rows/s %10.2f MiB/s  (acknowledged by the server)\n", s.SentRowsPerSec, s.SentMiBPerSec)
-}

@@ -15,7 +15,6 @@ import (
 	"github.com/tsload/tsload/pkg/latency"
 	"github.com/tsload/tsload/pkg/report/summary"
 	"github.com/tsload/tsload/pkg/results"
-	"github.com/tsload/tsload/pkg/split"
 )
 
 // histogram is a latency.Histogram under the names the engine's files use.
@@ -174,63 +173,6 @@ func (r *run) drawBar(now time.Time) {
 // rate and count format figures as the summary does.
 func rate(v float64) string { return summary.Rate(v) }
 func count(n int64) string  { return summary.Count(n) }
-
-// writeSummary prints the end-of-run summary of res; the rows of a run that
-// did not load (DoLoad false) were "read", not "loaded".
-func writeSummary(w io.Writer, res *results.Results, doLoad bool) {
-	verb := "loaded"
-	if !doLoad {
-		verb = "read"
-	}
-	fmt.Fprintf(w, "%s %s rows (%s metrics) in %s batches in %.3fs: %s\n",
-		verb, count(res.Rows), count(res.Metrics), count(res.Batches), res.Seconds, res.Status)
-	fmt.Fprintf(w, "mean rate: %s rows/s, %s metrics/s (%s rows read, %.1f MB)\n",
-		rate(res.RowsPerSec), rate(res.MetricsPerSec), count(res.RowsRead), float64(res.Bytes)/1e6)
-	if res.SetupSeconds > 0 || res.FinishSeconds > 0 {
-		fmt.Fprintf(w, "set-up %.3fs before the load (not in its time); finish %.3fs after the last batch (in its time)\n",
-			res.SetupSeconds, res.FinishSeconds)
-	}
-	if len(res.TargetReport) > 0 {
-		fmt.Fprint(w, "target:")
-		for _, k := range sortedKeys(res.TargetReport) {
-			if v := res.TargetReport[k]; v == float64(int64(v)) {
-				fmt.Fprintf(w, " %s %d", k, int64(v))
-			} else {
-				fmt.Fprintf(w, " %s %.3f", k, v)
-			}
-		}
-		fmt.Fprintln(w)
-	}
-	if res.BatchesCapped > 0 {
-		fmt.Fprintf(w, "batch size: %s batches were cut at %d MiB before --batch-size %s rows: at most %s rows per batch (batch_size_effective in the results)\n",
-			count(res.BatchesCapped), split.DefaultMaxBatchBytes>>20, count(int64(res.BatchSize)), count(int64(res.BatchSizeEffective)))
-	}
-	l := res.Latency
-	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
-	summary.Pace(w, res.Pace)
-	writeLoop(w, res.Loop)
-	writeQueries(w, res.Queries)
-	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
-		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
-	writeCost(w, res.Cost)
-	if v := res.Verify; v != nil && len(v.Actual) == 0 && v.Note != "" {
-		fmt.Fprintf(w, "verify FAILED: %s\n", v.Note)
-	} else if v != nil {
-		status := "OK"
-		if !v.OK {
-			status = "MISMATCH"
-		}
-		fmt.Fprintf(w, "verify %s in %.2fs:", status, v.Seconds)
-		for _, n := range sortedKeys(v.Expected) {
-			fmt.Fprintf(w, " %s %d/%d", n, v.Actual[n], v.Expected[n])
-		}
-		fmt.Fprintln(w)
-		if v.Note != "" {
-			fmt.Fprintf(w, "verify note: %s\n", v.Note)
-		}
-		writeContent(w, v)
-	}
-}
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
