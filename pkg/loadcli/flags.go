@@ -47,7 +47,7 @@ const (
 	FlagRequestTimeout                = "request-timeout"
 )
 
-// Flags of the cost measurement (runner.CostConfig).
+// Flags of the cost measurement (cost.Config).
 const (
 	FlagServerPID       = "server-pid"
 	FlagServerDataDir   = "server-data-dir"

@@ -30,6 +30,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tsload/tsload/pkg/cost"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
@@ -123,7 +124,7 @@ type Config struct {
 	// rates in Results.Serialization (see serializationOf).
 	SerializationPass bool
 	// Cost configures the footprint and server resource measurement.
-	Cost CostConfig
+	Cost cost.Config
 
 	// Resume continues the load this journal (ReadJournal) describes: the
 	// batches it has acknowledged are read and skipped, those in doubt
@@ -306,7 +307,7 @@ type run struct {
 	start              time.Time
 	interrupted        bool
 	started            bool
-	cost               costState    // what the load costs (cost.go)
+	cost               cost.Meter   // what the load costs (pkg/cost)
 	prefix             *prefixer    // TablePrefix (nil: none)
 	jr                 *journal     // the load's journal (resume.go), nil when not journaled
 	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)

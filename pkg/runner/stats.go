@@ -33,7 +33,11 @@ func (h *histogram) summary() results.LatencySummary { return h.Summary() }
 func (r *run) startReporter() (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
-	r.startCost()
+	var addr string
+	if r.target != nil {
+		addr = r.target.ServerAddr()
+	}
+	r.cost.Start(r.cfg.Cost, r.cfg.DoLoad, addr, r.cfg.ReportingPeriod)
 	every, auto := r.recordEvery() // periods.go
 	r.res.PeriodSeconds, r.res.PeriodsAuto = every.Seconds(), auto
 	go func() {
@@ -96,7 +100,7 @@ func (r *run) startReporter() (stop func()) {
 	return func() {
 		close(done)
 		<-finished
-		r.stopCost()
+		r.cost.Stop()
 	}
 }
 
@@ -117,7 +121,7 @@ func (r *run) period(now, last time.Time, lastTot totals) (results.Period, total
 		Metrics:   tot.metrics - lastTot.metrics,
 		Batches:   tot.batches - lastTot.batches,
 		TotalRows: tot.rows,
-		Server:    r.costPeriod(),
+		Server:    r.cost.Period(),
 		Pace:      r.pace.Period(now, last),
 		Pass:      r.loop.pass(),
 		Queries:   r.queries.periodCounts(), // query.go
