@@ -6,6 +6,8 @@ type Cost struct {
 	Footprint *Footprint  `json:"footprint,omitempty"`
 	Server    *ServerCost `json:"server,omitempty"`
 	Loader    LoaderCost  `json:"loader"`
+	// Interference is what else ran on the machine meanwhile.
+	Interference *Interference `json:"interference,omitempty"`
 }
 
 // Footprint is the storage the loaded tables take.
