@@ -113,7 +113,7 @@ func (r *run) query(name string, read *fingerprint.Read) fingerprint.Query {
 	q := fingerprint.Query{Table: name}
 	plain := strings.TrimPrefix(name, r.cfg.TablePrefix)
 	tb := r.cfg.Lookup(plain)
-	for _, t := range r.tables {
+	for _, t := range r.in.tables {
 		if t.Name == plain {
 			tb = t
 		}
@@ -186,7 +186,7 @@ func (c *content) fingerprintBefore(r *run) func(ctx context.Context, counts map
 func (c *content) ask(ctx context.Context, r *run, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	p := r.retryPolicy()
 	p.OnRetry = func(_ int, wait time.Duration, err error) {
-		r.retries.Add(1)
+		r.n.retries.Add(1)
 		fmt.Fprintf(r.cfg.Stderr, "retrying the content query in %s: %v\n", wait.Round(time.Millisecond), err)
 	}
 	var got map[string]*fingerprint.Table

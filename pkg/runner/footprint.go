@@ -83,12 +83,12 @@ func (r *run) footprintRatios(fp *results.Footprint) {
 	}
 	if res.Bytes > 0 && fp.Rows == res.Rows {
 		fp.InputRatio = b / float64(res.Bytes)
-		compressed := r.totalSize > 0 && r.totalSize < res.Bytes
-		for _, g := range r.inputGzip {
+		compressed := r.in.totalSize > 0 && r.in.totalSize < res.Bytes
+		for _, g := range r.in.inputGzip {
 			compressed = compressed || g
 		}
-		if compressed && r.totalSize > 0 && r.cfg.Limit == 0 {
-			fp.CompressedInputRatio = b / float64(r.totalSize)
+		if compressed && r.in.totalSize > 0 && r.cfg.Limit == 0 {
+			fp.CompressedInputRatio = b / float64(r.in.totalSize)
 		}
 	}
 }

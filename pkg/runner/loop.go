@@ -124,7 +124,7 @@ func (r *run) read(ctx context.Context, free chan *job, queues []chan *job) erro
 // pass; after the first it waits until the span is known.
 func (r *run) nextPass(ctx context.Context, pass int, seq int64) (bool, error) {
 	l := r.loop
-	if l == nil || !l.replay || l.over() || r.pace.Over() || r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit {
+	if l == nil || !l.replay || l.over() || r.pace.Over() || r.cfg.Limit > 0 && r.n.rowsRead.Load() >= r.cfg.Limit {
 		return false, nil
 	}
 	if pass == 1 {

@@ -236,8 +236,8 @@ func TestLoopComposes(t *testing.T) {
 func TestLoopProgressBar(t *testing.T) {
 	var out strings.Builder
 	st := &workerStats{tables: map[string]int64{}, hist: newHistogram(), rows: 5000}
-	r := &run{cfg: Config{Stderr: &out, Loop: true, Duration: 40 * time.Second}, totalSize: 100, workers: []*workerStats{st}}
-	r.doneSize.Store(300) // three passes of the file
+	r := &run{cfg: Config{Stderr: &out, Loop: true, Duration: 40 * time.Second}, in: inputs{totalSize: 100}, workers: []*workerStats{st}}
+	r.in.doneSize.Store(300) // three passes of the file
 	r.start = time.Unix(100, 0)
 	r.loop = r.newLooper()
 	r.loop.starts = []int64{1, 10, 20}

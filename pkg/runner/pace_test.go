@@ -293,7 +293,7 @@ func TestPacedComposes(t *testing.T) {
 func TestPacedProgressBar(t *testing.T) {
 	var out strings.Builder
 	st := &workerStats{tables: map[string]int64{}, hist: newHistogram()}
-	r := &run{cfg: Config{Stderr: &out, BatchSize: 1000, Workers: 1, Pace: pace.Pace{Rate: 1000}}, totalSize: -1, workers: []*workerStats{st}}
+	r := &run{cfg: Config{Stderr: &out, BatchSize: 1000, Workers: 1, Pace: pace.Pace{Rate: 1000}}, in: inputs{totalSize: -1}, workers: []*workerStats{st}}
 	r.start = time.Unix(100, 0)
 	r.pace = pace.New(r.cfg.Pace, r.start, r.cfg.BatchSize, r.cfg.Workers)
 	// Nothing sent after 10 s at 1000 rows/s: ten batches due, the

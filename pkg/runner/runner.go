@@ -214,7 +214,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	if t != nil {
 		r.hooks = t.Hooks()
 	}
-	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
+	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.n.retries, stderr: cfg.Stderr}
 	r.verifier.distinct = r.distinctKeys // distinct.go
 	r.content = r.newContent()
 	r.res = &results.Results{
@@ -280,44 +280,56 @@ type run struct {
 	res    *results.Results
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
+	in     inputs         // what the inputs are and how far they were read
+	n      counters       // the reader's and the workers' counts
 
-	first       *split.Splitter // the first input, opened to read its header
-	firstInput  *split.Input
-	tables      []*schema.Table
-	formats     []inputFormat  // every input's format, in order
 	verifier    *verifier      // counts before and after, judges
 	content     *content       // content verification (content.go); nil when off
 	errs        *errorsFile    // ErrorsFile, when set
-	errorCount  atomic.Int64   // records skipped or refused (LimitErrors)
-	noValueSaid atomic.Bool    // a row without a value was said skipped (onSkip)
-	inputGzip   []bool         // per input, whether it is gzip-compressed
 	server      results.Server // the server's version, asked after Prepare
-	totalSize   int64          // compressed size of all inputs (-1: unknown)
-	doneSize    atomic.Int64   // sizes of finished inputs
-	curInput    atomic.Pointer[split.Input]
-	rowsRead    atomic.Int64
+	workers     []*workerStats
+	start       time.Time
+	interrupted bool
+	started     bool
+	cost        cost.Meter   // what the load costs (pkg/cost)
+	prefix      *prefixer    // TablePrefix (nil: none)
+	jr          *journal     // the load's journal (resume.go), nil when not journaled
+	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
+	pace        *pace.Pacer  // the schedule of a paced run (pkg/pace); nil: closed loop
+	loop        *looper      // Loop and Duration (loop.go); nil: neither
+	rewrites    []rewrite    // of each batch, in order (rewrite.go)
+	obs         observers    // of each batch, in order (job.go)
+	own         *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	readStop    *stopper     // ends a wait for stdin (stdin.go)
+	queries     *queryLoad   // the queries beside the writers (query.go); nil: none
+}
+
+// inputs are the run's inputs: the first one opened to read its header,
+// the tables they declare, and how far they were read.
+type inputs struct {
+	first      *split.Splitter // the first input, opened to read its header
+	firstInput *split.Input
+	tables     []*schema.Table
+	formats    []inputFormat // every input's format, in order
+	inputGzip  []bool        // per input, whether it is gzip-compressed
+	totalSize  int64         // compressed size of all inputs (-1: unknown)
+	doneSize   atomic.Int64  // sizes of finished inputs
+	curInput   atomic.Pointer[split.Input]
+}
+
+// counters are the run's counts, shared by the reader, the workers and
+// the reporter.
+type counters struct {
+	rowsRead  atomic.Int64
+	bytesRead atomic.Int64
 	// capped counts the batches cut at split.DefaultMaxBatchBytes before
 	// BatchSize rows, and cappedRows is the most rows one of them held.
 	capped, cappedRows atomic.Int64
-	bytesRead          atomic.Int64
 	skipped            atomic.Int64
 	retries            atomic.Int64
 	failed             atomic.Int64 // batches that failed for good
-	workers            []*workerStats
-	start              time.Time
-	interrupted        bool
-	started            bool
-	cost               cost.Meter   // what the load costs (pkg/cost)
-	prefix             *prefixer    // TablePrefix (nil: none)
-	jr                 *journal     // the load's journal (resume.go), nil when not journaled
-	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)
-	pace               *pace.Pacer  // the schedule of a paced run (pkg/pace); nil: closed loop
-	loop               *looper      // Loop and Duration (loop.go); nil: neither
-	rewrites           []rewrite    // of each batch, in order (rewrite.go)
-	obs                observers    // of each batch, in order (job.go)
-	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
-	readStop           *stopper     // ends a wait for stdin (stdin.go)
-	queries            *queryLoad   // the queries beside the writers (query.go); nil: none
+	errorCount         atomic.Int64 // records skipped or refused (LimitErrors)
+	noValueSaid        atomic.Bool  // a row without a value was said skipped (onSkip)
 }
 
 // inputFormat is the format of one input.
@@ -354,8 +366,8 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer func() {
-		if r.firstInput != nil {
-			r.firstInput.Close()
+		if r.in.firstInput != nil {
+			r.in.firstInput.Close()
 		}
 	}()
 	r.readStop = newStopper() // a read of stdin ends at a stop (stdin.go)
@@ -370,9 +382,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		}
 		return err
 	}
-	r.res.Format = r.first.InputFormat().String()
+	r.res.Format = r.in.first.InputFormat().String()
 	if r.errs != nil {
-		for _, in := range r.formats {
+		for _, in := range r.in.formats {
 			if in.format != format.ILP {
 				return fmt.Errorf("%s: %s input: the errors file takes ILP input only (a skipped %s record cannot be written back as a line)", in.source, in.format, in.format)
 			}
@@ -381,7 +393,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if cfg.DoLoad {
 		// Before Prepare: input the target cannot load must not cost the
 		// database anything (a --drop-db).
-		for _, in := range r.formats {
+		for _, in := range r.in.formats {
 			if err := Accepts(r.target, in.format); err != nil {
 				return fmt.Errorf("%s: %s input: %w", in.source, in.format, err)
 			}
@@ -401,7 +413,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
-		opts.Tables = r.prefix.tableList(r.own.tables(r, r.tables))
+		opts.Tables = r.prefix.tableList(r.own.tables(r, r.in.tables))
 		setup := time.Now()
 		if err := r.ping(ctx); err != nil {
 			return err
@@ -463,8 +475,8 @@ func (r *run) noteCapped(b *load.Batch) {
 	if b.Rows >= r.cfg.BatchSize || len(b.Data) < split.DefaultMaxBatchBytes {
 		return
 	}
-	r.capped.Add(1)
-	for n := r.cappedRows.Load(); int64(b.Rows) > n && !r.cappedRows.CompareAndSwap(n, int64(b.Rows)); n = r.cappedRows.Load() {
+	r.n.capped.Add(1)
+	for n := r.n.cappedRows.Load(); int64(b.Rows) > n && !r.n.cappedRows.CompareAndSwap(n, int64(b.Rows)); n = r.n.cappedRows.Load() {
 	}
 }
 
@@ -497,7 +509,7 @@ func (r *run) openInputs() error {
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	r.totalSize = 0
+	r.in.totalSize = 0
 	seen := map[string]bool{}
 	for i, path := range inputs {
 		in, err := r.openInput(path)
@@ -510,21 +522,21 @@ func (r *run) openInputs() error {
 			return err
 		}
 		r.own.noteInput(in.Source, sp)
-		r.inputGzip = append(r.inputGzip, in.Gzip)
-		if in.Size < 0 || r.totalSize < 0 {
-			r.totalSize = -1
+		r.in.inputGzip = append(r.in.inputGzip, in.Gzip)
+		if in.Size < 0 || r.in.totalSize < 0 {
+			r.in.totalSize = -1
 		} else {
-			r.totalSize += in.Size
+			r.in.totalSize += in.Size
 		}
 		for _, t := range sp.Tables() {
 			if !seen[t.Name] {
 				seen[t.Name] = true
-				r.tables = append(r.tables, t)
+				r.in.tables = append(r.in.tables, t)
 			}
 		}
-		r.formats = append(r.formats, inputFormat{source: in.Source, format: sp.Format()})
+		r.in.formats = append(r.in.formats, inputFormat{source: in.Source, format: sp.Format()})
 		if i == 0 {
-			r.first, r.firstInput = sp, in
+			r.in.first, r.in.firstInput = sp, in
 		} else {
 			in.Close()
 		}
@@ -600,7 +612,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			r.pace.ReadDone()
 		}
 		if err != nil && gctx.Err() == nil {
-			r.failed.Add(1) // a malformed record or an unreadable input
+			r.n.failed.Add(1) // a malformed record or an unreadable input
 		}
 		return err
 	})
@@ -652,7 +664,7 @@ func (r *run) finishTarget(ctx context.Context) error {
 	err := finish(ctx)
 	r.res.FinishSeconds = time.Since(t0).Seconds()
 	if err != nil {
-		r.failed.Add(1)
+		r.n.failed.Add(1)
 		return fmt.Errorf("finish (after the last batch): %w", err)
 	}
 	if d := time.Since(t0); d >= time.Second {
@@ -672,7 +684,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []c
 		var sp *split.Splitter
 		var in *split.Input
 		if i == 0 && pass == 1 {
-			sp, in = r.first, r.firstInput
+			sp, in = r.in.first, r.in.firstInput
 		} else {
 			var err error
 			if in, err = r.openInput(path); err != nil {
@@ -684,11 +696,11 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []c
 				return err
 			}
 		}
-		r.curInput.Store(in)
+		r.in.curInput.Store(in)
 		r.jr.setInput(i)
 		err := r.readOne(ctx, sp, free, queues, seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
-		r.skipped.Add(sp.Skipped())
+		r.n.skipped.Add(sp.Skipped())
 		if err != nil {
 			if i > 0 || pass > 1 {
 				in.Close()
@@ -696,13 +708,13 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []c
 			return err
 		}
 		if in.Size > 0 {
-			r.doneSize.Add(in.Size)
+			r.in.doneSize.Add(in.Size)
 		}
-		r.curInput.Store(nil)
+		r.in.curInput.Store(nil)
 		if i > 0 || pass > 1 {
 			in.Close()
 		}
-		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.Over() || r.loop.over() {
+		if r.cfg.Limit > 0 && r.n.rowsRead.Load() >= r.cfg.Limit || r.pace.Over() || r.loop.over() {
 			break
 		}
 	}
@@ -711,7 +723,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []c
 
 func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, queues []chan *job, seq *int64) error {
 	if r.cfg.Limit > 0 {
-		sp.SetLimit(r.cfg.Limit - r.rowsRead.Load())
+		sp.SetLimit(r.cfg.Limit - r.n.rowsRead.Load())
 	}
 	lastBytes := int64(0)
 	for {
@@ -726,7 +738,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 		}
 		b := &j.Batch
 		part, err := sp.Next(b)
-		r.bytesRead.Add(sp.Bytes() - lastBytes)
+		r.n.bytesRead.Add(sp.Bytes() - lastBytes)
 		lastBytes = sp.Bytes()
 		if err == io.EOF {
 			free <- j
@@ -750,7 +762,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 		}
 		*seq++
 		b.Seq = *seq
-		r.rowsRead.Add(int64(b.Rows))
+		r.n.rowsRead.Add(int64(b.Rows))
 		r.noteCapped(b)
 		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
 			b.Release()
@@ -817,8 +829,8 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 	skipped, err := chk.Check(b, r.cfg.SkipInvalid)
 	r.bad.note(b.Seq, err)
 	if skipped > 0 {
-		r.skipped.Add(int64(skipped))
-		r.rowsRead.Add(-int64(skipped))
+		r.n.skipped.Add(int64(skipped))
+		r.n.rowsRead.Add(-int64(skipped))
 	}
 	if err == nil {
 		var undos [maxRewrites]func()
@@ -839,7 +851,7 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		err = r.overErrorLimit()
 	}
 	if err != nil {
-		r.failed.Add(1)
+		r.n.failed.Add(1)
 	}
 	return err
 }
@@ -849,7 +861,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, j
 	b := &j.Batch
 	p := r.retryPolicy()
 	p.OnRetry = func(n int, wait time.Duration, err error) {
-		if all := r.retries.Add(1); all <= 10 || all%100 == 0 {
+		if all := r.n.retries.Add(1); all <= 10 || all%100 == 0 {
 			fmt.Fprintf(r.cfg.Stderr, "retrying %s in %s (retry %d of this batch, %d in all): %v\n",
 				b.Where(), wait.Round(time.Millisecond), n, all, err)
 		}
@@ -977,15 +989,15 @@ func (r *run) finish(ctx context.Context, err error) {
 	tot := r.totals(true)
 	res.Seconds = res.End.Sub(res.Start).Seconds()
 	res.Rows, res.Metrics, res.Batches = tot.rows, tot.metrics, tot.batches
-	res.Bytes = r.bytesRead.Load()
-	res.RowsRead = r.rowsRead.Load()
-	res.Retries = r.retries.Load()
-	if n := r.capped.Load(); n > 0 {
-		res.BatchesCapped, res.BatchSizeEffective = n, int(r.cappedRows.Load())
+	res.Bytes = r.n.bytesRead.Load()
+	res.RowsRead = r.n.rowsRead.Load()
+	res.Retries = r.n.retries.Load()
+	if n := r.n.capped.Load(); n > 0 {
+		res.BatchesCapped, res.BatchSizeEffective = n, int(r.n.cappedRows.Load())
 	}
 	res.RejectedRows = tot.rejected
-	res.SkippedRecords = r.skipped.Load()
-	res.Errors = r.failed.Load() + tot.rejected + res.SkippedRecords
+	res.SkippedRecords = r.n.skipped.Load()
+	res.Errors = r.n.failed.Load() + tot.rejected + res.SkippedRecords
 	if res.Seconds > 0 {
 		res.RowsPerSec = float64(res.Rows) / res.Seconds
 		res.MetricsPerSec = float64(res.Metrics) / res.Seconds
@@ -1013,7 +1025,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	r.footprintAfterLoad(ctx, tot, err)
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
 		r.res.Verify, err = r.verifyAll(ctx, r.wholeLoad(tot))
-		res.Retries = r.retries.Load()
+		res.Retries = r.n.retries.Load()
 	}
 	if err == nil {
 		err = r.writeRead() // --do-load=false with content verification

@@ -480,9 +480,9 @@ func TestVerifyRetriesCount(t *testing.T) {
 
 func TestProgressBar(t *testing.T) {
 	var out bytes.Buffer
-	r := &run{cfg: Config{Stderr: &out}, totalSize: 1000, workers: []*workerStats{{tables: map[string]int64{}, hist: newHistogram(), rows: 250000}}}
+	r := &run{cfg: Config{Stderr: &out}, in: inputs{totalSize: 1000}, workers: []*workerStats{{tables: map[string]int64{}, hist: newHistogram(), rows: 250000}}}
 	r.start = time.Unix(100, 0)
-	r.doneSize.Store(250)
+	r.in.doneSize.Store(250)
 	r.drawBar(time.Unix(110, 0))
 	want := "\r\033[K[=======                       ]  25% 250,000 rows of ~1,000,000, 25,000 rows/s, ETA 30s"
 	if out.String() != want {

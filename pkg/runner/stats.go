@@ -141,12 +141,12 @@ func (r *run) drawBar(now time.Time) {
 	el := now.Sub(r.start).Seconds()
 	rps := float64(tot.rows) / el
 	frac := -1.0
-	if r.totalSize > 0 {
-		read := r.doneSize.Load()
-		if in := r.curInput.Load(); in != nil {
+	if r.in.totalSize > 0 {
+		read := r.in.doneSize.Load()
+		if in := r.in.curInput.Load(); in != nil {
 			read += in.CompressedRead()
 		}
-		frac = min(float64(read)/float64(r.totalSize), 1)
+		frac = min(float64(read)/float64(r.in.totalSize), 1)
 	}
 	frac = r.loop.fraction(now.Sub(r.start), frac) // Loop, Duration (loop.go)
 	const width = 30

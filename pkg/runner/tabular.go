@@ -96,8 +96,8 @@ func (r *run) newOwnData(ctx context.Context) *ownData {
 	}
 	o.skip = func(s split.Skipped) {
 		r.onSkip(s)
-		r.skipped.Add(1)
-		r.rowsRead.Add(-1)
+		r.n.skipped.Add(1)
+		r.n.rowsRead.Add(-1)
 	}
 	return o
 }
@@ -195,7 +195,7 @@ func (o *ownData) prepare(r *run) error {
 	if r.target == nil {
 		return nil
 	}
-	for i, in := range r.formats {
+	for i, in := range r.in.formats {
 		lines := in.format == format.CSV && linesOnly(r.target)
 		var sample *sampled
 		if in.format == format.PGCopy && len(o.inputTables[i]) == 1 {
@@ -538,7 +538,7 @@ func (o *ownData) describe(r *run, w io.Writer) {
 		}
 		return s
 	}
-	for i, in := range r.formats {
+	for i, in := range r.in.formats {
 		if !isTabular(in.format) {
 			continue
 		}
