@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -18,12 +19,14 @@ const (
 	flagPassword = loadcli.FlagPassword
 	flagDedup    = "dedup"
 	flagTimeout  = loadcli.FlagRequestTimeout
+	flagDBPath   = "db-path"
+	flagChDBDir  = "chdb-dir"
 )
 
 // settings maps clickhouse.Config fields to their flags (errors name them).
 var settings = map[string]string{
 	"Addr": flagHost, "User": flagUser, "Password": flagPassword, "Dedup": flagDedup, "RequestTimeout": flagTimeout,
-	"DBName": loadcli.FlagDBName,
+	"DBName": loadcli.FlagDBName, "DBPath": flagDBPath, "ChDBDir": flagChDBDir,
 }
 
 // flags are load_clickhouse's own flags (pkg/loadcli adds the common ones).
@@ -37,6 +40,10 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: flagDedup, Value: true,
 			Usage: "ReplacingMergeTree tables: a point of the same series and time is stored once (a resumed load sends batches in doubt again); false: MergeTree, every row kept"},
 		&cli.DurationFlag{Name: flagTimeout, Value: 60 * time.Second, Usage: "limit on one request; a timed-out write is retried"},
+		&cli.StringFlag{Name: flagDBPath,
+			Usage: "chDB's data `DIR`: ClickHouse's engine runs inside the loader (no server; --host does not apply), from the chdb wheel of --chdb-dir"},
+		&cli.StringFlag{Name: flagChDBDir, EnvVars: []string{"TSLOAD_CHDB"}, DefaultText: "~/.cache/tsload/chdb-3.7.2/site",
+			Usage: "the unpacked chdb wheel (scripts/install_chdb.sh); with --db-path"},
 	}
 }
 
@@ -48,10 +55,16 @@ func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Override
 		User:           c.String(flagUser),
 		Password:       c.String(flagPassword),
 		DBName:         cfg.Prepare.DBName,
+		DBPath:         c.String(flagDBPath),
+		ChDBDir:        c.String(flagChDBDir),
 		Dedup:          c.Bool(flagDedup),
 		RequestTimeout: c.Duration(flagTimeout),
 		Workers:        cfg.Workers,
 		Log:            cfg.Stderr,
 	})
-	return tg, loadcli.Overrides{}, err
+	var o loadcli.Overrides
+	if c.String(flagDBPath) != "" {
+		o.ServerPID = os.Getpid() // the engine runs in this process
+	}
+	return tg, o, err
 }

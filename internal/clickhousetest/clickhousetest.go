@@ -7,6 +7,8 @@ package clickhousetest
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/servertest"
 )
 
 // DefaultAddr is where scripts/start_clickhouse.sh runs the native protocol.
@@ -124,4 +127,24 @@ func HasDateTime64(t testing.TB, addr string) bool {
 	var major int
 	fmt.Sscanf(v, "%d", &major)
 	return major >= 20
+}
+
+// ChDBDir is the unpacked chdb wheel of scripts/install_chdb.sh (TSLOAD_CHDB for another);
+// when it is missing the test is skipped, or failed when CI is set.
+func ChDBDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("TSLOAD_CHDB")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		cache := os.Getenv("TSLOAD_CACHE")
+		if cache == "" {
+			cache = filepath.Join(home, ".cache", "tsload")
+		}
+		dir = filepath.Join(cache, "chdb-3.7.2", "site")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chdb", "_chdb.abi3.so")); err != nil {
+		servertest.SkipOrFail(t, fmt.Sprintf("no chDB at %s (run scripts/install_chdb.sh): %v", dir, err),
+			fmt.Sprintf("no chDB at %s under CI: %v", dir, err))
+	}
+	return dir
 }

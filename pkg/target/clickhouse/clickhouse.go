@@ -41,9 +41,6 @@ import (
 	"sync"
 	"time"
 
-	ch "github.com/ClickHouse/clickhouse-go/v2"
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
@@ -56,10 +53,15 @@ const DefaultAddr = "127.0.0.1:19000"
 
 // Config configures the target.
 type Config struct {
-	Addr     string // host:port of the native protocol
-	User     string // "" is default
-	Password string
-	DBName   string
+	Addr string // host:port of the native protocol
+	// DBPath, when set, is chDB's data directory: the engine runs inside the loader (chdb.go)
+	// and Addr, User, Password and RequestTimeout do not apply.
+	DBPath    string
+	ChDBDir   string // the unpacked chdb wheel (default DefaultChDBDir())
+	LibPython string // default DefaultLibPython
+	User      string // "" is default
+	Password  string
+	DBName    string
 	// Dedup: ReplacingMergeTree tables (a point of the same series and time stored once);
 	// false: MergeTree, every row kept.
 	Dedup bool
@@ -76,7 +78,7 @@ type Target struct {
 	cfg Config
 
 	mu       sync.Mutex
-	conn     driver.Conn
+	be       backend
 	version  string
 	dt64     bool                     // the server has DateTime64
 	tables   map[string]*table        // by name, as created or found
@@ -88,10 +90,18 @@ type Target struct {
 
 // New returns the target; it does not connect.
 func New(cfg Config) (*Target, error) {
-	if cfg.Addr == "" {
+	if cfg.DBPath != "" {
+		cfg.Addr = ""
+		if cfg.ChDBDir == "" {
+			cfg.ChDBDir = DefaultChDBDir()
+		}
+		if cfg.LibPython == "" {
+			cfg.LibPython = DefaultLibPython
+		}
+	} else if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
-	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
+	if _, _, err := net.SplitHostPort(cfg.Addr); cfg.DBPath == "" && err != nil {
 		return nil, load.Settingf("invalid {Addr} %q (want host:port): %v", cfg.Addr, err)
 	}
 	if cfg.User == "" {
@@ -118,37 +128,29 @@ func (t *Target) Accepts(f format.Format) error {
 	return fmt.Errorf("clickhouse: cannot load %s input", f)
 }
 
-// open connects once: a pool of a connection per worker and a few for counts and queries.
-func (t *Target) open(ctx context.Context) (driver.Conn, error) {
+// open connects once (chDB: opens its data path).
+func (t *Target) open(ctx context.Context) (backend, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.openLocked(ctx)
 }
 
-func (t *Target) openLocked(ctx context.Context) (driver.Conn, error) {
-	if t.conn != nil {
-		return t.conn, nil
+func (t *Target) openLocked(context.Context) (backend, error) {
+	if t.be != nil {
+		return t.be, nil
 	}
-	opt := &ch.Options{
-		Addr:             []string{t.cfg.Addr},
-		Auth:             ch.Auth{Username: t.cfg.User, Password: t.cfg.Password},
-		DialTimeout:      5 * time.Second,
-		MaxOpenConns:     max(t.cfg.Workers, 1) + 4,
-		MaxIdleConns:     max(t.cfg.Workers, 1) + 4,
-		ConnMaxLifetime:  time.Hour,
-		ReadTimeout:      t.cfg.RequestTimeout,
-		Compression:      &ch.Compression{Method: ch.CompressionLZ4},
-		ConnOpenStrategy: ch.ConnOpenInOrder,
+	var be backend
+	var err error
+	if t.cfg.DBPath != "" {
+		be, err = openChDB(t.cfg)
+	} else {
+		be, err = openNative(t.cfg)
 	}
-	if opt.ReadTimeout == 0 {
-		opt.ReadTimeout = 24 * time.Hour
-	}
-	conn, err := ch.Open(opt)
 	if err != nil {
-		return nil, fmt.Errorf("clickhouse: %s: %w", t.cfg.Addr, err)
+		return nil, err
 	}
-	t.conn = conn
-	return conn, nil
+	t.be = be
+	return be, nil
 }
 
 // Ping checks once that the server answers.
@@ -157,14 +159,22 @@ func (t *Target) Ping(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := conn.Ping(ctx); err != nil {
-		return fmt.Errorf("clickhouse: %s: %w", t.cfg.Addr, err)
+	if err := conn.ping(ctx); err != nil {
+		return fmt.Errorf("clickhouse: %s: %w", t.where(), err)
 	}
 	return nil
 }
 
-// ServerAddr is the native protocol's host:port.
+// ServerAddr is the native protocol's host:port; "" for chDB, which runs inside the loader.
 func (t *Target) ServerAddr() string { return t.cfg.Addr }
+
+// where names the server or data path in messages.
+func (t *Target) where() string {
+	if t.cfg.DBPath != "" {
+		return "chDB " + t.cfg.DBPath
+	}
+	return t.cfg.Addr
+}
 
 // ServerVersion is the server's version (read by Prepare).
 func (t *Target) ServerVersion(ctx context.Context) (string, error) {
@@ -186,10 +196,16 @@ func (t *Target) Describe() *results.Setup {
 	if !t.dt64 {
 		tm = "DateTime (whole seconds: the server has no DateTime64)"
 	}
-	return &results.Setup{URL: "clickhouse://" + t.cfg.Addr, Database: t.cfg.DBName, Settings: map[string]any{
+	st := &results.Setup{URL: "clickhouse://" + t.cfg.Addr, Database: t.cfg.DBName, Settings: map[string]any{
 		"dedup": t.cfg.Dedup, "engine": engine + " ORDER BY (tags..., time)", "time": tm,
 		"request-timeout": t.cfg.RequestTimeout.String(),
 	}}
+	if t.cfg.DBPath != "" {
+		st.URL = "file:" + t.cfg.DBPath
+		st.Settings["embedded"] = "chDB runs inside the loader: its CPU and memory are the loader's"
+		delete(st.Settings, "request-timeout")
+	}
+	return st
 }
 
 // serverHasDateTime64: DateTime64 came with ClickHouse 20.1.
@@ -206,32 +222,34 @@ func (t *Target) Prepare(ctx context.Context, opts load.PrepareOptions) error {
 	if err != nil {
 		return err
 	}
-	var v string
-	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
-		return fmt.Errorf("clickhouse: version: %w", err)
+	rows, err := conn.rows(ctx, "SELECT version()")
+	if err != nil || len(rows) != 1 {
+		return fmt.Errorf("clickhouse: version: %v %w", rows, err)
 	}
+	v := rows[0][0]
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.version, t.dt64, t.opts = v, serverHasDateTime64(v), opts
 	db := ident(t.cfg.DBName)
-	var exists uint8
-	if err := conn.QueryRow(ctx, "SELECT toUInt8(count()) FROM system.databases WHERE name = ?", t.cfg.DBName).Scan(&exists); err != nil {
-		return fmt.Errorf("clickhouse: database %s: %w", t.cfg.DBName, err)
+	rows, err = conn.rows(ctx, "SELECT toString(count()) FROM system.databases WHERE name = "+lit(t.cfg.DBName))
+	if err != nil || len(rows) != 1 {
+		return fmt.Errorf("clickhouse: database %s: %v %w", t.cfg.DBName, rows, err)
 	}
+	exists := rows[0][0] != "0"
 	switch {
-	case opts.DropDB && exists > 0:
-		if err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
+	case opts.DropDB && exists:
+		if err := conn.exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
 			return fmt.Errorf("clickhouse: dropping database %s: %w", t.cfg.DBName, err)
 		}
-		exists = 0
-	case opts.AbortOnExist && exists > 0:
+		exists = false
+	case opts.AbortOnExist && exists:
 		return fmt.Errorf("clickhouse: database %s exists (--do-abort-on-exist)", t.cfg.DBName)
 	}
-	if exists == 0 {
+	if !exists {
 		if !opts.CreateDB {
 			return fmt.Errorf("clickhouse: database %s does not exist (and --do-create-db=false)", t.cfg.DBName)
 		}
-		if err := conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db); err != nil {
+		if err := conn.exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db); err != nil {
 			return fmt.Errorf("clickhouse: creating database %s: %w", t.cfg.DBName, err)
 		}
 	}
@@ -260,7 +278,7 @@ func (t *Target) table(ctx context.Context, name string, like *schema.Table) (*t
 	return t.tableLocked(ctx, conn, name, like)
 }
 
-func (t *Target) tableLocked(ctx context.Context, conn driver.Conn, name string, like *schema.Table) (*table, error) {
+func (t *Target) tableLocked(ctx context.Context, conn backend, name string, like *schema.Table) (*table, error) {
 	if tb := t.tables[name]; tb != nil {
 		return tb, nil
 	}
@@ -288,7 +306,7 @@ func (t *Target) tableLocked(ctx context.Context, conn driver.Conn, name string,
 	c := *tb
 	c.Name = name
 	stmt, made := t.ddl(&c)
-	if err := conn.Exec(ctx, stmt); err != nil {
+	if err := conn.exec(ctx, stmt); err != nil {
 		return nil, fmt.Errorf("clickhouse: creating table %q: %w", name, err)
 	}
 	t.tables[name] = made
@@ -312,8 +330,8 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 			out[name] = 0
 			continue
 		}
-		var n int64
-		if err := conn.QueryRow(ctx, "SELECT toInt64(count()) FROM "+tb.from(t.cfg.DBName)).Scan(&n); err != nil {
+		n, err := one(ctx, conn, "SELECT toString(count()) FROM "+tb.from(t.cfg.DBName))
+		if err != nil {
 			return nil, fmt.Errorf("clickhouse: counting %q: %w", name, err)
 		}
 		out[name] = n
@@ -325,12 +343,24 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 func (t *Target) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.conn == nil {
+	if t.be == nil {
 		return nil
 	}
-	err := t.conn.Close()
-	t.conn = nil
+	err := t.be.close()
+	t.be = nil
 	return err
+}
+
+// one is the integer of a query of one row and one column.
+func one(ctx context.Context, conn backend, stmt string) (int64, error) {
+	rows, err := conn.rows(ctx, stmt)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return 0, fmt.Errorf("%s: %d rows, want one", stmt, len(rows))
+	}
+	return strconv.ParseInt(rows[0][0], 10, 64)
 }
 
 // InDoubt: a ReplacingMergeTree stores a point of the same series and time once, so a

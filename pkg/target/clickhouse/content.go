@@ -2,7 +2,9 @@ package clickhouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
@@ -55,7 +57,7 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 	}
 	fp := &fingerprint.Table{Name: q.Table, SeriesExact: true, TimeUnit: tb.timeUnit}
 	tc := ident(tb.schema.Columns[0].Name)
-	exprs := []string{"toInt64(count())", "toInt64(min(" + tb.timeNS(tc) + "))", "toInt64(max(" + tb.timeNS(tc) + "))"}
+	exprs := []string{"count()", "toInt64(min(" + tb.timeNS(tc) + "))", "toInt64(max(" + tb.timeNS(tc) + "))"}
 	var lo, hi int64
 	dest := []any{&fp.Rows, &lo, &hi}
 	var tags []string
@@ -110,7 +112,10 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		}
 		scans = append(scans, s)
 	}
-	if err := conn.QueryRow(ctx, "SELECT "+strings.Join(exprs, ", ")+" FROM "+tb.from(t.cfg.DBName)).Scan(dest...); err != nil {
+	for i, e := range exprs {
+		exprs[i] = "toString(" + e + ")"
+	}
+	if err := scanStrings(ctx, conn, "SELECT "+strings.Join(exprs, ", ")+" FROM "+tb.from(t.cfg.DBName), dest...); err != nil {
 		return nil, err
 	}
 	if fp.Rows > 0 {
@@ -140,11 +145,44 @@ func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, err
 		return load.Size{}, err
 	}
 	sz := load.Size{Method: fmt.Sprintf("system.parts bytes_on_disk of the active parts (database %s)", t.cfg.DBName)}
-	var total uint64
-	stmt := "SELECT toUInt64(sum(bytes_on_disk)) FROM system.parts WHERE active AND database = ? AND has(?, table)"
-	if err := conn.QueryRow(ctx, stmt, t.cfg.DBName, tables).Scan(&total); err != nil {
+	names := make([]string, len(tables))
+	for i, n := range tables {
+		names[i] = lit(n)
+	}
+	stmt := "SELECT toString(sum(bytes_on_disk)) FROM system.parts WHERE active AND database = " + lit(t.cfg.DBName) +
+		" AND table IN (" + strings.Join(names, ", ") + ")"
+	if len(tables) == 0 {
+		return sz, errors.New("clickhouse: footprint of no tables")
+	}
+	total, err := one(ctx, conn, stmt)
+	if err != nil {
 		return sz, fmt.Errorf("clickhouse: footprint: %w", err)
 	}
-	sz.Bytes = int64(total)
+	sz.Bytes = total
 	return sz, nil
+}
+
+// scanStrings runs stmt, of one row, and parses its columns into dest (*int64, *float64);
+// each expression of stmt is wrapped in toString.
+func scanStrings(ctx context.Context, conn backend, stmt string, dest ...any) error {
+	rows, err := conn.rows(ctx, stmt)
+	if err != nil {
+		return err
+	}
+	if len(rows) != 1 || len(rows[0]) != len(dest) {
+		return fmt.Errorf("%s: %d rows, want one of %d columns", stmt, len(rows), len(dest))
+	}
+	for i, d := range dest {
+		cell := rows[0][i]
+		switch p := d.(type) {
+		case *int64:
+			*p, err = strconv.ParseInt(cell, 10, 64)
+		case *float64:
+			*p, err = strconv.ParseFloat(cell, 64)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: column %d: %w", stmt, i+1, err)
+		}
+	}
+	return nil
 }

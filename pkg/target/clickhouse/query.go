@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,17 @@ func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 	t.mu.Lock()
 	dt64, version := t.dt64, t.version
 	t.mu.Unlock()
+	if t.cfg.DBPath != "" { // chDB: its one connection, shared with the writers
+		be, err := t.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// The statements name tables alone; the writers name their database.
+		if err := be.exec(ctx, "USE "+ident(t.cfg.DBName)); err != nil {
+			return nil, fmt.Errorf("clickhouse: query connection %d: %w", n, err)
+		}
+		return &querier{t: t, be: be, d: sqlquery.ClickHouse(dt64), windows: hasWindowFunctions(version)}, nil
+	}
 	db := ch.OpenDB(&ch.Options{
 		Addr:        []string{t.cfg.Addr},
 		Auth:        ch.Auth{Database: t.cfg.DBName, Username: t.cfg.User, Password: t.cfg.Password},
@@ -44,7 +56,8 @@ func hasWindowFunctions(version string) bool {
 
 type querier struct {
 	t       *Target
-	db      *sql.DB
+	db      *sql.DB // a server's
+	be      backend // chDB's (db nil)
 	d       *sqlquery.Dialect
 	windows bool
 	times   map[string]string
@@ -78,6 +91,9 @@ func (q *querier) query(ctx context.Context, qr *query.Query) (*query.Answer, er
 	if !q.windows && strings.Contains(stmt, " OVER (") {
 		return nil, fmt.Errorf("this ClickHouse has no window functions (21.9 and later have): %w", errors.ErrUnsupported)
 	}
+	if q.db == nil {
+		return q.text(ctx, stmt, lay)
+	}
 	rows, err := q.db.QueryContext(ctx, stmt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", stmt, err)
@@ -108,6 +124,42 @@ func (q *querier) query(ctx context.Context, qr *query.Query) (*query.Answer, er
 	return a, nil
 }
 
+// text runs stmt on chDB, whose answer is TabSeparated text: \N is NULL, and a time is
+// integer nanoseconds (a bucket) or the time column's text.
+func (q *querier) text(ctx context.Context, stmt string, lay sqlquery.Layout) (*query.Answer, error) {
+	rows, err := q.be.rows(ctx, stmt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", stmt, err)
+	}
+	readTime := func(v any) (time.Time, error) {
+		if s, ok := v.(string); ok {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return time.Unix(0, n).UTC(), nil
+			}
+		}
+		return sqlquery.Time(v)
+	}
+	a := &query.Answer{}
+	vals := make([]any, len(lay.Names()))
+	for _, r := range rows {
+		if len(r) != len(vals) {
+			return nil, fmt.Errorf("%s: a row of %d columns, want %d", stmt, len(r), len(vals))
+		}
+		for i, c := range r {
+			vals[i] = c
+			if c == `\N` {
+				vals[i] = nil
+			}
+		}
+		row, err := lay.Row(vals, readTime)
+		if err != nil {
+			return nil, fmt.Errorf("%s: row %d: %w", stmt, len(a.Rows)+1, err)
+		}
+		a.Rows = append(a.Rows, row)
+	}
+	return a, nil
+}
+
 func deref(v any) any {
 	switch p := v.(type) {
 	case *float64:
@@ -134,4 +186,10 @@ func deref(v any) any {
 	return v
 }
 
-func (q *querier) Close() error { return q.db.Close() }
+// Close closes a server's query connection (chDB's is the target's).
+func (q *querier) Close() error {
+	if q.db == nil {
+		return nil
+	}
+	return q.db.Close()
+}

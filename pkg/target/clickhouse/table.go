@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
@@ -97,43 +95,33 @@ func insertStmt(db string, tb *schema.Table) string {
 }
 
 // describeTable reads a table from the server's catalog, or nil when it does not exist.
-func describeTable(ctx context.Context, conn driver.Conn, db, name string) (*table, error) {
-	var engine string
-	rows, err := conn.Query(ctx, "SELECT engine FROM system.tables WHERE database = ? AND name = ?", db, name)
+func describeTable(ctx context.Context, conn backend, db, name string) (*table, error) {
+	rows, err := conn.rows(ctx, "SELECT engine FROM system.tables WHERE database = "+lit(db)+" AND name = "+lit(name))
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	engine := rows[0][0]
+	rows, err = conn.rows(ctx, "SELECT name, type, toString(is_in_sorting_key) FROM system.columns WHERE database = "+lit(db)+" AND table = "+lit(name))
 	if err != nil {
 		return nil, err
 	}
-	found := rows.Next()
-	if found {
-		err = rows.Scan(&engine)
-	}
-	rows.Close()
-	if err != nil || !found {
-		return nil, err
-	}
-	rows, err = conn.Query(ctx, "SELECT name, type, is_in_sorting_key FROM system.columns WHERE database = ? AND table = ?", db, name)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	tb := &table{schema: &schema.Table{Name: name}, engine: engine, replacing: strings.HasPrefix(engine, "Replacing"), timeUnit: 1}
 	timeAt := -1
-	for rows.Next() {
-		var col, typ string
-		var key uint8
-		if err := rows.Scan(&col, &typ, &key); err != nil {
-			return nil, err
+	for _, r := range rows {
+		if len(r) != 3 {
+			return nil, fmt.Errorf("system.columns: a row of %d columns", len(r))
 		}
+		col, typ, key := r[0], r[1], r[2]
 		st, unit, nullable := typeOf(typ)
 		if st == schema.Timestamp && timeAt < 0 {
 			timeAt, tb.timeUnit = len(tb.schema.Columns), unit
 		}
-		tb.schema.Columns = append(tb.schema.Columns, schema.Column{Name: col, Type: st, Tag: st == schema.Text && key == 1})
+		tb.schema.Columns = append(tb.schema.Columns, schema.Column{Name: col, Type: st, Tag: st == schema.Text && key == "1"})
 		tb.types = append(tb.types, typ)
 		tb.nullable = append(tb.nullable, nullable)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	if len(tb.schema.Columns) == 0 {
+		return nil, fmt.Errorf("system.columns has no columns of %s.%s", db, name)
 	}
 	if timeAt > 0 { // tsload's tables put the time first
 		c := tb.schema.Columns

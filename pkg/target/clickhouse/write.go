@@ -14,7 +14,6 @@ import (
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -67,18 +66,8 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	return load.Ack{Rows: b.Rows}, nil
 }
 
-func (w *Writer) send(ctx context.Context, conn driver.Conn, g group) error {
-	batch, err := conn.PrepareBatch(ctx, g.table.insert)
-	if err != nil {
-		return classify(err)
-	}
-	defer batch.Abort()
-	for _, row := range g.rows {
-		if err := batch.Append(row...); err != nil {
-			return err // a value the driver cannot convert: fatal
-		}
-	}
-	return classify(batch.Send())
+func (w *Writer) send(ctx context.Context, conn backend, g group) error {
+	return conn.insert(ctx, g.table, g.rows)
 }
 
 // asFatal unwraps a retryable error.
