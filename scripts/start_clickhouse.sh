@@ -20,6 +20,9 @@
 #   CLICKHOUSE_NAME           instance name                 (default main)
 #   CLICKHOUSE_PORT           native protocol port          (default 19000: QuestDB has 9000)
 #   CLICKHOUSE_HTTP_PORT      HTTP port                     (default 18123)
+#   CLICKHOUSE_LISTEN         listen address                (default 127.0.0.1; another loopback
+#                             address such as 127.0.0.2 frees port 9000 for TSBS's loader,
+#                             which cannot be told another port)
 #   CLICKHOUSE_WAIT           seconds to wait for /ping     (default 60)
 #   CLICKHOUSE_FRESH=1        wipe the instance's data before starting
 set -euo pipefail
@@ -43,11 +46,12 @@ state=${TSLOAD_STATE:-/tmp/tsload}
 name=${CLICKHOUSE_NAME:-main}
 port=${CLICKHOUSE_PORT:-19000}
 http_port=${CLICKHOUSE_HTTP_PORT:-18123}
+listen=${CLICKHOUSE_LISTEN:-127.0.0.1}
 wait_s=${CLICKHOUSE_WAIT:-60}
 dir=$state/clickhouse/$name
 pidfile=$dir/clickhouse.pid
 log=$dir/clickhouse.out
-url=http://127.0.0.1:$http_port
+url=http://$listen:$http_port
 
 # install: the server and the libraries this machine lacks, unpacked into $inst (once; a lock
 # keeps two starts from doing it twice). Packages already installed on the system are used
@@ -100,13 +104,16 @@ if pid=$(running_pid "$pidfile"); then
 	say "ClickHouse $name already running at $url (pid $pid)"
 	exit 0
 fi
-if foreign_server ClickHouse "a server already answers $url/ping" CLICKHOUSE_HTTP_PORT ping_ok; then
+if ping_ok; then
+	say "a server already answers $url/ping (not started as instance $name): leaving it alone"
 	exit 0
 fi
-if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-	say "port $port is taken by another program: ClickHouse not started (set CLICKHOUSE_PORT)"
-	exit 1
-fi
+for p in "$port:CLICKHOUSE_PORT" "$http_port:CLICKHOUSE_HTTP_PORT"; do
+	if (exec 3<>"/dev/tcp/$listen/${p%%:*}") 2>/dev/null; then
+		say "port $listen:${p%%:*} is taken by another program: ClickHouse not started (set ${p#*:})"
+		exit 1
+	fi
+done
 
 if [[ ${CLICKHOUSE_FRESH:-0} == 1 ]]; then
 	rm -rf "$dir"
@@ -123,7 +130,7 @@ cat >"$dir/config.xml" <<EOF
         <size>100M</size>
         <count>2</count>
     </logger>
-    <listen_host>127.0.0.1</listen_host>
+    <listen_host>$listen</listen_host>
     <http_port>$http_port</http_port>
     <tcp_port>$port</tcp_port>
     <max_connections>1024</max_connections>
@@ -153,7 +160,7 @@ cat >"$dir/users.xml" <<'EOF'
     <users>
         <default>
             <password></password>
-            <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+            <networks><ip>127.0.0.0/8</ip><ip>::1</ip></networks>
             <profile>default</profile>
             <quota>default</quota>
         </default>
@@ -172,4 +179,4 @@ LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 	nohup "$bin" --config-file="$dir/config.xml" >"$log" 2>&1 </dev/null &
 echo $! >"$pidfile"
 wait_up "$(cat "$pidfile")" "$wait_s" "$log" "ClickHouse $name" ping_ok || exit 1
-say "ClickHouse $version $name started at $url, native 127.0.0.1:$port (pid $(cat "$pidfile"), data $dir/data)"
+say "ClickHouse $version $name started at $url, native $listen:$port (pid $(cat "$pidfile"), data $dir/data)"
