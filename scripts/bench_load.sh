@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Loader throughput against a local server, with the ceiling measured in the same run.
 #
-#   scripts/bench_load.sh timescale|influx|questdb [--scale N] [--timestamp-end T]
+#   scripts/bench_load.sh timescale|influx|questdb|clickhouse [--scale N] [--timestamp-end T]
 #                         [--batch-sizes 1000,5000] [--workers 1,2] [--methods M,...] [--out DIR]
 #
 # Generates one cpu-only dataset (seed 1, --scale hosts from 2016-01-01 to --timestamp-end at
@@ -15,6 +15,14 @@
 #     (on its own format from tsbs_generate_data, same scale and time range), taken from
 #     TSLOAD_PEERS_BIN or PATH (a peer that fails is reported with its error);
 #   influx, questdb: the same batches posted by curl with xargs -P <workers> (no gzip).
+#   clickhouse: the server's own INSERT INTO cpu SELECT * FROM file('<csv>') (the CSV without
+#     its header, in the server's user_files directory: $TSLOAD_STATE/clickhouse/main/user_files
+#     or TSLOAD_CLICKHOUSE_USER_FILES) into an empty table as load_clickhouse makes it, a
+#     ReplacingMergeTree (--dedup, the default) and a MergeTree (--dedup=false); load_clickhouse
+#     on ILP and CSV into each; and the peer tsbs_load_clickhouse on its own format from
+#     tsbs_generate_data when both are in TSLOAD_PEERS_BIN or on PATH (into a private server on
+#     127.0.0.2:9000: the port it dials is QuestDB's on 127.0.0.1). HTTP at
+#     TSLOAD_CLICKHOUSE_HTTP (default http://127.0.0.1:18123), native at --host's default.
 #   influx also loads InfluxDB 2 and 3 when they answer (scripts/start_influxdb.sh --version 2
 #     and 3; TSLOAD_INFLUX2_URL, default http://127.0.0.1:8087, org tsload and INFLUX2_TOKEN;
 #     TSLOAD_INFLUX3_URL, default http://127.0.0.1:8181, and INFLUX3_TOKEN or the start script's
@@ -34,7 +42,7 @@ set -euo pipefail
 
 [ $# -ge 1 ] || usage
 target=$1; shift
-case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
+case "$target" in timescale|influx|questdb|clickhouse) ;; *) usage ;; esac
 
 scale=${TSLOAD_BENCH_SCALE:-1000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
@@ -301,6 +309,96 @@ questdb)
     done
   done
   drop
+  dry_run "$data/$ds.ilp"
+  ;;
+clickhouse)
+  chhttp=${TSLOAD_CLICKHOUSE_HTTP:-http://127.0.0.1:18123}
+  user_files=${TSLOAD_CLICKHOUSE_USER_FILES:-$state/clickhouse/main/user_files}
+  db=tsload_bench_$$
+  chq() { curl -fsS "$chhttp/?date_time_input_format=best_effort" --data-binary "$1"; }
+  generate "$data/$ds.ilp" --format ilp
+  generate "$data/$ds.csv" --format csv
+  rows=$(( $(wc -l <"$data/$ds.csv") - 1 ))
+  # file() reads only under the server's user_files; 18.16 drops the first row of a
+  # CSVWithNames file read by INSERT ... SELECT, so the rows go there without their header.
+  mkdir -p "$user_files"
+  tail -n +2 "$data/$ds.csv" >"$user_files/$ds.csv"
+  # empty_table DEDUP: ${db}_ceiling.cpu as load_clickhouse makes it, empty.
+  empty_table() {
+    "$bin/load_clickhouse" --file "$data/$ds.csv" --db-name ${db}_ceiling --drop-db --dedup="$1" \
+      --limit 1 --verify=off --reporting-period 1h >/dev/null 2>&1
+    chq "TRUNCATE TABLE ${db}_ceiling.cpu"
+  }
+  server_ceiling() { # DEDUP -> rows/s of INSERT INTO cpu SELECT * FROM file(...)
+    local st start end n
+    empty_table "$1"
+    st=$(chq "SELECT arrayStringConcat(groupArray(concat(name, ' ', type)), ', ') FROM system.columns WHERE database = '${db}_ceiling' AND table = 'cpu'")
+    # TabSeparated output escapes a quote as \', as a string literal wants it
+    start=$(now)
+    chq "INSERT INTO ${db}_ceiling.cpu SELECT * FROM file('$ds.csv', 'CSV', '$st')" >/dev/null
+    end=$(now)
+    local final=""; [ "$1" = true ] && final=" FINAL" # a plain MergeTree has no FINAL
+    n=$(chq "SELECT count() FROM ${db}_ceiling.cpu$final")
+    [ "$n" = "$rows" ] || { echo "ceiling: $n rows in the table, want $rows" >&2; echo 0; return; }
+    rate "$rows" "$start" "$end"
+  }
+  declare -A ceil
+  for dedup in true false; do
+    ceil[$dedup]=$(server_ceiling "$dedup")
+    label=ReplacingMergeTree; [ "$dedup" = false ] && label=MergeTree
+    ceiling=${ceil[$dedup]}
+    st=ok; [ "$ceiling" = 0 ] && st=failed
+    pending+=("ceiling: server INSERT SELECT FROM file (csv), $label|-|1|$ceiling|$st|$ceiling")
+  done
+  for dedup in true false; do
+    label=ReplacingMergeTree; [ "$dedup" = false ] && label=MergeTree
+    ceiling=${ceil[$dedup]}
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        load "ilp, $label" "$data/$ds.ilp" "$bs" "$w" --db-name "$db" --drop-db --dedup="$dedup"
+        load "csv, $label" "$data/$ds.csv" "$bs" "$w" --db-name "$db" --drop-db --dedup="$dedup"
+      done
+    done
+  done
+  peer() {
+    if [ -n "${TSLOAD_PEERS_BIN:-}" ] && [ -x "$TSLOAD_PEERS_BIN/$1" ]; then echo "$TSLOAD_PEERS_BIN/$1"; else command -v "$1" || true; fi
+  }
+  tsbs_load=$(peer tsbs_load_clickhouse)
+  tsbs_gen=$(peer tsbs_generate_data)
+  if [ -n "$tsbs_load" ] && [ -n "$tsbs_gen" ]; then
+    tsbs_file=$data/$ds.tsbs-clickhouse
+    [ -s "$tsbs_file" ] || "$tsbs_gen" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z \
+      --timestamp-end "$ts_end" --log-interval 10s --format clickhouse --file "$tsbs_file" 2>/dev/null
+    # TSBS's loader dials port 9000, which QuestDB holds on 127.0.0.1: a private server of
+    # this bench on 127.0.0.2 takes its rows.
+    tsbs_env=(env CLICKHOUSE_NAME=bench_tsbs CLICKHOUSE_LISTEN=127.0.0.2 CLICKHOUSE_PORT=9000 CLICKHOUSE_HTTP_PORT=18124 TSLOAD_STATE="$state")
+    "${tsbs_env[@]}" CLICKHOUSE_FRESH=1 bash "$scripts_dir/start_clickhouse.sh" >"$out/tsbs-server.log" 2>&1 ||
+      echo "bench_load.sh: the private ClickHouse on 127.0.0.2:9000 did not start (see $out/tsbs-server.log)" >&2
+    tq() { curl -fsS "http://127.0.0.2:18124/" --data-binary "$1"; }
+    ceiling=${ceil[false]}
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        log=$out/tsbs_load_clickhouse_b${bs}_w${w}.log
+        tq "DROP DATABASE IF EXISTS ${db}_tsbs" >/dev/null || true
+        if "$tsbs_load" --file "$tsbs_file" --db-name ${db}_tsbs --host 127.0.0.2 --user default \
+            --workers "$w" --batch-size "$bs" --reporting-period 0s >"$log" 2>&1 &&
+            r=$(grep -oE 'mean rate [0-9.]+ rows/sec' "$log" | tail -n 1 | grep -oE '[0-9.]+') && [ -n "$r" ]; then
+          n=$(tq "SELECT count() FROM ${db}_tsbs.cpu" 2>/dev/null || echo "?")
+          st=ok; [ "$n" = "$rows" ] || st="$n rows in its cpu table, want $rows"
+          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|${r%.*}|$st|$ceiling")
+        else
+          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|0|failed: $(tail -n 1 "$log" | tr '|' '/' | cut -c1-200)|$ceiling")
+        fi
+      done
+    done
+    "${tsbs_env[@]}" CLICKHOUSE_PURGE=1 bash "$scripts_dir/stop_clickhouse.sh" >/dev/null 2>&1 || true
+  else
+    echo "bench_load.sh: no tsbs_load_clickhouse/tsbs_generate_data in TSLOAD_PEERS_BIN or PATH; peer row left out" >&2
+  fi
+  for d in "$db" "${db}_ceiling"; do
+    chq "DROP DATABASE IF EXISTS $d" >/dev/null 2>&1 || true
+  done
+  rm -f "$user_files/$ds.csv"
   dry_run "$data/$ds.ilp"
   ;;
 esac
