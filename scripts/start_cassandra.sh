@@ -147,6 +147,11 @@ batch_size_warn_threshold: 1MiB
 batch_size_fail_threshold: 16MiB
 # Snapshots on TRUNCATE/DROP would keep every dropped test table's files on disk.
 auto_snapshot: false
+# A shared 2-core machine answers slowly: the defaults (2 s for a write, 10 s for a range read)
+# would time out requests the loader then retries.
+write_request_timeout: 10000ms
+read_request_timeout: 10000ms
+range_request_timeout: 30000ms
 concurrent_reads: 8
 concurrent_writes: 8
 concurrent_compactors: 1
