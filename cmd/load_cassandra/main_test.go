@@ -38,7 +38,7 @@ func TestMain_Refused(t *testing.T) {
 // TestMain_Unstorable: values CQL cannot store as sent are refused with
 // the record named.
 func TestMain_Unstorable(t *testing.T) {
-	addr, ks := cassandratest.Keyspace(t)
+	addr := cassandratest.Addr(t)
 	for _, c := range []struct{ name, in, want string }{
 		{"uint", "cpu,host=a v=18446744073709551615u 1000000\n", `input line 1 or after: field "v": 18446744073709551615 is out of range for a bigint column`},
 		{"utf8", "cpu,host=\xff v=1 1000000\n", "record 1 (line 1, byte offset 0): invalid UTF-8"},
@@ -46,8 +46,9 @@ func TestMain_Unstorable(t *testing.T) {
 		{"new tag", "cpu,host=a v=1 1000000\ncpu,host=a,rack=r v=1 2000000\n", `input line 2 or after: table "cpu" has no tag "rack"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			loadtest.RunOnInput(t, spec(), "in.ilp", c.in, c.want, "--host", addr, "--db-name", ks+"_"+c.name[:1], "--drop-db")
-			cassandratest.DropAtEnd(t, addr, ks+"_"+c.name[:1])
+			ks := cassandratest.UniqueKeyspace(t)
+			cassandratest.DropAtEnd(t, addr, ks)
+			loadtest.RunOnInput(t, spec(), "in.ilp", c.in, c.want, "--host", addr, "--db-name", ks, "--drop-db")
 		})
 	}
 }
