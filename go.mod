@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/ClickHouse/clickhouse-go/v2 v2.51.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/duckdb/duckdb-go/v2 v2.20000.0
 	github.com/ebitengine/purego v0.10.1
 	github.com/influxdata/line-protocol/v2 v2.2.1
@@ -67,4 +68,5 @@ require (
 	golang.org/x/tools v0.48.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
+	gopkg.in/inf.v0 v0.9.1 // indirect
 )
