@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
@@ -178,6 +179,13 @@ func (d *decoder) tabular(ctx context.Context, t *Target, s *session, b *load.Ba
 			return fmt.Errorf("%s: table %q has no column %q", b.Source, tb.Name, c.Name)
 		}
 	}
+	// The table's time column is NOT NULL (Target.ddl): the database
+	// would refuse a row without one, but at the batch's commit, naming
+	// the batch; this names the input, or the record.
+	notNull := len(tb.Columns) > 0 && tb.Columns[0].Type == schema.Timestamp
+	if notNull && !slices.Contains(at, 0) {
+		return fmt.Errorf("%s: no column %q in the input: the table's time column, NOT NULL", b.Source, tb.Columns[0].Name)
+	}
 	g := d.group(tb)
 	return d.records.Read(b.Data, b.Format, b.Table, b.Source, b.FirstRecord, b.Offset, func(fields [][]byte, where func(error) error) error {
 		row := d.row(len(tb.Columns))
@@ -204,6 +212,9 @@ func (d *decoder) tabular(ctx context.Context, t *Target, s *session, b *load.Ba
 				return where(fmt.Errorf("column %q: %v", in[i].Name, err))
 			}
 			row[at[i]] = v
+		}
+		if notNull && row[0] == nil {
+			return where(fmt.Errorf("column %q is NULL: the table's time column is NOT NULL", tb.Columns[0].Name))
 		}
 		g.rows = append(g.rows, row)
 		return nil
