@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Loader throughput against a local server, with the ceiling measured in the same run.
 #
-#   scripts/bench_load.sh timescale|influx|questdb|clickhouse [--scale N] [--timestamp-end T]
+#   scripts/bench_load.sh timescale|influx|questdb|clickhouse|duckdb|sqlite [--scale N] [--timestamp-end T]
 #                         [--batch-sizes 1000,5000] [--workers 1,2] [--methods M,...] [--out DIR]
+#                         [--rounds 3]
 #
 # Generates one cpu-only dataset (seed 1, --scale hosts from 2016-01-01 to --timestamp-end at
 # 10s), then prints a Markdown table of rows/s for each loader configuration and, as the
@@ -30,6 +31,17 @@
 #     1 s WAL flush, at its own batch size and workers (TSLOAD_BENCH_V3_BATCH, default 20000;
 #     TSLOAD_BENCH_V3_WORKERS, default 2: its best durable rate in a sweep on 2 shared cores), durable
 #     and with --no-sync, each beside a curl ceiling of the same requests.
+#   duckdb, sqlite (the database a file inside the loader's process): rounds (--rounds, default 3)
+#     of every run interleaved, each row the median of its rounds and every share against the
+#     median of the first ceiling: duckdb: DuckDB's own import (scripts/duckdb_import: CREATE
+#     TABLE cpu AS SELECT * FROM read_csv, then read_parquet, of the same rows, one transaction,
+#     then CHECKPOINT, as many DuckDB threads as loader workers, through the library load_duckdb
+#     links); sqlite: the sqlite3 CLI's .import of the CSV in one transaction into the table as
+#     load_sqlite creates it (WAL, synchronous=full, as load_sqlite's defaults; Debian's sqlite3,
+#     installed when missing). Then the loader at its defaults (per-batch, batch size and workers
+#     of --batch-sizes and --workers, last value of each) and with --commit one-transaction,
+#     from pgcopy, CSV and ILP, each into a new file and verified (its count; the ceilings' count
+#     is read back too).
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
@@ -42,7 +54,7 @@ set -euo pipefail
 
 [ $# -ge 1 ] || usage
 target=$1; shift
-case "$target" in timescale|influx|questdb|clickhouse) ;; *) usage ;; esac
+case "$target" in timescale|influx|questdb|clickhouse|duckdb|sqlite) ;; *) usage ;; esac
 
 scale=${TSLOAD_BENCH_SCALE:-1000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
@@ -50,8 +62,12 @@ batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-1000,5000,20000}
 workers_list=${TSLOAD_BENCH_WORKERS:-1,2}
 methods=${TSLOAD_BENCH_METHODS:-copy-binary,copy-csv,insert-multi}
 out=""
+rounds=${TSLOAD_BENCH_ROUNDS:-3}
+if [[ $target == duckdb || $target == sqlite ]]; then # the loader's defaults
+  batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-5000} workers_list=${TSLOAD_BENCH_WORKERS:-2}
+fi
 parse_flags bench_load.sh "--scale=scale --timestamp-end=ts_end --batch-sizes=batch_sizes --workers=workers_list
-  --methods=methods --out=out" "$@"
+  --methods=methods --out=out --rounds=rounds" "$@"
 
 bench_dirs "bench_load/$target"
 data=$state/bench_load/data
@@ -290,6 +306,94 @@ influx)
     echo "bench_load.sh: no InfluxDB 3 at $url3 (or no token); its rows left out" >&2
   fi
   dry_run "$data/$ds.ilp"
+  ;;
+duckdb|sqlite)
+  bs=${batch_sizes[-1]} w=${workers_list[-1]}
+  generate "$data/$ds.pgcopy" --format pgcopy
+  generate "$data/$ds.csv" --format csv
+  generate "$data/$ds.ilp" --format ilp
+  rows=$(( $(wc -l <"$data/$ds.csv") - 1 ))
+  files=$out/files
+  mkdir -p "$files"
+  if [ "$target" = duckdb ]; then
+    generate "$data/$ds.parquet" --format parquet
+    build_tools "$bin" ./scripts/duckdb_import
+  else
+    command -v sqlite3 >/dev/null || apt_install sqlite3
+    # The table as load_sqlite creates it, empty, for the CLI to import into.
+    "$bin/load_sqlite" --file "$data/$ds.pgcopy" --db-path "$files/empty.sqlite" --drop-db --limit 1 --verify off \
+      --reporting-period 1h >/dev/null 2>&1
+    ddl=$(sqlite3 "$files/empty.sqlite" '.schema cpu')
+    rm -f "$files"/empty.sqlite*
+  fi
+  # ceiling_run NAME -> "ROWS/S STATUS" of the database's own import into a new file
+  ceiling_run() {
+    local f=$files/ceiling n secs start end
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
+    case "$1" in
+    read_csv|read_parquet)
+      local in=$data/$ds.csv; [ "$1" = read_parquet ] && in=$data/$ds.parquet
+      if ! read -r n secs < <("$bin/duckdb_import" --db "$f" --threads "$w" "$in" 2>"$out/ceiling.log"); then
+        echo "0 failed:$(tail -n 1 "$out/ceiling.log" | tr ' |' '_/' | cut -c1-100)"; return
+      fi
+      [ "$n" = "$rows" ] || { echo "0 failed:$n/${rows}_rows"; return; }
+      python3 -c 'import sys; print(int(float(sys.argv[1])/float(sys.argv[2])), "ok")' "$rows" "$secs" ;;
+    sqlite3)
+      start=$(now)
+      if ! sqlite3 "$f" >/dev/null 2>"$out/ceiling.log" <<SQL
+PRAGMA journal_mode=wal;
+PRAGMA synchronous=full;
+$ddl
+BEGIN;
+.import --csv --skip 1 $data/$ds.csv cpu
+COMMIT;
+SQL
+      then echo "0 failed:$(tail -n 1 "$out/ceiling.log" | tr ' |' '_/' | cut -c1-100)"; return; fi
+      end=$(now)
+      n=$(sqlite3 "$f" 'SELECT count(*) FROM cpu')
+      [ "$n" = "$rows" ] || { echo "0 failed:$n/${rows}_rows"; return; }
+      echo "$(rate "$rows" "$start" "$end") ok" ;;
+    esac
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
+  }
+  # loader_run FORMAT COMMIT -> "ROWS/S STATUS" of load_<target> into a new file
+  loader_run() {
+    local f=$files/loader res=$out/$1_$2.json
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm" "$res"
+    "$bin/load_$target" --file "$data/$ds.$1" --db-path "$f" --commit "$2" --batch-size "$bs" --workers "$w" \
+      --results-file "$res" --reporting-period 1h >"$res.log" 2>&1 || true
+    if [ -s "$res" ]; then echo "$(field "$res" rows_per_sec) $(status "$res" | tr ' ' '_')"; else echo "0 failed"; fi
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
+  }
+  if [ "$target" = duckdb ]; then
+    runs=("ceiling: DuckDB's own import, CREATE TABLE AS read_csv + CHECKPOINT, $w threads|ceiling read_csv"
+      "DuckDB's own import, CREATE TABLE AS read_parquet + CHECKPOINT, $w threads|ceiling read_parquet")
+  else
+    runs=("ceiling: sqlite3 CLI .import of the CSV, one transaction (WAL, synchronous=full)|ceiling sqlite3")
+  fi
+  for f in pgcopy csv ilp; do
+    runs+=("load_$target --file $f (default: per-batch)|loader $f per-batch" "load_$target --file $f --commit one-transaction|loader $f one-transaction")
+  done
+  declare -A emb_rates=() emb_status=()
+  for ((r = 1; r <= rounds; r++)); do # interleaved: each round runs everything once
+    for run in "${runs[@]}"; do
+      IFS='|' read -r name how <<<"$run"
+      read -r kind a b <<<"$how"
+      if [ "$kind" = ceiling ]; then res=$(ceiling_run "$a"); else res=$(loader_run "$a" "$b"); fi
+      read -r v s <<<"$res"
+      emb_rates[$name]+=" $v"
+      [ "$s" = ok ] || emb_status[$name]="${s//_/ } (round $r)"
+    done
+  done
+  ceiling=0
+  for run in "${runs[@]}"; do
+    IFS='|' read -r name how <<<"$run"
+    # shellcheck disable=SC2086 # the rounds' rates, one word each
+    m=$(median ${emb_rates[$name]}); m=${m%.*}
+    [ "$ceiling" != 0 ] || ceiling=$m
+    pending+=("$name (median of $rounds: ${emb_rates[$name]# })|$( [[ $how == ceiling* ]] && echo - || echo "$bs")|$w|$m|${emb_status[$name]:-ok}|$ceiling")
+  done
+  dry_run "$data/$ds.pgcopy"
   ;;
 questdb)
   http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
