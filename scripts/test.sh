@@ -21,6 +21,7 @@ bash scripts/start_questdb.sh
 # CnosDB comes from ../shared/vendor (no registry carries it); without it the rest still
 # runs, and the CnosDB tests fail under CI=true (skip otherwise).
 bash scripts/start_victoriametrics.sh   # builds VictoriaMetrics v1.151.0 once (cached under ~/.cache/tsload)
+bash scripts/start_prometheus.sh   # Debian's Prometheus 2.42.0 (apt-get download, unpacked into ~/.cache/tsload: seconds)
 bash scripts/start_cnosdb.sh || echo "== CnosDB not started: its integration tests fail under CI=true, skip otherwise" >&2
 
 # pkg/report renders its HTML page in headless Chromium (Debian's package) and checks it.
