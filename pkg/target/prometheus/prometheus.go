@@ -129,6 +129,7 @@ func (t *Target) Hooks() load.Hooks {
 	return load.Hooks{
 		Overwrites: true,
 		LineUnit:   t.unit,
+		NewQuerier: t.NewQuerier,
 	}
 }
 
@@ -362,7 +363,12 @@ func (t *Target) fieldsOf(m string) int {
 
 // getJSON GETs path?v and decodes a 200 answer into out.
 func (t *Target) getJSON(ctx context.Context, path string, v url.Values, out any) error {
-	res, err := t.p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: path, Query: v.Encode(), Accept: "application/json", NoCompress: true})
+	return getJSON(ctx, t.p, path, v, out)
+}
+
+// getJSON GETs path?v through p and decodes a 200 answer into out.
+func getJSON(ctx context.Context, p *httpwrite.Poster, path string, v url.Values, out any) error {
+	res, err := p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: path, Query: v.Encode(), Accept: "application/json", NoCompress: true})
 	if err != nil {
 		return err
 	}
