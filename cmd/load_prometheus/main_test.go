@@ -39,7 +39,7 @@ func TestMain_Load(t *testing.T) {
 }
 
 // TestMain_Refused: a value Prometheus cannot store as sent (a string, an
-// integer beyond 2^53) fails the run, names the line, and is not counted.
+// integer float64 does not hold exactly) fails the run, names the line, and is not counted.
 func TestMain_Refused(t *testing.T) {
 	for name, bad := range map[string]string{"string": `s="x"`, "integer": "v=9007199254740993i"} {
 		t.Run(name, func(t *testing.T) {
@@ -47,7 +47,7 @@ func TestMain_Refused(t *testing.T) {
 			line := func(i int, v string) string {
 				return fmt.Sprintf("cpu,h=h%d %s %d", i, v, 1451606400000000000+1000000*int64(i))
 			}
-			want := map[string]string{"string": "a string", "integer": "beyond 2^53"}[name]
+			want := map[string]string{"string": "a string", "integer": "no exact float64"}[name]
 			loadtest.RefusedBatch(t, spec(), []string{"--urls", base, "--db-name", db},
 				func(i int) string { return line(i, fmt.Sprintf("v=%di", i)) }, line(57, bad),
 				func(t testing.TB) int64 { n, _ := promtest.Rows(t, base, db, "cpu_v"); return n }, "line 58", want)

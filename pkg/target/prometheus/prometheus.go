@@ -9,7 +9,7 @@
 // is that label, and dropping one deletes its series (the admin API's
 // delete_series). Samples keep milliseconds. The Writer refuses, naming
 // the line, what the server would store other than as sent: strings,
-// integers beyond 2^53, a missing timestamp or one finer than a
+// integers float64 does not hold exactly, a missing timestamp or one finer than a
 // millisecond, names that are not Prometheus names.
 //
 // The server must run with --web.enable-remote-write-receiver and, for

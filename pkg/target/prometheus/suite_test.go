@@ -29,7 +29,7 @@ func suiteTarget(db string) loadtest.NewFunc {
 // with its fault scenarios and loader kills. A re-sent batch stores nothing twice (a sample of a series and
 // millisecond the server holds is dropped), so every retryable fault and
 // every resume ends with the exact count; a line the server cannot store
-// as sent (an integer beyond 2^53) is refused for good before it is sent.
+// as sent (an integer float64 does not hold exactly) is refused for good before it is sent.
 // The suite's server kill, which wants every acknowledged row kept, is
 // left out: a SIGKILL of Prometheus 2.42 mid-load lost acknowledged
 // samples when tried (700 of 100,000, written by two workers, so many out
@@ -46,8 +46,8 @@ func TestTargetSuite(t *testing.T) {
 	}
 	s := loadtest.TargetSuite{Loader: "load_prometheus", Upstream: in.URL, New: suiteTarget(db), Rows: rows(in.URL)}
 	s.Faults = &loadtest.FaultSuite{
-		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=10000000000000", 1) },
-		RefuseErr: []string{"beyond 2^53"},
+		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=9007199254740993i,m=", 1) },
+		RefuseErr: []string{"no exact float64"},
 	}
 	s.Resume = &loadtest.ResumeSuite{Args: func(_ *testing.T, proxy, _, _ string) []string {
 		return []string{"--urls", "http://" + proxy}

@@ -25,7 +25,7 @@
 //
 // What a line must be for the servers to store it as sent (Encoder refuses
 // the rest, naming the line): every value a float64 holds exactly (a float;
-// an integer of at most 2^53 in magnitude; a boolean, stored as 1 or 0; no
+// an integer float64 holds exactly (any up to 2^53); a boolean, stored as 1 or 0; no
 // string), a timestamp given, whole milliseconds, within Rules' bounds, no
 // tag starting with "__" or named as an extra label (and, with
 // Rules.StrictNames, names that are classic Prometheus names).
@@ -52,10 +52,6 @@ var Headers = map[string]string{
 
 // ContentType is the Content-Type of a remote write 1.0 request.
 const ContentType = "application/x-protobuf"
-
-// MaxExactInt is the largest integer magnitude every float64 near it
-// holds exactly (2^53).
-const MaxExactInt = 1 << 53
 
 // Label is one label.
 type Label struct{ Name, Value string }
@@ -348,15 +344,17 @@ func floatOf(v lineprotocol.Value) (float64, string) {
 	case lineprotocol.Float:
 		return v.FloatV(), ""
 	case lineprotocol.Int:
-		if i := v.IntV(); i > MaxExactInt || i < -MaxExactInt {
-			return 0, fmt.Sprintf("integer %d is beyond 2^53: a float64 sample cannot hold it exactly", i)
+		i := v.IntV()
+		if f := float64(i); f >= math.MaxInt64 || int64(f) != i {
+			return 0, fmt.Sprintf("integer %d has no exact float64 (samples are float64, exact for integers up to 2^53: it would be stored as %.0f)", i, f)
 		}
-		return float64(v.IntV()), ""
+		return float64(i), ""
 	case lineprotocol.Uint:
-		if u := v.UintV(); u > MaxExactInt {
-			return 0, fmt.Sprintf("integer %d is beyond 2^53: a float64 sample cannot hold it exactly", u)
+		u := v.UintV()
+		if f := float64(u); f >= math.MaxUint64 || uint64(f) != u {
+			return 0, fmt.Sprintf("integer %d has no exact float64 (samples are float64, exact for integers up to 2^53: it would be stored as %.0f)", u, f)
 		}
-		return float64(v.UintV()), ""
+		return float64(u), ""
 	case lineprotocol.Bool:
 		if v.BoolV() {
 			return 1, ""

@@ -98,7 +98,7 @@ func TestEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := "# c\ncpu,host=a,Zone=z usage=1.5,n=2i,up=t 1451606400000000000\n\ncpu,Zone=z,host=a usage=2,n=3i,up=f 1451606401000000000\nmem,host=b f=9007199254740992u 1451606400000000000\n"
+	in := "# c\ncpu,host=a,Zone=z usage=1.5,n=2i,up=t 1451606400000000000\n\ncpu,Zone=z,host=a usage=2,n=3i,up=f 1451606401000000000\nmem,host=b f=9007199254740992u,g=-1152921504606846976i 1451606400000000000\n"
 	body, err := e.Encode(nil, []byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -109,11 +109,12 @@ func TestEncode(t *testing.T) {
 		"Zone=z,__name__=cpu_n,db=d,host=a":     {"2@1451606400000", "3@1451606401000"},
 		"Zone=z,__name__=cpu_up,db=d,host=a":    {"1@1451606400000", "0@1451606401000"},
 		"__name__=mem_f,db=d,host=b":            {"9.007199254740992e+15@1451606400000"},
+		"__name__=mem_g,db=d,host=b":            {"-1.152921504606847e+18@1451606400000"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got  %v\nwant %v", got, want)
 	}
-	if e.Samples != 7 || e.Shape["cpu"] != 3 || e.Shape["mem"] != 1 {
+	if e.Samples != 8 || e.Shape["cpu"] != 3 || e.Shape["mem"] != 2 {
 		t.Errorf("samples %d shape %v", e.Samples, e.Shape)
 	}
 }
@@ -126,9 +127,11 @@ func TestEncodeRefuses(t *testing.T) {
 		want string
 	}{
 		{"cpu v=1 1000000\ncpu s=\"x\" 1000000\n", Rules{}, 2, "a string"},
-		{"cpu v=9007199254740993i 1000000\n", Rules{}, 1, "beyond 2^53"},
-		{"cpu v=-9007199254740993i 1000000\n", Rules{}, 1, "beyond 2^53"},
-		{"cpu v=9007199254740993u 1000000\n", Rules{}, 1, "beyond 2^53"},
+		{"cpu v=9007199254740993i 1000000\n", Rules{}, 1, "no exact float64"},
+		{"cpu v=-9007199254740993i 1000000\n", Rules{}, 1, "no exact float64"},
+		{"cpu v=9007199254740993u 1000000\n", Rules{}, 1, "no exact float64"},
+		{"cpu v=9223372036854775807i 1000000\n", Rules{}, 1, "no exact float64"},
+		{"cpu v=18446744073709551615u 1000000\n", Rules{}, 1, "no exact float64"},
 		{"# x\n\ncpu v=1\n", Rules{}, 3, "no timestamp"},
 		{"cpu v=1 1500\n", Rules{}, 1, "finer than a millisecond"},
 		{"cpu v=1 1500\n", Rules{Unit: time.Microsecond}, 1, "finer than a millisecond"},

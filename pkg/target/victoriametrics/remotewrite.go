@@ -19,8 +19,8 @@ import (
 // line becomes the same series either way (<measurement>_<field>, the
 // tags, db=<database>), so counting, content, queries and resume are the
 // line path's. What the loader refuses differs a little: remote write
-// carries float64 values, so an integer beyond 2^53 is refused rather than
-// rounded by the server.
+// carries float64 values, so an integer float64 does not hold exactly is
+// refused, as the line path refuses it.
 //
 // What an /api/v1/write answer means (app/vminsert of v1.151.0): the
 // server decodes the whole body before it stores anything.

@@ -14,7 +14,7 @@ import (
 // TestRemoteWriteSuite runs the conformance suite on the real
 // VictoriaMetrics through the remote-write path (Protocol remote-write):
 // faults and loader kills end with the exact count (a re-sent batch
-// overwrites its samples); an integer beyond 2^53 is refused for good by
+// overwrites its samples); an integer float64 does not hold exactly is refused for good by
 // the loader before anything is sent.
 func TestRemoteWriteSuite(t *testing.T) {
 	base, db := vmtest.RealDB(t)
@@ -29,8 +29,8 @@ func TestRemoteWriteSuite(t *testing.T) {
 			return tg, load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
 		}}
 	s.Faults = &loadtest.FaultSuite{
-		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=10000000000000", 1) },
-		RefuseErr: []string{"beyond 2^53"},
+		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=9007199254740993i,m=", 1) },
+		RefuseErr: []string{"no exact float64"},
 	}
 	s.Resume = &loadtest.ResumeSuite{Args: func(_ *testing.T, proxy, _, _ string) []string {
 		return []string{"--urls", "http://" + proxy, "--protocol", ProtocolRemoteWrite}
