@@ -19,6 +19,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/target/contentq"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/promtext"
@@ -410,7 +411,8 @@ func (t *Target) Footprint(ctx context.Context, _ []string) (load.Size, error) {
 	dir := flags.Data["storage.tsdb.path"]
 	if local(t.ServerAddr()) && filepath.IsAbs(dir) {
 		if n, err := diskUsage(dir); err == nil {
-			return load.Size{Bytes: n, Method: "disk usage of the data directory " + dir + " (blocks, head chunks, WAL, WBL; every db label)"}, nil
+			return load.Size{Bytes: n, Method: "disk usage of the data directory " + dir + " (blocks, head chunks, WAL, WBL; every db label)",
+				Mark: results.MarkWholeServer}, nil
 		}
 	}
 	res, err := t.p.Post(ctx, httpwrite.Request{Method: http.MethodGet, Path: "/metrics", Accept: "text/plain", NoCompress: true})
@@ -422,7 +424,7 @@ func (t *Target) Footprint(ctx context.Context, _ []string) (load.Size, error) {
 		return load.Size{}, fmt.Errorf("prometheus: /metrics: no prometheus_tsdb_storage_blocks_bytes (%v)", err)
 	}
 	return load.Size{Bytes: int64(samples[0].Value), Method: "prometheus_tsdb_storage_blocks_bytes (blocks only: the head is left out; every db label)",
-		Mark: "lower bound"}, nil
+		Mark: results.MarkLowerBound}, nil
 }
 
 // local reports whether hostport is on this machine.
