@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/internal/owndatatest"
 	"github.com/tsload/tsload/internal/promtest"
@@ -64,6 +66,30 @@ func TestCSV(t *testing.T) {
 func TestTSBSLines(t *testing.T) {
 	base, db := promtest.RealDB(t)
 	owndatatest.TSBSLines(t, spec(), "", "--urls", base, "--db-name", db)
+}
+
+// TestParquet loads the Parquet files every loader loads (turned into
+// line protocol on the workers) and verifies the counts; pyarrow's sample
+// has times with microseconds, the INT96 file with nanoseconds, which a
+// sample's milliseconds would cut off: the load is refused, naming the line.
+func TestParquet(t *testing.T) {
+	base, db := promtest.RealDB(t)
+	dir := t.TempDir()
+	for _, c := range gentest.ParquetCases(t, dir) {
+		t.Run(c.Name, func(t *testing.T) {
+			resultsPath := filepath.Join(dir, c.Name+".json")
+			args := []string{"load_prometheus", "--file", c.Path, "--workers", "2", "--batch-size", "300", "--results-file", resultsPath, "--urls", base, "--db-name", db}
+			if c.Table == "sample" || c.Table == "int96" {
+				loadtest.RunCLI(t, spec(), args, resultsPath, "has a part finer than a millisecond")
+				return
+			}
+			r := loadtest.RunCLI(t, spec(), args, resultsPath, "")
+			res := loadtest.ReadResults(t, resultsPath)
+			if res.Format != "parquet" || res.Rows != c.Rows || res.Verify == nil || !res.Verify.OK || res.Verify.Actual[c.Table] != c.Rows {
+				t.Fatalf("format %s rows %d/%d verify %+v\n%s", res.Format, res.Rows, c.Rows, res.Verify, r.Stderr)
+			}
+		})
+	}
 }
 
 func TestRefusedAtStart(t *testing.T) {
