@@ -29,6 +29,16 @@ type Rollup struct {
 	series  map[string]*rseries
 	key     []byte
 	from    int64 // the first grain kept (grain index)
+	// Bind's vectors: where AddRow finds each key tag, each field and
+	// the Filter's field (-1: none).
+	tagAt, fieldAt []int
+	filterAt       int
+	own            bool // bound to Add's vectors
+	// Add's vectors.
+	tagBuf []string
+	hasTag []bool
+	valBuf []float64
+	hasBuf []bool
 }
 
 // rseries are the partials of one series: cell i is grain base+i.
@@ -65,7 +75,36 @@ func NewRollup(sample *Query, grain time.Duration) (*Rollup, error) {
 		}
 		r.groupAt = append(r.groupAt, i)
 	}
+	if err := r.Bind(r.Tags(), r.Fields()); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// Bind says in which order AddRow gets a row's tags and fields: tags
+// and fields must hold every name of Tags and Fields.
+func (r *Rollup) Bind(tags, fields []string) error {
+	r.tagAt, r.fieldAt, r.filterAt, r.own = r.tagAt[:0], r.fieldAt[:0], -1, false
+	for _, t := range r.keyTags {
+		i := slices.Index(tags, t)
+		if i < 0 {
+			return errors.New("rollup: " + r.shape.Name + ": tag " + t + " is not bound")
+		}
+		r.tagAt = append(r.tagAt, i)
+	}
+	for _, f := range r.shape.Fields {
+		i := slices.Index(fields, f)
+		if i < 0 {
+			return errors.New("rollup: " + r.shape.Name + ": field " + f + " is not bound")
+		}
+		r.fieldAt = append(r.fieldAt, i)
+	}
+	if f := r.shape.Filter; f != nil {
+		if r.filterAt = slices.Index(fields, f.Field); r.filterAt < 0 {
+			return errors.New("rollup: " + r.shape.Name + ": field " + f.Field + " is not bound")
+		}
+	}
+	return nil
 }
 
 // SameShape reports whether a and b differ at most in their window and in
@@ -110,17 +149,42 @@ func floorDiv(a, b int64) int64 {
 }
 
 // Add reads row p of the shape's table (the caller picks the table).
+// It resets the vectors of Bind to its own.
 func (r *Rollup) Add(p Point) {
+	tags, fields := r.Tags(), r.Fields()
+	if !r.own {
+		if err := r.Bind(tags, fields); err != nil {
+			panic(err) // the rollup's own names
+		}
+		r.own = true
+		r.tagBuf, r.valBuf, r.hasBuf = make([]string, len(tags)), make([]float64, len(fields)), make([]bool, len(fields))
+	}
+	r.hasTag = r.hasTag[:0]
+	for i, t := range tags {
+		v, ok := p.Tags[t]
+		r.tagBuf[i] = v
+		r.hasTag = append(r.hasTag, ok)
+	}
+	for i, f := range fields {
+		r.valBuf[i], r.hasBuf[i] = p.Fields[f]
+	}
+	r.AddRow(p.Time.UnixNano(), r.tagBuf, r.hasTag, r.valBuf, r.hasBuf)
+}
+
+// AddRow reads a row of the shape's table at ns (Unix nanoseconds) whose
+// tags (hasTag: set) and fields (has: set) come in the order given to
+// Bind. It is Add without maps.
+func (r *Rollup) AddRow(ns int64, tags []string, hasTag []bool, vals []float64, has []bool) {
 	q := &r.shape
 	if f := q.Filter; f != nil {
-		v, ok := p.Fields[f.Field]
-		if !ok || math.IsNaN(v) || (f.Below && !(v < f.Value)) || (!f.Below && !(v > f.Value)) {
+		v := vals[r.filterAt]
+		if !has[r.filterAt] || math.IsNaN(v) || (f.Below && !(v < f.Value)) || (!f.Below && !(v > f.Value)) {
 			return
 		}
 	}
 	any := false
-	for _, f := range q.Fields {
-		if _, ok := p.Fields[f]; ok {
+	for _, i := range r.fieldAt {
+		if has[i] {
 			any = true
 			break
 		}
@@ -128,21 +192,26 @@ func (r *Rollup) Add(p Point) {
 	if !any {
 		return
 	}
-	for _, m := range q.Where {
-		if _, ok := p.Tags[m.Tag]; !ok {
+	for i := range q.Where {
+		if !hasTag[r.tagAt[i]] {
 			return
 		}
 	}
-	ns := p.Time.UnixNano()
 	g := floorDiv(ns, r.grain)
 	if g < r.from {
 		return // before every window Answer accepts
 	}
-	s := r.seriesOf(p)
+	s := r.seriesOf(tags)
+	value := func(i int) float64 {
+		if !has[r.fieldAt[i]] {
+			return math.NaN()
+		}
+		return vals[r.fieldAt[i]]
+	}
 	if q.Agg == Rows {
-		row := Row{Time: p.Time.UTC(), Values: make([]float64, r.nf)}
-		for i, f := range q.Fields {
-			row.Values[i] = fieldOf(p, f)
+		row := Row{Time: time.Unix(0, ns).UTC(), Values: make([]float64, r.nf)}
+		for i := range row.Values {
+			row.Values[i] = value(i)
 		}
 		s.rows = append(s.rows, row)
 		return
@@ -150,44 +219,44 @@ func (r *Rollup) Add(p Point) {
 	c := s.cell(g, r.nf)
 	first := s.kept[c] == 0
 	s.kept[c]++
-	vals, n := s.vals[c*r.nf:(c+1)*r.nf], s.n[c*r.nf:(c+1)*r.nf]
+	cv, n := s.vals[c*r.nf:(c+1)*r.nf], s.n[c*r.nf:(c+1)*r.nf]
 	if q.Agg == Last {
 		if !first && ns <= s.last[c] {
 			return
 		}
 		s.last[c] = ns
-		for i, f := range q.Fields {
-			vals[i] = fieldOf(p, f)
+		for i := range cv {
+			cv[i] = value(i)
 		}
 		return
 	}
-	for i, f := range q.Fields {
-		v, ok := p.Fields[f]
-		if !ok || math.IsNaN(v) {
+	for i, fi := range r.fieldAt {
+		v := vals[fi]
+		if !has[fi] || math.IsNaN(v) {
 			continue
 		}
 		switch {
 		case n[i] == 0 && q.Agg != Count:
-			vals[i] = v
+			cv[i] = v
 		case q.Agg == Max:
-			vals[i] = math.Max(vals[i], v)
+			cv[i] = math.Max(cv[i], v)
 		case q.Agg == Min:
-			vals[i] = math.Min(vals[i], v)
+			cv[i] = math.Min(cv[i], v)
 		case q.Agg == Avg:
-			vals[i] += v
+			cv[i] += v
 		}
 		n[i]++
 	}
 }
 
-func (r *Rollup) seriesOf(p Point) *rseries {
+func (r *Rollup) seriesOf(tags []string) *rseries {
 	var s *rseries
 	if len(r.keyTags) == 1 {
-		s = r.series[p.Tags[r.keyTags[0]]]
+		s = r.series[tags[r.tagAt[0]]]
 	} else {
 		r.key = r.key[:0]
-		for _, t := range r.keyTags {
-			r.key = append(r.key, p.Tags[t]...)
+		for _, i := range r.tagAt {
+			r.key = append(r.key, tags[i]...)
 			r.key = append(r.key, 0)
 		}
 		s = r.series[string(r.key)]
@@ -197,8 +266,8 @@ func (r *Rollup) seriesOf(p Point) *rseries {
 	}
 	s = &rseries{tags: make([]string, len(r.keyTags))}
 	var group strings.Builder
-	for i, t := range r.keyTags {
-		s.tags[i] = p.Tags[t]
+	for i, ti := range r.tagAt {
+		s.tags[i] = tags[ti]
 	}
 	for _, i := range r.groupAt {
 		group.WriteString(s.tags[i])

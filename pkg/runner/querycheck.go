@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
@@ -33,14 +35,19 @@ type checkStore struct {
 	counts map[string]*query.Rollup
 	held   map[int64]int // window starts of answers not yet checked (ns)
 	names  map[string]string
-	pt     query.Point
 	err    error // a batch could not be read: no more checks
 }
 
-// storeTable is what is read of the rows of one table.
+// storeTable is what is read of the rows of one table, and the row being
+// read (its tags and fields in the order of tags and fields: the
+// rollups' Bind).
 type storeTable struct {
 	tags, fields []string
 	rollups      []*query.Rollup
+	tagVals      []string
+	hasTag       []bool
+	vals         []float64
+	has          []bool
 }
 
 // checkGrain is the grain of the partials: the greatest divisor of a
@@ -70,7 +77,7 @@ func checkGrain(kinds []query.Kind, ds *query.Dataset, start time.Time) time.Dur
 // visibility.
 func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit int64, counts bool) (*checkStore, []string) {
 	s := &checkStore{grain: checkGrain(kinds, ds, start), unit: unit, tables: map[string]*storeTable{}, held: map[int64]int{},
-		names: map[string]string{}, pt: query.Point{Tags: map[string]string{}, Fields: map[string]float64{}}}
+		names: map[string]string{}}
 	var notes []string
 	countFields := map[string][]string{}
 	for _, k := range kinds {
@@ -109,6 +116,15 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 			s.tables[m].rollups = append(s.tables[m].rollups, r)
 		}
 	}
+	for _, t := range s.tables {
+		t.tagVals, t.hasTag = make([]string, len(t.tags)), make([]bool, len(t.tags))
+		t.vals, t.has = make([]float64, len(t.fields)), make([]bool, len(t.fields))
+		for _, r := range t.rollups {
+			if err := r.Bind(t.tags, t.fields); err != nil {
+				panic(err) // the union of the rollups' names
+			}
+		}
+	}
 	return s, notes
 }
 
@@ -144,73 +160,192 @@ func (s *checkStore) add(data []byte) error {
 }
 
 func (s *checkStore) read(data []byte) error {
-	dec := lineprotocol.NewDecoderWithBytes(data)
-	pt := &s.pt
-	for line := 1; dec.Next(); line++ {
-		m, err := dec.Measurement()
+	for line := 1; len(data) > 0; line++ {
+		n := bytes.IndexByte(data, '\n')
+		if n < 0 {
+			n = len(data)
+		}
+		l := data[:n]
+		data = data[min(n+1, len(data)):]
+		var t *storeTable
+		var ns int64
+		var err error
+		if bytes.IndexByte(l, '\\') < 0 && bytes.IndexByte(l, '"') < 0 {
+			t, ns, err = s.scan(l)
+		} else {
+			t, ns, err = s.decode(l) // escapes, strings: the full grammar
+		}
 		if err != nil {
 			return fmt.Errorf("line %d of a batch: %w", line, err)
 		}
-		t := s.tables[string(m)]
-		if t == nil {
-			continue // a table no query reads
-		}
-		clear(pt.Tags)
-		clear(pt.Fields)
-		for {
-			k, v, err := dec.NextTag()
-			if err != nil {
-				return fmt.Errorf("line %d of a batch: %w", line, err)
-			}
-			if k == nil {
-				break
-			}
-			if n := nameIn(t.tags, k); n != "" {
-				pt.Tags[n] = s.name(v)
+		if t != nil {
+			for _, r := range t.rollups {
+				r.AddRow(ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
 			}
 		}
-		for {
-			k, kind, v, err := dec.NextFieldBytes()
-			if err != nil {
-				return fmt.Errorf("line %d of a batch: %w", line, err)
-			}
-			if k == nil {
-				break
-			}
-			n := nameIn(t.fields, k)
-			if n == "" || (kind != lineprotocol.Float && kind != lineprotocol.Int && kind != lineprotocol.Uint) {
-				continue
-			}
-			val, err := lineprotocol.NewValueFromBytes(kind, v)
-			if err != nil {
-				return fmt.Errorf("line %d of a batch: field %s: %w", line, n, err)
-			}
-			switch kind {
-			case lineprotocol.Float:
-				pt.Fields[n] = val.FloatV()
-			case lineprotocol.Int:
-				pt.Fields[n] = float64(val.IntV())
-			default:
-				pt.Fields[n] = float64(val.UintV())
-			}
-		}
-		ts, err := dec.TimeBytes()
-		if err != nil {
-			return fmt.Errorf("line %d of a batch: %w", line, err)
-		}
-		tm, err := strconv.ParseInt(string(ts), 10, 64)
-		if err != nil {
-			return fmt.Errorf("line %d of a batch: timestamp %q: %w", line, ts, err)
-		}
-		pt.Time = time.Unix(0, tm*s.unit).UTC()
-		for _, r := range t.rollups {
-			r.Add(*pt)
-		}
-	}
-	if err := dec.Err(); err != nil {
-		return fmt.Errorf("a batch: %w", err)
 	}
 	return nil
+}
+
+// scan reads line l (without escapes or quotes) into its table's row
+// vectors: nil when l is blank, a comment or of a table no query reads.
+func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
+	l = bytes.TrimLeft(l, " \t\r")
+	if len(l) == 0 || l[0] == '#' {
+		return nil, 0, nil
+	}
+	end := bytes.IndexAny(l, ", ")
+	if end < 0 {
+		end = len(l)
+	}
+	t := s.tables[string(l[:end])]
+	if t == nil {
+		return nil, 0, nil // no table a query reads (the load judged the line)
+	}
+	if end == len(l) {
+		return nil, 0, fmt.Errorf("no fields: %q", l)
+	}
+	t.clear()
+	rest := l[end:]
+	if rest[0] == ',' {
+		sp := bytes.IndexByte(rest, ' ')
+		if sp < 0 {
+			return nil, 0, fmt.Errorf("no fields: %q", l)
+		}
+		for tags, found := rest[1:sp], 0; len(tags) > 0 && found < len(t.tags); {
+			kv := tags
+			if c := bytes.IndexByte(tags, ','); c >= 0 {
+				kv, tags = tags[:c], tags[c+1:]
+			} else {
+				tags = nil
+			}
+			eq := bytes.IndexByte(kv, '=')
+			if eq <= 0 || eq == len(kv)-1 {
+				return nil, 0, fmt.Errorf("tag %q is not key=value", kv)
+			}
+			if i := indexIn(t.tags, kv[:eq]); i >= 0 && !t.hasTag[i] {
+				t.tagVals[i], t.hasTag[i] = s.name(kv[eq+1:]), true
+				found++ // the other tags are not read
+			}
+		}
+		rest = rest[sp:]
+	}
+	rest = bytes.TrimLeft(rest, " ")
+	sp := bytes.IndexByte(rest, ' ')
+	if sp < 0 {
+		return nil, 0, fmt.Errorf("no timestamp: %q", l)
+	}
+	fields, ts := rest[:sp], bytes.Trim(rest[sp:], " \r")
+	for len(fields) > 0 {
+		kv := fields
+		if c := bytes.IndexByte(fields, ','); c >= 0 {
+			kv, fields = fields[:c], fields[c+1:]
+		} else {
+			fields = nil
+		}
+		eq := bytes.IndexByte(kv, '=')
+		if eq <= 0 || eq == len(kv)-1 {
+			return nil, 0, fmt.Errorf("field %q is not key=value", kv)
+		}
+		i := indexIn(t.fields, kv[:eq])
+		if i < 0 {
+			continue
+		}
+		v, err := number(kv[eq+1:])
+		if err != nil {
+			return nil, 0, fmt.Errorf("field %s: %w", kv[:eq], err)
+		}
+		if !math.IsNaN(v) {
+			t.vals[i], t.has[i] = v, true
+		}
+	}
+	ns, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(ts), len(ts)), 10, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("timestamp %q: %w", ts, err)
+	}
+	return t, ns, nil
+}
+
+// number is a line-protocol field value as a float: NaN for a boolean.
+func number(v []byte) (float64, error) {
+	switch v[len(v)-1] {
+	case 'i':
+		n, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(v), len(v)-1), 10, 64)
+		return float64(n), err
+	case 'u':
+		n, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(v), len(v)-1), 10, 64)
+		return float64(n), err
+	}
+	switch string(v) {
+	case "t", "T", "true", "True", "TRUE", "f", "F", "false", "False", "FALSE":
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(unsafe.String(unsafe.SliceData(v), len(v)), 64)
+}
+
+func (t *storeTable) clear() {
+	clear(t.hasTag)
+	clear(t.tagVals)
+	clear(t.has)
+}
+
+// decode is scan for any line, with the line-protocol decoder.
+func (s *checkStore) decode(l []byte) (*storeTable, int64, error) {
+	dec := lineprotocol.NewDecoderWithBytes(l)
+	if !dec.Next() {
+		return nil, 0, dec.Err()
+	}
+	m, err := dec.Measurement()
+	if err != nil {
+		return nil, 0, err
+	}
+	t := s.tables[string(m)]
+	if t == nil {
+		return nil, 0, nil
+	}
+	t.clear()
+	for {
+		k, v, err := dec.NextTag()
+		if err != nil {
+			return nil, 0, err
+		}
+		if k == nil {
+			break
+		}
+		if i := indexIn(t.tags, k); i >= 0 && !t.hasTag[i] {
+			t.tagVals[i], t.hasTag[i] = s.name(v), true
+		}
+	}
+	for {
+		k, val, err := dec.NextField()
+		if err != nil {
+			return nil, 0, err
+		}
+		if k == nil {
+			break
+		}
+		i := indexIn(t.fields, k)
+		if i < 0 {
+			continue
+		}
+		switch val.Kind() {
+		case lineprotocol.Float:
+			t.vals[i], t.has[i] = val.FloatV(), true
+		case lineprotocol.Int:
+			t.vals[i], t.has[i] = float64(val.IntV()), true
+		case lineprotocol.Uint:
+			t.vals[i], t.has[i] = float64(val.UintV()), true
+		}
+	}
+	ts, err := dec.TimeBytes()
+	if err != nil {
+		return nil, 0, err
+	}
+	ns, err := strconv.ParseInt(string(ts), 10, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("timestamp %q: %w", ts, err)
+	}
+	return t, ns, nil
 }
 
 // name is v as a string, one string per distinct value.
@@ -223,14 +358,14 @@ func (s *checkStore) name(v []byte) string {
 	return n
 }
 
-// nameIn is the element of names that k spells, or "".
-func nameIn(names []string, k []byte) string {
-	for _, n := range names {
+// indexIn is the index of the element of names that k spells, or -1.
+func indexIn(names []string, k []byte) int {
+	for i, n := range names {
 		if n == string(k) {
-			return n
+			return i
 		}
 	}
-	return ""
+	return -1
 }
 
 // answer is the expected answer to q (kind ki), or false when the store
