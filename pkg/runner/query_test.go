@@ -29,9 +29,12 @@ type queryFake struct {
 	data   []byte
 	// lag: rows become visible to queries this long after they were
 	// acknowledged (load.Hooks.QueryLag); visible is where data ends.
-	lag     time.Duration
-	chunks  []lagChunk
-	visible int
+	lag    time.Duration
+	chunks []lagChunk
+	// unseen: the lag is not declared as QueryLag but as AcksNotVisible
+	// (not at all when unsaid).
+	unseen, unsaid bool
+	visible        int
 	// tamper changes a stored row as a query reads it (a value changed
 	// behind the loader's back).
 	tamper func(p *query.Point)
@@ -48,7 +51,12 @@ type queryFake struct {
 func newQueryFake() *queryFake { return &queryFake{fakeTarget: newFake()} }
 
 func (f *queryFake) Hooks() load.Hooks {
-	return load.Hooks{NewQuerier: f.NewQuerier, QueryLag: f.lag, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
+	h := load.Hooks{NewQuerier: f.NewQuerier, QueryLag: f.lag, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
+	if f.unseen {
+		// The lag is the fake's, and the target does not say it.
+		h.QueryLag, h.AcksNotVisible = 0, !f.unsaid
+	}
+	return h
 }
 
 func (f *queryFake) NewWriter(ctx context.Context, worker int) (load.Writer, error) {

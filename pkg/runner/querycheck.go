@@ -111,7 +111,7 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 		s.counts = map[string]*query.Rollup{}
 		for m, f := range countFields {
 			slices.Sort(f)
-			r, _ := query.NewRollup(&query.Query{Name: "visible", Table: ds.TablePrefix + m, Fields: f, Agg: query.Count}, s.grain)
+			r, _ := query.NewRollup(&query.Query{Name: "visible", Table: ds.TablePrefix + m, Fields: f, Agg: query.Count, Bucket: s.grain}, s.grain)
 			s.counts[m] = r
 			s.tables[m].rollups = append(s.tables[m].rollups, r)
 		}
@@ -380,24 +380,26 @@ func (s *checkStore) answer(ki int, q *query.Query) (*query.Answer, bool) {
 	return s.kinds[ki].Answer(q)
 }
 
-// counted is the count of each field of table m over [start, end) as the
-// input has it (visibility).
-func (s *checkStore) counted(m string, start, end time.Time) (*query.Query, []float64, bool) {
+// counted is the count of each field of table m per grain of [start,
+// end) as the input has it (visibility): the query to ask, and the
+// counts by grain start.
+func (s *checkStore) counted(m string, start, end time.Time) (*query.Query, map[int64][]float64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.counts[m]
 	if s.err != nil || r == nil {
 		return nil, nil, false
 	}
-	q := &query.Query{Name: "visible", Table: r.Table(), Fields: r.Fields(), Agg: query.Count, Start: start, End: end}
+	q := &query.Query{Name: "visible", Table: r.Table(), Fields: r.Fields(), Agg: query.Count, Bucket: s.grain, Start: start, End: end}
 	a, ok := r.Answer(q)
 	if !ok {
 		return nil, nil, false
 	}
-	return q, countsOf(a, len(q.Fields)), true
+	c, _ := perGrain(a, len(q.Fields))
+	return q, c, true
 }
 
-// countsOf reads a Count answer without groups and buckets: no row is 0.
+// countsOf reads a Count answer's first row: no row is 0.
 func countsOf(a *query.Answer, n int) []float64 {
 	c := make([]float64, n)
 	if len(a.Rows) > 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/query"
 )
 
 // visibility is how far the input's rows are proven visible to queries,
@@ -124,9 +125,10 @@ func (v *visibility) set(s string) {
 	v.mu.Unlock()
 }
 
-// prove counts, for every table, the values of [upTo, end) in the
-// database and in the store, and moves upTo to end when they agree. state
-// says what was found (it changes while rows arrive).
+// prove counts, for every table, the values of each grain of [upTo,
+// end) in the database and in the store, and moves upTo to the first
+// grain where they differ (end when none does). state says what was
+// found (it changes while rows arrive).
 func (ql *queryLoad) prove(ctx context.Context, q load.Querier) (moved bool, state string) {
 	end, _ := ql.checkEnd(false)
 	from := ql.vis.upTo.Load()
@@ -139,6 +141,7 @@ func (ql *queryLoad) prove(ctx context.Context, q load.Querier) (moved bool, sta
 	}
 	slices.Sort(tables)
 	start, stop := time.Unix(0, from).UTC(), time.Unix(0, end).UTC()
+	upTo := end
 	for _, m := range tables {
 		cq, want, ok := ql.store.counted(m, start, stop)
 		if !ok {
@@ -151,13 +154,38 @@ func (ql *queryLoad) prove(ctx context.Context, q load.Querier) (moved bool, sta
 			}
 			return false, "error"
 		}
-		got := countsOf(ans, len(cq.Fields))
-		if len(ans.Rows) > 1 || !slices.Equal(got, want) {
-			state = fmt.Sprintf("%s: %v of %v over %s", cq.Table, got, want, cq.Fields)
-			ql.vis.set(fmt.Sprintf("%s counted %v of %v values of %v from %s", cq.Table, got, want, cq.Fields, start.Format(time.RFC3339Nano)))
-			return false, state
+		got, dup := perGrain(ans, len(cq.Fields))
+		g := int64(ql.store.grain)
+		for t := from; t < upTo; t += g {
+			w, d := want[t], got[t]
+			if dup || !slices.Equal(w, d) {
+				upTo = t
+				ql.vis.set(fmt.Sprintf("%s counted %v of %v values of %v at %s", cq.Table, d, w, cq.Fields, time.Unix(0, t).UTC().Format(time.RFC3339Nano)))
+				state += fmt.Sprintf("%s %d %v;", m, t, d)
+				break
+			}
 		}
 	}
-	ql.vis.upTo.Store(end)
-	return true, ""
+	if upTo > from {
+		ql.vis.upTo.Store(upTo)
+		return true, state
+	}
+	return false, state
+}
+
+// perGrain reads a Count answer per bucket: the counts by bucket start,
+// a bucket without a row (or a NULL) counted 0; dup: a bucket came twice.
+func perGrain(a *query.Answer, n int) (map[int64][]float64, bool) {
+	out := map[int64][]float64{}
+	dup := false
+	for _, r := range a.Rows {
+		c := countsOf(&query.Answer{Rows: []query.Row{r}}, n)
+		if slices.Equal(c, make([]float64, n)) {
+			continue
+		}
+		k := r.Time.UnixNano()
+		_, dup = out[k]
+		out[k] = c
+	}
+	return out, dup
 }
