@@ -432,6 +432,7 @@ func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due ti
 	}
 	c := queryCheck{ki: ki, q: qy, ans: ans}
 	if final {
+		handed = true // check releases it
 		ql.check(c)
 		return
 	}
