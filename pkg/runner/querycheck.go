@@ -236,7 +236,7 @@ func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
 		return nil, 0, fmt.Errorf("no timestamp: %q", l)
 	}
 	fields, ts := rest[:sp], bytes.Trim(rest[sp:], " \r")
-	for len(fields) > 0 {
+	for hint := 0; len(fields) > 0; {
 		kv := fields
 		if c := bytes.IndexByte(fields, ','); c >= 0 {
 			kv, fields = fields[:c], fields[c+1:]
@@ -247,10 +247,14 @@ func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
 		if eq <= 0 || eq == len(kv)-1 {
 			return nil, 0, fmt.Errorf("field %q is not key=value", kv)
 		}
-		i := indexIn(t.fields, kv[:eq])
+		i := hint
+		if i >= len(t.fields) || t.fields[i] != string(kv[:eq]) {
+			i = indexIn(t.fields, kv[:eq])
+		}
 		if i < 0 {
 			continue
 		}
+		hint = i + 1 // lines name their fields in one order
 		v, err := number(kv[eq+1:])
 		if err != nil {
 			return nil, 0, fmt.Errorf("field %s: %w", kv[:eq], err)
