@@ -371,28 +371,33 @@ func (r *Rollup) Answer(q *Query) (ans *Answer, ok bool) {
 			continue
 		}
 		lo, hi := max(gs, s.base), min(ge, s.base+int64(len(s.kept)))
+		var a *acc
+		var bucketEnd int64 // grain index: a serves the grains before it
 		for g := lo; g < hi; g++ {
 			c := int(g - s.base)
 			if s.kept[c] == 0 {
 				continue
 			}
-			k := gkey{group: s.group}
-			if q.Bucket > 0 {
-				k.bucket = BucketStart(time.Unix(0, g*r.grain), q.Bucket).UnixNano()
-			}
-			a := groups[k]
-			if a == nil {
-				a = &acc{vals: make([]float64, r.nf), n: make([]int64, r.nf)}
-				for _, i := range r.groupAt {
-					a.group = append(a.group, s.tags[i])
-				}
+			// The grains of one bucket lie side by side: one lookup each.
+			if a == nil || (q.Bucket > 0 && g >= bucketEnd) {
+				k := gkey{group: s.group}
 				if q.Bucket > 0 {
-					a.time = time.Unix(0, k.bucket).UTC()
+					k.bucket = BucketStart(time.Unix(0, g*r.grain), q.Bucket).UnixNano()
+					bucketEnd = (k.bucket + int64(q.Bucket)) / r.grain
 				}
-				for i := range a.vals {
-					a.vals[i] = math.NaN()
+				if a = groups[k]; a == nil {
+					a = &acc{vals: make([]float64, r.nf), n: make([]int64, r.nf)}
+					for _, i := range r.groupAt {
+						a.group = append(a.group, s.tags[i])
+					}
+					if q.Bucket > 0 {
+						a.time = time.Unix(0, k.bucket).UTC()
+					}
+					for i := range a.vals {
+						a.vals[i] = math.NaN()
+					}
+					groups[k] = a
 				}
-				groups[k] = a
 			}
 			vals, n := s.vals[c*r.nf:(c+1)*r.nf], s.n[c*r.nf:(c+1)*r.nf]
 			if q.Agg == Last {
