@@ -174,6 +174,13 @@ type Hooks struct {
 	// caches): a checked query's window covers only batches acknowledged
 	// at least this long ago. Zero: visible once acknowledged.
 	QueryLag time.Duration
+	// AcksNotVisible: an acknowledged batch's rows may stay invisible to a
+	// Querier for a time nobody bounds (ILP over TCP acknowledges nothing;
+	// InfluxDB 3 with no_sync acknowledges before its write-ahead log is
+	// persisted). The query load then checks an answer only over rows it
+	// has counted in the database first (per field, on a querier of its
+	// own), as many as the input holds.
+	AcksNotVisible bool
 }
 
 // Querier answers queries over a connection of its own, apart from the
