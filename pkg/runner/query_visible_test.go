@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tsload/tsload/pkg/pace"
 )
 
 // TestQueriesAcksNotVisible: on a target whose acknowledged rows become
@@ -20,7 +22,7 @@ func TestQueriesAcksNotVisible(t *testing.T) {
 			f := newQueryFake()
 			f.lag, f.unseen, f.unsaid = 150*time.Millisecond, true, !said
 			cfg := queryConfig(path)
-			cfg.Pace = Pace{Rate: 4000}
+			cfg.Pace = pace.Pace{Rate: 4000}
 			cfg.QueryRate = 200
 			res, err := Run(context.Background(), cfg, f)
 			if !said {

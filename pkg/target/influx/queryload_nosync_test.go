@@ -11,6 +11,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
@@ -37,7 +38,7 @@ func TestQueryLoadNoSync(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	res, err := runner.Run(context.Background(), runner.Config{
-		Inputs: []string{file}, BatchSize: 5000, Workers: 4, DoLoad: true, Verify: true, Pace: runner.Pace{Rate: 20000},
+		Inputs: []string{file}, BatchSize: 5000, Workers: 4, DoLoad: true, Verify: true, Pace: pace.Pace{Rate: 20000},
 		QueryRate: 10, QueryWorkers: 2, ReportingPeriod: time.Minute, Prepare: load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true},
 		Stderr: &stderr, Loader: "load_influx", Target: "influx",
 	}, tg)

@@ -10,6 +10,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -32,7 +33,7 @@ func TestQueryLoadTCP(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	res, err := runner.Run(context.Background(), runner.Config{
-		Inputs: []string{file}, BatchSize: 5000, Workers: 4, DoLoad: true, Verify: true, Pace: runner.Pace{Rate: 20000},
+		Inputs: []string{file}, BatchSize: 5000, Workers: 4, DoLoad: true, Verify: true, Pace: pace.Pace{Rate: 20000},
 		QueryRate: 10, QueryWorkers: 2, ReportingPeriod: time.Minute, Prepare: load.PrepareOptions{CreateDB: true, DropDB: true},
 		TablePrefix: prefix, Stderr: &stderr, Loader: "load_questdb", Target: "questdb",
 	}, tg)
