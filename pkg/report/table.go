@@ -24,6 +24,7 @@ var GroupKeys = map[string]string{
 	"name":       "run",
 	"server":     "server",
 	"api":        "API",
+	"dataset":    "dataset",
 	// Comparison settings (see settingKeys).
 	"gzip":            "gzip",
 	"dedup":           "dedup",
@@ -52,6 +53,8 @@ func keyValue(key string, r Run) string {
 		return serverKey(r)
 	case "api":
 		return apiOf(r)
+	case "dataset":
+		return datasetKey(r)
 	}
 	for _, st := range settingKeys {
 		if st.key == key && st.name != "" {

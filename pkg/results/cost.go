@@ -106,4 +106,9 @@ const (
 	// MarkPreallocated: files are counted as allocated, pages not yet
 	// filled included.
 	MarkPreallocated = "includes preallocation"
+	// MarkWholeServer: the size is the whole server's storage (every
+	// database on it, data loaded before included), not the loaded
+	// tables' alone; it is the load's only on a server that holds nothing
+	// else.
+	MarkWholeServer = "whole server"
 )
