@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -163,7 +164,7 @@ func TestVerifyRepeatedKeysResume(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, failing{k}); err == nil {
 		t.Fatal("the first run did not stop")
 	}
-	j, _, err := ReadJournal(filepath.Join(dir, "results.json"))
+	j, _, err := journal.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

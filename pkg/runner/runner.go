@@ -33,6 +33,7 @@ import (
 	"github.com/tsload/tsload/pkg/cost"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
@@ -126,11 +127,11 @@ type Config struct {
 	// Cost configures the footprint and server resource measurement.
 	Cost cost.Config
 
-	// Resume continues the load this journal (ReadJournal) describes: the
+	// Resume continues the load this journal (journal.Read) describes: the
 	// batches it has acknowledged are read and skipped, those in doubt
 	// settled (resume.go). AcceptDuplicates resumes even on a target that
 	// cannot settle batches in doubt, sending them again.
-	Resume           *Journal
+	Resume           *journal.Journal
 	AcceptDuplicates bool
 	// Pace makes the run open-loop: batches sent on a schedule (pkg/pace).
 	Pace pace.Pace
@@ -226,7 +227,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 		BatchSize:     cfg.BatchSize,
 		Workers:       cfg.Workers,
 		Periods:       []results.Period{},
-		RunID:         newRunID(),
+		RunID:         journal.NewRunID(),
 	}
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
@@ -293,7 +294,7 @@ type run struct {
 	started     bool
 	cost        cost.Meter   // what the load costs (pkg/cost)
 	prefix      *prefixer    // TablePrefix (nil: none)
-	jr          *journal     // the load's journal (resume.go), nil when not journaled
+	jr          *runJournal  // the load's journal (resume.go), nil when not journaled
 	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
 	pace        *pace.Pacer  // the schedule of a paced run (pkg/pace); nil: closed loop
 	loop        *looper      // Loop and Duration (loop.go); nil: neither

@@ -19,7 +19,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/tsload/tsload/internal/loadtest"
-	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/target/sqlembed"
 )
 
@@ -289,11 +289,11 @@ func killAt(t *testing.T, e engine, args []string, results string, rows int64) i
 }
 
 func acked(results string) int64 {
-	data, err := os.ReadFile(runner.JournalPath(results))
+	data, err := os.ReadFile(journal.Path(results))
 	if err != nil {
 		return 0
 	}
-	var j runner.Journal
+	var j journal.Journal
 	if json.Unmarshal(data, &j) != nil {
 		return 0
 	}
