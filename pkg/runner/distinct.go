@@ -18,6 +18,7 @@ import (
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/split"
+	"github.com/tsload/tsload/pkg/verify"
 )
 
 // The distinct-key pass (docs/verify.md "Repeated keys and --verify
@@ -35,61 +36,9 @@ import (
 // halve them, writes them to temporary files (a variable for tests).
 var distinctMemKeys = 8 << 20
 
-// keyCount is what the distinct-key pass found, per table as verified
-// (prefixed, case-folded where the target folds names).
-type keyCount struct {
-	rows     map[string]int64 // rows read
-	distinct map[string]int64 // distinct (series, timestamp) keys, plus rows without a timestamp
-	noTime   map[string]int64 // rows without a timestamp (the server gives them one)
-	seconds  float64
-	peakKeys int   // key hashes held in memory at most
-	spilled  int64 // bytes written to temporary files
-}
-
-// of returns the distinct keys of table k when the pass read the rows the
-// load acknowledged there (known false otherwise, or without a pass).
-func (kc *keyCount) of(k string, acked int64) (d int64, known bool) {
-	if kc == nil || kc.rows[k] != acked {
-		return 0, false
-	}
-	return kc.distinct[k], true
-}
-
-// shortBy says, for a lost table's message, what the distinct keys show.
-func (kc *keyCount) shortBy(k string, acked, before, after int64) string {
-	if kc == nil {
-		return ""
-	}
-	d, known := kc.of(k, acked)
-	if !known {
-		return fmt.Sprintf(" (the input read again holds %d rows for it, not the rows acknowledged: changed since, or not all sent)", kc.rows[k])
-	}
-	return fmt.Sprintf(" (the input holds %d distinct (series, time) keys: %d points missing)", d, max(before, d)-after)
-}
-
-// anyShort reports whether a table holds fewer rows than its rows
-// before plus those acknowledged.
-func anyShort(keys []string, before, acked, after map[string]int64) bool {
-	for _, k := range keys {
-		if after[k]-before[k] < acked[k] {
-			return true
-		}
-	}
-	return false
-}
-
-// cost says what the pass did and what it took.
-func (kc *keyCount) cost() string {
-	s := fmt.Sprintf("found by reading the input again: %.2fs, at most %d keys (%d MiB) in memory", kc.seconds, kc.peakKeys, (kc.peakKeys*8+(1<<20)-1)>>20)
-	if kc.spilled > 0 {
-		s += fmt.Sprintf(", %d MiB in temporary files", (kc.spilled+(1<<20)-1)>>20)
-	}
-	return s
-}
-
 // distinctKeys runs the pass for verification (names: the tables verified)
 // and prints its cost; why says why it could not run.
-func (r *run) distinctKeys(ctx context.Context, names []string) (kc *keyCount, why string) {
+func (r *run) distinctKeys(ctx context.Context, names []string) (kc *verify.KeyCount, why string) {
 	switch {
 	case len(r.cfg.Inputs) == 0:
 		return nil, "the input was stdin, which cannot be read again"
@@ -106,14 +55,14 @@ func (r *run) distinctKeys(ctx context.Context, names []string) (kc *keyCount, w
 	if err != nil {
 		return nil, "counting the input's distinct keys failed: " + err.Error()
 	}
-	fmt.Fprintf(r.cfg.Stderr, "verify: distinct keys %s\n", kc.cost())
+	fmt.Fprintf(r.cfg.Stderr, "verify: distinct keys %s\n", kc.Cost())
 	return kc, ""
 }
 
 // countDistinct reads the inputs as the load did (same splitter settings,
 // limit and checks, nothing written) on cfg.Workers goroutines and counts
 // each table's distinct (series, timestamp) keys.
-func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, error) {
+func (r *run) countDistinct(ctx context.Context, names []string) (*verify.KeyCount, error) {
 	t0 := time.Now()
 	store := &keyStore{limit: distinctMemKeys}
 	defer store.close()
@@ -169,21 +118,21 @@ func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, err
 	if f := acc.Failed(); f != "" {
 		return nil, errors.New(f)
 	}
-	kc := &keyCount{rows: map[string]int64{}, distinct: map[string]int64{}, noTime: map[string]int64{}}
+	kc := &verify.KeyCount{Rows: map[string]int64{}, Distinct: map[string]int64{}, NoTime: map[string]int64{}}
 	for n, rd := range acc.Result() {
 		k := tableOf(n)
-		kc.rows[k] += rd.Rows
-		kc.noTime[k] += rd.NoTime
-		kc.distinct[k] += rd.NoTime
+		kc.Rows[k] += rd.Rows
+		kc.NoTime[k] += rd.NoTime
+		kc.Distinct[k] += rd.NoTime
 	}
 	counts, err := store.distinct()
 	if err != nil {
 		return nil, err
 	}
 	for k, d := range counts {
-		kc.distinct[k] += d
+		kc.Distinct[k] += d
 	}
-	kc.seconds, kc.peakKeys, kc.spilled = time.Since(t0).Seconds(), store.peak, store.spilled
+	kc.Seconds, kc.PeakKeys, kc.Spilled = time.Since(t0).Seconds(), store.peak, store.spilled
 	return kc, nil
 }
 

@@ -110,10 +110,7 @@ func (r *run) openJournal(ctx context.Context) error {
 		if err := r.checkInDoubt(ctx, old); err != nil {
 			return err
 		}
-		r.verifier.before = map[string]int64{}
-		for k, v := range old.Before {
-			r.verifier.before[k] = v
-		}
+		r.verifier.SetBefore(old.Before)
 		r.res.Resume = &results.Resume{LoadID: old.LoadID, Previous: append([]string(nil), old.Runs...), Journal: jr.path}
 		if err := jr.gatherInDoubt(old); err != nil {
 			return err
@@ -139,7 +136,7 @@ func (r *run) openJournal(ctx context.Context) error {
 		}
 	}
 	r.jr = jr
-	r.verifier.onCounted = jr.counted
+	r.verifier.OnCounted = jr.counted
 	jr.stop = periodic.Every(cfg.ReportingPeriod, jr.tick)
 	return nil
 }

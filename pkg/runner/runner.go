@@ -43,6 +43,7 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
+	"github.com/tsload/tsload/pkg/verify"
 )
 
 // Config configures a run. See loadcli for the flags that set it.
@@ -215,8 +216,8 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	if t != nil {
 		r.hooks = t.Hooks()
 	}
-	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.n.retries, stderr: cfg.Stderr}
-	r.verifier.distinct = r.distinctKeys // distinct.go
+	r.verifier = &verify.Verifier{Target: t, Hooks: r.hooks, Dropped: cfg.Prepare.DropDB, Policy: r.retryPolicy(), Retries: &r.n.retries, Stderr: cfg.Stderr,
+		Distinct: r.distinctKeys} // distinct.go
 	r.content = r.newContent()
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion,
@@ -284,10 +285,10 @@ type run struct {
 	in     inputs         // what the inputs are and how far they were read
 	n      counters       // the reader's and the workers' counts
 
-	verifier    *verifier      // counts before and after, judges
-	content     *content       // content verification (content.go); nil when off
-	errs        *errorsFile    // ErrorsFile, when set
-	server      results.Server // the server's version, asked after Prepare
+	verifier    *verify.Verifier // counts before and after, judges (pkg/verify)
+	content     *content         // content verification (content.go); nil when off
+	errs        *errorsFile      // ErrorsFile, when set
+	server      results.Server   // the server's version, asked after Prepare
 	workers     []*workerStats
 	start       time.Time
 	interrupted bool
@@ -460,7 +461,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		if cfg.Verify {
 			// Count the tables the headers declare now; tables that only
 			// the data names (ILP) are counted before their first write.
-			if err := r.verifier.countBefore(ctx, tableNames(opts.Tables)); err != nil {
+			if err := r.verifier.CountBefore(ctx, tableNames(opts.Tables)); err != nil {
 				return err
 			}
 		}
@@ -840,7 +841,7 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		defer unrewrite(&undos, n)
 	}
 	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
-		err = r.verifier.countBefore(ctx, batchTables(b))
+		err = r.verifier.CountBefore(ctx, batchTables(b))
 	}
 	if err == nil {
 		err = r.overErrorLimit()
@@ -939,6 +940,11 @@ func (st *workerStats) record(b *load.Batch, ack load.Ack, lat time.Duration) {
 	if len(ack.Rejected) == 0 && len(st.rejects) < maxRejections {
 		st.rejects = append(st.rejects, fmt.Sprintf("%s: %d rows not acknowledged", b.Where(), b.Rows-acked))
 	}
+}
+
+// acked is what verification compares: the rows acknowledged.
+func (t totals) acked() verify.Acked {
+	return verify.Acked{Tables: t.tables, Rows: t.rows, Partial: t.partial}
 }
 
 // totals sums the workers' counters.
