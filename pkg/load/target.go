@@ -27,7 +27,10 @@ type Target interface {
 	// NewWriter opens the connection of one worker (0-based id).
 	NewWriter(ctx context.Context, worker int) (Writer, error)
 	// Count returns the number of rows in each named table, after waiting for
-	// whatever the server needs to make acknowledged rows visible.
+	// whatever the server needs to make acknowledged rows visible. It may be
+	// called while Writers write: verification counts each table before the
+	// load first writes to it, on the worker about to write, while other
+	// workers write to other tables.
 	Count(ctx context.Context, tables []string) (map[string]int64, error)
 	// Close releases what Prepare and Count opened.
 	Close() error

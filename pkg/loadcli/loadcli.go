@@ -206,7 +206,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr; when given, also the length of the results' periods (otherwise chosen from the load's length: 20 to 64 periods)"},
 		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runner.DefaultRetryTimeout, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
-		&cli.StringFlag{Name: FlagDBName, Value: "benchmark", Usage: "database name"},
+		&cli.StringFlag{Name: FlagDBName, Value: load.DefaultDatabase, Usage: "database name"},
 		&cli.BoolFlag{Name: FlagCreateDB, Value: true, Usage: "create the database and tables when missing"},
 		&cli.BoolFlag{Name: FlagAbortOnExist, Usage: "fail if the database (or a table) already exists"},
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
