@@ -190,7 +190,9 @@ func (t *tally) merge(o *tally) {
 }
 
 // newHist records latencies in microseconds, 1 µs to 1 h, 3 digits.
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3) }
+func newHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+}
 
 func summary(h *hdrhistogram.Histogram) results.LatencySummary {
 	if h.TotalCount() == 0 {
