@@ -125,4 +125,3 @@ func changeNewest(t *testing.T, path, m, f string) string {
 	}
 	return out
 }
-
