@@ -157,6 +157,9 @@ func (e *Evaluator) Answer() *Answer {
 		}
 		ans.Rows = append(ans.Rows, r)
 	}
+	if q.staged() {
+		ans.Rows = q.stages(ans.Rows)
+	}
 	ans.Sort()
 	if q.Limit > 0 && q.Bucket > 0 {
 		ans.Rows = NewestPerGroup(ans.Rows, q.Limit)

@@ -30,17 +30,67 @@ import (
 //   - lastpoint: every field of each host's newest row.
 //   - last-loc: the newest latitude and longitude of each truck of a
 //     random fleet; single-last-loc: of one random truck.
+//   - low-fuel, high-load: the trucks of a random fleet whose newest
+//     diagnostics row has fuel_state < 0.1, current_load/load_capacity >
+//     0.9 (Last per name and driver, then Having).
+//   - stationary-trucks: the trucks of a random fleet whose mean velocity
+//     in a random 10-minute window is below 1.
+//   - long-driving-sessions, long-daily-sessions: the trucks of a random
+//     fleet that drove (mean velocity above 1 in a 10-minute period) in
+//     more than 22 of the periods of a random 4-hour window, more than 60
+//     of a random 24-hour window (a Count rollup with a Having).
 //   - avg-vs-projected-fuel-consumption: per fleet, the mean
 //     fuel_consumption and mean nominal_fuel_consumption of the readings
 //     with velocity > 1.
+//   - avg-daily-driving-duration: per fleet, truck and driver, the mean of
+//     the hours driven per day (driven 10-minute periods over 6).
+//   - avg-load: per fleet and model, the mean over trucks of each truck's
+//     mean current_load, beside the mean load_capacity (fixed by the
+//     model, so their quotient is TSBS's load share).
+//   - daily-activity: per fleet, model and day, the 10-minute periods in
+//     which a truck's mean status was below 1, over 144 (TSBS counts the
+//     periods' rows; here each period counts once).
+//
+// avg-daily-driving-session and breakdown-frequency compare each 10-minute
+// period with the one before it (lag/lead), which a Query cannot state:
+// they are not in the catalogue.
 //
 // A host or truck subset larger than the dataset's scale is all of it
 // (TSBS refuses such a scale). Windows are whole seconds.
 
 // readings and diagnostics fields the iot types read.
 const (
-	rdTable = "readings"
+	rdTable   = "readings"
+	diagTable = "diagnostics"
 )
+
+// TSBS's iot windows and thresholds.
+const (
+	stationarySpan   = 10 * time.Minute
+	longDrivingSpan  = 4 * time.Hour
+	dailyDrivingSpan = 24 * time.Hour
+	// Driving: a truck whose mean velocity over 10 minutes is above 1.
+	drivingVelocity = 1
+	// long-driving-sessions: more than 22 of the 24 10-minute periods of 4
+	// hours driven (rested less than 20 minutes); long-daily-sessions: more
+	// than 60 of a day's 144 (drove more than 10 hours).
+	longDrivingPeriods = 22
+	longDailyPeriods   = 60
+	highLoad           = 0.9
+)
+
+var truckKeys = []string{"name", "driver"}
+
+func fleet(r *rand.Rand) []Match {
+	return []Match{{Tag: "fleet", Values: []string{Fleets[r.IntN(len(Fleets))]}}}
+}
+
+// drivenPeriods is the 10-minute periods of each truck of a fleet (or of
+// every truck with groups) whose mean velocity is above 1.
+func drivenPeriods(d *Dataset, s, e time.Time, where []Match, groups []string) *Query {
+	return &Query{Table: d.TablePrefix + rdTable, Start: s, End: e, Fields: []string{"velocity"}, Agg: Avg, Where: where,
+		GroupBy: groups, Bucket: 10 * time.Minute, Having: &Having{Field: "velocity", Value: drivingVelocity}}
+}
 
 // TSBS's time spans.
 const (
@@ -121,10 +171,57 @@ var tsbsIoTKinds = []Kind{
 			return &Query{Table: d.TablePrefix + rdTable, Start: s, End: e, Fields: []string{"latitude", "longitude"}, Agg: Last,
 				Where: []Match{{Tag: "name", Values: subset(d, r, 1, "truck_")}}, GroupBy: []string{"name"}}
 		}},
+	{Name: "low-fuel", Doc: "the trucks of a random fleet whose newest fuel_state is below 0.1 (by name and driver)",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			return &Query{Table: d.TablePrefix + diagTable, Start: s, End: e, Fields: []string{"fuel_state"}, Agg: Last, Where: fleet(r),
+				GroupBy: truckKeys, Having: &Having{Field: "fuel_state", Value: LowFuel, Below: true}}
+		}},
+	{Name: "high-load", Doc: "the trucks of a random fleet whose newest current_load is above 90% of their load_capacity",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			return &Query{Table: d.TablePrefix + diagTable, Start: s, End: e, Fields: []string{"current_load", "load_capacity"}, Agg: Last,
+				Where: fleet(r), GroupBy: truckKeys, Having: &Having{Field: "current_load", Over: "load_capacity", Value: highLoad}}
+		}},
+	{Name: "stationary-trucks", Span: stationarySpan, Doc: "the trucks of a random fleet whose mean velocity is below 1 in a random 10-minute window",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			return &Query{Table: d.TablePrefix + rdTable, Start: s, End: e, Fields: []string{"velocity"}, Agg: Avg, Where: fleet(r),
+				GroupBy: truckKeys, Having: &Having{Field: "velocity", Value: drivingVelocity, Below: true}}
+		}},
+	{Name: "long-driving-sessions", Span: longDrivingSpan,
+		Doc: "the trucks of a random fleet that drove (mean velocity above 1) in more than 22 of the 10-minute periods of a random 4-hour window",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			q := drivenPeriods(d, s, e, fleet(r), truckKeys)
+			q.Rollups = []Rollup{{Agg: Count, GroupBy: truckKeys, Having: &Having{Field: "count", Value: longDrivingPeriods}}}
+			return q
+		}},
+	{Name: "long-daily-sessions", Span: dailyDrivingSpan,
+		Doc: "the trucks of a random fleet that drove in more than 60 of the 10-minute periods of a random 24-hour window",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			q := drivenPeriods(d, s, e, fleet(r), truckKeys)
+			q.Rollups = []Rollup{{Agg: Count, GroupBy: truckKeys, Having: &Having{Field: "count", Value: longDailyPeriods}}}
+			return q
+		}},
 	{Name: "avg-vs-projected-fuel-consumption", Doc: "per fleet, mean fuel_consumption and nominal_fuel_consumption of the readings with velocity > 1",
 		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
 			return &Query{Table: d.TablePrefix + rdTable, Start: s, End: e, Fields: []string{"fuel_consumption", "nominal_fuel_consumption"},
 				Agg: Avg, GroupBy: []string{"fleet"}, Filter: &Threshold{Field: "velocity", Value: 1}}
+		}},
+	{Name: "avg-daily-driving-duration", Doc: "per fleet, truck and driver, the mean over days of the hours driven a day (10-minute periods with mean velocity above 1, over 6)",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			keys := []string{"fleet", "name", "driver"}
+			q := drivenPeriods(d, s, e, nil, keys)
+			q.Rollups = []Rollup{{Agg: Count, GroupBy: keys, Bucket: 24 * time.Hour, Scale: 1.0 / 6}, {Agg: Avg, GroupBy: keys}}
+			return q
+		}},
+	{Name: "avg-load", Doc: "per fleet and model, the mean over trucks of each truck's mean current_load, and the load_capacity (a model's)",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			return &Query{Table: d.TablePrefix + diagTable, Start: s, End: e, Fields: []string{"current_load", "load_capacity"}, Agg: Avg,
+				GroupBy: []string{"fleet", "model", "name"}, Rollups: []Rollup{{Agg: Avg, GroupBy: []string{"fleet", "model"}}}}
+		}},
+	{Name: "daily-activity", Doc: "per fleet, model and day, the share of the day's 10-minute periods trucks were active (mean status below 1), summed over trucks",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			return &Query{Table: d.TablePrefix + diagTable, Start: s, End: e, Fields: []string{"status"}, Agg: Avg,
+				GroupBy: []string{"fleet", "model", "name"}, Bucket: 10 * time.Minute, Having: &Having{Field: "status", Value: 1, Below: true},
+				Rollups: []Rollup{{Agg: Count, GroupBy: []string{"fleet", "model"}, Bucket: 24 * time.Hour, Scale: 1.0 / 144}}}
 		}},
 }
 

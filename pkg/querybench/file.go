@@ -129,6 +129,23 @@ type wireQuery struct {
 	GroupBy []string      `json:"group_by,omitempty"`
 	Bucket  time.Duration `json:"bucket_ns,omitempty"`
 	Limit   int           `json:"limit,omitempty"`
+	Having  *wireHaving   `json:"having,omitempty"`
+	Rollups []wireRollup  `json:"rollups,omitempty"`
+}
+
+type wireHaving struct {
+	Field string  `json:"field"`
+	Over  string  `json:"over,omitempty"`
+	Value float64 `json:"value"`
+	Below bool    `json:"below,omitempty"`
+}
+
+type wireRollup struct {
+	Agg     string        `json:"agg"`
+	GroupBy []string      `json:"group_by,omitempty"`
+	Bucket  time.Duration `json:"bucket_ns,omitempty"`
+	Scale   float64       `json:"scale,omitempty"`
+	Having  *wireHaving   `json:"having,omitempty"`
 }
 
 type wireMatch struct {
@@ -159,6 +176,11 @@ func (s *Set) Write(w io.Writer) error {
 		}
 		if f := q.Filter; f != nil {
 			wq.Filter = &wireFilter{Field: f.Field, Value: f.Value, Below: f.Below}
+		}
+		wq.Having = (*wireHaving)(q.Having)
+		for _, r := range q.Rollups {
+			wq.Rollups = append(wq.Rollups, wireRollup{Agg: r.Agg.String(), GroupBy: r.GroupBy, Bucket: r.Bucket, Scale: r.Scale,
+				Having: (*wireHaving)(r.Having)})
 		}
 		if err := enc.Encode(wq); err != nil {
 			return fmt.Errorf("query %s: %w", q.Name, err)
@@ -222,6 +244,14 @@ func strictUnmarshal(b []byte, v any) error {
 	return nil
 }
 
+func parseAgg(name, s string) (query.Agg, error) {
+	i := slices.IndexFunc(aggs, func(a query.Agg) bool { return a.String() == s })
+	if i < 0 {
+		return 0, fmt.Errorf("query %s: aggregate %q is not one of rows, max, min, avg, last, count", name, s)
+	}
+	return aggs[i], nil
+}
+
 func parseQuery(b []byte) (*query.Query, error) {
 	var wq wireQuery
 	if err := strictUnmarshal(b, &wq); err != nil {
@@ -229,11 +259,18 @@ func parseQuery(b []byte) (*query.Query, error) {
 	}
 	q := &query.Query{Name: wq.Name, Table: wq.Table, Start: wq.Start.UTC(), End: wq.End.UTC(), Fields: wq.Fields,
 		GroupBy: wq.GroupBy, Bucket: wq.Bucket, Limit: wq.Limit}
-	i := slices.IndexFunc(aggs, func(a query.Agg) bool { return a.String() == wq.Agg })
-	if i < 0 {
-		return nil, fmt.Errorf("query %s: aggregate %q is not one of rows, max, min, avg, last, count", wq.Name, wq.Agg)
+	var err error
+	if q.Agg, err = parseAgg(wq.Name, wq.Agg); err != nil {
+		return nil, err
 	}
-	q.Agg = aggs[i]
+	q.Having = (*query.Having)(wq.Having)
+	for _, r := range wq.Rollups {
+		agg, err := parseAgg(wq.Name, r.Agg)
+		if err != nil {
+			return nil, err
+		}
+		q.Rollups = append(q.Rollups, query.Rollup{Agg: agg, GroupBy: r.GroupBy, Bucket: r.Bucket, Scale: r.Scale, Having: (*query.Having)(r.Having)})
+	}
 	for _, m := range wq.Where {
 		q.Where = append(q.Where, query.Match(m))
 	}

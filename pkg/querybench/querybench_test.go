@@ -241,5 +241,13 @@ func ExampleGenerate() {
 	// Output:
 	// last-loc: last(latitude,longitude) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) fleet in (West) by name
 	// single-last-loc: last(latitude,longitude) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) name in (truck_1) by name
+	// low-fuel: last(fuel_state) from diagnostics [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) fleet in (South) by name,driver having fuel_state < 0.1
+	// high-load: last(current_load,load_capacity) from diagnostics [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) fleet in (North) by name,driver having current_load/load_capacity > 0.9
+	// stationary-trucks: avg(velocity) from readings [2016-01-01T16:40:08Z, 2016-01-01T16:50:08Z) fleet in (South) by name,driver having velocity < 1
+	// long-driving-sessions: avg(velocity) from readings [2016-01-01T18:49:45Z, 2016-01-01T22:49:45Z) fleet in (West) by name,driver every 10m0s having velocity > 1 then count by name,driver having count > 22
+	// long-daily-sessions: avg(velocity) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) fleet in (North) by name,driver every 10m0s having velocity > 1 then count by name,driver having count > 60
 	// avg-vs-projected-fuel-consumption: avg(fuel_consumption,nominal_fuel_consumption) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) velocity > 1 by fleet
+	// avg-daily-driving-duration: avg(velocity) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by fleet,name,driver every 10m0s having velocity > 1 then count by fleet,name,driver every 24h0m0s times 0.16666666666666666 then avg by fleet,name,driver
+	// avg-load: avg(current_load,load_capacity) from diagnostics [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by fleet,model,name then avg by fleet,model
+	// daily-activity: avg(status) from diagnostics [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by fleet,model,name every 10m0s having status < 1 then count by fleet,model every 24h0m0s times 0.006944444444444444
 }
