@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -284,4 +285,40 @@ func parseQuery(b []byte) (*query.Query, error) {
 		return nil, err
 	}
 	return q, nil
+}
+
+// WriteFile generates cfg's set and writes it to path (stdout when path
+// is "" or "-"); a file half written is removed.
+func WriteFile(cfg GenConfig, path string, stdout io.Writer) error {
+	set, err := Generate(cfg)
+	if err != nil {
+		return err
+	}
+	if path == "" || path == "-" {
+		return set.Write(stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := set.Write(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadFile reads the query set file at path.
+func ReadFile(path string) (*Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
 }
