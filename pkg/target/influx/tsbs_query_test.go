@@ -7,6 +7,7 @@ import (
 
 	"github.com/tsload/tsload/internal/querytest"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // TestTSBSQueriesV1 runs a query set of TSBS's catalogue against the real
@@ -36,4 +37,18 @@ func TestTSBSQueriesV2(t *testing.T) {
 		})
 		return tg, load.PrepareOptions{DBName: c.DBName, CreateDB: true, DropDB: true}
 	}, Unsupported: querytest.Staged}.RunTSBS(t, "b2")
+}
+
+// TestTSBSQueriesV3 is TestTSBSQueriesV1 on the real InfluxDB 3, in its
+// SQL (DataFusion's, as CnosDB's).
+func TestTSBSQueriesV3(t *testing.T) {
+	_, at := v3Real(t)
+	querytest.Suite{Loader: "load_influx", Upstream: at.url, New: func(t *testing.T, _ string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{at.url}, RequestTimeout: timeout}, Precision: "n", Token: at.token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return &v3Only{Target: tg}, load.PrepareOptions{DBName: at.db, CreateDB: true}
+	}}.RunTSBS(t, "b3")
 }
