@@ -19,6 +19,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/cliflag"
 	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
@@ -53,12 +54,12 @@ func run(ctx context.Context, args []string, stdout io.Writer, stderr io.Writer)
 	var cfg gen.Config
 	app := &cli.App{
 		Name:            "generate_data",
-		Usage:           "write seeded time-series benchmark data (ILP, CSV or PostgreSQL COPY binary)",
+		Usage:           "write seeded time-series benchmark data (ILP, CSV, PostgreSQL COPY binary or Parquet)",
 		Writer:          stderr,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		// one line on stderr for a bad flag, not the whole help
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return err },
+		OnUsageError: func(c *cli.Context, err error, _ bool) error { return cliflag.UsageError(err, c.App.Flags, "") },
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "use-case", Value: "cpu-only", Usage: "cpu-only, devops, iot or weather"},
 			&cli.StringFlag{Name: "format", Value: "ilp", Usage: "ilp, csv, pgcopy or parquet"},

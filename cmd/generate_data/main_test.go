@@ -39,7 +39,9 @@ func TestRunErrors(t *testing.T) {
 		{"repeat-changes alone", []string{"--seed", "1", "--repeat-changes"}, "--repeat-changes needs --repeat"},
 		{"argument", []string{"--seed", "1", "extra"}, "unexpected argument"},
 		{"not a number", []string{"--seed", "1", "--scale", "x"}, "invalid value"},
-		{"unknown flag", []string{"--seed", "1", "--bogus"}, "not defined"},
+		{"unknown flag", []string{"--seed", "1", "--bogus"}, "unknown flag --bogus (see --help)"},
+		{"misspelt flag", []string{"--seed", "1", "--flie", "x.ilp"}, "unknown flag --flie: did you mean --file? (see --help)"},
+		{"one-dash value error", []string{"--seed", "1", "--scale=x"}, "for flag --scale"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,5 +131,20 @@ func TestDisorderFile(t *testing.T) {
 	}
 	if d.Rows <= 2*360 || len(d.Fingerprint) != 1 || d.Fingerprint[0].Rows != d.Rows {
 		t.Errorf("%d rows (want more than the 720 without repeats), fingerprint %+v", d.Rows, d.Fingerprint)
+	}
+}
+
+// TestHelpNamesEveryFormat: --help's first line names every format
+// --format writes (it once left Parquet out).
+func TestHelpNamesEveryFormat(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"generate_data", "--help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(stderr.String(), "USAGE")
+	for _, f := range []string{"ILP", "CSV", "COPY", "Parquet"} {
+		if !strings.Contains(head, f) {
+			t.Errorf("--help's description lacks %s:\n%s", f, head)
+		}
 	}
 }

@@ -33,7 +33,7 @@ var settings = map[string]string{
 	"ProtocolVersion": flagProtocolVersion,
 }
 
-// pgNone as --pg sends the SQL over HTTP /exec.
+// pgNone as --pg sends the SQL over HTTP /exec, as no --pg does.
 const pgNone = "none"
 
 // httpFlags are load_questdb's HTTP flags: one --http-url instead of --urls,
@@ -61,7 +61,7 @@ func questdbFlags() []cli.Flag {
 		&cli.StringFlag{Name: flagConf, EnvVars: []string{"QDB_CLIENT_CONF"}, Usage: "QuestDB client configuration string instead of --transport/--http-url/--tcp-addr and the auth flags, e.g. \"http::addr=localhost:9000;username=admin;password=quest;auto_flush_rows=10000;\" (keys: addr, username, password, token, tls_verify, retry_timeout, request_timeout, request_min_throughput, auto_flush_rows, protocol_version)"},
 		&cli.StringFlag{Name: flagHTTPURL, EnvVars: []string{"TSLOAD_QUESTDB_HTTP"}, Usage: "HTTP endpoint: ILP/HTTP writes, and /exec queries with --pg none (default http://127.0.0.1:9000, or port 9000 of the --tcp-addr host)"},
 		&cli.StringFlag{Name: flagTCPAddr, EnvVars: []string{"TSLOAD_QUESTDB_ILP_TCP"}, Usage: "ILP/TCP host:port with --transport tcp (default 127.0.0.1:9009, or port 9009 of the --http-url host)"},
-		&cli.StringFlag{Name: flagPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL, counts and verification, on the server written to (default postgres://admin:quest@<that host>:8812/qdb); none: use HTTP /exec"},
+		&cli.StringFlag{Name: flagPG, EnvVars: []string{"TSLOAD_QUESTDB_PG"}, Usage: "PG-wire URL for DDL, counts and verification, on the server written to (default: none, the SQL goes to /exec of the HTTP endpoint the rows are written to)"},
 		&cli.Int64Flag{Name: flagMinThroughput, Value: questdb.DefaultMinThroughput, Usage: "bytes/s: the timeout grows by body size / this"},
 		&cli.BoolFlag{Name: flagDedup, Value: true, DisableDefaultText: true, Usage: "create tables with DEDUP UPSERT KEYS(timestamp, <tags>) so a re-sent request cannot duplicate rows (default true for http, false for tcp)"},
 		&cli.StringFlag{Name: flagUseCase, Usage: "create the tables of this use case up front (cpu-only, devops, iot, weather); otherwise use-case tables are created as the input names them"},
@@ -175,9 +175,10 @@ func applyConf(qc *questdb.Config, conf questdb.Conf, c *cli.Context, cfg runner
 }
 
 // fillEndpoints names one server: the endpoints not given (HTTP URL, ILP/TCP
-// address, PG-wire URL for pg "") are QuestDB's defaults on the host of the
-// one that is (the write endpoint first), else on 127.0.0.1. pg "none"
-// sends the SQL over HTTP /exec.
+// address) are QuestDB's defaults on the host of the one that is (the write
+// endpoint first), else on 127.0.0.1. Without a pg (or with "none") the SQL
+// goes to /exec of the HTTP URL: the very server the rows go to, where a
+// PG-wire default on another port could be another QuestDB on the host.
 func fillEndpoints(qc *questdb.Config, pg string) {
 	host := questdb.DefaultHost
 	if qc.Transport == questdb.TCP && qc.TCPAddr != "" {
@@ -191,12 +192,8 @@ func fillEndpoints(qc *questdb.Config, pg string) {
 	if qc.TCPAddr == "" && qc.Transport == questdb.TCP {
 		qc.TCPAddr = net.JoinHostPort(host, questdb.DefaultTCPPort)
 	}
-	switch pg {
-	case pgNone:
+	qc.PG = pg
+	if pg == pgNone {
 		qc.PG = ""
-	case "":
-		qc.PG = questdb.DefaultPG(host)
-	default:
-		qc.PG = pg
 	}
 }

@@ -25,8 +25,8 @@ func TestResumeDefaultFlags(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the loader")
 	}
-	httpURL, pg, prefix := questdbTables(t, "rsdef")
-	if httpURL != "http://127.0.0.1:9000" || pg != questdb.DefaultPG(questdb.DefaultHost) {
+	httpURL, _, prefix := questdbTables(t, "rsdef")
+	if httpURL != "http://"+questdb.DefaultHost+":"+questdb.DefaultHTTPPort {
 		t.Skip("the QuestDB under test is not at the default addresses")
 	}
 	prefix += "_"

@@ -38,8 +38,9 @@ func TestCLIErrors(t *testing.T) {
 }
 
 // TestEndpointsOneServer: the endpoints not given are on the host of the
-// one that is, so `--http-url http://db:9000` alone counts and verifies on
-// db, not on 127.0.0.1.
+// one that is, and the SQL goes to /exec of the HTTP URL unless --pg names
+// a PG-wire URL, so `--http-url http://db:9000` alone counts and verifies on
+// db's server at that port, not on 127.0.0.1 nor on db's port 8812.
 func TestEndpointsOneServer(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
@@ -48,15 +49,15 @@ func TestEndpointsOneServer(t *testing.T) {
 		url, tcp, wantPG string
 	}{
 		{"defaults", questdb.Config{Transport: questdb.HTTP}, "",
-			"http://127.0.0.1:9000", "", "postgres://admin:quest@127.0.0.1:8812/qdb"},
+			"http://127.0.0.1:9000", "", ""},
 		{"http url", questdb.Config{Transport: questdb.HTTP, URL: "https://db.example:9443"}, "",
-			"https://db.example:9443", "", "postgres://admin:quest@db.example:8812/qdb"},
+			"https://db.example:9443", "", ""},
 		{"http url ipv6", questdb.Config{Transport: questdb.HTTP, URL: "http://[2001:db8::1]:9000"}, "",
-			"http://[2001:db8::1]:9000", "", "postgres://admin:quest@[2001:db8::1]:8812/qdb"},
+			"http://[2001:db8::1]:9000", "", ""},
 		{"tcp addr", questdb.Config{Transport: questdb.TCP, TCPAddr: "db.example:9009"}, "",
-			"http://db.example:9000", "db.example:9009", "postgres://admin:quest@db.example:8812/qdb"},
+			"http://db.example:9000", "db.example:9009", ""},
 		{"tcp from http url", questdb.Config{Transport: questdb.TCP, URL: "http://db.example:9000"}, "",
-			"http://db.example:9000", "db.example:9009", "postgres://admin:quest@db.example:8812/qdb"},
+			"http://db.example:9000", "db.example:9009", ""},
 		{"pg given", questdb.Config{Transport: questdb.HTTP, URL: "http://db.example:9000"}, "postgres://u:p@db.example:5555/qdb",
 			"http://db.example:9000", "", "postgres://u:p@db.example:5555/qdb"},
 		{"pg none", questdb.Config{Transport: questdb.HTTP, URL: "http://db.example:9000"}, pgNone,

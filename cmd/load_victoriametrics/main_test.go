@@ -49,7 +49,7 @@ func TestMain_Refused(t *testing.T) {
 	}
 	loadtest.RefusedBatch(t, spec(), []string{"--urls", base, "--db-name", db},
 		func(i int) string { return line(i, fmt.Sprint(i)) }, line(57, "99999999999999999999"),
-		func(t testing.TB) int64 { n, _ := vmtest.Rows(t, base, db, "cpu_v"); return n }, "line 58", "value out of range")
+		func(t testing.TB) int64 { n, _ := vmtest.Rows(t, base, db, "cpu_v"); return n }, "line 58", "has no exact float64")
 }
 
 // TestCSV loads CSV into the real VictoriaMetrics as lines (owndatatest.CSVSuite).

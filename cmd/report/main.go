@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/cliflag"
 	"github.com/tsload/tsload/pkg/report"
 )
 
@@ -40,7 +41,7 @@ func files(c *cli.Context) ([]string, error) {
 
 // groupFlag is --group of table, bars and html; empty: report.DefaultGroup.
 var groupFlag = &cli.StringFlag{Name: "group",
-	Usage: "comma-separated keys that make a cell: target, server, api, batch_size, workers, gzip, dedup, request_timeout, loader, format, inputs, db_name, name (the results file name: one cell per run) (default: target, server and API, plus the settings that differ between the runs)"}
+	Usage: "comma-separated keys that make a cell: dataset, target, server, api, batch_size, workers, gzip, dedup, request_timeout, loader, format, inputs, db_name, name (the results file name: one cell per run) (default: target, server and API, plus the dataset and the settings that differ between the runs)"}
 
 // group parses --group (nil when not given: the default).
 func group(c *cli.Context) ([]string, error) {
@@ -90,14 +91,15 @@ func resultsCommand(name, usage string, flags []cli.Flag, run func(c *cli.Contex
 	return &cli.Command{Name: name, Usage: usage, ArgsUsage: "results.json...", Flags: flags, Action: action(run)}
 }
 
-// usageError answers a bad flag in one line, as the loaders do, instead of
-// the whole help.
+// usageError answers a bad flag in one line, as the loaders do
+// (cliflag.UsageError), instead of the whole help.
 func usageError(c *cli.Context, err error, _ bool) error {
-	name := "report"
+	name, flags := "report", c.App.Flags
 	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		name += " " + c.Command.Name
+		flags = c.Command.Flags
 	}
-	return fmt.Errorf("%w (see %s --help)", err, name)
+	return cliflag.UsageError(err, flags, name)
 }
 
 func newApp(stdout io.Writer) *cli.App {

@@ -35,7 +35,7 @@ func TestApp(t *testing.T) {
 		{append([]string{"report", "bars"}, compare...), "", "Required flag \"out\""},
 		// A misspelt command or flag: one line (it printed the whole help, and "tabel" exited 3).
 		{append([]string{"report", "tabel"}, compare...), "", `unknown command "tabel" (want table, plot, bars, html, merge; see report --help)`},
-		{append([]string{"report", "table", "--grup", "target"}, compare...), "", "flag provided but not defined: -grup (see report table --help)"},
+		{append([]string{"report", "table", "--grup", "target"}, compare...), "", "unknown flag --grup: did you mean --group? (see report table --help)"},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer

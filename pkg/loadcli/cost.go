@@ -5,12 +5,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/cost"
 )
 
 // costConfig maps the cost flags.
-func costConfig(c *cli.Context) (runner.CostConfig, error) {
-	cc := runner.CostConfig{
+func costConfig(c *cli.Context) (cost.Config, error) {
+	cc := cost.Config{
 		ServerPID:       c.Int(FlagServerPID),
 		ServerDataDir:   c.String(FlagServerDataDir),
 		FootprintSettle: c.Duration(FlagFootprintSettle),

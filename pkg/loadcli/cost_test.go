@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/cost"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
@@ -31,7 +32,7 @@ func TestCostFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := runner.CostConfig{ServerPID: 4321, ServerDataDir: "/srv/db", FootprintSettle: 15 * time.Second}
+	want := cost.Config{ServerPID: 4321, ServerDataDir: "/srv/db", FootprintSettle: 15 * time.Second}
 	if cfg.Cost != want {
 		t.Errorf("cost config %+v, want %+v", cfg.Cost, want)
 	}

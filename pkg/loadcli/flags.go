@@ -47,7 +47,7 @@ const (
 	FlagRequestTimeout                = "request-timeout"
 )
 
-// Flags of the cost measurement (runner.CostConfig).
+// Flags of the cost measurement (cost.Config).
 const (
 	FlagServerPID       = "server-pid"
 	FlagServerDataDir   = "server-data-dir"
@@ -60,7 +60,7 @@ const (
 	FlagDuration = "duration"
 )
 
-// Flags of an open-loop run (runner.Pace; docs/rate.md).
+// Flags of an open-loop run (pace.Pace; docs/rate.md).
 const (
 	FlagRate      = "rate"
 	FlagRateSteps = "rate-steps"
@@ -113,7 +113,7 @@ func mappingFlags() []cli.Flag {
 	}
 }
 
-// rateFlags are the flags of an open-loop run (runner.Pace; docs/rate.md).
+// rateFlags are the flags of an open-loop run (pace.Pace; docs/rate.md).
 func rateFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: FlagRate, Usage: "offer this many rows/s over all workers on a fixed schedule (open loop; k and M suffixes: 200k) and measure latency from each batch's due time too (default: closed loop, as fast as the server answers)"},

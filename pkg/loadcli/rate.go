@@ -9,12 +9,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/pace"
 )
 
 // paceConfig maps the rate flags.
-func paceConfig(c *cli.Context) (runner.Pace, error) {
-	var p runner.Pace
+func paceConfig(c *cli.Context) (pace.Pace, error) {
+	var p pace.Pace
 	var err error
 	if s := c.String(FlagRate); s != "" {
 		if p.Rate, err = parseRate(s); err != nil {
@@ -59,8 +59,8 @@ func parseRate(s string) (float64, error) {
 }
 
 // parseSteps reads START,STEP,EVERY[,MAX].
-func parseSteps(s string) (runner.Steps, error) {
-	var st runner.Steps
+func parseSteps(s string) (pace.Steps, error) {
+	var st pace.Steps
 	parts := strings.Split(s, ",")
 	if len(parts) != 3 && len(parts) != 4 {
 		return st, fmt.Errorf("want START,STEP,EVERY[,MAX] (e.g. 10k,10k,30s,200k), got %d fields", len(parts))
@@ -72,8 +72,8 @@ func parseSteps(s string) (runner.Steps, error) {
 	if st.Step, err = parseRate(parts[1]); err != nil {
 		return st, fmt.Errorf("STEP: %w", err)
 	}
-	if st.Every, err = time.ParseDuration(parts[2]); err != nil || st.Every < runner.MinStep {
-		return st, fmt.Errorf("EVERY: want a duration of at least %s (30s), got %q", runner.MinStep, parts[2])
+	if st.Every, err = time.ParseDuration(parts[2]); err != nil || st.Every < pace.MinStep {
+		return st, fmt.Errorf("EVERY: want a duration of at least %s (30s), got %q", pace.MinStep, parts[2])
 	}
 	if len(parts) == 4 {
 		if st.Max, err = parseRate(parts[3]); err != nil {
@@ -87,8 +87,8 @@ func parseSteps(s string) (runner.Steps, error) {
 }
 
 // parseSLO reads pQ=D (p99=100ms, p99.9=1s).
-func parseSLO(s string) (runner.SLO, error) {
-	var slo runner.SLO
+func parseSLO(s string) (pace.SLO, error) {
+	var slo pace.SLO
 	q, d, ok := strings.Cut(s, "=")
 	if !ok || !strings.HasPrefix(q, "p") {
 		return slo, fmt.Errorf("want pQ=D, e.g. p99=100ms")
@@ -101,5 +101,5 @@ func parseSLO(s string) (runner.SLO, error) {
 	if err != nil || b <= 0 {
 		return slo, fmt.Errorf("bound %q: want a positive duration (100ms)", d)
 	}
-	return runner.SLO{Quantile: v, Bound: b}, nil
+	return pace.SLO{Quantile: v, Bound: b}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -14,13 +15,13 @@ func TestRateFlags(t *testing.T) {
 	path := writeILP(t)
 	for _, tc := range []struct {
 		args []string
-		want runner.Pace
+		want pace.Pace
 	}{
-		{[]string{"--rate", "200k"}, runner.Pace{Rate: 200000}},
-		{[]string{"--rate", "1.5M", "--slo", "p99.9=250ms"}, runner.Pace{Rate: 1.5e6, SLO: runner.SLO{Quantile: 99.9, Bound: 250 * time.Millisecond}}},
+		{[]string{"--rate", "200k"}, pace.Pace{Rate: 200000}},
+		{[]string{"--rate", "1.5M", "--slo", "p99.9=250ms"}, pace.Pace{Rate: 1.5e6, SLO: pace.SLO{Quantile: 99.9, Bound: 250 * time.Millisecond}}},
 		{[]string{"--rate-steps", "10k,5000,30s,50k", "--slo", "p99=100ms"},
-			runner.Pace{Steps: runner.Steps{Start: 1e4, Step: 5000, Every: 30 * time.Second, Max: 5e4}, SLO: runner.SLO{Quantile: 99, Bound: 100 * time.Millisecond}}},
-		{[]string{"--rate-steps", "1000,1000,1s"}, runner.Pace{Steps: runner.Steps{Start: 1000, Step: 1000, Every: time.Second}}},
+			pace.Pace{Steps: pace.Steps{Start: 1e4, Step: 5000, Every: 30 * time.Second, Max: 5e4}, SLO: pace.SLO{Quantile: 99, Bound: 100 * time.Millisecond}}},
+		{[]string{"--rate-steps", "1000,1000,1s"}, pace.Pace{Steps: pace.Steps{Start: 1000, Step: 1000, Every: time.Second}}},
 	} {
 		var calls int
 		var cfg runner.Config
@@ -81,17 +82,17 @@ func FuzzRateFlags(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if v, err := parseRate(s); err == nil {
-			if err := (runner.Pace{Rate: v}).Validate(); err != nil {
+			if err := (pace.Pace{Rate: v}).Validate(); err != nil {
 				t.Fatalf("parseRate(%q) = %v, invalid: %v", s, v, err)
 			}
 		}
 		if st, err := parseSteps(s); err == nil {
-			if err := (runner.Pace{Steps: st}).Validate(); err != nil {
+			if err := (pace.Pace{Steps: st}).Validate(); err != nil {
 				t.Fatalf("parseSteps(%q) = %+v, invalid: %v", s, st, err)
 			}
 		}
 		if slo, err := parseSLO(s); err == nil {
-			if err := (runner.Pace{Rate: 1, SLO: slo}).Validate(); err != nil {
+			if err := (pace.Pace{Rate: 1, SLO: slo}).Validate(); err != nil {
 				t.Fatalf("parseSLO(%q) = %+v, invalid: %v", s, slo, err)
 			}
 		}

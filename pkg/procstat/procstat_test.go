@@ -206,3 +206,28 @@ func BenchmarkTree(b *testing.B) {
 		}
 	}
 }
+
+// TestSelfMicroseconds: the loader's own CPU time has getrusage's
+// resolution, so a little work measures more than nothing (/proc counts
+// ticks of 10 ms, and a short load measured 0): of a few samples, one at
+// least is not a whole number of ticks.
+func TestSelfMicroseconds(t *testing.T) {
+	var fs FS
+	if _, _, err := fs.Self(); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	x := uint64(1)
+	for n := 0; n < 20; n++ {
+		for i := 0; i < 1e5; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		cpu, _, err := fs.Self()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cpu%(time.Second/TicksPerSecond) != 0 {
+			return
+		}
+	}
+	t.Errorf("20 samples of Self's CPU time were whole ticks of 10 ms (%d): not getrusage's microseconds", x%2)
+}

@@ -196,13 +196,16 @@ func (k *CellCost) markText() string {
 }
 
 // markSign prefixes a marked bytes/row figure: "≥" for a lower bound, "*"
-// for a size that includes preallocated space.
+// for a size that includes preallocated space, "†" for the whole server's
+// storage.
 func (k *CellCost) markSign() string {
 	sign := ""
 	for _, m := range k.Marks {
 		switch m {
 		case results.MarkLowerBound:
 			sign += "≥"
+		case results.MarkWholeServer:
+			sign += "†"
 		default:
 			sign += "*"
 		}
@@ -226,7 +229,9 @@ func (t *Table) costNotes() []string {
 }
 
 // costLegend explains the cost columns.
-const costLegend = "MB on disk and bytes/row: the loaded tables' settled size by the database's own accounting (median across runs); server CPU-s/M rows and peak RSS: the server's process tree sampled from /proc during the load (a local server only; other clients' work on it counts too); loader CPU-s/M rows: the loader's own CPU."
+const costLegend = "MB on disk and bytes/row: the loaded tables' settled size by the database's own accounting (median across runs), " +
+	"unless marked (≥ " + results.MarkLowerBound + ", * " + results.MarkPreallocated + ", † " + results.MarkWholeServer + ": every database on the server, " +
+	"not comparable with a table's size); server CPU-s/M rows and peak RSS: the server's process tree sampled from /proc during the load (a local server only; other clients' work on it counts too); loader CPU-s/M rows: the loader's own CPU."
 
 // ServerSVG draws a run's server CPU (cores busy: CPU seconds over the
 // period's seconds, left axis) and RSS (MB at the period's end, right
@@ -315,9 +320,19 @@ func (c *Cell) noBar(m Metric) string {
 		return c.Status
 	case m == MetricBytesPerRow && (c.Cost == nil || c.Cost.FootprintRuns == 0):
 		return "not measured"
+	case m == MetricBytesPerRow && slices.Contains(c.Cost.Marks, results.MarkPreallocated):
+		// QuestDB allocates column files in append pages (16 MiB) and
+		// the file system holds them (fallocate: st_blocks is the same
+		// size), so a small load's bytes/row is many times a large one's:
+		// no bar beside the others' (the table keeps the figure).
+		return leftOutPreallocated
 	}
 	return ""
 }
+
+// leftOutPreallocated stands in the bytes/row chart for a size that
+// includes preallocated space.
+const leftOutPreallocated = "left out: " + results.MarkPreallocated
 
 // hasFootprint reports whether some cell measured a footprint.
 func (t *Table) hasFootprint() bool {

@@ -29,28 +29,7 @@ func DatasetText(r Run) string {
 		return unknown
 	}
 	d := r.Environment.Dataset
-	var head []string
-	if d.UseCase != "" {
-		head = append(head, d.UseCase)
-	}
-	if d.Scale > 0 {
-		head = append(head, "scale "+thousands(float64(d.Scale)))
-	}
-	if d.Seed != nil {
-		head = append(head, "seed "+strconv.FormatUint(*d.Seed, 10))
-	}
-	if span := timeSpan(d.Start, d.End); span != "" {
-		if d.Interval != "" {
-			span += " every " + d.Interval
-		}
-		head = append(head, span)
-	}
-	if d.Shard != "" {
-		head = append(head, "shard "+d.Shard)
-	}
-	if d.MaxRows > 0 {
-		head = append(head, "at most "+thousands(float64(d.MaxRows))+" rows")
-	}
+	head := datasetHead(d)
 	if len(head) == 0 && d.Format != "" {
 		head = append(head, d.Format+" input")
 	}
@@ -83,6 +62,34 @@ func DatasetText(r Run) string {
 		return unknown
 	}
 	return s
+}
+
+// datasetHead is what a dataset was generated from, in words: use case,
+// scale, seed, time range, shard, row cap.
+func datasetHead(d envinfo.Dataset) []string {
+	var head []string
+	if d.UseCase != "" {
+		head = append(head, d.UseCase)
+	}
+	if d.Scale > 0 {
+		head = append(head, "scale "+thousands(float64(d.Scale)))
+	}
+	if d.Seed != nil {
+		head = append(head, "seed "+strconv.FormatUint(*d.Seed, 10))
+	}
+	if span := timeSpan(d.Start, d.End); span != "" {
+		if d.Interval != "" {
+			span += " every " + d.Interval
+		}
+		head = append(head, span)
+	}
+	if d.Shard != "" {
+		head = append(head, "shard "+d.Shard)
+	}
+	if d.MaxRows > 0 {
+		head = append(head, "at most "+thousands(float64(d.MaxRows))+" rows")
+	}
+	return head
 }
 
 // timeSpan writes an RFC 3339 range compactly: "2016-01-01 00:00 to 04:00 UTC".

@@ -1,10 +1,13 @@
 package report
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // settingKeys are the settings that bear on a comparison between
@@ -55,15 +58,53 @@ func serverKey(r Run) string {
 	return strings.TrimSpace(serverNoise.ReplaceAllString(r.Environment.Server.Version, ""))
 }
 
+// datasetKey is a run's dataset as a group key: what it was generated from
+// (use case, scale, seed, time range, shard, row cap, disorder) and its
+// rows, or for an input without a description the rows read by a run
+// that read it all. The format and its bytes are left out: one dataset as
+// ILP and as pgcopy is one comparison. "" when not recorded.
+func datasetKey(r Run) string {
+	if r.Environment == nil {
+		return ""
+	}
+	d := r.Environment.Dataset
+	head := datasetHead(d)
+	if d.Disorder != nil {
+		head = append(head, fmt.Sprintf("disorder %+v", *d.Disorder))
+	}
+	if d.Source != "generate_data" && len(head) == 0 {
+		if r.Status != results.StatusOK || d.Rows == 0 {
+			return "" // rows read by a run that stopped are not the input's
+		}
+		return "input of " + thousands(float64(d.Rows)) + " rows"
+	}
+	s := strings.Join(head, ", ")
+	if d.Rows > 0 {
+		s += ": " + thousands(float64(d.Rows)) + " rows"
+	}
+	return s
+}
+
 // DefaultGroup is the grouping of `report table`, `report bars` and
-// `report html` when none is given: one cell per target, server version
-// and API (those that some run recorded), and per value of every
-// comparison setting (batch size, workers, gzip, dedup, request timeout)
-// that differs between runs of one target.
+// `report html` when none is given: one cell per dataset (when the runs
+// loaded more than one), target, server version and API (those that some
+// run recorded), and per value of every comparison setting (batch size,
+// workers, gzip, dedup, request timeout) that differs between runs of one
+// target.
 // Runs of different servers are never summarised together: the InfluxDB
-// 1.6.7 and 2.7.12 runs of one target name make two rows.
+// 1.6.7 and 2.7.12 runs of one target name make two rows. Nor are runs of
+// different datasets: 3,600 and 192,472 rows make two rows, not one median.
 func DefaultGroup(runs []Run) []string {
 	keys := []string{"target"}
+	datasets := map[string]bool{}
+	for _, r := range runs {
+		if k := datasetKey(r); k != "" {
+			datasets[k] = true
+		}
+	}
+	if len(datasets) > 1 {
+		keys = []string{"dataset", "target"}
+	}
 	for _, r := range runs {
 		if serverKey(r) != "" {
 			keys = append(keys, "server")
@@ -153,7 +194,7 @@ func Differs(runs []Run) []string {
 func fillUnrecorded(runs []Run, keys []string, values [][]string) {
 	for i, key := range keys {
 		switch key {
-		case "server", "api", "gzip", "dedup", "request_timeout":
+		case "dataset", "server", "api", "gzip", "dedup", "request_timeout":
 		default:
 			continue
 		}

@@ -186,7 +186,7 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 		p.Failures = append(p.Failures, c.Errors...)
 	}
 	p.Legend = tableLegend
-	p.Notes = t.retryNotes()
+	p.Notes = append(t.interferenceNotes(), t.retryNotes()...)
 	p.ShowServer = len(servers) > 1 && !slices.Contains(group, "server")
 	p.Differs = t.Differs
 

@@ -275,6 +275,7 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 	}
 	maxV, minRuns, maxRuns := 0.0, math.MaxInt, 0
 	var marked []string // the marks of the bars drawn
+	leftOut := false    // a preallocated size is not drawn
 	for i := range t.Cells {
 		c := &t.Cells[i]
 		s := c.RowsPerSec
@@ -285,7 +286,7 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 			s = c.bytesPerRow()
 		}
 		bars[gi[strings.Join(c.Key[1:], ", ")]][xi[c.Key[0]]] = &bar{c, s}
-		if c.OK() {
+		if c.OK() && c.noBar(m) == "" {
 			maxV = math.Max(maxV, s.Max)
 		}
 		minRuns, maxRuns = min(minRuns, len(c.Runs)), max(maxRuns, len(c.Runs))
@@ -363,6 +364,7 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 			bx := cx + (float64(g)-float64(len(groups))/2)*barW
 			mid := bx + barW/2
 			if why := b.cell.noBar(m); why != "" {
+				leftOut = leftOut || why == leftOutPreallocated
 				py := f.top + f.height - 4
 				fmt.Fprintf(&s.b, `<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="#c00000" transform="rotate(-90 %s %s)" class="status">%s</text>`+"\n",
 					num(mid+4), num(py), num(labelSize), num(mid+4), num(py), html.EscapeString(why))
@@ -392,12 +394,17 @@ func BarsSVG(t *Table, m Metric, context string) (string, error) {
 	if len(marked) > 0 {
 		// What a marked bar is, under the axis title.
 		var notes []string
-		for _, mk := range []string{results.MarkLowerBound, results.MarkPreallocated} {
+		for _, mk := range []string{results.MarkLowerBound, results.MarkPreallocated, results.MarkWholeServer} {
 			if slices.Contains(marked, mk) {
 				notes = append(notes, (&CellCost{Marks: []string{mk}}).markSign()+" "+mk)
 			}
 		}
 		s.text(chartPad, bottom+tickSize, tickSize, "start", ` class="note"`, "marked bars: "+strings.Join(notes, "; ")+" (not comparable as they are)")
+		bottom += tickSize * 1.8
+	}
+	if leftOut {
+		s.text(chartPad, bottom+tickSize, tickSize, "start", ` class="note"`,
+			"left out: sizes that include preallocated column pages (QuestDB: a table's files grow in 16 MiB pages; the table gives the size)")
 		bottom += tickSize * 1.8
 	}
 	return s.finish(bottom, title), nil

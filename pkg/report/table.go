@@ -24,6 +24,7 @@ var GroupKeys = map[string]string{
 	"name":       "run",
 	"server":     "server",
 	"api":        "API",
+	"dataset":    "dataset",
 	// Comparison settings (see settingKeys).
 	"gzip":            "gzip",
 	"dedup":           "dedup",
@@ -52,6 +53,8 @@ func keyValue(key string, r Run) string {
 		return serverKey(r)
 	case "api":
 		return apiOf(r)
+	case "dataset":
+		return datasetKey(r)
 	}
 	for _, st := range settingKeys {
 		if st.key == key && st.name != "" {
@@ -131,6 +134,11 @@ type Cell struct {
 	RetriedRuns     int // runs with at least one retry
 	// Cost is what the runs cost (nil when no run recorded costs).
 	Cost *CellCost
+	// InterferenceRuns is how many runs measured interference, Disturbed
+	// how many of them crossed the threshold, InterferenceMax the most
+	// other work (cores) a run measured.
+	InterferenceRuns, Disturbed int
+	InterferenceMax             float64
 }
 
 // Table is runs grouped into cells, sorted by key (numerically where the
@@ -232,6 +240,7 @@ func (c *Cell) compute() {
 	c.Retries = spreadOf(retries)
 	c.Failed = spreadOf(failed)
 	c.computeCost()
+	c.interferenceOf()
 }
 
 // OK reports whether every run of the cell succeeded.
@@ -390,6 +399,8 @@ var columnGroups = []columnGroup{
 		func(c *Cell) []string { return c.paceRow(thousands, true) }, func(c *Cell) []string { return c.paceRow(plain, false) }}},
 	{(*Table).hasQueries, [2][]string{queryColumns, csvQueryColumns}, [2]func(*Cell) []string{
 		func(c *Cell) []string { return c.queryRow(thousands) }, func(c *Cell) []string { return c.queryRow(plain) }}},
+	{(*Table).hasInterference, [2][]string{interferenceColumns, csvInterferenceColumns}, [2]func(*Cell) []string{
+		func(c *Cell) []string { return c.interferenceRow(mdForm) }, func(c *Cell) []string { return c.interferenceRow(csvForm) }}},
 }
 
 // columnSet is the column groups a table shows.
@@ -477,7 +488,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 // First, a "differs between runs" line per comparison setting that runs
 // of different targets did not share.
 func (t *Table) writeMDNotes(b *strings.Builder, cost bool, failures []string) {
-	if notes := t.retryNotes(); len(notes) > 0 {
+	if notes := append(t.interferenceNotes(), t.retryNotes()...); len(notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range notes {
 			b.WriteString("- " + mdEscape(n) + "\n")

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tsload/tsload/pkg/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -353,7 +355,26 @@ func TestFootprintNotAFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{">*120<", "marked bars: * includes preallocation"} {
+	// A preallocated size is no bar (the 13-40x the others).
+	for _, want := range []string{">left out: includes preallocation<", "left out: sizes that include preallocated column pages"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("bytes/row bars lack %q", want)
+		}
+	}
+	if strings.Contains(svg, ">*120<") {
+		t.Error("a preallocated size drawn as a bar")
+	}
+	// A lower bound is drawn, marked.
+	for i := range runs {
+		if fp := runs[i].Cost.Footprint; fp.Mark == results.MarkPreallocated {
+			fp.Mark = results.MarkLowerBound
+		}
+	}
+	svg, err = BarsSVG(Summarize(runs, []string{"target"}), MetricBytesPerRow, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">≥120<", "marked bars: ≥ lower bound"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("bytes/row bars lack %q", want)
 		}

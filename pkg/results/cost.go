@@ -6,6 +6,8 @@ type Cost struct {
 	Footprint *Footprint  `json:"footprint,omitempty"`
 	Server    *ServerCost `json:"server,omitempty"`
 	Loader    LoaderCost  `json:"loader"`
+	// Interference is what else ran on the machine meanwhile.
+	Interference *Interference `json:"interference,omitempty"`
 }
 
 // Footprint is the storage the loaded tables take.
@@ -104,4 +106,9 @@ const (
 	// MarkPreallocated: files are counted as allocated, pages not yet
 	// filled included.
 	MarkPreallocated = "includes preallocation"
+	// MarkWholeServer: the size is the whole server's storage (every
+	// database on it, data loaded before included), not the loaded
+	// tables' alone; it is the load's only on a server that holds nothing
+	// else.
+	MarkWholeServer = "whole server"
 )

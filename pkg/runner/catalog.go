@@ -141,7 +141,7 @@ func (r *run) checkCatalog(c *catalog) error {
 	if c == nil {
 		return nil
 	}
-	for i, in := range r.formats {
+	for i, in := range r.in.formats {
 		for _, t := range r.own.inputTables[i] {
 			ct := c.table(t.Name)
 			if ct == nil {

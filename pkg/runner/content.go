@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"sort"
@@ -114,7 +113,7 @@ func (r *run) query(name string, read *fingerprint.Read) fingerprint.Query {
 	q := fingerprint.Query{Table: name}
 	plain := strings.TrimPrefix(name, r.cfg.TablePrefix)
 	tb := r.cfg.Lookup(plain)
-	for _, t := range r.tables {
+	for _, t := range r.in.tables {
 		if t.Name == plain {
 			tb = t
 		}
@@ -187,7 +186,7 @@ func (c *content) fingerprintBefore(r *run) func(ctx context.Context, counts map
 func (c *content) ask(ctx context.Context, r *run, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	p := r.retryPolicy()
 	p.OnRetry = func(_ int, wait time.Duration, err error) {
-		r.retries.Add(1)
+		r.n.retries.Add(1)
 		fmt.Fprintf(r.cfg.Stderr, "retrying the content query in %s: %v\n", wait.Round(time.Millisecond), err)
 	}
 	var got map[string]*fingerprint.Table
@@ -320,29 +319,6 @@ func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*
 		return res, fmt.Errorf("verify FAILED: the database's content differs from what was loaded: %s", strings.Join(bad, "; "))
 	}
 	return res, nil
-}
-
-// writeContent prints the content verification's lines of the summary.
-func writeContent(w io.Writer, v *results.Verification) {
-	if v.Mode != "content" {
-		return
-	}
-	fields, notes := 0, 0
-	for _, c := range v.Content {
-		fields += c.Fields
-		notes += len(c.Notes)
-		for _, m := range c.Mismatches {
-			fmt.Fprintf(w, "verify content MISMATCH: %s\n", m)
-		}
-		for _, n := range c.Notes {
-			fmt.Fprintf(w, "verify content note: %s\n", n)
-		}
-	}
-	status := "OK"
-	if !v.OK {
-		status = "MISMATCH"
-	}
-	fmt.Fprintf(w, "verify content %s: %d tables, %d fields (rows, series, time range, per field count and sum)\n", status, len(v.Content), fields)
 }
 
 // verifyAll verifies the load: content fingerprints when asked for and

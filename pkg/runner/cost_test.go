@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/cost"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/procstat"
 	"github.com/tsload/tsload/pkg/results"
@@ -50,7 +50,7 @@ func TestCostFixedProc(t *testing.T) {
 	path, _ := ilpInput(t, 3000)
 	ct := &costTarget{fakeTarget: newFake(), addr: "127.0.0.1:5432", sizes: []int64{1000, 5000, 6000, 6000}}
 	cfg := baseConfig(path)
-	cfg.Cost = CostConfig{Proc: fixedProc, FootprintSettle: 5 * time.Second}
+	cfg.Cost = cost.Config{Proc: fixedProc, FootprintSettle: 5 * time.Second}
 	res, err := Run(context.Background(), cfg, ct)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestCostServerPID(t *testing.T) {
 	f.delay = 60 * time.Millisecond // 20 batches over 3 workers: about 0.4 s
 	cfg := baseConfig(path)
 	cfg.ReportingPeriod = 100 * time.Millisecond
-	cfg.Cost = CostConfig{ServerPID: pid}
+	cfg.Cost = cost.Config{ServerPID: pid}
 	var fsys procstat.FS
 	before, err := fsys.Tree(pid)
 	if err != nil {
@@ -201,48 +201,6 @@ func TestCostServerPID(t *testing.T) {
 		t.Errorf("loader %+v", l)
 	}
 }
-
-// BenchmarkCostSample is one sample of a server's tree, as the runner
-// takes it about once a second during a load: ns/op is then its cost per
-// second of loading, reported as a share of one core ("core%@1Hz"; the
-// loader itself keeps one or more cores busy). It samples the servers of
-// the project's start scripts that run here (PostgreSQL: a tree of
-// processes; QuestDB: one JVM with many threads), and this process.
-func BenchmarkCostSample(b *testing.B) {
-	if runtime.GOOS != "linux" {
-		b.Skip("/proc is Linux's")
-	}
-	var fsys procstat.FS
-	for _, srv := range []struct {
-		name string
-		port int
-	}{{"self", 0}, {"postgres", 5432}, {"questdb", 9000}, {"influxdb", 8086}, {"cnosdb", 8902}} {
-		pid := selfPID()
-		if srv.port > 0 {
-			var err error
-			if pid, err = fsys.ListeningPID(srv.port); err != nil {
-				continue
-			}
-		}
-		b.Run(srv.name, func(b *testing.B) {
-			r := &run{cfg: Config{Cost: CostConfig{ServerPID: pid}, DoLoad: true, ReportingPeriod: time.Hour}}
-			r.startCost()
-			defer r.stopCost()
-			if r.cost.notMeasured != "" {
-				b.Fatal(r.cost.notMeasured)
-			}
-			b.ReportAllocs()
-			t0 := time.Now()
-			for b.Loop() {
-				r.cost.sample(fsys)
-			}
-			b.ReportMetric(float64(time.Since(t0).Nanoseconds())/float64(b.N)/1e9*100, "core%@1Hz")
-			b.ReportMetric(float64(r.cost.procs), "procs")
-		})
-	}
-}
-
-func selfPID() int { return os.Getpid() }
 
 // flushTarget counts flushed files only: no size before FlushStorage.
 type flushTarget struct {

@@ -65,15 +65,15 @@ func (r *run) environment() *results.Environment {
 
 // datasetSeen is what loading saw of the inputs.
 func (r *run) datasetSeen() envinfo.Dataset {
-	d := envinfo.Dataset{Source: "input", Rows: r.rowsRead.Load(), Bytes: r.bytesRead.Load()}
-	if r.first != nil {
-		d.Format = r.first.Format().String()
+	d := envinfo.Dataset{Source: "input", Rows: r.n.rowsRead.Load(), Bytes: r.n.bytesRead.Load()}
+	if r.in.first != nil {
+		d.Format = r.in.first.Format().String()
 	}
-	if r.totalSize > 0 {
-		d.FileBytes = r.totalSize
+	if r.in.totalSize > 0 {
+		d.FileBytes = r.in.totalSize
 	}
 	gz, plain := 0, 0
-	for _, g := range r.inputGzip {
+	for _, g := range r.in.inputGzip {
 		if g {
 			gz++
 		} else {

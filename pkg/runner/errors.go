@@ -72,7 +72,7 @@ func (e *errorsFile) close() error {
 // onSkip counts a record skipped as malformed and writes it to the errors
 // file.
 func (r *run) onSkip(s split.Skipped) {
-	r.errorCount.Add(1)
+	r.n.errorCount.Add(1)
 	where := fmt.Sprintf("%s: line %d, byte offset %d", s.Source, s.Line, s.Offset)
 	switch {
 	case s.Line == 0 && s.Record > 0:
@@ -80,7 +80,7 @@ func (r *run) onSkip(s split.Skipped) {
 	case s.Line == 0:
 		where = s.Source
 	}
-	if strings.HasSuffix(s.Reason, split.NoValue) && r.noValueSaid.CompareAndSwap(false, true) {
+	if strings.HasSuffix(s.Reason, split.NoValue) && r.n.noValueSaid.CompareAndSwap(false, true) {
 		// Said once; the summary's skipped records count them all.
 		fmt.Fprintf(r.cfg.Stderr, "%s: %s (this and every other such row: counted in skipped records)\n", where, s.Reason)
 	}
@@ -96,7 +96,7 @@ func (r *run) onRefused(b *load.Batch, ack load.Ack) {
 	if acked == b.Rows {
 		return
 	}
-	r.errorCount.Add(int64(b.Rows - acked))
+	r.n.errorCount.Add(int64(b.Rows - acked))
 	if r.errs == nil {
 		return
 	}
@@ -140,7 +140,7 @@ func (r *run) overErrorLimit() error {
 	if !r.cfg.LimitErrors {
 		return nil
 	}
-	if n := r.errorCount.Load(); n > r.cfg.MaxErrors {
+	if n := r.n.errorCount.Load(); n > r.cfg.MaxErrors {
 		return fmt.Errorf("%w: %d records skipped or refused, more than the limit of %d", ErrTooManyErrors, n, r.cfg.MaxErrors)
 	}
 	return nil

@@ -33,8 +33,8 @@ import (
 // reader starts the second pass once every first-pass batch was scanned
 // (a barrier, once: the workers drain the queue, so for the time the last
 // batches of pass 1 take to be written the pipeline holds fewer batches).
-// A later pass's batch is rewritten by its worker into a buffer kept per
-// batch of the free-list before it is written and put back afterwards, as
+// A later pass's batch is rewritten by its worker into a buffer kept by
+// its job (job.go) before it is written and put back afterwards, as
 // the splitter made it (its Data may be the reader's zero-copy bytes);
 // only passes from the second pay that copy.
 type looper struct {
@@ -51,8 +51,7 @@ type looper struct {
 	ready   chan struct{}
 	span    int64
 	unit    string
-	stopped bool // reading stopped at the deadline
-	bufs    map[*load.Batch]*[]byte
+	stopped bool                  // reading stopped at the deadline
 	cols    map[*schema.Table]int // the time column of CSV and pgcopy tables
 }
 
@@ -89,7 +88,7 @@ func (r *run) newLooper() *looper {
 		return nil
 	}
 	l := &looper{replay: r.cfg.Loop, starts: []int64{1}, cut: -1, ready: make(chan struct{}),
-		lo: math.MaxInt64, hi: math.MinInt64, bufs: map[*load.Batch]*[]byte{}, cols: map[*schema.Table]int{}}
+		lo: math.MaxInt64, hi: math.MinInt64, cols: map[*schema.Table]int{}}
 	if r.cfg.Duration > 0 {
 		l.deadline, l.length = r.start.Add(r.cfg.Duration), r.cfg.Duration
 	}
@@ -109,7 +108,7 @@ func (l *looper) over() bool {
 
 // read splits the inputs into batches for the workers, pass after pass
 // with Config.Loop.
-func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *load.Batch) error {
+func (r *run) read(ctx context.Context, free chan *job, queues []chan *job) error {
 	var seq int64
 	for pass := 1; ; pass++ {
 		if err := r.readPass(ctx, pass, free, queues, &seq); err != nil {
@@ -125,7 +124,7 @@ func (r *run) read(ctx context.Context, free chan *load.Batch, queues []chan *lo
 // pass; after the first it waits until the span is known.
 func (r *run) nextPass(ctx context.Context, pass int, seq int64) (bool, error) {
 	l := r.loop
-	if l == nil || !l.replay || l.over() || r.pace.over() || r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit {
+	if l == nil || !l.replay || l.over() || r.pace.Over() || r.cfg.Limit > 0 && r.n.rowsRead.Load() >= r.cfg.Limit {
 		return false, nil
 	}
 	if pass == 1 {
@@ -179,18 +178,13 @@ func (l *looper) passOf(seq int64) int {
 // apply, on a worker, reads a first-pass batch's timestamps, or rewrites
 // a later pass's batch with its timestamps shifted; restore puts the
 // batch back as the splitter made it.
-func (l *looper) apply(b *load.Batch) (restore func(), err error) {
+func (l *looper) apply(b *load.Batch, buf *scratch) (restore func(), err error) {
 	if l == nil || !l.replay {
 		return func() {}, nil
 	}
 	l.mu.Lock()
 	pass := l.passOf(b.Seq)
 	col, err := l.timeColumn(b)
-	buf := l.bufs[b]
-	if buf == nil {
-		buf = new([]byte)
-		l.bufs[b] = buf
-	}
 	span := l.span
 	l.mu.Unlock()
 	if pass == 1 {
@@ -206,13 +200,13 @@ func (l *looper) apply(b *load.Batch) (restore func(), err error) {
 	var out []byte
 	switch b.Format {
 	case format.ILP:
-		out, err = ilp.AppendShifted((*buf)[:0], b.Data, delta)
+		out, err = ilp.AppendShifted(buf.data[:0], b.Data, delta)
 	case format.CSV:
-		out, err = csv.AppendShifted((*buf)[:0], b.Data, col, delta)
+		out, err = csv.AppendShifted(buf.data[:0], b.Data, col, delta)
 	default:
-		out, err = pgcopy.AppendShifted((*buf)[:0], b.Data, col, delta)
+		out, err = pgcopy.AppendShifted(buf.data[:0], b.Data, col, delta)
 	}
-	*buf = out
+	buf.data = out
 	if err != nil {
 		return func() {}, fmt.Errorf("pass %d: %w", pass, l.where(b, err))
 	}
@@ -306,23 +300,6 @@ func (l *looper) results(cfg Config, res *results.Results) {
 	if l.replay {
 		res.Loop.Passes, res.Loop.Span, res.Loop.Unit = len(l.starts), l.span, l.unit
 	}
-}
-
-// writeLoop is the summary's line of a long run.
-func writeLoop(w interface{ Write([]byte) (int, error) }, lp *results.Loop) {
-	if lp == nil {
-		return
-	}
-	s := "ran to the end of the input"
-	if lp.Stopped {
-		s = fmt.Sprintf("stopped reading at %s", time.Duration(lp.Duration*float64(time.Second)))
-	}
-	if lp.Replay {
-		s = fmt.Sprintf("loop: %d passes, each shifted by %d %s from the last; %s", lp.Passes, lp.Span, lp.Unit, s)
-	} else {
-		s = "duration: " + s
-	}
-	fmt.Fprintln(w, s)
 }
 
 // fraction is the progress bar's fraction done at el into the run, frac

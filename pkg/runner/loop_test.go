@@ -18,6 +18,7 @@ import (
 	"github.com/tsload/tsload/pkg/format/csv"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 )
 
 // loopInput writes an hour of cpu-only data (3 hosts every 10 s) in f.
@@ -210,7 +211,7 @@ func TestLoopComposes(t *testing.T) {
 	fk := newFake()
 	cfg := baseConfig(path)
 	cfg.BatchSize, cfg.Workers, cfg.HashWorkers = 200, 3, true
-	cfg.Pace = Pace{Rate: 50000}
+	cfg.Pace = pace.Pace{Rate: 50000}
 	cfg.Loop, cfg.Duration = true, time.Second // a pass is 40 ms: ample on a loaded machine
 	res, err := Run(context.Background(), cfg, fk)
 	if err != nil {
@@ -235,8 +236,8 @@ func TestLoopComposes(t *testing.T) {
 func TestLoopProgressBar(t *testing.T) {
 	var out strings.Builder
 	st := &workerStats{tables: map[string]int64{}, hist: newHistogram(), rows: 5000}
-	r := &run{cfg: Config{Stderr: &out, Loop: true, Duration: 40 * time.Second}, totalSize: 100, workers: []*workerStats{st}}
-	r.doneSize.Store(300) // three passes of the file
+	r := &run{cfg: Config{Stderr: &out, Loop: true, Duration: 40 * time.Second}, in: inputs{totalSize: 100}, workers: []*workerStats{st}}
+	r.in.doneSize.Store(300) // three passes of the file
 	r.start = time.Unix(100, 0)
 	r.loop = r.newLooper()
 	r.loop.starts = []int64{1, 10, 20}

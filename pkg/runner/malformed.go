@@ -70,16 +70,16 @@ func (r *run) checkAbandoned(chk *split.Checker, b *load.Batch) {
 // drainAbandoned checks (checkAbandoned) and gives back the batches left in
 // q once the run stopped. It does not wait: every batch cut before the one
 // that stopped the run is in a queue already.
-func (r *run) drainAbandoned(chk *split.Checker, q, free chan *load.Batch) {
+func (r *run) drainAbandoned(chk *split.Checker, q, free chan *job) {
 	for {
 		select {
-		case b, ok := <-q:
+		case j, ok := <-q:
 			if !ok {
 				return
 			}
-			r.checkAbandoned(chk, b)
-			b.Release()
-			free <- b
+			r.checkAbandoned(chk, &j.Batch)
+			j.Release()
+			free <- j
 		default:
 			return
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 )
 
 // cpuTime is the process's user and system CPU time so far.
@@ -22,57 +22,6 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// BenchmarkPace1MRowsPerSec is the pacing alone at 1M rows/s: each
-// iteration is one batch falling due, sent and acknowledged (the pacer's
-// hooks on the reader and the worker). Wall time per op is the schedule's
-// (batch/1e6 s); %cpu and cpu-ns/batch are what the pacing costs.
-func BenchmarkPace1MRowsPerSec(b *testing.B) {
-	for _, batch := range []int{100, 1000, 5000} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
-			st := &workerStats{tables: map[string]int64{}, hist: newHistogram()}
-			r := &run{cfg: Config{Pace: Pace{Rate: 1e6}, BatchSize: batch, Workers: 1}, workers: []*workerStats{st}}
-			r.start = time.Now()
-			p := r.newPacer()
-			bt := &load.Batch{Rows: batch}
-			ctx := context.Background()
-			b.ReportAllocs()
-			cpu0 := cpuTime(b)
-			b.ResetTimer()
-			for range b.N {
-				p.wait(ctx, bt)
-				p.taken(bt)
-				p.acked(st, bt, time.Millisecond)
-				p.done(bt)
-			}
-			b.StopTimer()
-			cpu := cpuTime(b) - cpu0
-			b.ReportMetric(100*cpu.Seconds()/b.Elapsed().Seconds(), "%cpu")
-			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/batch")
-			if late := time.Since(r.start) - p.sched.at(float64(p.cut)); late > 50*time.Millisecond {
-				b.Logf("the loop ended %s after the last batch's due time", late)
-			}
-		})
-	}
-	// The floor of any timer: a goroutine asleep 1 ms at a time, as
-	// batch=1000 is (the runtime's cost of waking).
-	b.Run("sleep-1ms", func(b *testing.B) {
-		cpu0 := cpuTime(b)
-		for range b.N {
-			time.Sleep(time.Millisecond)
-		}
-		cpu := cpuTime(b) - cpu0
-		b.ReportMetric(100*cpu.Seconds()/b.Elapsed().Seconds(), "%cpu")
-	})
-	// The baseline: the process asleep for as long, in one sleep (what
-	// the runtime and the benchmark cost without pacing).
-	b.Run("idle", func(b *testing.B) {
-		cpu0 := cpuTime(b)
-		time.Sleep(time.Duration(b.N) * time.Millisecond)
-		cpu := cpuTime(b) - cpu0
-		b.ReportMetric(100*cpu.Seconds()/b.Elapsed().Seconds(), "%cpu")
-	})
 }
 
 // ilpStream generates n ILP lines without a file.
@@ -108,7 +57,7 @@ func BenchmarkScheduleHolds(b *testing.B) {
 	}
 	for range b.N {
 		cfg := Config{Stdin: &ilpStream{n: int(secs * rate)}, BatchSize: 5000, Workers: 4, ReportingPeriod: time.Hour,
-			Stderr: io.Discard, Pace: Pace{Rate: rate}}
+			Stderr: io.Discard, Pace: pace.Pace{Rate: rate}}
 		cpu0 := cpuTime(b)
 		res, err := Run(context.Background(), cfg, nil)
 		if err != nil {

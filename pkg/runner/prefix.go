@@ -16,25 +16,19 @@ import (
 // per-table count the prefixed name) and puts the batch back as the
 // splitter made it afterwards. An ILP batch is sent zero-copy from the
 // reader's bytes; a prefix costs a copy of each batch into a buffer of
-// its own, kept per batch of the free-list, so only runs that ask pay.
+// its own, kept by the batch's job (job.go), so only runs that ask pay.
 type prefixer struct {
 	prefix string
 
 	mu     sync.Mutex
 	tables map[string]*schema.Table // prefixed copies, by the unprefixed table's name and columns (layoutKey: tables of one name may differ, the one created puts the time column first)
-	bufs   map[*load.Batch]*prefixBuf
-}
-
-type prefixBuf struct {
-	data   []byte
-	tables []load.TableRows
 }
 
 func newPrefixer(prefix string) *prefixer {
 	if prefix == "" {
 		return nil
 	}
-	return &prefixer{prefix: prefix, tables: map[string]*schema.Table{}, bufs: map[*load.Batch]*prefixBuf{}}
+	return &prefixer{prefix: prefix, tables: map[string]*schema.Table{}}
 }
 
 // table returns tb under the prefix (one copy per table).
@@ -64,19 +58,12 @@ func (p *prefixer) tableList(tables []*schema.Table) []*schema.Table {
 	return out
 }
 
-// apply rewrites b under the prefix and returns what puts it back; b's
-// Hold (the reader's memory) stays as it is until b is released.
-func (p *prefixer) apply(b *load.Batch) (restore func()) {
+// apply rewrites b under the prefix, into buf, and returns what puts it
+// back; b's Hold (the reader's memory) stays as it is until b is released.
+func (p *prefixer) apply(b *load.Batch, buf *scratch) (restore func()) {
 	if p == nil {
 		return func() {}
 	}
-	p.mu.Lock()
-	buf := p.bufs[b]
-	if buf == nil {
-		buf = &prefixBuf{}
-		p.bufs[b] = buf
-	}
-	p.mu.Unlock()
 	data, tables, table := b.Data, b.Tables, b.Table
 	if b.Format == format.ILP {
 		buf.data = ilp.AppendPrefixed(buf.data[:0], b.Data, p.prefix)

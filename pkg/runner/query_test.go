@@ -18,6 +18,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
 	"github.com/tsload/tsload/pkg/results"
 )
@@ -340,7 +341,7 @@ func TestQueriesPacedLag(t *testing.T) {
 	f := newQueryFake()
 	f.lag = 30 * time.Millisecond
 	cfg := queryConfig(path)
-	cfg.Pace = Pace{Rate: 20000}
+	cfg.Pace = pace.Pace{Rate: 20000}
 	cfg.QueryRate = 500
 	res, err := Run(context.Background(), cfg, f)
 	if err != nil {

@@ -8,7 +8,7 @@ import "github.com/tsload/tsload/pkg/load"
 // written again: a retry, a resumed load's re-send).
 type rewrite struct {
 	name  string
-	apply func(b *load.Batch) (undo func(), err error)
+	apply func(b *load.Batch, s *scratch) (undo func(), err error) // s: the job's memory for this rewrite
 }
 
 // maxRewrites bounds the list (workOne keeps the undos on its stack).
@@ -25,7 +25,7 @@ func (r *run) batchRewrites() []rewrite {
 		steps = append(steps, rewrite{"CSV as lines (tabular.go)", r.own.apply})
 	}
 	if r.prefix != nil {
-		steps = append(steps, rewrite{"table prefix (prefix.go)", func(b *load.Batch) (func(), error) { return r.prefix.apply(b), nil }})
+		steps = append(steps, rewrite{"table prefix (prefix.go)", func(b *load.Batch, s *scratch) (func(), error) { return r.prefix.apply(b, s), nil }})
 	}
 	if r.loop != nil {
 		steps = append(steps, rewrite{"loop passes' shifted timestamps (loop.go)", r.loop.apply})
@@ -35,9 +35,9 @@ func (r *run) batchRewrites() []rewrite {
 
 // rewrite applies the run's rewrites to b in order, up to the first that
 // fails, keeping what undoes each in undos; it returns how many to undo.
-func (r *run) rewrite(b *load.Batch, undos *[maxRewrites]func()) (n int, err error) {
-	for _, s := range r.rewrites {
-		undo, err := s.apply(b)
+func (r *run) rewrite(j *job, undos *[maxRewrites]func()) (n int, err error) {
+	for i, s := range r.rewrites {
+		undo, err := s.apply(&j.Batch, &j.scratch[i])
 		if undo != nil {
 			undos[n] = undo
 			n++

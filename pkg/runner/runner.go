@@ -30,10 +30,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tsload/tsload/pkg/cost"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
+	"github.com/tsload/tsload/pkg/report/summary"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
@@ -121,7 +124,7 @@ type Config struct {
 	// rates in Results.Serialization (see serializationOf).
 	SerializationPass bool
 	// Cost configures the footprint and server resource measurement.
-	Cost CostConfig
+	Cost cost.Config
 
 	// Resume continues the load this journal (ReadJournal) describes: the
 	// batches it has acknowledged are read and skipped, those in doubt
@@ -129,8 +132,8 @@ type Config struct {
 	// cannot settle batches in doubt, sending them again.
 	Resume           *Journal
 	AcceptDuplicates bool
-	// Pace makes the run open-loop: batches sent on a schedule (pace.go).
-	Pace Pace
+	// Pace makes the run open-loop: batches sent on a schedule (pkg/pace).
+	Pace pace.Pace
 	// Loop replays the inputs pass after pass, each pass's timestamps
 	// shifted past the last's; Duration stops reading at that age of the
 	// run (loop.go).
@@ -158,19 +161,19 @@ var (
 const maxRejections = 5
 
 func (c *Config) defaults() {
-	if c.BatchSize <= 0 {
+	if c.BatchSize == 0 {
 		c.BatchSize = load.DefaultBatchSize
 	}
-	if c.Workers <= 0 {
+	if c.Workers == 0 {
 		c.Workers = DefaultWorkers
 	}
-	if c.ReportingPeriod <= 0 {
+	if c.ReportingPeriod == 0 {
 		c.ReportingPeriod = DefaultReportingPeriod
 	}
-	if c.RetryTimeout <= 0 {
+	if c.RetryTimeout == 0 {
 		c.RetryTimeout = DefaultRetryTimeout
 	}
-	if c.Grace <= 0 {
+	if c.Grace == 0 {
 		c.Grace = DefaultGrace
 	}
 	if c.Stderr == nil {
@@ -197,14 +200,21 @@ var errInterrupted = errors.New("interrupted")
 // loaded: a malformed record, a batch the server refused, rows it rejected
 // (unless SkipInvalid), a failed verification, or an interrupt. It never
 // returns a nil *results.Results. Run does not Close t.
+//
+// A zero setting takes its default; one out of range (Validate) is an
+// error, as it is from the command line, before anything is read.
 func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, error) {
 	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return &results.Results{SchemaVersion: results.SchemaVersion, Loader: cfg.Loader, Target: cfg.Target,
+			Status: results.StatusFailed, Error: err.Error(), Errors: 1, Periods: []results.Period{}}, err
+	}
 	cfg.Prepare.TablePrefix = cfg.TablePrefix
 	r := &run{cfg: cfg, target: t, prefix: newPrefixer(cfg.TablePrefix)}
 	if t != nil {
 		r.hooks = t.Hooks()
 	}
-	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.retries, stderr: cfg.Stderr}
+	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.n.retries, stderr: cfg.Stderr}
 	r.verifier.distinct = r.distinctKeys // distinct.go
 	r.content = r.newContent()
 	r.res = &results.Results{
@@ -248,7 +258,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	r.continueHint() // continue.go
 	if noLoad != nil {
 		r.res.Serialization = serializationOf(noLoad, r.res)
-		writeSerialization(r.cfg.Stderr, r.res.Serialization)
+		summary.Serialization(r.cfg.Stderr, r.res.Serialization)
 	}
 	r.res.Environment = r.environment()
 	if cfg.ResultsFile != "" {
@@ -270,43 +280,56 @@ type run struct {
 	res    *results.Results
 	err    error
 	bad    firstMalformed // the earliest malformed record found (malformed.go)
+	in     inputs         // what the inputs are and how far they were read
+	n      counters       // the reader's and the workers' counts
 
-	first       *split.Splitter // the first input, opened to read its header
-	firstInput  *split.Input
-	tables      []*schema.Table
-	formats     []inputFormat  // every input's format, in order
 	verifier    *verifier      // counts before and after, judges
 	content     *content       // content verification (content.go); nil when off
 	errs        *errorsFile    // ErrorsFile, when set
-	errorCount  atomic.Int64   // records skipped or refused (LimitErrors)
-	noValueSaid atomic.Bool    // a row without a value was said skipped (onSkip)
-	inputGzip   []bool         // per input, whether it is gzip-compressed
 	server      results.Server // the server's version, asked after Prepare
-	totalSize   int64          // compressed size of all inputs (-1: unknown)
-	doneSize    atomic.Int64   // sizes of finished inputs
-	curInput    atomic.Pointer[split.Input]
-	rowsRead    atomic.Int64
+	workers     []*workerStats
+	start       time.Time
+	interrupted bool
+	started     bool
+	cost        cost.Meter   // what the load costs (pkg/cost)
+	prefix      *prefixer    // TablePrefix (nil: none)
+	jr          *journal     // the load's journal (resume.go), nil when not journaled
+	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
+	pace        *pace.Pacer  // the schedule of a paced run (pkg/pace); nil: closed loop
+	loop        *looper      // Loop and Duration (loop.go); nil: neither
+	rewrites    []rewrite    // of each batch, in order (rewrite.go)
+	obs         observers    // of each batch, in order (job.go)
+	own         *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	readStop    *stopper     // ends a wait for stdin (stdin.go)
+	queries     *queryLoad   // the queries beside the writers (query.go); nil: none
+}
+
+// inputs are the run's inputs: the first one opened to read its header,
+// the tables they declare, and how far they were read.
+type inputs struct {
+	first      *split.Splitter // the first input, opened to read its header
+	firstInput *split.Input
+	tables     []*schema.Table
+	formats    []inputFormat // every input's format, in order
+	inputGzip  []bool        // per input, whether it is gzip-compressed
+	totalSize  int64         // compressed size of all inputs (-1: unknown)
+	doneSize   atomic.Int64  // sizes of finished inputs
+	curInput   atomic.Pointer[split.Input]
+}
+
+// counters are the run's counts, shared by the reader, the workers and
+// the reporter.
+type counters struct {
+	rowsRead  atomic.Int64
+	bytesRead atomic.Int64
 	// capped counts the batches cut at split.DefaultMaxBatchBytes before
 	// BatchSize rows, and cappedRows is the most rows one of them held.
 	capped, cappedRows atomic.Int64
-	bytesRead          atomic.Int64
 	skipped            atomic.Int64
 	retries            atomic.Int64
 	failed             atomic.Int64 // batches that failed for good
-	workers            []*workerStats
-	start              time.Time
-	interrupted        bool
-	started            bool
-	cost               costState    // what the load costs (cost.go)
-	prefix             *prefixer    // TablePrefix (nil: none)
-	jr                 *journal     // the load's journal (resume.go), nil when not journaled
-	inDoubt            load.InDoubt // how the target settles batches in doubt (a resumed run)
-	pace               *pacer       // the schedule of a paced run (pace.go); nil: closed loop
-	loop               *looper      // Loop and Duration (loop.go); nil: neither
-	rewrites           []rewrite    // of each batch, in order (rewrite.go)
-	own                *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
-	readStop           *stopper     // ends a wait for stdin (stdin.go)
-	queries            *queryLoad   // the queries beside the writers (query.go); nil: none
+	errorCount         atomic.Int64 // records skipped or refused (LimitErrors)
+	noValueSaid        atomic.Bool  // a row without a value was said skipped (onSkip)
 }
 
 // inputFormat is the format of one input.
@@ -343,8 +366,8 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer func() {
-		if r.firstInput != nil {
-			r.firstInput.Close()
+		if r.in.firstInput != nil {
+			r.in.firstInput.Close()
 		}
 	}()
 	r.readStop = newStopper() // a read of stdin ends at a stop (stdin.go)
@@ -359,9 +382,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		}
 		return err
 	}
-	r.res.Format = r.first.InputFormat().String()
+	r.res.Format = r.in.first.InputFormat().String()
 	if r.errs != nil {
-		for _, in := range r.formats {
+		for _, in := range r.in.formats {
 			if in.format != format.ILP {
 				return fmt.Errorf("%s: %s input: the errors file takes ILP input only (a skipped %s record cannot be written back as a line)", in.source, in.format, in.format)
 			}
@@ -370,7 +393,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if cfg.DoLoad {
 		// Before Prepare: input the target cannot load must not cost the
 		// database anything (a --drop-db).
-		for _, in := range r.formats {
+		for _, in := range r.in.formats {
 			if err := Accepts(r.target, in.format); err != nil {
 				return fmt.Errorf("%s: %s input: %w", in.source, in.format, err)
 			}
@@ -390,7 +413,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
-		opts.Tables = r.prefix.tableList(r.own.tables(r, r.tables))
+		opts.Tables = r.prefix.tableList(r.own.tables(r, r.in.tables))
 		setup := time.Now()
 		if err := r.ping(ctx); err != nil {
 			return err
@@ -452,8 +475,8 @@ func (r *run) noteCapped(b *load.Batch) {
 	if b.Rows >= r.cfg.BatchSize || len(b.Data) < split.DefaultMaxBatchBytes {
 		return
 	}
-	r.capped.Add(1)
-	for n := r.cappedRows.Load(); int64(b.Rows) > n && !r.cappedRows.CompareAndSwap(n, int64(b.Rows)); n = r.cappedRows.Load() {
+	r.n.capped.Add(1)
+	for n := r.n.cappedRows.Load(); int64(b.Rows) > n && !r.n.cappedRows.CompareAndSwap(n, int64(b.Rows)); n = r.n.cappedRows.Load() {
 	}
 }
 
@@ -486,7 +509,7 @@ func (r *run) openInputs() error {
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	r.totalSize = 0
+	r.in.totalSize = 0
 	seen := map[string]bool{}
 	for i, path := range inputs {
 		in, err := r.openInput(path)
@@ -499,21 +522,21 @@ func (r *run) openInputs() error {
 			return err
 		}
 		r.own.noteInput(in.Source, sp)
-		r.inputGzip = append(r.inputGzip, in.Gzip)
-		if in.Size < 0 || r.totalSize < 0 {
-			r.totalSize = -1
+		r.in.inputGzip = append(r.in.inputGzip, in.Gzip)
+		if in.Size < 0 || r.in.totalSize < 0 {
+			r.in.totalSize = -1
 		} else {
-			r.totalSize += in.Size
+			r.in.totalSize += in.Size
 		}
 		for _, t := range sp.Tables() {
 			if !seen[t.Name] {
 				seen[t.Name] = true
-				r.tables = append(r.tables, t)
+				r.in.tables = append(r.in.tables, t)
 			}
 		}
-		r.formats = append(r.formats, inputFormat{source: in.Source, format: sp.Format()})
+		r.in.formats = append(r.in.formats, inputFormat{source: in.Source, format: sp.Format()})
 		if i == 0 {
-			r.first, r.firstInput = sp, in
+			r.in.first, r.in.firstInput = sp, in
 		} else {
 			in.Close()
 		}
@@ -552,24 +575,25 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		cancelWrites()
 	}()
 
-	free := make(chan *load.Batch, 3*nw)
+	free := make(chan *job, 3*nw)
 	for i := 0; i < 3*nw; i++ {
-		free <- new(load.Batch)
+		free <- new(job)
 	}
-	queues := make([]chan *load.Batch, 1)
+	queues := make([]chan *job, 1)
 	if cfg.HashWorkers {
-		queues = make([]chan *load.Batch, nw)
+		queues = make([]chan *job, nw)
 		for i := range queues {
-			queues[i] = make(chan *load.Batch, 2)
+			queues[i] = make(chan *job, 2)
 		}
 	} else {
-		queues[0] = make(chan *load.Batch, 2*nw)
+		queues[0] = make(chan *job, 2*nw)
 	}
 
 	r.start = time.Now()
-	r.pace = r.newPacer()
+	r.pace = pace.New(cfg.Pace, r.start, cfg.BatchSize, nw)
 	r.loop = r.newLooper()
 	r.rewrites = r.batchRewrites()
+	r.obs = r.batchObservers()
 	r.started = true
 	r.res.Start = r.start
 	stopReport := r.startReporter()
@@ -585,10 +609,10 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 		err := r.read(gctx, free, queues)
 		if err == nil {
 			readDone.Store(true)
-			r.pace.readDone()
+			r.pace.ReadDone()
 		}
 		if err != nil && gctx.Err() == nil {
-			r.failed.Add(1) // a malformed record or an unreadable input
+			r.n.failed.Add(1) // a malformed record or an unreadable input
 		}
 		return err
 	})
@@ -613,7 +637,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	if err == nil && ctx.Err() == nil {
 		// Every query type once over everything loaded (not in the load's
 		// time); over the whole input when every row of it was loaded.
-		r.queries.final(ctx, readDone.Load() && cfg.Limit == 0 && r.loop == nil && !r.pace.over())
+		r.queries.final(ctx, readDone.Load() && cfg.Limit == 0 && r.loop == nil && !r.pace.Over())
 	}
 	if ctx.Err() != nil && !(err == nil && readDone.Load()) {
 		// Stopped from outside (a signal): whatever the writers said while
@@ -640,7 +664,7 @@ func (r *run) finishTarget(ctx context.Context) error {
 	err := finish(ctx)
 	r.res.FinishSeconds = time.Since(t0).Seconds()
 	if err != nil {
-		r.failed.Add(1)
+		r.n.failed.Add(1)
 		return fmt.Errorf("finish (after the last batch): %w", err)
 	}
 	if d := time.Since(t0); d >= time.Second {
@@ -651,7 +675,7 @@ func (r *run) finishTarget(ctx context.Context) error {
 
 // readPass splits the inputs in order into batches for the workers (pass
 // 1, or a later one of a loop: read).
-func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, queues []chan *load.Batch, seq *int64) error {
+func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []chan *job, seq *int64) error {
 	inputs := r.cfg.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -660,7 +684,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, que
 		var sp *split.Splitter
 		var in *split.Input
 		if i == 0 && pass == 1 {
-			sp, in = r.first, r.firstInput
+			sp, in = r.in.first, r.in.firstInput
 		} else {
 			var err error
 			if in, err = r.openInput(path); err != nil {
@@ -672,11 +696,11 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, que
 				return err
 			}
 		}
-		r.curInput.Store(in)
+		r.in.curInput.Store(in)
 		r.jr.setInput(i)
 		err := r.readOne(ctx, sp, free, queues, seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
-		r.skipped.Add(sp.Skipped())
+		r.n.skipped.Add(sp.Skipped())
 		if err != nil {
 			if i > 0 || pass > 1 {
 				in.Close()
@@ -684,63 +708,65 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *load.Batch, que
 			return err
 		}
 		if in.Size > 0 {
-			r.doneSize.Add(in.Size)
+			r.in.doneSize.Add(in.Size)
 		}
-		r.curInput.Store(nil)
+		r.in.curInput.Store(nil)
 		if i > 0 || pass > 1 {
 			in.Close()
 		}
-		if r.cfg.Limit > 0 && r.rowsRead.Load() >= r.cfg.Limit || r.pace.over() || r.loop.over() {
+		if r.cfg.Limit > 0 && r.n.rowsRead.Load() >= r.cfg.Limit || r.pace.Over() || r.loop.over() {
 			break
 		}
 	}
 	return nil
 }
 
-func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.Batch, queues []chan *load.Batch, seq *int64) error {
+func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, queues []chan *job, seq *int64) error {
 	if r.cfg.Limit > 0 {
-		sp.SetLimit(r.cfg.Limit - r.rowsRead.Load())
+		sp.SetLimit(r.cfg.Limit - r.n.rowsRead.Load())
 	}
 	lastBytes := int64(0)
 	for {
 		if err := r.overErrorLimit(); err != nil { // lines the splitter skipped
 			return err
 		}
-		var b *load.Batch
+		var j *job
 		select {
-		case b = <-free:
+		case j = <-free:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		b := &j.Batch
 		part, err := sp.Next(b)
-		r.bytesRead.Add(sp.Bytes() - lastBytes)
+		r.n.bytesRead.Add(sp.Bytes() - lastBytes)
 		lastBytes = sp.Bytes()
 		if err == io.EOF {
-			free <- b
+			free <- j
 			return nil
 		}
 		if err != nil {
-			free <- b
+			free <- j
 			r.bad.note(*seq+1, err) // the workers may hold an earlier one (malformed.go)
 			return err
 		}
-		if stop, err := r.pace.wait(ctx, b); stop || err != nil { // a paced run: at its due time
+		var stop bool
+		if j.due, stop, err = r.pace.Wait(ctx, b.Rows); stop || err != nil { // a paced run: at its due time
 			b.Release()
-			free <- b
+			free <- j
 			return err
 		}
 		if r.loop.over() { // Duration: this batch is not sent
 			b.Release()
-			free <- b
+			free <- j
 			return nil
 		}
 		*seq++
 		b.Seq = *seq
-		r.rowsRead.Add(int64(b.Rows))
+		r.n.rowsRead.Add(int64(b.Rows))
 		r.noteCapped(b)
 		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
 			b.Release()
-			free <- b
+			free <- j
 			if err != nil {
 				return err
 			}
@@ -751,7 +777,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 			q = queues[part]
 		}
 		select {
-		case q <- b:
+		case q <- j:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -759,15 +785,15 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *load.B
 }
 
 // work writes the batches of queue q with writer w (nil: --do-load=false).
-func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *load.Batch, free chan *load.Batch) error {
+func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job, free chan *job) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
 	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
 	for {
-		var b *load.Batch
+		var j *job
 		var ok bool
 		select {
-		case b, ok = <-q:
+		case j, ok = <-q:
 			if !ok {
 				return nil
 			}
@@ -775,13 +801,13 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 			r.drainAbandoned(&chk, q, free) // malformed.go
 			return ctx.Err()
 		}
-		err := r.workOne(ctx, wctx, st, w, &chk, b)
-		if err == nil {
-			r.queries.written(b) // query.go: the acknowledged prefix
+		j.worker = id
+		err := r.workOne(ctx, wctx, st, w, &chk, j)
+		for _, done := range r.obs.done {
+			done(j, err)
 		}
-		b.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
-		r.pace.done(b)
-		free <- b
+		j.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
+		free <- j
 		if err != nil {
 			return err
 		}
@@ -790,23 +816,26 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *loa
 
 // workOne checks and writes batch b; after a stop (ctx done) it is
 // abandoned unwritten.
-func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, b *load.Batch) (err error) {
+func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer, chk *split.Checker, j *job) (err error) {
 	defer split.CatchFault(&err)
+	b := &j.Batch
 	if ctx.Err() != nil {
 		r.checkAbandoned(chk, b) // malformed.go: an earlier bad record than the one that stopped the run
 		return ctx.Err()
 	}
-	r.pace.taken(b)
+	for _, taken := range r.obs.taken {
+		taken(j)
+	}
 	skipped, err := chk.Check(b, r.cfg.SkipInvalid)
 	r.bad.note(b.Seq, err)
 	if skipped > 0 {
-		r.skipped.Add(int64(skipped))
-		r.rowsRead.Add(-int64(skipped))
+		r.n.skipped.Add(int64(skipped))
+		r.n.rowsRead.Add(-int64(skipped))
 	}
 	if err == nil {
 		var undos [maxRewrites]func()
 		var n int
-		n, err = r.rewrite(b, &undos) // rewrite.go: the run's ordered list
+		n, err = r.rewrite(j, &undos) // rewrite.go: the run's ordered list
 		defer unrewrite(&undos, n)
 	}
 	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
@@ -816,27 +845,30 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		err = r.overErrorLimit()
 	}
 	if err == nil && b.Rows > 0 {
-		err = r.write(ctx, wctx, st, w, b)
+		err = r.write(ctx, wctx, st, w, j)
 	}
 	if err == nil {
 		err = r.overErrorLimit()
 	}
 	if err != nil {
-		r.failed.Add(1)
+		r.n.failed.Add(1)
 	}
 	return err
 }
 
 // write sends one batch, retrying what the target marks retryable.
-func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b *load.Batch) error {
+func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, j *job) error {
+	b := &j.Batch
 	p := r.retryPolicy()
 	p.OnRetry = func(n int, wait time.Duration, err error) {
-		if all := r.retries.Add(1); all <= 10 || all%100 == 0 {
+		if all := r.n.retries.Add(1); all <= 10 || all%100 == 0 {
 			fmt.Fprintf(r.cfg.Stderr, "retrying %s in %s (retry %d of this batch, %d in all): %v\n",
 				b.Where(), wait.Round(time.Millisecond), n, all, err)
 		}
 	}
-	r.jr.sending(b)
+	for _, sending := range r.obs.sending {
+		sending(j)
+	}
 	err := p.Do(ctx, func(context.Context) error {
 		t0 := time.Now()
 		ack := load.Ack{Rows: b.Rows}
@@ -848,10 +880,9 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, b
 		}
 		lat := time.Since(t0)
 		st.record(b, ack, lat)
-		r.pace.acked(st, b, lat)
-		r.jr.acked(b, ack)
-		r.queries.partial(b, ack)
-		r.onRefused(b, ack)
+		for _, acked := range r.obs.acked {
+			acked(j, ack, lat)
+		}
 		return nil
 	})
 	var g *retry.GiveUpError
@@ -958,15 +989,15 @@ func (r *run) finish(ctx context.Context, err error) {
 	tot := r.totals(true)
 	res.Seconds = res.End.Sub(res.Start).Seconds()
 	res.Rows, res.Metrics, res.Batches = tot.rows, tot.metrics, tot.batches
-	res.Bytes = r.bytesRead.Load()
-	res.RowsRead = r.rowsRead.Load()
-	res.Retries = r.retries.Load()
-	if n := r.capped.Load(); n > 0 {
-		res.BatchesCapped, res.BatchSizeEffective = n, int(r.cappedRows.Load())
+	res.Bytes = r.n.bytesRead.Load()
+	res.RowsRead = r.n.rowsRead.Load()
+	res.Retries = r.n.retries.Load()
+	if n := r.n.capped.Load(); n > 0 {
+		res.BatchesCapped, res.BatchSizeEffective = n, int(r.n.cappedRows.Load())
 	}
 	res.RejectedRows = tot.rejected
-	res.SkippedRecords = r.skipped.Load()
-	res.Errors = r.failed.Load() + tot.rejected + res.SkippedRecords
+	res.SkippedRecords = r.n.skipped.Load()
+	res.Errors = r.n.failed.Load() + tot.rejected + res.SkippedRecords
 	if res.Seconds > 0 {
 		res.RowsPerSec = float64(res.Rows) / res.Seconds
 		res.MetricsPerSec = float64(res.Metrics) / res.Seconds
@@ -979,7 +1010,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	}
 	res.Latency = h.summary()
 	r.loop.results(r.cfg, res)
-	r.pace.results(r.cfg.Pace, res) // after the loop's: what ended a staircase
+	r.pace.Results(res) // after the loop's: what ended a staircase
 	if r.queries != nil {
 		var qerr error
 		res.Queries, qerr = r.queries.results()
@@ -994,7 +1025,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	r.footprintAfterLoad(ctx, tot, err)
 	if err == nil && r.cfg.DoLoad && r.cfg.Verify {
 		r.res.Verify, err = r.verifyAll(ctx, r.wholeLoad(tot))
-		res.Retries = r.retries.Load()
+		res.Retries = r.n.retries.Load()
 	}
 	if err == nil {
 		err = r.writeRead() // --do-load=false with content verification
@@ -1018,8 +1049,8 @@ func (r *run) finish(ctx context.Context, err error) {
 	r.finishCost(ctx)
 	r.err = err
 	r.describe(tot.tables)
-	writeSummary(r.cfg.Stderr, res, r.cfg.DoLoad)
-	writeWhere(r.cfg.Stderr, r.cfg.Target, res.Setup, r.server)
+	summary.Write(r.cfg.Stderr, res, summary.Options{DoLoad: r.cfg.DoLoad, MaxBatchBytes: split.DefaultMaxBatchBytes})
+	summary.Where(r.cfg.Stderr, r.cfg.Target, res.Setup, r.server)
 }
 
 // lockedWriter serialises writes from several goroutines.

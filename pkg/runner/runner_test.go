@@ -396,23 +396,6 @@ func TestStdinGzip(t *testing.T) {
 	}
 }
 
-func Example_writeSummary() {
-	res := &results.Results{
-		Status: results.StatusOK, Rows: 1000000, Metrics: 10000000, Batches: 200, Seconds: 2.5,
-		RowsPerSec: 400000, MetricsPerSec: 4000000, RowsRead: 1000000, Bytes: 123456789,
-		Latency: results.LatencySummary{Mean: 12.5, P50: 11, P90: 20.25, P99: 31, Max: 45.5},
-		Retries: 2,
-		Verify:  &results.Verification{OK: true, Expected: map[string]int64{"cpu": 1000000}, Actual: map[string]int64{"cpu": 1000000}, Seconds: 0.12},
-	}
-	writeSummary(os.Stdout, res, true)
-	// Output:
-	// loaded 1,000,000 rows (10,000,000 metrics) in 200 batches in 2.500s: ok
-	// mean rate: 400,000 rows/s, 4,000,000 metrics/s (1,000,000 rows read, 123.5 MB)
-	// batch latency ms: mean 12.50 p50 11.00 p90 20.25 p99 31.00 max 45.50
-	// retries 2, errors 0, rejected rows 0, skipped records 0
-	// verify OK in 0.12s: cpu 1000000/1000000
-}
-
 func BenchmarkRunNoLoad(b *testing.B) {
 	var raw bytes.Buffer
 	const n = 200_000
@@ -497,9 +480,9 @@ func TestVerifyRetriesCount(t *testing.T) {
 
 func TestProgressBar(t *testing.T) {
 	var out bytes.Buffer
-	r := &run{cfg: Config{Stderr: &out}, totalSize: 1000, workers: []*workerStats{{tables: map[string]int64{}, hist: newHistogram(), rows: 250000}}}
+	r := &run{cfg: Config{Stderr: &out}, in: inputs{totalSize: 1000}, workers: []*workerStats{{tables: map[string]int64{}, hist: newHistogram(), rows: 250000}}}
 	r.start = time.Unix(100, 0)
-	r.doneSize.Store(250)
+	r.in.doneSize.Store(250)
 	r.drawBar(time.Unix(110, 0))
 	want := "\r\033[K[=======                       ]  25% 250,000 rows of ~1,000,000, 25,000 rows/s, ETA 30s"
 	if out.String() != want {
@@ -653,5 +636,42 @@ func TestCappedBatchSizeIsReported(t *testing.T) {
 	out := cfg.Stderr.(*bytes.Buffer).String()
 	if !strings.Contains(out, "batch size: 2 batches were cut at 32 MiB before --batch-size 1,000,000,000 rows: at most ") {
 		t.Errorf("summary lacks the capped batch size:\n%s", out)
+	}
+}
+
+// A library caller's setting out of range is refused as the command line's
+// is, naming the field, before anything is read or prepared; a zero one
+// takes its default.
+func TestRunValidatesConfig(t *testing.T) {
+	path, _ := ilpInput(t, 100)
+	for _, tc := range []struct {
+		set   func(*Config)
+		field string
+	}{
+		{func(c *Config) { c.BatchSize = -1 }, "BatchSize"},
+		{func(c *Config) { c.Workers = -2 }, "Workers"},
+		{func(c *Config) { c.ReportingPeriod = -time.Second }, "ReportingPeriod"},
+		{func(c *Config) { c.RetryTimeout = -time.Second }, "RetryTimeout"},
+		{func(c *Config) { c.Grace = -time.Second }, "Grace"},
+		{func(c *Config) { c.Limit = -5 }, "Limit"},
+	} {
+		f := newFake()
+		cfg := baseConfig(path)
+		tc.set(&cfg)
+		res, err := Run(context.Background(), cfg, f)
+		var se *load.SettingError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: err %v, want a setting error naming it", tc.field, err)
+			continue
+		}
+		if res == nil || res.Status != results.StatusFailed || res.RowsRead != 0 || f.prepared != nil {
+			t.Errorf("%s: results %+v, prepared %v: the run went on", tc.field, res, f.prepared)
+		}
+	}
+	cfg := baseConfig(path)
+	cfg.BatchSize, cfg.Workers = 0, 0
+	res, err := Run(context.Background(), cfg, newFake())
+	if err != nil || res.BatchSize != load.DefaultBatchSize || res.Workers != DefaultWorkers {
+		t.Fatalf("zero settings: %v, batch size %d, workers %d: want the defaults", err, res.BatchSize, res.Workers)
 	}
 }

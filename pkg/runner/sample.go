@@ -34,7 +34,7 @@ type sampled struct {
 // from a second opening of it; nil for stdin, which cannot be read twice.
 // release gives back what it holds.
 func (r *run) firstBatch(i int) (b *load.Batch, release func(), err error) {
-	path := r.formats[i].source
+	path := r.in.formats[i].source
 	if len(r.cfg.Inputs) == 0 || path == "stdin" {
 		return nil, func() {}, nil
 	}

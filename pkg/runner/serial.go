@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/results"
 )
 
@@ -29,8 +30,8 @@ func serializationPass(ctx context.Context, cfg Config, t load.Target) (*results
 	pass := cfg
 	pass.DoLoad, pass.Verify, pass.SerializationPass, pass.Progress = false, false, false, false
 	pass.ResultsFile = ""
-	pass.Pace = Pace{} // serialising alone runs flat out
-	pass.QueryRate = 0 // no database to query
+	pass.Pace = pace.Pace{} // serialising alone runs flat out
+	pass.QueryRate = 0      // no database to query
 	// One pass of the files: a rate, not a second long run.
 	pass.Loop, pass.Duration = false, 0
 	pass.Stderr = io.Discard
@@ -63,10 +64,4 @@ func frac(a, b int64) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
-}
-
-// writeSerialization prints s in the shape of the pandas benchmark.
-func writeSerialization(w io.Writer, s *results.Serialization) {
-	fmt.Fprintf(w, "serialized: %12.0f rows/s %10.2f MiB/s  (read and split only, no database)\n", s.SerializedRowsPerSec, s.SerializedMiBPerSec)
-	fmt.Fprintf(w, "sent:       %12.0f rows/s %10.2f MiB/s  (acknowledged by the server)\n", s.SentRowsPerSec, s.SentMiBPerSec)
 }

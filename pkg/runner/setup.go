@@ -1,11 +1,6 @@
 package runner
 
 import (
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-
 	"github.com/tsload/tsload/pkg/redact"
 	"github.com/tsload/tsload/pkg/results"
 )
@@ -67,47 +62,4 @@ func (r *run) describe(tables map[string]int64) {
 			r.res.Flags[k] = v
 		}
 	}
-}
-
-// writeWhere prints where the load went: the server's address, database
-// and tables, and the server's version.
-func writeWhere(w io.Writer, target string, s *results.Setup, server results.Server) {
-	if s == nil {
-		return
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "into %s", target)
-	if s.URL != "" {
-		fmt.Fprintf(&b, " at %s", s.URL)
-	}
-	if s.API != "" {
-		fmt.Fprintf(&b, " (%s)", s.API)
-	}
-	if s.Database != "" {
-		fmt.Fprintf(&b, ", database %s", s.Database)
-	}
-	if len(s.Tables) > 0 {
-		names := make([]string, len(s.Tables))
-		for i, t := range s.Tables {
-			names[i] = t.Name
-		}
-		sort.Strings(names)
-		fmt.Fprintf(&b, ", tables %s", strings.Join(names, ", "))
-	}
-	switch {
-	case server.Version != "":
-		fmt.Fprintf(&b, "; server %s", server.Version)
-	case server.Error != "":
-		fmt.Fprintf(&b, "; server version unknown (%s)", server.Error)
-	}
-	if len(s.Settings) > 0 {
-		b.WriteString("; ")
-		for i, k := range sortedKeys(s.Settings) {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s %v", k, s.Settings[k])
-		}
-	}
-	fmt.Fprintln(w, b.String())
 }

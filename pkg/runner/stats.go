@@ -12,48 +12,32 @@ import (
 	"strings"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/tsload/tsload/pkg/latency"
+	"github.com/tsload/tsload/pkg/report/summary"
 	"github.com/tsload/tsload/pkg/results"
-	"github.com/tsload/tsload/pkg/split"
 )
 
-// histogram records batch latencies in microseconds, 1µs to 1h, 3 digits.
-type histogram struct{ h *hdrhistogram.Histogram }
+// histogram is a latency.Histogram under the names the engine's files use.
+type histogram struct{ *latency.Histogram }
 
-func newHistogram() *histogram {
-	return &histogram{hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)}
-}
+func newHistogram() *histogram { return &histogram{latency.New()} }
 
-func (h *histogram) record(d time.Duration) {
-	us := max(int64(d/time.Microsecond), 1)
-	if err := h.h.RecordValue(us); err != nil {
-		h.h.RecordValue(h.h.HighestTrackableValue())
-	}
-}
+func (h *histogram) record(d time.Duration) { h.Record(d) }
 
-func (h *histogram) merge(o *histogram) { h.h.Merge(o.h) }
+func (h *histogram) merge(o *histogram) { h.Merge(o.Histogram) }
 
-func (h *histogram) summary() results.LatencySummary {
-	if h.h.TotalCount() == 0 {
-		return results.LatencySummary{}
-	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	return results.LatencySummary{
-		Mean: h.h.Mean() / 1000,
-		P50:  ms(h.h.ValueAtQuantile(50)),
-		P90:  ms(h.h.ValueAtQuantile(90)),
-		P99:  ms(h.h.ValueAtQuantile(99)),
-		Max:  ms(h.h.Max()),
-	}
-}
+func (h *histogram) summary() results.LatencySummary { return h.Summary() }
 
 // startReporter prints a line per reporting period (or redraws a progress
 // bar every second when cfg.Progress) until the returned func is called.
 func (r *run) startReporter() (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
-	r.startCost()
+	var addr string
+	if r.target != nil {
+		addr = r.target.ServerAddr()
+	}
+	r.cost.Start(r.cfg.Cost, r.cfg.DoLoad, addr, r.cfg.ReportingPeriod)
 	every, auto := r.recordEvery() // periods.go
 	r.res.PeriodSeconds, r.res.PeriodsAuto = every.Seconds(), auto
 	go func() {
@@ -66,7 +50,7 @@ func (r *run) startReporter() (stop func()) {
 			defer t.Stop()
 			printTick = t.C
 		}
-		stepEnds, stopSteps := r.pace.stepTicker()
+		stepEnds, stopSteps := r.pace.StepTicker()
 		defer stopSteps()
 		var bar <-chan time.Time
 		if r.cfg.Progress {
@@ -98,7 +82,7 @@ func (r *run) startReporter() (stop func()) {
 						r.res.PeriodSeconds = every.Seconds()
 					}
 				} else if !r.cfg.Progress {
-					r.printPeriod(p.At, p.RowsPerSec, p.MetricsPerSec, tot, paceLine(p.Pace))
+					r.printPeriod(p.At, p.RowsPerSec, p.MetricsPerSec, tot, summary.PeriodPace(p.Pace))
 				}
 			case now := <-printTick:
 				tot := r.totals(false)
@@ -109,14 +93,14 @@ func (r *run) startReporter() (stop func()) {
 			case now := <-bar:
 				r.drawBar(now)
 			case now := <-stepEnds:
-				r.pace.stepSample(now, r.totals(false).rows)
+				r.pace.StepSample(now, r.totals(false).rows)
 			}
 		}
 	}()
 	return func() {
 		close(done)
 		<-finished
-		r.stopCost()
+		r.cost.Stop()
 	}
 }
 
@@ -137,8 +121,8 @@ func (r *run) period(now, last time.Time, lastTot totals) (results.Period, total
 		Metrics:   tot.metrics - lastTot.metrics,
 		Batches:   tot.batches - lastTot.batches,
 		TotalRows: tot.rows,
-		Server:    r.costPeriod(),
-		Pace:      r.pace.period(now, last),
+		Server:    r.cost.Period(),
+		Pace:      r.pace.Period(now, last),
 		Pass:      r.loop.pass(),
 		Queries:   r.queries.periodCounts(), // query.go
 	}
@@ -157,12 +141,12 @@ func (r *run) drawBar(now time.Time) {
 	el := now.Sub(r.start).Seconds()
 	rps := float64(tot.rows) / el
 	frac := -1.0
-	if r.totalSize > 0 {
-		read := r.doneSize.Load()
-		if in := r.curInput.Load(); in != nil {
+	if r.in.totalSize > 0 {
+		read := r.in.doneSize.Load()
+		if in := r.in.curInput.Load(); in != nil {
 			read += in.CompressedRead()
 		}
-		frac = min(float64(read)/float64(r.totalSize), 1)
+		frac = min(float64(read)/float64(r.in.totalSize), 1)
 	}
 	frac = r.loop.fraction(now.Sub(r.start), frac) // Loop, Duration (loop.go)
 	const width = 30
@@ -180,7 +164,7 @@ func (r *run) drawBar(now time.Time) {
 	fmt.Fprintf(&b, ", %s rows/s", rate(rps))
 	b.WriteString(r.loop.barPass())
 	if r.pace != nil { // a paced run: how far behind the schedule
-		n, lag := r.pace.backlog(now)
+		n, lag := r.pace.Backlog(now)
 		fmt.Fprintf(&b, ", backlog %s rows (lag %s)", count(n), lag.Round(time.Millisecond))
 	}
 	if frac > 0.001 {
@@ -190,83 +174,9 @@ func (r *run) drawBar(now time.Time) {
 	io.WriteString(r.cfg.Stderr, b.String())
 }
 
-// rate formats a per-second rate with thousands separators.
-func rate(v float64) string { return count(int64(v + 0.5)) }
-
-// count formats an integer with thousands separators.
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// writeSummary prints the end-of-run summary of res; the rows of a run that
-// did not load (DoLoad false) were "read", not "loaded".
-func writeSummary(w io.Writer, res *results.Results, doLoad bool) {
-	verb := "loaded"
-	if !doLoad {
-		verb = "read"
-	}
-	fmt.Fprintf(w, "%s %s rows (%s metrics) in %s batches in %.3fs: %s\n",
-		verb, count(res.Rows), count(res.Metrics), count(res.Batches), res.Seconds, res.Status)
-	fmt.Fprintf(w, "mean rate: %s rows/s, %s metrics/s (%s rows read, %.1f MB)\n",
-		rate(res.RowsPerSec), rate(res.MetricsPerSec), count(res.RowsRead), float64(res.Bytes)/1e6)
-	if res.SetupSeconds > 0 || res.FinishSeconds > 0 {
-		fmt.Fprintf(w, "set-up %.3fs before the load (not in its time); finish %.3fs after the last batch (in its time)\n",
-			res.SetupSeconds, res.FinishSeconds)
-	}
-	if len(res.TargetReport) > 0 {
-		fmt.Fprint(w, "target:")
-		for _, k := range sortedKeys(res.TargetReport) {
-			if v := res.TargetReport[k]; v == float64(int64(v)) {
-				fmt.Fprintf(w, " %s %d", k, int64(v))
-			} else {
-				fmt.Fprintf(w, " %s %.3f", k, v)
-			}
-		}
-		fmt.Fprintln(w)
-	}
-	if res.BatchesCapped > 0 {
-		fmt.Fprintf(w, "batch size: %s batches were cut at %d MiB before --batch-size %s rows: at most %s rows per batch (batch_size_effective in the results)\n",
-			count(res.BatchesCapped), split.DefaultMaxBatchBytes>>20, count(int64(res.BatchSize)), count(int64(res.BatchSizeEffective)))
-	}
-	l := res.Latency
-	fmt.Fprintf(w, "batch latency ms: mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
-	writePace(w, res.Pace)
-	writeLoop(w, res.Loop)
-	writeQueries(w, res.Queries)
-	fmt.Fprintf(w, "retries %d, errors %d, rejected rows %d, skipped records %d\n",
-		res.Retries, res.Errors, res.RejectedRows, res.SkippedRecords)
-	writeCost(w, res.Cost)
-	if v := res.Verify; v != nil && len(v.Actual) == 0 && v.Note != "" {
-		fmt.Fprintf(w, "verify FAILED: %s\n", v.Note)
-	} else if v != nil {
-		status := "OK"
-		if !v.OK {
-			status = "MISMATCH"
-		}
-		fmt.Fprintf(w, "verify %s in %.2fs:", status, v.Seconds)
-		for _, n := range sortedKeys(v.Expected) {
-			fmt.Fprintf(w, " %s %d/%d", n, v.Actual[n], v.Expected[n])
-		}
-		fmt.Fprintln(w)
-		if v.Note != "" {
-			fmt.Fprintf(w, "verify note: %s\n", v.Note)
-		}
-		writeContent(w, v)
-	}
-}
+// rate and count format figures as the summary does.
+func rate(v float64) string { return summary.Rate(v) }
+func count(n int64) string  { return summary.Count(n) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -58,7 +58,6 @@ type ownData struct {
 
 	mu      sync.Mutex
 	layouts map[string]*rowLayout // by layoutKey
-	bufs    map[*load.Batch]*[]byte
 }
 
 // rowLayout is how the rows of one input table become lines.
@@ -79,7 +78,7 @@ const catalogTimeout = 3 * time.Second
 // newOwnData prepares the run's catalog (the splitter's Lookup goes
 // through it) before the inputs are opened.
 func (r *run) newOwnData(ctx context.Context) *ownData {
-	o := &ownData{layouts: map[string]*rowLayout{}, bufs: map[*load.Batch]*[]byte{}, unit: 1, inferred: map[*schema.Table][]schema.Type{},
+	o := &ownData{layouts: map[string]*rowLayout{}, unit: 1, inferred: map[*schema.Table][]schema.Type{},
 		inOrder: map[string]bool{}, cancel: func() {}, epochs: map[string]int{}, timeCols: map[string]int{}}
 	if r.target != nil {
 		// The catalog is asked only for the tables of CSV and pgcopy input.
@@ -97,8 +96,8 @@ func (r *run) newOwnData(ctx context.Context) *ownData {
 	}
 	o.skip = func(s split.Skipped) {
 		r.onSkip(s)
-		r.skipped.Add(1)
-		r.rowsRead.Add(-1)
+		r.n.skipped.Add(1)
+		r.n.rowsRead.Add(-1)
 	}
 	return o
 }
@@ -196,7 +195,7 @@ func (o *ownData) prepare(r *run) error {
 	if r.target == nil {
 		return nil
 	}
-	for i, in := range r.formats {
+	for i, in := range r.in.formats {
 		lines := in.format == format.CSV && linesOnly(r.target)
 		var sample *sampled
 		if in.format == format.PGCopy && len(o.inputTables[i]) == 1 {
@@ -385,27 +384,22 @@ func (o *ownData) loaded(t *schema.Table) *schema.Table {
 }
 
 // apply rewrites a CSV batch as lines and returns what puts it back.
-func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
+func (o *ownData) apply(b *load.Batch, buf *scratch) (restore func(), err error) {
 	if o == nil || b.Format != format.CSV || b.Rows == 0 {
 		return func() {}, nil
 	}
 	if !o.lines {
-		return o.applyEpochs(b)
+		return o.applyEpochs(b, buf)
 	}
 	o.mu.Lock()
 	consecutive := o.inOrder[b.Source]
 	l := o.layouts[layoutKey(b.Table)]
-	buf := o.bufs[b]
-	if buf == nil {
-		buf = new([]byte)
-		o.bufs[b] = buf
-	}
 	o.mu.Unlock()
 	if l == nil {
 		return func() {}, fmt.Errorf("%s: no line layout for table %s", b.Where(), b.Table.Name)
 	}
-	out, skipped, err := o.lines1(l, (*buf)[:0], b, consecutive)
-	*buf = out
+	out, skipped, err := o.lines1(l, buf.data[:0], b, consecutive)
+	buf.data = out
 	if err != nil {
 		return func() {}, err
 	}
@@ -426,20 +420,15 @@ func (o *ownData) apply(b *load.Batch) (restore func(), err error) {
 
 // applyEpochs writes the epoch times of a CSV batch sent as CSV as times
 // (epochTimes) and returns what puts the batch back.
-func (o *ownData) applyEpochs(b *load.Batch) (restore func(), err error) {
+func (o *ownData) applyEpochs(b *load.Batch, buf *scratch) (restore func(), err error) {
 	o.mu.Lock()
 	col, ok := o.epochs[layoutKey(b.Table)]
-	buf := o.bufs[b]
-	if ok && buf == nil {
-		buf = new([]byte)
-		o.bufs[b] = buf
-	}
 	o.mu.Unlock()
 	if !ok {
 		return func() {}, nil
 	}
-	out, err := csv.AppendEpochAsTime((*buf)[:0], b.Data, col, o.timeUnit)
-	*buf = out
+	out, err := csv.AppendEpochAsTime(buf.data[:0], b.Data, col, o.timeUnit)
+	buf.data = out
 	if err != nil {
 		var te *format.TimeError
 		if errors.As(err, &te) && o.inOrder[b.Source] {
@@ -549,7 +538,7 @@ func (o *ownData) describe(r *run, w io.Writer) {
 		}
 		return s
 	}
-	for i, in := range r.formats {
+	for i, in := range r.in.formats {
 		if !isTabular(in.format) {
 			continue
 		}

@@ -37,6 +37,8 @@ func (c *Config) Validate() error {
 		return load.Settingf("{RetryTimeout} must not be negative")
 	case c.QueryRate < 0 || math.IsNaN(c.QueryRate) || math.IsInf(c.QueryRate, 0):
 		return load.Settingf("{QueryRate} must be a finite number of queries per second, 0 for none")
+	case c.Grace < 0:
+		return load.Settingf("{Grace} must not be negative")
 	case c.QueryWorkers < 0:
 		return load.Settingf("{QueryWorkers} must not be negative")
 	}

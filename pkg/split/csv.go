@@ -194,9 +194,16 @@ func (s *Splitter) csvSingleTable(header []byte) error {
 		return nil
 	}
 	// Infer from the first record (its first line).
+	// Read on only until the line is whole (a stream typed in is not
+	// held until 64 KiB).
 	peek, _ := s.in.br.Peek(s.in.br.Buffered())
-	if len(peek) == 0 {
-		peek, _ = s.in.br.Peek(64 << 10)
+	for limit := min(detectLimit, s.in.br.size); bytes.IndexByte(peek, '\n') < 0 && len(peek) < limit; {
+		more, err := s.in.br.Peek(len(peek) + 1)
+		peek = more
+		if err != nil {
+			break
+		}
+		peek, _ = s.in.br.Peek(min(s.in.br.Buffered(), limit))
 	}
 	if i := bytes.IndexByte(peek, '\n'); i >= 0 {
 		peek = peek[:i+1]

@@ -848,6 +848,11 @@ type seqDecoder struct {
 	zd     *zstd.Decoder
 	walk   *zstdWalker
 	err    error
+	// member is the offset of the gzip member being read: where garbage
+	// after the last member starts, when the next header is refused (the
+	// header's 10 bytes are read before they are checked).
+	member   int64
+	inHeader bool // reading a member header
 }
 
 func newSeqDecoder(c codec, source string, r io.Reader, base int64) *seqDecoder {
@@ -859,12 +864,31 @@ func newSeqDecoder(c codec, source string, r io.Reader, base int64) *seqDecoder 
 		s.buf.Reset(s.walk)
 		s.zd, err = zstd.NewReader(s.buf, zstd.WithDecoderMaxMemory(1<<36), zstd.WithDecoderMaxWindow(zstdMaxWindow))
 	} else {
-		s.gz, err = gzip.NewReader(s.buf)
+		s.member, s.inHeader = base, true
+		if s.gz, err = gzip.NewReader(s.buf); err == nil {
+			s.gz.Multistream(false)
+			s.inHeader = false
+		}
 	}
 	if err != nil {
 		s.err = s.wrap(err)
 	}
 	return s
+}
+
+// pos is the offset of the next compressed byte the decoder would take.
+func (s *seqDecoder) pos() int64 { return s.base + s.cr.n.Load() - int64(s.buf.Buffered()) }
+
+// nextMember starts the gzip member after the one that ended: io.EOF when
+// the stream ends there.
+func (s *seqDecoder) nextMember() error {
+	s.member, s.inHeader = s.pos(), true
+	if err := s.gz.Reset(s.buf); err != nil {
+		return err
+	}
+	s.gz.Multistream(false)
+	s.inHeader = false
+	return nil
 }
 
 func (s *seqDecoder) Read(p []byte) (int, error) {
@@ -876,7 +900,13 @@ func (s *seqDecoder) Read(p []byte) (int, error) {
 	if s.zd != nil {
 		n, err = s.zd.Read(p)
 	} else {
-		n, err = s.gz.Read(p)
+		// One member at a time (Multistream off), so that an error in
+		// the header after a member names where that member ended.
+		for n, err = s.gz.Read(p); err == io.EOF; n, err = s.gz.Read(p) {
+			if err = s.nextMember(); err != nil || n > 0 {
+				break
+			}
+		}
 	}
 	if err != nil && err != io.EOF {
 		err = s.wrap(err)
@@ -898,7 +928,7 @@ func (s *seqDecoder) wrap(err error) error {
 		// reason is the walker's.
 		return &CompressionError{Source: s.source, Codec: "zstd", Offset: s.base + s.walk.errAt, Reason: s.walk.err.Error(), Err: s.walk.err}
 	}
-	off := s.base + s.cr.n.Load() - int64(s.buf.Buffered())
+	off := s.pos()
 	if s.codec == codecZstd {
 		reason := "corrupt zstd data: " + err.Error()
 		switch {
@@ -914,10 +944,13 @@ func (s *seqDecoder) wrap(err error) error {
 	reason := "gzip: " + err.Error()
 	var corrupt flate.CorruptInputError
 	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && s.inHeader && s.member > 0 && off-s.member < 10:
+		// Fewer bytes than a member header after the last member.
+		reason, off = "garbage after the last gzip member (too short to be a member header)", s.member
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		reason = "truncated gzip stream (unexpected end of file)"
 	case errors.Is(err, gzip.ErrHeader):
-		reason = "invalid gzip header (garbage after a gzip member?)"
+		reason, off = "invalid gzip header (garbage after a gzip member?)", s.member
 	case errors.Is(err, gzip.ErrChecksum):
 		reason = "gzip checksum mismatch"
 	case errors.As(err, &corrupt):

@@ -201,7 +201,14 @@ func TestCompressedDamage(t *testing.T) {
 		{"gzip truncated", "truncated gzip stream (unexpected end of file) (compressed byte offset " + fmt.Sprint(len(sized)/2) + ")", sized[:len(sized)/2]},
 		{"gzip corrupt member", "", corrupt},
 		{"gzip bad CRC", "", crc},
-		{"gzip garbage after the last member", "invalid gzip header (garbage after a gzip member?)", append(append([]byte(nil), sized...), "garbage after the member!"...)},
+		// The offset is where the last member ends, not the 10 header
+		// bytes after it the reader took before refusing them.
+		{"gzip garbage after the last member", "invalid gzip header (garbage after a gzip member?) (compressed byte offset " + fmt.Sprint(len(sized)) + ")",
+			append(append([]byte(nil), sized...), "garbage after the member!"...)},
+		{"gzip short garbage after the last member", "garbage after the last gzip member (too short to be a member header) (compressed byte offset " +
+			fmt.Sprint(len(sized)) + ")", append(append([]byte(nil), sized...), "junk"...)},
+		{"gzip garbage between members", "invalid gzip header (garbage after a gzip member?) (compressed byte offset " + fmt.Sprint(second) + ")",
+			append(append(append([]byte(nil), sized[:second]...), "garbage after the member!"...), sized[second:]...)},
 		{"zstd truncated", "truncated zstd frame (unexpected end of file) (compressed byte offset " + fmt.Sprint(len(zs)-7) + ")", zs[:len(zs)-7]},
 		{"zstd garbage after the last frame", "invalid zstd frame magic (garbage after a zstd frame?) (compressed byte offset " + fmt.Sprint(len(zs)) + ")", append(append([]byte(nil), zs...), "garbage after the frame!"...)},
 		{"zstd corrupt frame", "corrupt zstd frame", zcorrupt},

@@ -231,31 +231,62 @@ func (in *Input) releaseMapping() {
 // consuming them): PGCOPY or TSLCOPY magic => pgcopy; "#tsload-csv v1" =>
 // csv; a first data line (comments and blank lines skipped) that has a
 // space followed later by '=' => ilp; anything else => csv with a header.
-// An empty input is an error.
+// An empty input is an error. It decides on what has arrived as soon as
+// that tells (a first data line that is whole), reading on only while it
+// does not, up to 64 KiB: a stream typed or trickled in is not held until
+// 64 KiB or its end.
 func (in *Input) Detect() (format.Format, error) {
-	head, err := in.br.Peek(64 << 10)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return format.Unknown, err
+	limit := min(detectLimit, in.br.size)
+	head, err := in.br.Peek(1) // the first bytes to arrive
+	for {
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return format.Unknown, err
+		}
+		if err == nil {
+			head, _ = in.br.Peek(min(in.br.Buffered(), limit))
+		}
+		if len(head) == 0 {
+			return format.Unknown, fmt.Errorf("%s: empty input (no data)", in.Source)
+		}
+		if f, ok := detectPrefix(head, err != nil || len(head) >= limit); ok {
+			return f, nil
+		}
+		head, err = in.br.Peek(len(head) + 1) // one more read
 	}
-	if len(head) == 0 {
-		return format.Unknown, fmt.Errorf("%s: empty input (no data)", in.Source)
-	}
-	return DetectBytes(head), nil
 }
+
+// detectLimit is how much of an input Detect reads at most.
+const detectLimit = 64 << 10
 
 // DetectBytes applies Detect's rules to the first bytes of an input.
 func DetectBytes(head []byte) format.Format {
-	if bytes.HasPrefix(head, pgcopyMagic[:6]) || bytes.HasPrefix(head, tslcopyMagic[:7]) {
-		return format.PGCopy
-	}
-	if bytes.HasPrefix(head, csvMagic) {
-		return format.CSV
+	f, _ := detectPrefix(head, true)
+	return f
+}
+
+// detectPrefix applies Detect's rules to head, the first bytes of an
+// input; unless final (nothing more to read), it reports !ok when they do
+// not tell yet: a magic begun but not whole, a first data line without its
+// end.
+func detectPrefix(head []byte, final bool) (format.Format, bool) {
+	for _, m := range []struct {
+		magic []byte
+		f     format.Format
+	}{{pgcopyMagic[:6], format.PGCopy}, {tslcopyMagic[:7], format.PGCopy}, {csvMagic, format.CSV}} {
+		if bytes.HasPrefix(head, m.magic) {
+			return m.f, true
+		}
+		if !final && len(head) < len(m.magic) && bytes.HasPrefix(m.magic, head) {
+			return format.Unknown, false
+		}
 	}
 	rest := head
 	for len(rest) > 0 {
 		line := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i], rest[i+1:]
+		} else if !final {
+			return format.Unknown, false // the line may go on
 		} else {
 			rest = nil
 		}
@@ -265,11 +296,14 @@ func DetectBytes(head []byte) format.Format {
 		}
 		sp := indexUnescaped(line, ' ')
 		if sp > 0 && bytes.IndexByte(line[sp:], '=') >= 0 {
-			return format.ILP
+			return format.ILP, true
 		}
-		return format.CSV
+		return format.CSV, true
 	}
-	return format.ILP // only comments: nothing to load, any splitter will do
+	if !final {
+		return format.Unknown, false
+	}
+	return format.ILP, true // only comments: nothing to load, any splitter will do
 }
 
 // indexUnescaped returns the index of the first c in b not preceded by a

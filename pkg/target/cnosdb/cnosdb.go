@@ -365,6 +365,14 @@ func refusalHint(status int, body []byte) string {
 		return "check the user ({User}) and password ({Password})"
 	case e.Code == "030034" || strings.Contains(msg, "expired bucket"):
 		return "a row of the batch is older than the database's TTL (see {TTL}; nothing of the batch was written)"
+	case e.Code == "050014" && strings.Contains(msg, "time column"):
+		// A field or tag `time` (ILP allows it) collides with the table's
+		// timestamp column; InfluxDB 3 says "reserved column" for it.
+		hint := "a tag or field of the batch is named time: CnosDB reserves that name for the timestamp column (rename the tag or field; "
+		if strings.Contains(msg, "apply engine failed") {
+			return hint + "CnosDB applies a request per time bucket (vnode), so rows of this batch in other buckets may have been written (they are not counted))"
+		}
+		return hint + "nothing of the batch was written)"
 	case e.Code == "050014" && strings.Contains(msg, "apply engine failed"):
 		return "a field's type differs from the one the table already holds, or a tag and a field share a name; " +
 			"CnosDB applies a request per time bucket (vnode), so rows of this batch in other buckets may have been written (they are not counted)"

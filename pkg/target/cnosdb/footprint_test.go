@@ -24,7 +24,7 @@ func TestFootprint(t *testing.T) {
 		path, _ := ilpFile(t, rows)
 		var stderr bytes.Buffer
 		cfg := runnerConfig(path, tg.cfg.DBName, &stderr)
-		cfg.Cost = runner.CostConfig{FootprintSettle: 20 * time.Second}
+		cfg.Cost = cost.Config{FootprintSettle: 20 * time.Second}
 		res, err := runner.Run(context.Background(), cfg, tg)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, stderr.String())

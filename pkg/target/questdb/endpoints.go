@@ -20,13 +20,6 @@ const (
 	DefaultHost     = "127.0.0.1"
 )
 
-// DefaultPG is the PG-wire URL of a QuestDB at host with its default port
-// and credentials: where the load's SQL goes unless told otherwise, so
-// that the server written to is the server counted.
-func DefaultPG(host string) string {
-	return "postgres://admin:quest@" + net.JoinHostPort(host, DefaultPGPort) + "/qdb"
-}
-
 // Host returns the host the writes of cfg go to: the HTTP URL's, or the
 // ILP/TCP address's with the TCP transport ("" when it has none).
 func (cfg *Config) Host() string {
@@ -74,7 +67,7 @@ func oneServer(cfg Config) error {
 	for _, e := range eps[1:] {
 		if !sameHost(eps[0].host, e.host) {
 			return load.Settingf("questdb: the load would write to host %q ("+eps[0].setting+") and run its SQL (tables, counts, verification) on host %q ("+e.setting+"): "+
-				"verification must read the server that was written; name one server in both (without {PG}, the SQL goes to the write endpoint's host on port "+DefaultPGPort+")", eps[0].host, e.host)
+				"verification must read the server that was written; name one server in both (without {PG}, the SQL goes to /exec of {URL})", eps[0].host, e.host)
 		}
 	}
 	return nil

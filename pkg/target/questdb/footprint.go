@@ -14,7 +14,9 @@ import (
 // footprintMethod names QuestDB's accounting: table_storage() sums the
 // files of a table's partitions (column files are allocated in append
 // pages, cairo.writer.data.append.page.size, so a small table takes pages
-// it has not filled).
+// it has not filled). The files are not sparse: their allocated blocks
+// (st_blocks) equal their size, so counting blocks would not tell the
+// rows' own size either.
 const footprintMethod = "QuestDB table_storage() diskSize"
 
 // Footprint (load.Target.Footprint) is the sum of table_storage() diskSize over

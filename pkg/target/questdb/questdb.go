@@ -94,9 +94,9 @@ type Config struct {
 	// RequestTimeout + len(body)/MinThroughput seconds bound one request.
 	RequestTimeout time.Duration
 	MinThroughput  int64
-	// PG is the PG-wire URL for DDL and counts; empty means HTTP /exec.
-	// It must name the host the rows are written to (DefaultPG(cfg.Host())
-	// is QuestDB's default there).
+	// PG is the PG-wire URL for DDL and counts; empty means HTTP /exec of
+	// URL, the server the rows are written to. It must name the host the
+	// rows are written to, and Ping checks it answers as QuestDB.
 	PG string
 	// Dedup creates tables with DEDUP UPSERT KEYS(timestamp, <tags>).
 	Dedup bool

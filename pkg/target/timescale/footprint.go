@@ -30,7 +30,7 @@ func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, err
 
 func sizeMethod(hypertable bool) string {
 	if hypertable {
-		return "TimescaleDB hypertable_size()"
+		return "TimescaleDB hypertable_size() (pg_total_relation_size() of a plain table)"
 	}
 	return "PostgreSQL pg_total_relation_size()"
 }
@@ -40,7 +40,10 @@ func tableSize(ctx context.Context, conn *pgx.Conn, names []string, hypertable b
 	var total int64
 	q := "SELECT pg_total_relation_size($1::regclass)"
 	if hypertable {
-		q = "SELECT hypertable_size($1::regclass)"
+		// hypertable_size() is NULL for a plain table (one that existed
+		// before the load, made without TimescaleDB): its own size is the
+		// footprint then, where 0 read as rows not yet in the files.
+		q = "SELECT COALESCE(hypertable_size($1::regclass), pg_total_relation_size($1::regclass))"
 	}
 	for _, name := range names {
 		var n *int64

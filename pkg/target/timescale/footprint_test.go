@@ -1,6 +1,7 @@
 package timescale
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -53,6 +54,28 @@ func TestFootprintAfterCompression(t *testing.T) {
 	if fp.NotMeasured != "" || fp.AfterLoadBytes <= 0 || float64(fp.AfterLoadBytes) != r.TargetReport["size_bytes"] ||
 		float64(fp.AfterLoadBytes) >= r.TargetReport["size_before_compress_bytes"] {
 		t.Fatalf("footprint %+v, report %v", fp, r.TargetReport)
+	}
+}
+
+// TestFootprintPlainTable: a plain table that existed before a load with
+// hypertables on has no hypertable_size() (NULL): its footprint is its
+// pg_total_relation_size(), not 0 with a hint to wait that cannot help.
+func TestFootprintPlainTable(t *testing.T) {
+	requireTimescale(t)
+	tg := newTestTarget(t, Config{UseHypertable: "true"})
+	ctx := context.Background()
+	conn := dbConn(t, tg.cfg.DBName)
+	if _, err := conn.Exec(ctx, "CREATE TABLE plain (time timestamptz NOT NULL, v float8); "+
+		"INSERT INTO plain SELECT '2016-01-01'::timestamptz + i * interval '1 second', i FROM generate_series(1, 2000) i"); err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	if err := conn.QueryRow(ctx, "SELECT pg_total_relation_size('plain')").Scan(&want); err != nil || want <= 0 {
+		t.Fatalf("pg_total_relation_size %d, %v", want, err)
+	}
+	sz, err := tg.Footprint(ctx, []string{"plain"})
+	if err != nil || sz.Bytes != want {
+		t.Fatalf("footprint %+v, %v; want %d bytes (pg_total_relation_size)", sz, err, want)
 	}
 }
 

@@ -39,6 +39,16 @@ func TestCheckLines(t *testing.T) {
 		{"cpu v=1,w 1451606400000000000\n", 6, 1, "has no value"},
 		{`cpu a\=b=1,c\,d=2 1451606400000000000` + "\n", 6, 0, ""},
 	}
+	// Integers float64 does not hold exactly: the store would round them
+	// (9007199254740993 -> ...992), and sums of many can hide it.
+	for _, v := range []string{"9007199254740993i", "-9007199254740993i", "9223372036854775807i", "-9223372036854775807i",
+		"18446744073709551615u", "9007199254740993u", "99999999999999999999i"} {
+		cases = append(cases, checkCase{"cpu v=" + v + " 1451606400000000000\n", 6, 1, "has no exact float64"})
+	}
+	// Those it does: up to 2^53, and larger powers of two.
+	for _, v := range []string{"9007199254740992i", "-9007199254740992i", "4611686018427387904i", "-9223372036854775808i", "0u", "0i"} {
+		cases = append(cases, checkCase{"cpu v=" + v + " 1451606400000000000\n", 6, 0, ""})
+	}
 	// Field values that are no number VictoriaMetrics takes.
 	for _, v := range []string{"1x", "1e", "-", "1..2", "nan", "1e999", "-1u", ""} {
 		cases = append(cases, checkCase{"cpu v=" + v + " 1451606400000000000\n", 6, 1, "not a number"})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/promtext"
 )
@@ -131,7 +132,8 @@ func appVersion(body []byte) (string, error) {
 // server, every db label together: the figure is the load's only on a
 // server that holds nothing else.
 func (t *Target) Footprint(ctx context.Context, _ []string) (load.Size, error) {
-	sz := load.Size{Method: "VictoriaMetrics /metrics vm_data_size_bytes, all types, after /internal/force_flush (the whole server, every db label)"}
+	sz := load.Size{Method: "VictoriaMetrics /metrics vm_data_size_bytes, all types, after /internal/force_flush (the whole server, every db label)",
+		Mark: results.MarkWholeServer}
 	if err := t.forceFlush(ctx); err != nil {
 		return sz, err
 	}

@@ -498,6 +498,10 @@ func checkLine(line []byte, fine int, r Rules) (int, string) {
 		if !isNumber(val) {
 			return 0, fmt.Sprintf("field %s: %q is not a number, an integer or a boolean (VictoriaMetrics would store 0)", key, val)
 		}
+		if stored, exact := intAsFloat(val); !exact {
+			return 0, fmt.Sprintf("field %s: integer %s has no exact float64 (VictoriaMetrics stores float64, exact for integers up to 2^53: it would store %s)",
+				key, val[:len(val)-1], stored)
+		}
 		n++
 		if end == len(fields) {
 			break
@@ -562,6 +566,40 @@ func isNumber(v []byte) bool {
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	return err == nil && !math.IsInf(f, 0)
+}
+
+// intAsFloat reports whether v, a value isNumber accepted, is stored as
+// sent by a float64 store: true for every float and boolean, and for an
+// integer (i, u) that float64 holds exactly; else it also returns the
+// value the store would hold instead.
+func intAsFloat(v []byte) (stored string, exact bool) {
+	if len(v) < 2 {
+		return "", true
+	}
+	digits := string(v[:len(v)-1])
+	switch v[len(v)-1] {
+	case 'i':
+		n, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil {
+			return "a rounded value", false // beyond int64: no store takes it as sent
+		}
+		f := float64(n)
+		if f < math.MaxInt64 && int64(f) == n {
+			return "", true
+		}
+		return strconv.FormatFloat(f, 'f', 0, 64), false
+	case 'u':
+		n, err := strconv.ParseUint(digits, 10, 64)
+		if err != nil {
+			return "a rounded value", false
+		}
+		f := float64(n)
+		if f < math.MaxUint64 && uint64(f) == n {
+			return "", true
+		}
+		return strconv.FormatFloat(f, 'f', 0, 64), false
+	}
+	return "", true
 }
 
 // fieldsStart is the index of line's field set: after the first space

@@ -1,10 +1,16 @@
-package runner
+// Package cost measures what a load costs: the server's CPU, memory and
+// I/O sampled from /proc while it loads (when the server runs on this
+// machine), the loader's own CPU and peak memory, and the storage the
+// loaded tables take (the target's own accounting, or the server's data
+// directory), waiting for it to settle. The load engine starts a Meter at
+// the first batch, asks it for each reporting period's figures, and for
+// results.Cost at the end.
+package cost
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"path/filepath"
@@ -18,10 +24,10 @@ import (
 	"github.com/tsload/tsload/pkg/results"
 )
 
-// CostConfig says how a run measures what the load cost: the storage it
+// Config says how a run measures what the load cost: the storage it
 // took (load.Target.Footprint) and the server's resources (/proc, when the
 // server runs on this machine).
-type CostConfig struct {
+type Config struct {
 	// ServerPID is the server's process; 0: the process listening on the
 	// target's port (load.Target.ServerAddr) when the server is local.
 	ServerPID int
@@ -39,18 +45,20 @@ type CostConfig struct {
 
 // Bounds of the cost measurement (variables so tests can shorten them).
 var (
-	// costSampleEvery is the sampling interval of the server's RSS (peak
+	// SampleEvery is the sampling interval of the server's RSS (peak
 	// and mean), at most the reporting period.
-	costSampleEvery = 2 * time.Second
+	SampleEvery = 2 * time.Second
 	// footprintTimeout bounds one footprint query.
 	footprintTimeout = 30 * time.Second
 	// flushTimeout bounds the flush before settling (load.Hooks.FlushStorage).
 	flushTimeout = 2 * time.Minute
 )
 
-// costState measures one run's costs: a sampler goroutine from the first
-// batch to the end of the load, the period hook, the footprint after it.
-type costState struct {
+// Meter measures one run's costs: a sampler goroutine from the first
+// batch to the end of the load, the period's figures, the footprint after
+// it. The zero Meter has not started.
+type Meter struct {
+	cfg         Config
 	mu          sync.Mutex
 	started     bool
 	pid         int
@@ -74,18 +82,20 @@ type costState struct {
 	refresh   time.Duration // the footprint's load.Size.Refresh
 }
 
-// startCost starts measuring at the first batch: finds the server's
-// process and samples it until stopCost.
-func (r *run) startCost() {
-	c := &r.cost
-	fsys := r.cfg.Cost.Proc
+// Start starts measuring at the first batch: finds the server's process
+// (serverAddr: the target's, "" when it does not say; doLoad false:
+// nothing is sent to a server) and samples it every period at most, until
+// Stop.
+func (c *Meter) Start(cfg Config, doLoad bool, serverAddr string, period time.Duration) {
+	c.cfg = cfg
+	fsys := cfg.Proc
 	c.selfCPU0, _, c.selfErr = fsys.Self()
 	c.started = true
-	if !r.cfg.DoLoad {
+	if !doLoad {
 		c.notMeasured = "nothing sent to a server"
 		return
 	}
-	c.pid, c.method, c.notMeasured = r.findServer()
+	c.pid, c.method, c.notMeasured = cfg.findServer(serverAddr)
 	if c.notMeasured != "" {
 		return
 	}
@@ -96,22 +106,24 @@ func (r *run) startCost() {
 	}
 	c.first, c.last, c.prev = u, u, u
 	c.add(u)
-	c.stop = periodic.Every(min(costSampleEvery, r.cfg.ReportingPeriod), func() { c.sample(fsys) })
+	c.stop = periodic.Every(min(SampleEvery, period), func() { c.sample(fsys) })
 }
 
-// stopCost takes the last sample, at the end of the load.
-func (r *run) stopCost() {
-	c := &r.cost
+// Started reports whether Start was called.
+func (c *Meter) Started() bool { return c.started }
+
+// Stop takes the last sample, at the end of the load.
+func (c *Meter) Stop() {
 	if c.stop == nil {
 		return
 	}
 	c.stop()
 	c.stop = nil
-	c.sample(r.cfg.Cost.Proc)
+	c.sample(c.cfg.Proc)
 }
 
 // sample reads the server's tree once.
-func (c *costState) sample(fsys procstat.FS) procstat.Usage {
+func (c *Meter) sample(fsys procstat.FS) procstat.Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dead {
@@ -128,7 +140,7 @@ func (c *costState) sample(fsys procstat.FS) procstat.Usage {
 }
 
 // add records sample u; c.mu held (or not yet shared).
-func (c *costState) add(u procstat.Usage) {
+func (c *Meter) add(u procstat.Usage) {
 	c.last = u
 	c.samples++
 	c.rssSum += float64(u.RSS)
@@ -139,14 +151,13 @@ func (c *costState) add(u procstat.Usage) {
 	}
 }
 
-// costPeriod is the server's use in the period ending now (nil when not
+// Period is the server's use in the period ending now (nil when not
 // measured).
-func (r *run) costPeriod() *results.PeriodServer {
-	c := &r.cost
+func (c *Meter) Period() *results.PeriodServer {
 	if !c.started || c.notMeasured != "" {
 		return nil
 	}
-	u := c.sample(r.cfg.Cost.Proc)
+	u := c.sample(c.cfg.Proc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := &results.PeriodServer{
@@ -161,13 +172,9 @@ func (r *run) costPeriod() *results.PeriodServer {
 
 // findServer returns the server's pid and how it was found, or why it
 // is not measured.
-func (r *run) findServer() (pid int, method, notMeasured string) {
-	if p := r.cfg.Cost.ServerPID; p > 0 {
+func (cfg Config) findServer(addr string) (pid int, method, notMeasured string) {
+	if p := cfg.ServerPID; p > 0 {
 		return p, fmt.Sprintf("/proc: pid %d (given) and its children", p), ""
-	}
-	var addr string
-	if r.target != nil {
-		addr = r.target.ServerAddr()
 	}
 	if addr == "" {
 		return 0, "", "the target does not say where its server is"
@@ -180,7 +187,7 @@ func (r *run) findServer() (pid int, method, notMeasured string) {
 	if !localHost(host) {
 		return 0, "", fmt.Sprintf("remote server %s", addr)
 	}
-	pid, err = r.cfg.Cost.Proc.ListeningPID(port)
+	pid, err = cfg.Proc.ListeningPID(port)
 	if errors.Is(err, procstat.ErrNotListening) {
 		return 0, "", fmt.Sprintf("remote server: no process on this machine listens on port %d (another network namespace or container?)", port)
 	}
@@ -224,18 +231,26 @@ func localHost(host string) bool {
 	return false
 }
 
+// Storage is how the loaded tables' size is asked: the target's own
+// accounting (load.Target.Footprint; nil: none) and its flush
+// (load.Hooks.FlushStorage; nil: none).
+type Storage struct {
+	Footprint func(ctx context.Context, tables []string) (load.Size, error)
+	Flush     func(ctx context.Context, tables []string) (string, error)
+}
+
 // footprint measures the loaded tables' size: the target's own accounting,
 // else the data directory's size.
-func (r *run) footprint(ctx context.Context, tables []string) (load.Size, error) {
-	if r.target != nil {
+func (c *Meter) footprint(ctx context.Context, st Storage, tables []string) (load.Size, error) {
+	if st.Footprint != nil {
 		fctx, cancel := context.WithTimeout(ctx, footprintTimeout)
-		size, err := r.target.Footprint(fctx, tables)
+		size, err := st.Footprint(fctx, tables)
 		cancel()
 		if !errors.Is(err, errors.ErrUnsupported) {
 			return size, err
 		}
 	}
-	if d := r.cfg.Cost.ServerDataDir; d != "" {
+	if d := c.cfg.ServerDataDir; d != "" {
 		n, err := dirSize(d)
 		return load.Size{Bytes: n, Method: "data directory " + d + " (whole server, file sizes)"}, err
 	}
@@ -244,35 +259,19 @@ func (r *run) footprint(ctx context.Context, tables []string) (load.Size, error)
 
 var errNoFootprint = errors.New("the target has no storage accounting and no server data directory was given")
 
-// footprintAfterLoad measures the footprint right after the load (before
-// verification), unless the load failed (the server may be gone: its
-// size would cost a timeout and mean nothing).
-func (r *run) footprintAfterLoad(ctx context.Context, tot totals, loadErr error) {
-	if loadErr != nil || !r.cfg.DoLoad || !r.started || len(tot.tables) == 0 {
-		return
-	}
-	tables := sortedKeys(tot.tables)
-	sz, err := r.footprint(ctx, tables)
+// AfterLoad measures the footprint of tables (sorted) right after the
+// load, before verification. The engine does not call it when the load
+// failed: the server may be gone, its size would cost a timeout and mean
+// nothing.
+func (c *Meter) AfterLoad(ctx context.Context, st Storage, tables []string) {
+	sz, err := c.footprint(ctx, st, tables)
 	fp := &results.Footprint{Tables: tables, Method: sz.Method, AfterLoadBytes: sz.Bytes, SettledBytes: sz.Bytes, Mark: sz.Mark, DataBytes: sz.DataBytes}
-	r.cost.afterLoad, r.cost.afterErr, r.cost.refresh = fp, err, sz.Refresh
+	c.afterLoad, c.afterErr, c.refresh = fp, err, sz.Refresh
 }
 
-// finishCost waits for the footprint to settle and fills Results.Cost.
-func (r *run) finishCost(ctx context.Context) {
-	if !r.cost.started {
-		return
-	}
-	res := r.res
-	cost := &results.Cost{}
-	res.Cost = cost
-	cost.Loader = r.loaderCost()
-	cost.Server = r.serverCost()
-	cost.Footprint = r.settleFootprint(ctx)
-}
-
-func (r *run) loaderCost() results.LoaderCost {
-	c := &r.cost
-	cpu, peak, err := r.cfg.Cost.Proc.Self()
+// Loader is the loader's own cost over the load of rows rows.
+func (c *Meter) Loader(rows int64) results.LoaderCost {
+	cpu, peak, err := c.cfg.Proc.Self()
 	if err == nil {
 		err = c.selfErr
 	}
@@ -280,14 +279,14 @@ func (r *run) loaderCost() results.LoaderCost {
 		return results.LoaderCost{NotMeasured: "no /proc: " + err.Error()}
 	}
 	lc := results.LoaderCost{CPUSeconds: (cpu - c.selfCPU0).Seconds(), RSSPeakBytes: peak}
-	if r.res.Rows > 0 {
-		lc.CPUSecondsPerMRows = lc.CPUSeconds / float64(r.res.Rows) * 1e6
+	if rows > 0 {
+		lc.CPUSecondsPerMRows = lc.CPUSeconds / float64(rows) * 1e6
 	}
 	return lc
 }
 
-func (r *run) serverCost() *results.ServerCost {
-	c := &r.cost
+// Server is the server's cost over the load of rows rows.
+func (c *Meter) Server(rows int64) *results.ServerCost {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.notMeasured != "" {
@@ -308,7 +307,7 @@ func (r *run) serverCost() *results.ServerCost {
 	if c.ioMissing {
 		sc.Note = joinNote(sc.Note, "some processes' /proc/<pid>/io was not readable (another user's): their I/O is not counted")
 	}
-	if rows := r.res.Rows; rows > 0 {
+	if rows > 0 {
 		sc.CPUSecondsPerMRows = sc.CPUSeconds / float64(rows) * 1e6
 		sc.WriteBytesPerMRows = float64(sc.WriteBytes) / float64(rows) * 1e6
 	}
@@ -322,26 +321,19 @@ func joinNote(a, b string) string {
 	return a + "; " + b
 }
 
-// settleFootprint waits (bounded by FootprintSettle) until two successive
-// sizes agree, and computes the per-row figures.
-func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
-	fp, err := r.cost.afterLoad, r.cost.afterErr
+// Settle waits (bounded by Config.FootprintSettle) until two successive
+// sizes agree, and computes the per-row figures with ratios. Without a
+// size after the load (AfterLoad not called), it says unmeasured why not.
+func (c *Meter) Settle(ctx context.Context, st Storage, unmeasured string, ratios func(*results.Footprint)) *results.Footprint {
+	fp, err := c.afterLoad, c.afterErr
 	if fp == nil {
-		switch {
-		case !r.cfg.DoLoad:
-			return &results.Footprint{NotMeasured: "nothing sent to a server"}
-		case r.res.Rows == 0:
-			return &results.Footprint{NotMeasured: "no rows loaded"}
-		case r.interrupted:
-			return &results.Footprint{NotMeasured: "the load was interrupted"}
-		}
-		return &results.Footprint{NotMeasured: "the load failed"}
+		return &results.Footprint{NotMeasured: unmeasured}
 	}
 	if errors.Is(err, errNoFootprint) {
 		return &results.Footprint{NotMeasured: err.Error()}
 	}
-	flusher := r.hooks.FlushStorage != nil
-	d := r.cfg.Cost.FootprintSettle
+	flusher := st.Flush != nil
+	d := c.cfg.FootprintSettle
 	if err != nil && (!flusher || d == 0) {
 		why := "the size query failed"
 		if flusher && d == 0 {
@@ -361,7 +353,7 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 			// Its own bound: a compaction on a busy server can take longer
 			// than the settle wait that follows it.
 			fctx, cancel := context.WithTimeout(ctx, flushTimeout)
-			what, err := r.hooks.FlushStorage(fctx, fp.Tables)
+			what, err := st.Flush(fctx, fp.Tables)
 			cancel()
 			fp.Flush = what
 			if err != nil {
@@ -373,7 +365,7 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 		every := min(max(d/10, 200*time.Millisecond), 2*time.Second)
 		// Settled: unchanged over two polls, and over longer than the
 		// server takes to recompute the figure.
-		quiet := max(2*every, r.cost.refresh+every)
+		quiet := max(2*every, c.refresh+every)
 		prev, since := fp.AfterLoadBytes, time.Now()
 		t0 := time.Now() // d bounds the wait after the flush
 		for time.Since(t0) < d && time.Since(since) < quiet && ctx.Err() == nil {
@@ -381,7 +373,7 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 			case <-time.After(every):
 			case <-ctx.Done():
 			}
-			sz, err := r.footprint(ctx, fp.Tables)
+			sz, err := c.footprint(ctx, st, fp.Tables)
 			if err != nil {
 				fp.Note = joinNote(fp.Note, "a size query while settling failed: "+err.Error())
 				break
@@ -404,14 +396,14 @@ func (r *run) settleFootprint(ctx context.Context) *results.Footprint {
 			fp.Note = joinNote(fp.Note, fmt.Sprintf("the size still changed after %s: the figures are of the last size read", d))
 		}
 	}
-	if d := r.cfg.Cost.ServerDataDir; d != "" {
+	if d := c.cfg.ServerDataDir; d != "" {
 		if n, err := dirSize(d); err == nil {
 			fp.DataDirBytes = n
 		} else {
 			fp.Note = joinNote(fp.Note, "data directory: "+err.Error())
 		}
 	}
-	r.footprintRatios(fp)
+	ratios(fp)
 	if fp.SettledBytes == 0 && fp.Rows > 0 {
 		// Not a size: the rows are somewhere the accounting does not see
 		// yet (a cache, a WAL, files the server has not written).
@@ -433,51 +425,6 @@ func settleHint(flusher bool, d time.Duration) string {
 	return "; --footprint-settle 30s waits for the size"
 }
 
-// footprintRatios fills the per-row and per-input figures of fp.
-func (r *run) footprintRatios(fp *results.Footprint) {
-	res := r.res
-	fp.Rows, fp.Metrics = res.Rows, res.Metrics
-	if rows, metrics, ok := r.wholeLoadMetrics(); ok {
-		// A resumed load: the tables hold every run's rows, and bytes per
-		// metric divides by every run's metrics as bytes per row by every
-		// run's rows.
-		fp.Rows, fp.Metrics = rows, metrics
-		if metrics < 0 {
-			fp.Metrics = 0
-			fp.Note = joinNote(fp.Note, "no bytes per metric: the metrics of batches an earlier run left in doubt are not known")
-		}
-	}
-	if v := res.Verify; v != nil && len(v.Actual) > 0 {
-		var before, actual int64
-		for _, n := range fp.Tables {
-			before += v.Before[n]
-			actual += v.Actual[n]
-		}
-		fp.Rows = actual
-		if before > 0 {
-			fp.Metrics = 0 // unknown for the rows already there
-			fp.Note = joinNote(fp.Note, fmt.Sprintf("the tables held %d rows before this run: the size and bytes per row are of all %d rows", before, actual))
-		}
-	}
-	b := float64(fp.SettledBytes)
-	if fp.Rows > 0 {
-		fp.BytesPerRow = b / float64(fp.Rows)
-	}
-	if fp.Metrics > 0 {
-		fp.BytesPerMetric = b / float64(fp.Metrics)
-	}
-	if res.Bytes > 0 && fp.Rows == res.Rows {
-		fp.InputRatio = b / float64(res.Bytes)
-		compressed := r.totalSize > 0 && r.totalSize < res.Bytes
-		for _, g := range r.inputGzip {
-			compressed = compressed || g
-		}
-		if compressed && r.totalSize > 0 && r.cfg.Limit == 0 {
-			fp.CompressedInputRatio = b / float64(r.totalSize)
-		}
-	}
-}
-
 // dirSize sums the sizes of the regular files under dir.
 func dirSize(dir string) (int64, error) {
 	var n int64
@@ -497,67 +444,3 @@ func dirSize(dir string) (int64, error) {
 	})
 	return n, err
 }
-
-// writeCost prints the cost lines of the summary.
-func writeCost(w io.Writer, c *results.Cost) {
-	if c == nil {
-		return
-	}
-	if fp := c.Footprint; fp != nil {
-		switch {
-		case fp.NotMeasured != "" && fp.Error != "":
-			fmt.Fprintf(w, "footprint: not measured (%s: %s)\n", fp.NotMeasured, fp.Error)
-		case fp.NotMeasured != "":
-			fmt.Fprintf(w, "footprint: not measured (%s)\n", fp.NotMeasured)
-		default:
-			fmt.Fprintf(w, "footprint: %s after the load", mb(fp.AfterLoadBytes))
-			if fp.SettleSeconds > 0 {
-				state := "settled"
-				if !fp.Settled {
-					state = "still changing"
-				}
-				fmt.Fprintf(w, ", %s after %.1fs (%s)", mb(fp.SettledBytes), fp.SettleSeconds, state)
-			}
-			fmt.Fprintf(w, " [%s]", fp.Method)
-			if fp.Mark != "" {
-				fmt.Fprintf(w, " (%s", fp.Mark)
-				if fp.DataBytes > 0 {
-					fmt.Fprintf(w, "; the data itself %s", mb(fp.DataBytes))
-				}
-				fmt.Fprint(w, ")")
-			}
-			fmt.Fprintf(w, ": %.1f bytes/row", fp.BytesPerRow)
-			if fp.BytesPerMetric > 0 {
-				fmt.Fprintf(w, ", %.2f bytes/metric", fp.BytesPerMetric)
-			}
-			if fp.InputRatio > 0 {
-				fmt.Fprintf(w, ", %.3fx the input", fp.InputRatio)
-			}
-			if fp.CompressedInputRatio > 0 {
-				fmt.Fprintf(w, " (%.3fx the compressed file)", fp.CompressedInputRatio)
-			}
-			fmt.Fprintln(w)
-			if fp.Note != "" {
-				fmt.Fprintf(w, "footprint note: %s\n", fp.Note)
-			}
-		}
-	}
-	if s := c.Server; s != nil {
-		if s.NotMeasured != "" {
-			fmt.Fprintf(w, "server: not measured (%s)\n", s.NotMeasured)
-		} else {
-			fmt.Fprintf(w, "server: %.2f CPU-s (%.2f per million rows), RSS peak %s mean %s, read %s written %s [%s, %d processes]\n",
-				s.CPUSeconds, s.CPUSecondsPerMRows, mb(s.RSSPeakBytes), mb(s.RSSMeanBytes), mb(s.ReadBytes), mb(s.WriteBytes), s.Method, s.Procs)
-			if s.Note != "" {
-				fmt.Fprintf(w, "server note: %s\n", s.Note)
-			}
-		}
-	}
-	if l := c.Loader; l.NotMeasured != "" {
-		fmt.Fprintf(w, "loader: not measured (%s)\n", l.NotMeasured)
-	} else {
-		fmt.Fprintf(w, "loader: %.2f CPU-s during the load, peak RSS %s\n", l.CPUSeconds, mb(l.RSSPeakBytes))
-	}
-}
-
-func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

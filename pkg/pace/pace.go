@@ -1,21 +1,23 @@
-package runner
+// Package pace makes a load open-loop: batches fall due on a schedule of
+// rows per second (a constant rate or a staircase of rates), whatever the
+// server's answers. A Pacer gives each batch its due time on the reader,
+// records each acknowledgement's latency from due on the workers, samples
+// the backlog, judges the staircase's steps and fills results.Pace. It
+// knows batches by their row counts and due times only: the engine keeps
+// a batch's due time with the batch.
+package pace
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/latency"
 	"github.com/tsload/tsload/pkg/results"
 )
 
-// Open-loop pacing (Config.Pace). The reader gives every batch a due time
+// Open-loop pacing. The reader gives every batch a due time
 // from the schedule (when its last row falls due: the rows of every batch
 // cut so far, at the rate in force) and hands it to the workers at that
 // time, asleep on one reused timer in between: no busy loop, no allocation
@@ -37,8 +39,10 @@ import (
 // young, the backlog is 0.
 const handOver = time.Millisecond
 
-// pacer is the pace of one run; a nil pacer is the closed loop.
-type pacer struct {
+// Pacer is the pace of one run; a nil *Pacer is the closed loop (every
+// method does nothing).
+type Pacer struct {
+	cfg   Pace
 	sched schedule
 	start time.Time
 	batch int64 // BatchSize
@@ -56,16 +60,13 @@ type pacer struct {
 	// steps above could not pass with that backlog carried into them.
 	halt atomic.Bool
 
-	mu   sync.Mutex
-	dues map[*load.Batch]time.Time // the batches handed out (at most the free-list's)
-
-	workers map[*workerStats]*paceStats // fixed after newPacer
+	workers []*paceStats // by worker; fixed after newPacer
 
 	stepMu    sync.Mutex
-	stepHists []*histogram // from due, by the step the batch was due in
-	stepEnds  []stepEnd    // samples at each step's end
-	samples   []int64      // the current step's backlog samples (stepSamples)
-	lastRows  float64      // schedule rows at the previous period's end (reporter only)
+	stepHists []*latency.Histogram // from due, by the step the batch was due in
+	stepEnds  []stepEnd            // samples at each step's end
+	samples   []int64              // the current step's backlog samples (stepSamples)
+	lastRows  float64              // schedule rows at the previous period's end (reporter only)
 
 	maxBacklog atomic.Int64
 	maxLag     atomic.Int64 // ns
@@ -75,8 +76,8 @@ type pacer struct {
 // histograms, merged by the reporter.
 type paceStats struct {
 	mu                 sync.Mutex
-	due                *histogram // the run
-	periodSend, period *histogram // the reporting period: from send, from due
+	due                *latency.Histogram // the run
+	periodSend, period *latency.Histogram // the reporting period: from send, from due
 }
 
 // stepEnd is the state at a step's end.
@@ -88,98 +89,89 @@ type stepEnd struct {
 	bounded bool  // see stepSample
 }
 
-// newPacer returns the pacer of r's run, nil when the run is not paced.
-// It is called once the workers' stats exist, when the run starts.
-func (r *run) newPacer() *pacer {
-	if !r.cfg.Pace.On() {
+// New returns the pacer of a run that started at start, of batches of
+// batchSize rows written by workers workers; nil when cfg does not pace.
+func New(cfg Pace, start time.Time, batchSize, workers int) *Pacer {
+	if !cfg.On() {
 		return nil
 	}
-	p := &pacer{
-		sched:   newSchedule(r.cfg.Pace),
-		start:   r.start,
-		batch:   int64(r.cfg.BatchSize),
-		nw:      int64(r.cfg.Workers),
+	p := &Pacer{
+		cfg:     cfg,
+		sched:   newSchedule(cfg),
+		start:   start,
+		batch:   int64(batchSize),
+		nw:      int64(workers),
 		timer:   time.NewTimer(time.Hour),
-		dues:    make(map[*load.Batch]time.Time, 3*r.cfg.Workers),
-		workers: make(map[*workerStats]*paceStats, len(r.workers)),
+		workers: make([]*paceStats, workers),
 	}
 	p.timer.Stop()
-	for _, st := range r.workers {
-		p.workers[st] = &paceStats{due: newHistogram(), periodSend: newHistogram(), period: newHistogram()}
+	for i := range p.workers {
+		p.workers[i] = &paceStats{due: latency.New(), periodSend: latency.New(), period: latency.New()}
 	}
 	return p
 }
 
-// wait gives b its due time and returns at that time (at once when it has
-// passed). stop is true, and b is not to be sent, when a capped staircase
-// ended before b fell due.
-func (p *pacer) wait(ctx context.Context, b *load.Batch) (stop bool, err error) {
+// Wait returns the due time of the next batch, of rows rows, at that time
+// (at once when it has passed). stop is true, and the batch is not to be
+// sent, when a capped staircase ended before it fell due.
+func (p *Pacer) Wait(ctx context.Context, rows int) (due time.Time, stop bool, err error) {
 	if p == nil {
-		return false, nil
+		return time.Time{}, false, nil
 	}
 	if p.ended || p.halt.Load() {
 		p.ended = true
-		return true, nil
+		return time.Time{}, true, nil
 	}
-	p.cut += int64(b.Rows)
+	p.cut += int64(rows)
 	at := p.sched.at(float64(p.cut))
 	if e := p.sched.end(); e > 0 && at > e+time.Microsecond { // (rounding at the last row)
 		p.ended = true
-		return true, nil
+		return time.Time{}, true, nil
 	}
-	due := p.start.Add(at)
-	p.mu.Lock()
-	p.dues[b] = due
-	p.mu.Unlock()
+	due = p.start.Add(at)
 	if d := time.Until(due); d > 0 {
 		p.timer.Reset(d)
 		select {
 		case <-p.timer.C:
 		case <-ctx.Done():
 			p.timer.Stop()
-			return false, ctx.Err()
+			return due, false, ctx.Err()
 		}
 	}
-	p.released.Add(int64(b.Rows))
-	return false, nil
+	p.released.Add(int64(rows))
+	return due, false, nil
 }
 
-// over reports whether a capped staircase ended (the reader stops).
-func (p *pacer) over() bool { return p != nil && p.ended }
+// Over reports whether a capped staircase ended (the reader stops).
+func (p *Pacer) Over() bool { return p != nil && p.ended }
 
-// readDone marks the input as read: no rows are due beyond it.
-func (p *pacer) readDone() {
+// ReadDone marks the input as read: no rows are due beyond it.
+func (p *Pacer) ReadDone() {
 	if p != nil {
 		p.inputDone.Store(true)
 	}
 }
 
-// taken counts b as sent: a worker took it.
-func (p *pacer) taken(b *load.Batch) {
+// Taken counts a batch of rows rows as sent: a worker took it.
+func (p *Pacer) Taken(rows int) {
 	if p != nil {
-		p.sent.Add(int64(b.Rows))
+		p.sent.Add(int64(rows))
 	}
 }
 
-// acked records the latency from due of b, acknowledged now after a send
-// that took sendLat, in st's histograms and its step's.
-func (p *pacer) acked(st *workerStats, b *load.Batch, sendLat time.Duration) {
-	if p == nil {
+// Acked records the latency from due of a batch that fell due at due,
+// acknowledged now after a send that took sendLat, in worker's histograms
+// and its step's.
+func (p *Pacer) Acked(worker int, due time.Time, sendLat time.Duration) {
+	if p == nil || due.IsZero() {
 		return
 	}
-	now := time.Now()
-	p.mu.Lock()
-	due, ok := p.dues[b]
-	p.mu.Unlock()
-	if !ok {
-		return
-	}
-	lat := now.Sub(due)
-	ps := p.workers[st]
+	lat := time.Since(due)
+	ps := p.workers[worker]
 	ps.mu.Lock()
-	ps.due.record(lat)
-	ps.period.record(lat)
-	ps.periodSend.record(sendLat)
+	ps.due.Record(lat)
+	ps.period.Record(lat)
+	ps.periodSend.Record(sendLat)
 	ps.mu.Unlock()
 	if p.sched.stepped() {
 		k := p.sched.stepAt(due.Sub(p.start) - 1) // due at a step's end: its last batch
@@ -188,24 +180,15 @@ func (p *pacer) acked(st *workerStats, b *load.Batch, sendLat time.Duration) {
 			// Two significant digits (1%) for a step's quantile: a
 			// staircase without MAX may have many steps, and a
 			// three-digit histogram is ~180 KiB.
-			p.stepHists = append(p.stepHists, &histogram{hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 2)})
+			p.stepHists = append(p.stepHists, latency.NewDigits(2))
 		}
-		p.stepHists[k].record(lat)
+		p.stepHists[k].Record(lat)
 		p.stepMu.Unlock()
 	}
 }
 
-// done forgets b's due time (the batch goes back to the free-list).
-func (p *pacer) done(b *load.Batch) {
-	if p != nil {
-		p.mu.Lock()
-		delete(p.dues, b)
-		p.mu.Unlock()
-	}
-}
-
-// backlog returns the rows due and not sent at now, and the lag.
-func (p *pacer) backlog(now time.Time) (int64, time.Duration) {
+// Backlog returns the rows due and not sent at now, and the lag.
+func (p *Pacer) Backlog(now time.Time) (int64, time.Duration) {
 	sent := p.sent.Load()
 	due := p.released.Load()
 	el := now.Sub(p.start)
@@ -231,19 +214,19 @@ func (p *pacer) backlog(now time.Time) (int64, time.Duration) {
 	return n, lag
 }
 
-// period returns the pace of the reporting period from last to now,
+// Period returns the pace of the reporting period from last to now,
 // merging and resetting the workers' period histograms.
-func (p *pacer) period(now, last time.Time) *results.PeriodPace {
+func (p *Pacer) Period(now, last time.Time) *results.PeriodPace {
 	if p == nil {
 		return nil
 	}
-	send, due := newHistogram(), newHistogram()
+	send, due := latency.New(), latency.New()
 	for _, ps := range p.workers {
 		ps.mu.Lock()
-		send.merge(ps.periodSend)
-		due.merge(ps.period)
-		ps.periodSend.h.Reset()
-		ps.period.h.Reset()
+		send.Merge(ps.periodSend)
+		due.Merge(ps.period)
+		ps.periodSend.Reset()
+		ps.period.Reset()
 		ps.mu.Unlock()
 	}
 	el := now.Sub(p.start)
@@ -253,14 +236,14 @@ func (p *pacer) period(now, last time.Time) *results.PeriodPace {
 	}
 	pp := &results.PeriodPace{
 		Rate:           p.sched.rateOf(p.sched.stepAt(el)),
-		Latency:        send.summary(),
-		LatencyFromDue: due.summary(),
+		Latency:        send.Summary(),
+		LatencyFromDue: due.Summary(),
 	}
 	if s := now.Sub(last).Seconds(); s > 0 {
 		pp.OfferedRowsPerSec = max(rows-p.lastRows, 0) / s
 	}
 	p.lastRows = rows
-	n, lag := p.backlog(now)
+	n, lag := p.Backlog(now)
 	pp.BacklogRows, pp.LagSeconds = n, lag.Seconds()
 	return pp
 }
@@ -269,10 +252,10 @@ func (p *pacer) period(now, last time.Time) *results.PeriodPace {
 // in fractions of the step: the last is its end.
 var stepSamples = [...]float64{0.5, 0.75, 1}
 
-// stepTicker returns a channel that receives the sampling times of each
+// StepTicker returns a channel that receives the sampling times of each
 // step (stepSamples), on time from the run's start (a ticker would drift
 // by when the reporter started), and its stop (nil channel: no staircase).
-func (p *pacer) stepTicker() (<-chan time.Time, func()) {
+func (p *Pacer) StepTicker() (<-chan time.Time, func()) {
 	if p == nil || !p.sched.stepped() {
 		return nil, func() {}
 	}
@@ -301,7 +284,7 @@ func (p *pacer) stepTicker() (<-chan time.Time, func()) {
 	return c, func() { close(quit) }
 }
 
-// stepSample samples the backlog of the current step (acked: the rows
+// StepSample samples the backlog of the current step (acked: the rows
 // acknowledged so far); at the step's end it judges whether the backlog
 // was bounded, and halts the staircase when it was not.
 //
@@ -310,8 +293,8 @@ func (p *pacer) stepTicker() (<-chan time.Time, func()) {
 // at each of the three samples (half, three quarters and the end of the
 // step) and grew from the first to the last without falling in between:
 // what a server slower than the rate does, (rate - capacity) x t.
-func (p *pacer) stepSample(now time.Time, acked int64) {
-	n, lag := p.backlog(now)
+func (p *Pacer) StepSample(now time.Time, acked int64) {
+	n, lag := p.Backlog(now)
 	p.stepMu.Lock()
 	defer p.stepMu.Unlock()
 	if e := p.sched.end(); e > 0 && len(p.stepEnds) > p.sched.last {
@@ -333,15 +316,16 @@ func (p *pacer) stepSample(now time.Time, acked int64) {
 	}
 }
 
-// results fills res.Pace at the end of the run.
-func (p *pacer) results(cfg Pace, res *results.Results) {
+// Results fills res.Pace at the end of the run.
+func (p *Pacer) Results(res *results.Results) {
 	if p == nil {
 		return
 	}
-	h := newHistogram()
+	cfg := p.cfg
+	h := latency.New()
 	for _, ps := range p.workers {
 		ps.mu.Lock()
-		h.merge(ps.due)
+		h.Merge(ps.due)
 		ps.mu.Unlock()
 	}
 	pc := &results.Pace{
@@ -353,7 +337,7 @@ func (p *pacer) results(cfg Pace, res *results.Results) {
 		SLOQuantile:        cfg.SLO.Quantile,
 		SLOMillis:          ms(cfg.SLO.Bound),
 		AchievedRowsPerSec: res.RowsPerSec,
-		LatencyFromDue:     h.summary(),
+		LatencyFromDue:     h.Summary(),
 	}
 	// Offered: the rows the schedule made due over the time it took to
 	// make them due (not the run's seconds, which a slow server stretches).
@@ -369,8 +353,8 @@ func (p *pacer) results(cfg Pace, res *results.Results) {
 		pc.Steps, pc.SustainableRowsPerSec = p.steps(cfg.SLO, res)
 		pc.EndedBy = p.endedBy(res)
 		judgeStaircase(pc)
-	} else if cfg.SLO.Quantile > 0 && h.h.TotalCount() > 0 {
-		pc.SLOQuantileMillis = float64(h.h.ValueAtQuantile(cfg.SLO.Quantile)) / 1000
+	} else if cfg.SLO.Quantile > 0 && h.Count() > 0 {
+		pc.SLOQuantileMillis = h.QuantileMillis(cfg.SLO.Quantile)
 		met := pc.SLOQuantileMillis < ms(cfg.SLO.Bound)
 		pc.SLOMet = &met
 	}
@@ -381,7 +365,7 @@ func (p *pacer) results(cfg Pace, res *results.Results) {
 
 // endedBy says what ended the staircase (results.Pace.EndedBy); the
 // looper's results (res.Loop) are in.
-func (p *pacer) endedBy(res *results.Results) string {
+func (p *Pacer) endedBy(res *results.Results) string {
 	switch {
 	case p.halt.Load():
 		return "backlog"
@@ -425,7 +409,7 @@ func judgeStaircase(pc *results.Pace) {
 // that of the highest step that was OK. A step below it may have failed
 // (a warm-up, a passing stall): it is listed, and did not carry a backlog
 // into the step that passed, which would have failed it.
-func (p *pacer) steps(slo SLO, res *results.Results) ([]results.RateStep, float64) {
+func (p *Pacer) steps(slo SLO, res *results.Results) ([]results.RateStep, float64) {
 	p.stepMu.Lock()
 	defer p.stepMu.Unlock()
 	n := max(len(p.stepHists), len(p.stepEnds))
@@ -456,10 +440,10 @@ func (p *pacer) steps(slo SLO, res *results.Results) ([]results.RateStep, float6
 		ok := st.Complete && st.Bounded
 		if k < len(p.stepHists) {
 			h := p.stepHists[k]
-			st.Batches = h.h.TotalCount()
-			st.LatencyFromDue = h.summary()
+			st.Batches = h.Count()
+			st.LatencyFromDue = h.Summary()
 			if slo.Quantile > 0 && st.Batches > 0 {
-				st.QuantileMillis = float64(h.h.ValueAtQuantile(slo.Quantile)) / 1000
+				st.QuantileMillis = h.QuantileMillis(slo.Quantile)
 				ok = ok && st.QuantileMillis < ms(slo.Bound)
 			}
 		}
@@ -472,107 +456,6 @@ func (p *pacer) steps(slo SLO, res *results.Results) ([]results.RateStep, float6
 		prev = end
 	}
 	return out, sustainable
-}
-
-// line is the paced part of a period's progress line.
-func paceLine(pp *results.PeriodPace) string {
-	if pp == nil {
-		return ""
-	}
-	return fmt.Sprintf(" | offered %s rows/s, backlog %s rows, lag %s, p99 from due %.1f ms",
-		rate(pp.OfferedRowsPerSec), count(pp.BacklogRows), seconds(pp.LagSeconds).Round(time.Millisecond), pp.LatencyFromDue.P99)
-}
-
-// writePace prints a paced run's summary lines.
-func writePace(w io.Writer, pc *results.Pace) {
-	if pc == nil {
-		return
-	}
-	l := pc.LatencyFromDue
-	fmt.Fprintf(w, "paced: offered %s rows/s, achieved %s rows/s; max backlog %s rows, max lag %s\n",
-		rate(pc.OfferedRowsPerSec), rate(pc.AchievedRowsPerSec), count(pc.MaxBacklogRows), seconds(pc.MaxLagSeconds).Round(time.Millisecond))
-	fmt.Fprintf(w, "latency from due ms (what a producer sees; batch latency above is from the send): mean %.2f p50 %.2f p90 %.2f p99 %.2f max %.2f\n", l.Mean, l.P50, l.P90, l.P99, l.Max)
-	writeSLO(w, pc)
-	if len(pc.Steps) == 0 {
-		return
-	}
-	var b strings.Builder
-	for i, st := range pc.Steps {
-		if i > 0 {
-			b.WriteString(" | ")
-		}
-		verdict := "ok"
-		switch {
-		case !st.Complete:
-			verdict = "partial"
-		case !st.Bounded:
-			verdict = "backlog " + count(st.BacklogRows)
-		case !st.OK:
-			verdict = "over SLO"
-		}
-		fmt.Fprintf(&b, "%s: p99 %.1f ms %s", rate(st.RowsPerSec), st.LatencyFromDue.P99, verdict)
-	}
-	fmt.Fprintf(w, "steps (rows/s): %s\n", b.String())
-	for _, st := range pc.Steps {
-		if pc.Halted && st.Complete && !st.Bounded {
-			fmt.Fprintf(w, "staircase stopped after %s rows/s: its backlog (%s rows) was not bounded\n", rate(st.RowsPerSec), count(st.BacklogRows))
-			break
-		}
-	}
-	slo := "a bounded backlog"
-	if pc.SLOQuantile > 0 {
-		slo = fmt.Sprintf("p%g from due < %g ms and a bounded backlog", pc.SLOQuantile, pc.SLOMillis)
-	}
-	complete := false
-	for _, st := range pc.Steps {
-		complete = complete || st.Complete
-	}
-	switch {
-	case pc.SustainableRowsPerSec > 0 && pc.SustainableAtLeast:
-		fmt.Fprintf(w, "sustainable rate: at least %s rows/s (the highest step that kept %s; %s before a step failed: the server's limit was not reached)\n",
-			rate(pc.SustainableRowsPerSec), slo, endedHow(pc))
-	case pc.SustainableRowsPerSec > 0:
-		fmt.Fprintf(w, "sustainable rate: %s rows/s (the highest step that kept %s)\n", rate(pc.SustainableRowsPerSec), slo)
-	case !complete:
-		fmt.Fprintf(w, "sustainable rate: not measured (%s during the first step: give more input, --loop, or shorter steps)\n", endedHow(pc))
-	default:
-		fmt.Fprintf(w, "sustainable rate: none (no step kept %s)\n", slo)
-	}
-	if n := len(pc.FailedBelow); n > 0 {
-		rates := make([]string, n)
-		for i, v := range pc.FailedBelow {
-			rates[i] = rate(v)
-		}
-		fmt.Fprintf(w, "but a lower step failed: %s rows/s (a passing stall, or a rate near the limit: run the staircase again before quoting the sustainable rate)\n",
-			strings.Join(rates, ", "))
-	}
-}
-
-// endedHow says what ended a staircase (results.Pace.EndedBy).
-func endedHow(pc *results.Pace) string {
-	switch pc.EndedBy {
-	case "max":
-		return "the step at MAX (" + rate(pc.StepsMax) + " rows/s) ended the staircase"
-	case "input":
-		return "the input ended"
-	case "duration":
-		return "--duration ended the run"
-	case "backlog":
-		return "a backlog ended the staircase"
-	}
-	return "the run stopped"
-}
-
-// writeSLO prints whether a constant rate's run kept its SLO.
-func writeSLO(w io.Writer, pc *results.Pace) {
-	if pc.SLOMet == nil {
-		return
-	}
-	verdict := "met"
-	if !*pc.SLOMet {
-		verdict = "NOT met"
-	}
-	fmt.Fprintf(w, "SLO p%g from due < %g ms: %s (p%g from due %.1f ms over the run)\n", pc.SLOQuantile, pc.SLOMillis, verdict, pc.SLOQuantile, pc.SLOQuantileMillis)
 }
 
 // ms is d in milliseconds.

@@ -1,0 +1,120 @@
+// Package interference judges whether a load's figures are the
+// database's alone: it measures the whole machine's CPU over the load's
+// window (/proc/stat) and takes away what the loader and the local server
+// spent; what is left ran beside them. A busy laptop, a CI runner, a
+// neighbour on a cloud host (steal) all show here, and a run that crossed
+// the threshold is marked disturbed in its summary, results file and
+// reports.
+//
+// The threshold is half a core, or a tenth of the processors' time
+// stolen: a busy loop on one core is a whole core (TestBusyLoopDisturbs),
+// while the idle servers of scripts/start_*.sh and the kernel's own work
+// for a load (loopback softirq, writeback) are meant to stay under it
+// (docs/benchmarks.md gives what they measured).
+package interference
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tsload/tsload/pkg/procstat"
+	"github.com/tsload/tsload/pkg/results"
+)
+
+// Thresholds over which a run is disturbed.
+const (
+	// Cores is the other processes' CPU, in cores, over which a run is
+	// disturbed.
+	Cores = 0.5
+	// Steal is the share of processor time stolen by the hypervisor over
+	// which a run is disturbed.
+	Steal = 0.10
+)
+
+// Sample is the machine at one end of the load's window.
+type Sample struct {
+	Machine procstat.Machine
+	Err     error
+}
+
+// Take reads the machine now.
+func Take(fs procstat.FS) Sample {
+	m, err := fs.Machine()
+	return Sample{Machine: m, Err: err}
+}
+
+// Window is what the loader and the server spent from the first sample to
+// the second, and what could not be observed.
+type Window struct {
+	Start, End Sample
+	Wall       time.Duration
+	// Loader is the loader process's CPU over the window.
+	Loader time.Duration
+	// Server is the local server's process tree's CPU over the window;
+	// ServerUnobserved says why it is not known (then it counts as
+	// interference, and the results say so).
+	Server           time.Duration
+	ServerUnobserved string
+}
+
+// Judge computes the interference of w.
+func Judge(w Window) *results.Interference {
+	if w.Start.Err != nil || w.End.Err != nil {
+		err := w.Start.Err
+		if err == nil {
+			err = w.End.Err
+		}
+		return &results.Interference{NotMeasured: fmt.Sprintf("the machine's CPU is not readable: %v", err)}
+	}
+	in := &results.Interference{
+		CPUs:           w.End.Machine.CPUs,
+		Seconds:        w.Wall.Seconds(),
+		LoadAvgStart:   w.Start.Machine.Load1,
+		LoadAvgEnd:     w.End.Machine.Load1,
+		ThresholdCores: Cores,
+		ThresholdSteal: Steal,
+		Unobserved:     w.ServerUnobserved,
+	}
+	if w.Wall <= 0 {
+		in.NotMeasured = "the load lasted no time"
+		return in
+	}
+	d := w.End.Machine.Since(w.Start.Machine)
+	sec := w.Wall.Seconds()
+	in.MachineCores = d.Busy.Seconds() / sec
+	in.LoaderCores = w.Loader.Seconds() / sec
+	in.ServerCores = w.Server.Seconds() / sec
+	in.Cores = max(0, in.MachineCores-in.LoaderCores-in.ServerCores)
+	if t := d.Total(); t > 0 {
+		in.StealFraction = d.Steal.Seconds() / t.Seconds()
+	}
+	switch {
+	case in.Cores > Cores:
+		in.Disturbed = true
+		in.Reason = fmt.Sprintf("interference %.2f cores > %.2f", in.Cores, Cores)
+	case in.StealFraction > Steal:
+		in.Disturbed = true
+		in.Reason = fmt.Sprintf("steal %.0f%% > %.0f%%", 100*in.StealFraction, 100*Steal)
+	}
+	return in
+}
+
+// Line is the summary's one line about in: "machine quiet: ..." or
+// "DISTURBED: ...".
+func Line(in *results.Interference) string {
+	switch {
+	case in == nil:
+		return ""
+	case in.NotMeasured != "":
+		return "interference not measured: " + in.NotMeasured
+	}
+	s := fmt.Sprintf("interference %.2f cores (machine %.2f, loader %.2f, server %.2f of %d CPUs), steal %.1f%%, load average %.2f -> %.2f",
+		in.Cores, in.MachineCores, in.LoaderCores, in.ServerCores, in.CPUs, 100*in.StealFraction, in.LoadAvgStart, in.LoadAvgEnd)
+	if in.Unobserved != "" {
+		s += "; not observed: " + in.Unobserved
+	}
+	if in.Disturbed {
+		return "DISTURBED: other work ran on the machine (" + in.Reason + "): " + s
+	}
+	return "machine quiet: " + s
+}

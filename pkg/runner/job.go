@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// job is one batch of the free-list with what the run keeps of it while it
+// is out: its rewrites' buffers and its due time. The state of a batch
+// travels with it, reused batch after batch, so no concern keeps a table
+// keyed by batch behind a lock of its own.
+type job struct {
+	load.Batch
+	scratch [maxRewrites]scratch // the rewrites' buffers, by the rewrite's place in the run's list
+	due     time.Time            // a paced run: when the batch fell due (pkg/pace)
+	worker  int                  // the worker that took it
+}
+
+// scratch is the memory one rewrite keeps per job: a rewritten batch's
+// bytes and table counts point into it until the batch is put back.
+type scratch struct {
+	data   []byte
+	tables []load.TableRows
+}
+
+// An observer watches batches go by on the workers; a nil func is an event
+// it does not watch. taken: a worker took the batch, before its checks;
+// sending: checked and rewritten, about to be written (the first attempt);
+// acked: a write was acknowledged (lat: the send's latency); done: the
+// batch is given back, err nil when it was written.
+type observer struct {
+	name    string
+	taken   func(j *job)
+	sending func(j *job)
+	acked   func(j *job, ack load.Ack, lat time.Duration)
+	done    func(j *job, err error)
+}
+
+// observers are the run's observers by event, in the order of the list.
+type observers struct {
+	taken   []func(j *job)
+	sending []func(j *job)
+	acked   []func(j *job, ack load.Ack, lat time.Duration)
+	done    []func(j *job, err error)
+}
+
+// batchObservers is the ordered list of what watches the run's batches,
+// built once when the run starts; a concern the run does not have is left
+// out. The order is that of the acknowledgement's consequences: the pace
+// (latency from due), the journal (the batch is settled), the queries
+// (their watermark), the errors file (the refused rows).
+func (r *run) batchObservers() observers {
+	var list []observer
+	if r.pace != nil {
+		list = append(list, observer{name: "pace (pkg/pace)",
+			taken: func(j *job) { r.pace.Taken(j.Rows) },
+			acked: func(j *job, _ load.Ack, lat time.Duration) { r.pace.Acked(j.worker, j.due, lat) }})
+	}
+	if r.jr != nil {
+		list = append(list, observer{name: "journal (resume.go)",
+			sending: func(j *job) { r.jr.sending(&j.Batch) },
+			acked:   func(j *job, ack load.Ack, _ time.Duration) { r.jr.acked(&j.Batch, ack) }})
+	}
+	if r.queries != nil {
+		list = append(list, observer{name: "queries' watermark (query.go)",
+			acked: func(j *job, ack load.Ack, _ time.Duration) { r.queries.partial(&j.Batch, ack) },
+			done: func(j *job, err error) {
+				if err == nil {
+					r.queries.written(&j.Batch)
+				}
+			}})
+	}
+	list = append(list, observer{name: "refused rows (errors.go)",
+		acked: func(j *job, ack load.Ack, _ time.Duration) { r.onRefused(&j.Batch, ack) }})
+	var o observers
+	for _, ob := range list {
+		if ob.taken != nil {
+			o.taken = append(o.taken, ob.taken)
+		}
+		if ob.sending != nil {
+			o.sending = append(o.sending, ob.sending)
+		}
+		if ob.acked != nil {
+			o.acked = append(o.acked, ob.acked)
+		}
+		if ob.done != nil {
+			o.done = append(o.done, ob.done)
+		}
+	}
+	return o
+}
