@@ -54,9 +54,15 @@ type queryBench struct {
 func benchConfig(c *cli.Context, spec Spec, cfg runner.Config) (*queryBench, error) {
 	path := c.String(FlagQueries)
 	if path == "" {
-		for _, f := range []string{FlagQueriesWorkers, FlagQueriesRate, FlagQueriesWarmup, FlagCheck, FlagSkipLoad} {
-			if c.IsSet(f) {
-				return nil, fmt.Errorf("--%s needs --%s", f, FlagQueries)
+		// A value other than the default, not a flag set: a resumed load
+		// sets every recorded flag (resume.go).
+		for _, f := range []struct {
+			name  string
+			given bool
+		}{{FlagQueriesWorkers, c.Int(FlagQueriesWorkers) != 1}, {FlagQueriesRate, c.Float64(FlagQueriesRate) != 0},
+			{FlagQueriesWarmup, c.Int(FlagQueriesWarmup) != 0}, {FlagCheck, !c.Bool(FlagCheck)}, {FlagSkipLoad, c.Bool(FlagSkipLoad)}} {
+			if f.given {
+				return nil, fmt.Errorf("--%s needs --%s", f.name, FlagQueries)
 			}
 		}
 		return nil, nil
