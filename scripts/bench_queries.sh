@@ -4,7 +4,7 @@
 #   scripts/bench_queries.sh [--scale N] [--timestamp-end T] [--queries N] [--workers N] [--out DIR]
 #
 # generate_data writes one cpu-only ILP file (seed 1, --scale hosts, default 100, 10 s, 2016-01-01
-# to --timestamp-end, default 2016-01-01T12:00:00Z); load_questdb loads it into the local QuestDB
+# to --timestamp-end, default 2016-01-02: TSBS draws a 24-hour window from it); load_questdb loads it into the local QuestDB
 # (table cpu, --drop-db) and runs a generate_queries set of --queries queries per type (default
 # 20) on --workers connections (default 2), every answer checked against the evaluator over the
 # file. Then, for each devops type, TSBS's tsbs_generate_queries (same seed, scale and range,
@@ -24,7 +24,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 scale=${TSLOAD_BENCH_SCALE:-100}
-ts_end=${TSLOAD_BENCH_END:-2016-01-01T12:00:00Z}
+ts_end=${TSLOAD_BENCH_END:-2016-01-02T00:00:00Z}
 queries=20
 workers=2
 out=
@@ -53,9 +53,17 @@ bench_lock
 "$bin/load_questdb" --file "$data" --drop-db --queries "$out/q.tsq" --queries-workers "$workers" --results-file "$out/tsload.json"
 if [[ -n $tsbs_gen && -n $tsbs_run ]]; then
 	for t in $(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["query_bench"]["types"][i]["name"] for i in range(len(json.load(open(sys.argv[1]))["query_bench"]["types"]))))' "$out/tsload.json"); do
-		"$tsbs_gen" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z --timestamp-end "$ts_end" \
-			--queries "$queries" --query-type "$t" --format questdb --file "$out/tsbs-$t.q" 2>/dev/null
-		"$tsbs_run" --file "$out/tsbs-$t.q" --workers "$workers" --print-interval 0 --results-file "$out/tsbs-$t.json" >/dev/null
+		rm -f "$out/tsbs-$t.json"
+		if ! "$tsbs_gen" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z --timestamp-end "$ts_end" \
+			--queries "$queries" --query-type "$t" --format questdb --file "$out/tsbs-$t.q" 2>"$out/tsbs-$t.log"; then
+			echo "bench_queries: tsbs_generate_queries $t failed: $(grep -m1 panic "$out/tsbs-$t.log")" >&2
+			continue
+		fi
+		if ! "$tsbs_run" --file "$out/tsbs-$t.q" --workers "$workers" --print-interval 0 --results-file "$out/tsbs-$t.json" \
+			>"$out/tsbs-$t.run.log" 2>&1; then
+			echo "bench_queries: tsbs_run_queries_questdb $t failed: $(grep -m1 -E 'panic|error' "$out/tsbs-$t.run.log")" >&2
+			rm -f "$out/tsbs-$t.json"
+		fi
 	done
 else
 	echo "bench_queries: tsbs_generate_queries or tsbs_run_queries_questdb not found (TSLOAD_PEERS_BIN or PATH): our column only" >&2
@@ -71,7 +79,7 @@ for t in qb["types"]:
     name, lat = t["name"], t["latency_ms"]
     theirs, p50, p99, ratio = os.path.join(out, f"tsbs-{name}.json"), "-", "-", "-"
     if os.path.exists(theirs):
-        q = json.load(open(theirs))["Totals"]["overallQuantiles"].get("allqueries", {})
+        q = json.load(open(theirs))["Totals"]["overallQuantiles"].get("all_queries", {})
         if q:
             p50, p99 = f"{q['q50']:.2f}", f"{q['q99']:.2f}"
             ratio = f"{lat['p50'] / q['q50']:.2f}" if q["q50"] else "-"
