@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Loader throughput against a local server, with the ceiling measured in the same run.
 #
-#   scripts/bench_load.sh timescale|influx|questdb [--scale N] [--timestamp-end T]
+#   scripts/bench_load.sh timescale|influx|questdb|clickhouse|duckdb|sqlite [--scale N] [--timestamp-end T]
 #                         [--batch-sizes 1000,5000] [--workers 1,2] [--methods M,...] [--out DIR]
+#                         [--rounds 3]
 #
 # Generates one cpu-only dataset (seed 1, --scale hosts from 2016-01-01 to --timestamp-end at
 # 10s), then prints a Markdown table of rows/s for each loader configuration and, as the
@@ -15,6 +16,14 @@
 #     (on its own format from tsbs_generate_data, same scale and time range), taken from
 #     TSLOAD_PEERS_BIN or PATH (a peer that fails is reported with its error);
 #   influx, questdb: the same batches posted by curl with xargs -P <workers> (no gzip).
+#   clickhouse: the server's own INSERT INTO cpu SELECT * FROM file('<csv>') (the CSV without
+#     its header, in the server's user_files directory: $TSLOAD_STATE/clickhouse/main/user_files
+#     or TSLOAD_CLICKHOUSE_USER_FILES) into an empty table as load_clickhouse makes it, a
+#     ReplacingMergeTree (--dedup, the default) and a MergeTree (--dedup=false); load_clickhouse
+#     on ILP and CSV into each; and the peer tsbs_load_clickhouse on its own format from
+#     tsbs_generate_data when both are in TSLOAD_PEERS_BIN or on PATH (into a private server on
+#     127.0.0.2:9000: the port it dials is QuestDB's on 127.0.0.1). HTTP at
+#     TSLOAD_CLICKHOUSE_HTTP (default http://127.0.0.1:18123), native at --host's default.
 #   influx also loads InfluxDB 2 and 3 when they answer (scripts/start_influxdb.sh --version 2
 #     and 3; TSLOAD_INFLUX2_URL, default http://127.0.0.1:8087, org tsload and INFLUX2_TOKEN;
 #     TSLOAD_INFLUX3_URL, default http://127.0.0.1:8181, and INFLUX3_TOKEN or the start script's
@@ -22,6 +31,17 @@
 #     1 s WAL flush, at its own batch size and workers (TSLOAD_BENCH_V3_BATCH, default 20000;
 #     TSLOAD_BENCH_V3_WORKERS, default 2: its best durable rate in a sweep on 2 shared cores), durable
 #     and with --no-sync, each beside a curl ceiling of the same requests.
+#   duckdb, sqlite (the database a file inside the loader's process): rounds (--rounds, default 3)
+#     of every run interleaved, each row the median of its rounds and every share against the
+#     median of the first ceiling: duckdb: DuckDB's own import (scripts/duckdb_import: CREATE
+#     TABLE cpu AS SELECT * FROM read_csv, then read_parquet, of the same rows, one transaction,
+#     then CHECKPOINT, as many DuckDB threads as loader workers, through the library load_duckdb
+#     links); sqlite: the sqlite3 CLI's .import of the CSV in one transaction into the table as
+#     load_sqlite creates it (WAL, synchronous=full, as load_sqlite's defaults; Debian's sqlite3,
+#     installed when missing). Then the loader at its defaults (per-batch, batch size and workers
+#     of --batch-sizes and --workers, last value of each) and with --commit one-transaction,
+#     from pgcopy, CSV and ILP, each into a new file and verified (its count; the ceilings' count
+#     is read back too).
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
@@ -34,7 +54,7 @@ set -euo pipefail
 
 [ $# -ge 1 ] || usage
 target=$1; shift
-case "$target" in timescale|influx|questdb) ;; *) usage ;; esac
+case "$target" in timescale|influx|questdb|clickhouse|duckdb|sqlite) ;; *) usage ;; esac
 
 scale=${TSLOAD_BENCH_SCALE:-1000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
@@ -42,8 +62,12 @@ batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-1000,5000,20000}
 workers_list=${TSLOAD_BENCH_WORKERS:-1,2}
 methods=${TSLOAD_BENCH_METHODS:-copy-binary,copy-csv,insert-multi}
 out=""
+rounds=${TSLOAD_BENCH_ROUNDS:-3}
+if [[ $target == duckdb || $target == sqlite ]]; then # the loader's defaults
+  batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-5000} workers_list=${TSLOAD_BENCH_WORKERS:-2}
+fi
 parse_flags bench_load.sh "--scale=scale --timestamp-end=ts_end --batch-sizes=batch_sizes --workers=workers_list
-  --methods=methods --out=out" "$@"
+  --methods=methods --out=out --rounds=rounds" "$@"
 
 bench_dirs "bench_load/$target"
 data=$state/bench_load/data
@@ -283,6 +307,94 @@ influx)
   fi
   dry_run "$data/$ds.ilp"
   ;;
+duckdb|sqlite)
+  bs=${batch_sizes[-1]} w=${workers_list[-1]}
+  generate "$data/$ds.pgcopy" --format pgcopy
+  generate "$data/$ds.csv" --format csv
+  generate "$data/$ds.ilp" --format ilp
+  rows=$(( $(wc -l <"$data/$ds.csv") - 1 ))
+  files=$out/files
+  mkdir -p "$files"
+  if [ "$target" = duckdb ]; then
+    generate "$data/$ds.parquet" --format parquet
+    build_tools "$bin" ./scripts/duckdb_import
+  else
+    command -v sqlite3 >/dev/null || apt_install sqlite3
+    # The table as load_sqlite creates it, empty, for the CLI to import into.
+    "$bin/load_sqlite" --file "$data/$ds.pgcopy" --db-path "$files/empty.sqlite" --drop-db --limit 1 --verify off \
+      --reporting-period 1h >/dev/null 2>&1
+    ddl=$(sqlite3 "$files/empty.sqlite" '.schema cpu')
+    rm -f "$files"/empty.sqlite*
+  fi
+  # ceiling_run NAME -> "ROWS/S STATUS" of the database's own import into a new file
+  ceiling_run() {
+    local f=$files/ceiling n secs start end
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
+    case "$1" in
+    read_csv|read_parquet)
+      local in=$data/$ds.csv; [ "$1" = read_parquet ] && in=$data/$ds.parquet
+      if ! read -r n secs < <("$bin/duckdb_import" --db "$f" --threads "$w" "$in" 2>"$out/ceiling.log"); then
+        echo "0 failed:$(tail -n 1 "$out/ceiling.log" | tr ' |' '_/' | cut -c1-100)"; return
+      fi
+      [ "$n" = "$rows" ] || { echo "0 failed:$n/${rows}_rows"; return; }
+      python3 -c 'import sys; print(int(float(sys.argv[1])/float(sys.argv[2])), "ok")' "$rows" "$secs" ;;
+    sqlite3)
+      start=$(now)
+      if ! sqlite3 "$f" >/dev/null 2>"$out/ceiling.log" <<SQL
+PRAGMA journal_mode=wal;
+PRAGMA synchronous=full;
+$ddl
+BEGIN;
+.import --csv --skip 1 $data/$ds.csv cpu
+COMMIT;
+SQL
+      then echo "0 failed:$(tail -n 1 "$out/ceiling.log" | tr ' |' '_/' | cut -c1-100)"; return; fi
+      end=$(now)
+      n=$(sqlite3 "$f" 'SELECT count(*) FROM cpu')
+      [ "$n" = "$rows" ] || { echo "0 failed:$n/${rows}_rows"; return; }
+      echo "$(rate "$rows" "$start" "$end") ok" ;;
+    esac
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
+  }
+  # loader_run FORMAT COMMIT -> "ROWS/S STATUS" of load_<target> into a new file
+  loader_run() {
+    local f=$files/loader res=$out/$1_$2.json
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm" "$res"
+    "$bin/load_$target" --file "$data/$ds.$1" --db-path "$f" --commit "$2" --batch-size "$bs" --workers "$w" \
+      --results-file "$res" --reporting-period 1h >"$res.log" 2>&1 || true
+    if [ -s "$res" ]; then echo "$(field "$res" rows_per_sec) $(status "$res" | tr ' ' '_')"; else echo "0 failed"; fi
+    rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
+  }
+  if [ "$target" = duckdb ]; then
+    runs=("ceiling: DuckDB's own import, CREATE TABLE AS read_csv + CHECKPOINT, $w threads|ceiling read_csv"
+      "DuckDB's own import, CREATE TABLE AS read_parquet + CHECKPOINT, $w threads|ceiling read_parquet")
+  else
+    runs=("ceiling: sqlite3 CLI .import of the CSV, one transaction (WAL, synchronous=full)|ceiling sqlite3")
+  fi
+  for f in pgcopy csv ilp; do
+    runs+=("load_$target --file $f (default: per-batch)|loader $f per-batch" "load_$target --file $f --commit one-transaction|loader $f one-transaction")
+  done
+  declare -A emb_rates=() emb_status=()
+  for ((r = 1; r <= rounds; r++)); do # interleaved: each round runs everything once
+    for run in "${runs[@]}"; do
+      IFS='|' read -r name how <<<"$run"
+      read -r kind a b <<<"$how"
+      if [ "$kind" = ceiling ]; then res=$(ceiling_run "$a"); else res=$(loader_run "$a" "$b"); fi
+      read -r v s <<<"$res"
+      emb_rates[$name]+=" $v"
+      [ "$s" = ok ] || emb_status[$name]="${s//_/ } (round $r)"
+    done
+  done
+  ceiling=0
+  for run in "${runs[@]}"; do
+    IFS='|' read -r name how <<<"$run"
+    # shellcheck disable=SC2086 # the rounds' rates, one word each
+    m=$(median ${emb_rates[$name]}); m=${m%.*}
+    [ "$ceiling" != 0 ] || ceiling=$m
+    pending+=("$name (median of $rounds: ${emb_rates[$name]# })|$( [[ $how == ceiling* ]] && echo - || echo "$bs")|$w|$m|${emb_status[$name]:-ok}|$ceiling")
+  done
+  dry_run "$data/$ds.pgcopy"
+  ;;
 questdb)
   http=${TSLOAD_QUESTDB_HTTP:-http://127.0.0.1:9000}
   generate "$data/$ds.ilp" --format ilp
@@ -301,6 +413,96 @@ questdb)
     done
   done
   drop
+  dry_run "$data/$ds.ilp"
+  ;;
+clickhouse)
+  chhttp=${TSLOAD_CLICKHOUSE_HTTP:-http://127.0.0.1:18123}
+  user_files=${TSLOAD_CLICKHOUSE_USER_FILES:-$state/clickhouse/main/user_files}
+  db=tsload_bench_$$
+  chq() { curl -fsS "$chhttp/?date_time_input_format=best_effort" --data-binary "$1"; }
+  generate "$data/$ds.ilp" --format ilp
+  generate "$data/$ds.csv" --format csv
+  rows=$(( $(wc -l <"$data/$ds.csv") - 1 ))
+  # file() reads only under the server's user_files; 18.16 drops the first row of a
+  # CSVWithNames file read by INSERT ... SELECT, so the rows go there without their header.
+  mkdir -p "$user_files"
+  tail -n +2 "$data/$ds.csv" >"$user_files/$ds.csv"
+  # empty_table DEDUP: ${db}_ceiling.cpu as load_clickhouse makes it, empty.
+  empty_table() {
+    "$bin/load_clickhouse" --file "$data/$ds.csv" --db-name ${db}_ceiling --drop-db --dedup="$1" \
+      --limit 1 --verify=off --reporting-period 1h >/dev/null 2>&1
+    chq "TRUNCATE TABLE ${db}_ceiling.cpu"
+  }
+  server_ceiling() { # DEDUP -> rows/s of INSERT INTO cpu SELECT * FROM file(...)
+    local st start end n
+    empty_table "$1"
+    st=$(chq "SELECT arrayStringConcat(groupArray(concat(name, ' ', type)), ', ') FROM system.columns WHERE database = '${db}_ceiling' AND table = 'cpu'")
+    # TabSeparated output escapes a quote as \', as a string literal wants it
+    start=$(now)
+    chq "INSERT INTO ${db}_ceiling.cpu SELECT * FROM file('$ds.csv', 'CSV', '$st')" >/dev/null
+    end=$(now)
+    local final=""; [ "$1" = true ] && final=" FINAL" # a plain MergeTree has no FINAL
+    n=$(chq "SELECT count() FROM ${db}_ceiling.cpu$final")
+    [ "$n" = "$rows" ] || { echo "ceiling: $n rows in the table, want $rows" >&2; echo 0; return; }
+    rate "$rows" "$start" "$end"
+  }
+  declare -A ceil
+  for dedup in true false; do
+    ceil[$dedup]=$(server_ceiling "$dedup")
+    label=ReplacingMergeTree; [ "$dedup" = false ] && label=MergeTree
+    ceiling=${ceil[$dedup]}
+    st=ok; [ "$ceiling" = 0 ] && st=failed
+    pending+=("ceiling: server INSERT SELECT FROM file (csv), $label|-|1|$ceiling|$st|$ceiling")
+  done
+  for dedup in true false; do
+    label=ReplacingMergeTree; [ "$dedup" = false ] && label=MergeTree
+    ceiling=${ceil[$dedup]}
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        load "ilp, $label" "$data/$ds.ilp" "$bs" "$w" --db-name "$db" --drop-db --dedup="$dedup"
+        load "csv, $label" "$data/$ds.csv" "$bs" "$w" --db-name "$db" --drop-db --dedup="$dedup"
+      done
+    done
+  done
+  peer() {
+    if [ -n "${TSLOAD_PEERS_BIN:-}" ] && [ -x "$TSLOAD_PEERS_BIN/$1" ]; then echo "$TSLOAD_PEERS_BIN/$1"; else command -v "$1" || true; fi
+  }
+  tsbs_load=$(peer tsbs_load_clickhouse)
+  tsbs_gen=$(peer tsbs_generate_data)
+  if [ -n "$tsbs_load" ] && [ -n "$tsbs_gen" ]; then
+    tsbs_file=$data/$ds.tsbs-clickhouse
+    [ -s "$tsbs_file" ] || "$tsbs_gen" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z \
+      --timestamp-end "$ts_end" --log-interval 10s --format clickhouse --file "$tsbs_file" 2>/dev/null
+    # TSBS's loader dials port 9000, which QuestDB holds on 127.0.0.1: a private server of
+    # this bench on 127.0.0.2 takes its rows.
+    tsbs_env=(env CLICKHOUSE_NAME=bench_tsbs CLICKHOUSE_LISTEN=127.0.0.2 CLICKHOUSE_PORT=9000 CLICKHOUSE_HTTP_PORT=18124 TSLOAD_STATE="$state")
+    "${tsbs_env[@]}" CLICKHOUSE_FRESH=1 bash "$scripts_dir/start_clickhouse.sh" >"$out/tsbs-server.log" 2>&1 ||
+      echo "bench_load.sh: the private ClickHouse on 127.0.0.2:9000 did not start (see $out/tsbs-server.log)" >&2
+    tq() { curl -fsS "http://127.0.0.2:18124/" --data-binary "$1"; }
+    ceiling=${ceil[false]}
+    for bs in "${batch_sizes[@]}"; do
+      for w in "${workers_list[@]}"; do
+        log=$out/tsbs_load_clickhouse_b${bs}_w${w}.log
+        tq "DROP DATABASE IF EXISTS ${db}_tsbs" >/dev/null || true
+        if "$tsbs_load" --file "$tsbs_file" --db-name ${db}_tsbs --host 127.0.0.2 --user default \
+            --workers "$w" --batch-size "$bs" --reporting-period 0s >"$log" 2>&1 &&
+            r=$(grep -oE 'mean rate [0-9.]+ rows/sec' "$log" | tail -n 1 | grep -oE '[0-9.]+') && [ -n "$r" ]; then
+          n=$(tq "SELECT count() FROM ${db}_tsbs.cpu" 2>/dev/null || echo "?")
+          st=ok; [ "$n" = "$rows" ] || st="$n rows in its cpu table, want $rows"
+          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|${r%.*}|$st|$ceiling")
+        else
+          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|0|failed: $(tail -n 1 "$log" | tr '|' '/' | cut -c1-200)|$ceiling")
+        fi
+      done
+    done
+    "${tsbs_env[@]}" CLICKHOUSE_PURGE=1 bash "$scripts_dir/stop_clickhouse.sh" >/dev/null 2>&1 || true
+  else
+    echo "bench_load.sh: no tsbs_load_clickhouse/tsbs_generate_data in TSLOAD_PEERS_BIN or PATH; peer row left out" >&2
+  fi
+  for d in "$db" "${db}_ceiling"; do
+    chq "DROP DATABASE IF EXISTS $d" >/dev/null 2>&1 || true
+  done
+  rm -f "$user_files/$ds.csv"
   dry_run "$data/$ds.ilp"
   ;;
 esac

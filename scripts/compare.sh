@@ -3,7 +3,7 @@
 # server is up, with the same batch size and workers; one table side by side
 # with each database's verified row count.
 #
-#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,victoriametrics,duckdb,sqlite]
+#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,victoriametrics,duckdb,sqlite,cassandra]
 #       [--use-case cpu-only] [--seed 123] [--scale 100]
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
@@ -55,6 +55,10 @@
 #   victoriametrics $TSLOAD_VM_URL (default http://127.0.0.1:8428), GET /health; with
 #              TSLOAD_VM_URL unset and no server up, scripts/start_victoriametrics.sh starts
 #              the local one (building it once from its Go module)
+#   cassandra  $TSLOAD_CASSANDRA (default 127.0.0.1:9042), TCP; with TSLOAD_CASSANDRA unset
+#              and no server up, scripts/start_cassandra.sh starts the local one. Not in the
+#              default --targets: on a 2-core machine it loads a few thousand rows/s, so the
+#              default day of 864,000 rows would add minutes per repeat; name it to compare it.
 #   duckdb     no server: the file DIR/<db-name>.duckdb, opened inside load_duckdb
 #   sqlite     no server: the file DIR/<db-name>.sqlite, opened inside load_sqlite
 #              (their server CPU and memory are the loader's own: the database runs in it)
@@ -200,6 +204,11 @@ server_up() {
 		http_up "${TSLOAD_VM_URL:-http://127.0.0.1:8428}" /health && return 0
 		[[ -z ${TSLOAD_VM_URL:-} ]] && bash "$(dirname "$0")/start_victoriametrics.sh"
 		;;
+	cassandra)
+		read -r -a hp <<<"$(host_port "${TSLOAD_CASSANDRA:-127.0.0.1:9042}" 9042)"
+		tcp_up "${hp[0]}" "${hp[1]}" && return 0
+		[[ -z ${TSLOAD_CASSANDRA:-} ]] && bash "$(dirname "$0")/start_cassandra.sh"
+		;;
 	duckdb | sqlite) return 0 ;; # embedded: no server
 	*) return 1 ;;
 	esac
@@ -228,6 +237,7 @@ fair_flags() {
 	case "$1" in
 	timescale | duckdb | sqlite) ;;
 	questdb) echo "--gzip=$gzip --dedup=$dedup" ;;
+	cassandra) ;; # CQL frames are not compressed here
 	*) echo "--gzip=$gzip" ;;
 	esac
 	if [[ -n $table_prefix ]]; then

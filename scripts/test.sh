@@ -22,6 +22,9 @@ bash scripts/start_questdb.sh
 # runs, and the CnosDB tests fail under CI=true (skip otherwise).
 bash scripts/start_victoriametrics.sh   # builds VictoriaMetrics v1.151.0 once (cached under ~/.cache/tsload)
 bash scripts/start_cnosdb.sh || echo "== CnosDB not started: its integration tests fail under CI=true, skip otherwise" >&2
+bash scripts/start_clickhouse.sh   # Debian's clickhouse-server 18.16.1, unpacked into ~/.cache/tsload once
+bash scripts/install_chdb.sh >/dev/null   # chDB 3.7.2 (ClickHouse 25.8 in-process) for load_clickhouse --db-path
+bash scripts/start_cassandra.sh   # cassandra-all 5.0.9 from Maven Central once (cached under ~/.cache/tsload)
 
 # pkg/report renders its HTML page in headless Chromium (Debian's package) and checks it.
 if ! command -v chromium >/dev/null 2>&1; then

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tsload/tsload/pkg/cost"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/httpwrite"
 )

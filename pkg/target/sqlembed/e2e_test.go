@@ -5,8 +5,10 @@ package sqlembed_test
 import (
 	"bytes"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +21,11 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/format/pgcopy"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/target/sqlembed"
+	"github.com/tsload/tsload/pkg/usecase"
 )
 
 // The loaders are built and run as processes; the files they write are
@@ -298,4 +303,78 @@ func acked(results string) int64 {
 		return 0
 	}
 	return j.Rows
+}
+
+// TestNullTimeNamesRecord loads a pgcopy and a CSV file whose 58th record
+// has no time into each database in batches of 10, in every commit mode:
+// the error names that record and the reason (the database's refusal at
+// the commit named only the batch, records 51-60), and the batches before
+// it are loaded, the record's batch is not.
+func TestNullTimeNamesRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the loaders")
+	}
+	dir := t.TempDir()
+	tb := usecase.LookupTable("cpu")
+	if tb == nil {
+		t.Fatal("no cpu table in the use cases")
+	}
+	var pg []byte
+	pg = append(pg, pgcopy.PlainHeader...)
+	var csv strings.Builder
+	for i, c := range tb.Columns {
+		csv.WriteString(map[bool]string{true: ",", false: ""}[i > 0] + c.Name)
+	}
+	csv.WriteString("\n")
+	for r := 1; r <= 100; r++ {
+		fields := make([][]byte, len(tb.Columns))
+		text := make([]string, len(tb.Columns))
+		for i, c := range tb.Columns {
+			switch c.Type {
+			case schema.Timestamp:
+				if r == 58 {
+					continue // NULL; CSV: an empty field
+				}
+				ts := time.Date(2016, 1, 1, 0, 0, r, 0, time.UTC)
+				fields[i] = binary.BigEndian.AppendUint64(nil, uint64(ts.UnixMicro()-pgcopy.PostgresEpochMicros))
+				text[i] = ts.Format(time.RFC3339)
+			case schema.Float8:
+				fields[i] = binary.BigEndian.AppendUint64(nil, math.Float64bits(float64(r)))
+				text[i] = fmt.Sprint(r)
+			default:
+				fields[i] = []byte("host_" + fmt.Sprint(r%3))
+				text[i] = string(fields[i])
+			}
+		}
+		pg = pgcopy.AppendTuple(pg, fields...)
+		csv.WriteString(strings.Join(text, ",") + "\n")
+	}
+	pg = append(pg, pgcopy.Trailer...)
+	inputs := map[string]string{"pgcopy": filepath.Join(dir, "cpu.pgcopy"), "csv": filepath.Join(dir, "cpu.csv")}
+	if err := os.WriteFile(inputs["pgcopy"], pg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inputs["csv"], []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range engines {
+		for _, f := range []string{"pgcopy", "csv"} {
+			for _, m := range []sqlembed.Commit{sqlembed.CommitBatch, sqlembed.CommitRow, sqlembed.CommitLoad} {
+				t.Run(e.name+"/"+f+"/"+string(m), func(t *testing.T) {
+					db := filepath.Join(t.TempDir(), "x"+e.ext)
+					out := load(t, e, `record 58 (byte offset `, "--file", inputs[f], "--db-path", db, "--commit", string(m), "--batch-size", "10", "--workers", "1")
+					if !strings.Contains(out, `records 51-60`) || !strings.Contains(out, `: column "time" is NULL: the table's time column is NOT NULL`) {
+						t.Errorf("the error does not name the batch, the record and the reason:\n%s", out)
+					}
+					want := int64(50)
+					if m == sqlembed.CommitLoad {
+						want = 0 // the load's one transaction never committed
+					}
+					if n := count(t, e, db, "cpu"); n != want {
+						t.Errorf("cpu: %d rows, want %d", n, want)
+					}
+				})
+			}
+		}
+	}
 }

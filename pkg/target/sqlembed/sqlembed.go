@@ -97,7 +97,9 @@ type Engine interface {
 
 // RowWriter writes the rows of one table on one connection.
 type RowWriter interface {
-	Append(ctx context.Context, row []driver.Value) error
+	// Append writes rows (each in the table's column order); a row of the
+	// batch shares its values with others (decode.go's texts).
+	Append(ctx context.Context, rows [][]driver.Value) error
 	// Flush hands the appended rows to the database (before a commit).
 	Flush(ctx context.Context) error
 	Close() error
@@ -569,8 +571,8 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 			if err != nil {
 				return load.Ack{}, err
 			}
-			for _, row := range g.rows {
-				if err := rw.Append(ctx, row); err != nil {
+			for i := range g.rows {
+				if err := rw.Append(ctx, g.rows[i:i+1]); err != nil {
 					if n == 0 {
 						return load.Ack{}, fmt.Errorf("%s: %w", name, err)
 					}
@@ -629,10 +631,8 @@ func (w *Writer) append(ctx context.Context, groups []group) error {
 		if err != nil {
 			return err
 		}
-		for _, row := range g.rows {
-			if err := rw.Append(ctx, row); err != nil {
-				return err
-			}
+		if err := rw.Append(ctx, g.rows); err != nil {
+			return err
 		}
 	}
 	return nil

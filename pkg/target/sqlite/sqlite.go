@@ -119,8 +119,8 @@ func (*engine) ColumnType(t schema.Type) string {
 // timestamp type).
 func (*engine) Time(ns int64) driver.Value { return ns }
 
-func (*engine) NewRows(ctx context.Context, conn *sql.Conn, tb *schema.Table, _ bool) (sqlembed.RowWriter, error) {
-	return sqlembed.NewInsertRows(ctx, conn, tb)
+func (*engine) NewRows(ctx context.Context, conn *sql.Conn, tb *schema.Table, perRow bool) (sqlembed.RowWriter, error) {
+	return sqlembed.NewInsertRows(ctx, conn, tb, perRow)
 }
 
 func (*engine) Aggregates() sqlembed.Aggregates {

@@ -3,6 +3,7 @@ package sqlquery
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -131,4 +132,36 @@ func SQLite() *Dialect {
 			return "(" + c + " / " + ns + ") * " + ns
 		},
 	}
+}
+
+// ClickHouse is ClickHouse's SQL over a DateTime64(9) time column, or, with dt64 false (a
+// server before 20.1), a DateTime of whole seconds: there an instant is rounded up to the
+// second, as µs does for microseconds. Buckets are integer nanoseconds since the epoch (read
+// back with UnixTime(time.Nanosecond)), identifiers in backquotes.
+func ClickHouse(dt64 bool) *Dialect {
+	d := &Dialect{
+		Name:   "clickhouse",
+		Ident:  func(s string) string { return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(s) + "`" },
+		Double: func(e string) string { return "toFloat64(" + e + ")" },
+	}
+	if dt64 {
+		d.Time = func(t time.Time) string {
+			return "toDateTime64(" + Literal(t.UTC().Format("2006-01-02 15:04:05.000000000")) + ", 9, 'UTC')"
+		}
+		d.Bucket = func(c string, w time.Duration) string {
+			return fmt.Sprintf("intDiv(toUnixTimestamp64Nano(%s), %d) * %d", c, int64(w), int64(w))
+		}
+		return d
+	}
+	d.Time = func(t time.Time) string {
+		t = t.UTC()
+		if t.Nanosecond() != 0 {
+			t = t.Truncate(time.Second).Add(time.Second)
+		}
+		return "toDateTime(" + Literal(t.Format("2006-01-02 15:04:05")) + ", 'UTC')"
+	}
+	d.Bucket = func(c string, w time.Duration) string {
+		return fmt.Sprintf("intDiv(toInt64(toUnixTimestamp(%s)) * 1000000000, %d) * %d", c, int64(w), int64(w))
+	}
+	return d
 }

@@ -1,0 +1,10 @@
+package cassandra
+
+import "github.com/tsload/tsload/pkg/load"
+
+// Hooks declares the target's optional behaviours (load.Hooks).
+func (t *Target) Hooks() load.Hooks {
+	// Overwrites: an INSERT is an upsert (a row of the same series and
+	// time replaces the one held). No querier: see the package doc.
+	return load.Hooks{Overwrites: true}
+}

@@ -1,0 +1,88 @@
+package clickhouse
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/internal/clickhousetest"
+	"github.com/tsload/tsload/internal/querytest"
+	"github.com/tsload/tsload/pkg/load"
+)
+
+// serverTarget makes targets on database db of the server at an address.
+func serverTarget(db string) func(t *testing.T, addr string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+	return func(t *testing.T, addr string, timeout time.Duration) (load.Target, load.PrepareOptions) {
+		tg, err := New(Config{Addr: addr, DBName: db, Dedup: true, RequestTimeout: timeout, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg, load.PrepareOptions{DBName: db, CreateDB: true}
+	}
+}
+
+// chdbTarget makes targets on a chDB data path of the test's own.
+func chdbTarget(dir string) func(t *testing.T, _ string, _ time.Duration) (load.Target, load.PrepareOptions) {
+	return func(t *testing.T, _ string, _ time.Duration) (load.Target, load.PrepareOptions) {
+		tg, err := New(Config{DBPath: filepath.Join(t.TempDir(), "chdb"), ChDBDir: dir, DBName: "q", Dedup: true, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg, load.PrepareOptions{DBName: "q", CreateDB: true}
+	}
+}
+
+// windowQueries are querytest's queries whose statements need window functions (a Last per
+// group, a limit per group): unsupported on a server before 21.9.
+var windowQueries = []string{"lastpoint", "last-per-half-hour", "last-filter", "last2-per-bucket", "max-two-tags", "last-loc",
+	"last2-per-bucket-iot", "last7-per-bucket-iot", "last7-iot", "last-filter-iot"}
+
+// serverWindows reports whether the server at addr has window functions.
+func serverWindows(t *testing.T, addr string) bool {
+	tg, err := New(Config{Addr: addr, DBName: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if err := tg.Prepare(context.Background(), load.PrepareOptions{DBName: "default", CreateDB: true}); err != nil {
+		t.Fatal(err)
+	}
+	return hasWindowFunctions(tg.version)
+}
+
+// TestQueries checks the querier's answers against query.Eval on the real server
+// (internal/querytest); on a server without window functions the queries that need them
+// must say they are unsupported.
+func TestQueries(t *testing.T) {
+	addr, db := clickhousetest.RealDB(t)
+	s := querytest.Suite{Loader: "load_clickhouse", Upstream: addr, New: serverTarget(db)}
+	if !serverWindows(t, addr) {
+		s.Unsupported = windowQueries
+	}
+	s.Run(t, "q")
+}
+
+// TestOddNames: a table prefix and name, tag names and values and a field name that need
+// quoting are queried right (on a server with window functions: two of the queries need
+// them).
+func TestOddNames(t *testing.T) {
+	addr, db := clickhousetest.RealDB(t)
+	if !serverWindows(t, addr) {
+		t.Skip("this ClickHouse has no window functions; TestChDBQueries checks the odd names")
+	}
+	tg, prep := serverTarget(db)(t, addr, 30*time.Second)
+	querytest.CheckOdd(t, tg, "load_clickhouse", prep)
+}
+
+// TestChDBQueries checks the querier's answers on chDB (ClickHouse 25.8), odd names too.
+func TestChDBQueries(t *testing.T) {
+	dir := clickhousetest.ChDBDir(t)
+	querytest.Suite{Loader: "load_clickhouse", New: chdbTarget(dir)}.Run(t, "q")
+	t.Run("odd names", func(t *testing.T) {
+		tg, prep := chdbTarget(dir)(t, "", 0)
+		querytest.CheckOdd(t, tg, "load_clickhouse", prep)
+	})
+}
