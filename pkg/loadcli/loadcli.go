@@ -231,7 +231,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), queryFlags()...), append(mappingFlags(), spec.Flags...)...)
+	flags := append(append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), queryFlags()...), append(append(mappingFlags(), benchFlags()...), spec.Flags...)...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -294,7 +294,17 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 		}
 		defer stop()
 	}
-	_, err = runner.Run(c.Context, cfg, t)
+	qb, err := benchConfig(c, spec, cfg) // querybench.go: --queries
+	if err != nil {
+		return err
+	}
+	if qb != nil && qb.skipLoad {
+		return qb.run(c.Context, t, nil, stderr)
+	}
+	res, err := runner.Run(c.Context, cfg, t)
+	if err == nil && qb != nil {
+		err = qb.run(c.Context, t, res, stderr)
+	}
 	return err
 }
 
