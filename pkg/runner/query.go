@@ -54,7 +54,7 @@ import (
 //
 // Its expected answer is what query.Eval would say over the window's
 // rows, from partial answers kept as batches are acknowledged
-// (querycheck.go, query.Rollup): each acknowledged batch is read once,
+// (querycheck.go, query.Partials): each acknowledged batch is read once,
 // from the very bytes the writer sent (never from the input file again:
 // a file replaced or rewritten while it loads cannot change an expected
 // answer), into per-type partials per series and grain of time (a minute,

@@ -17,7 +17,7 @@ import (
 )
 
 // checkStore holds what the checks need of the rows acknowledged: for each
-// query type of the mix, its answers' partials (a query.Rollup per type,
+// query type of the mix, its answers' partials (a query.Partials per type,
 // in grains of time); and, for a target whose acknowledgement does not
 // mean visible, the count of every field read per table (what the
 // database must count before a window is checked: queryvisible.go). Each
@@ -30,9 +30,9 @@ type checkStore struct {
 	grain  time.Duration
 	unit   int64                  // ns per ILP timestamp unit
 	tables map[string]*storeTable // by measurement, as the input names it
-	kinds  []*query.Rollup        // per kind of the mix; nil: not checked
+	kinds  []*query.Partials      // per kind of the mix; nil: not checked
 	spans  []time.Duration        // per kind
-	counts map[string]*query.Rollup
+	counts map[string]*query.Partials
 	held   map[int64]int // window starts of answers not yet checked (ns)
 	names  map[string]string
 	err    error // a batch could not be read: no more checks
@@ -43,7 +43,7 @@ type checkStore struct {
 // rollups' Bind).
 type storeTable struct {
 	tags, fields []string
-	rollups      []*query.Rollup
+	rollups      []*query.Partials
 	tagVals      []string
 	hasTag       []bool
 	vals         []float64
@@ -82,7 +82,7 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 	countFields := map[string][]string{}
 	for _, k := range kinds {
 		sample := k.Build(ds, 0, start, start.Add(k.Span))
-		var r *query.Rollup
+		var r *query.Partials
 		var err error
 		for seq := uint64(1); seq < 32 && err == nil; seq++ {
 			if !query.SameShape(sample, k.Build(ds, seq, start, start.Add(k.Span))) {
@@ -94,7 +94,7 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 			err = fmt.Errorf("its table %q lacks the prefix %q", sample.Table, ds.TablePrefix)
 		}
 		if err == nil {
-			r, err = query.NewRollup(sample, s.grain)
+			r, err = query.NewPartials(sample, s.grain)
 		}
 		s.kinds, s.spans = append(s.kinds, r), append(s.spans, k.Span)
 		if err != nil {
@@ -108,10 +108,10 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 		countFields[m] = union(countFields[m], r.Fields())
 	}
 	if counts {
-		s.counts = map[string]*query.Rollup{}
+		s.counts = map[string]*query.Partials{}
 		for m, f := range countFields {
 			slices.Sort(f)
-			r, _ := query.NewRollup(&query.Query{Name: "visible", Table: ds.TablePrefix + m, Fields: f, Agg: query.Count, Bucket: s.grain}, s.grain)
+			r, _ := query.NewPartials(&query.Query{Name: "visible", Table: ds.TablePrefix + m, Fields: f, Agg: query.Count, Bucket: s.grain}, s.grain)
 			s.counts[m] = r
 			s.tables[m].rollups = append(s.tables[m].rollups, r)
 		}

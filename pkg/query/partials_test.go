@@ -34,11 +34,11 @@ func rollupPoints(scale int, span time.Duration, seed uint64) []Point {
 	return ps
 }
 
-// TestRollup: for every query type of the catalogue (and Min, Count and
-// a limit of rows), over windows of whole minutes, a Rollup's answer is
+// TestPartials: for every query type of the catalogue (and Min, Count and
+// a limit of rows), over windows of whole minutes, a Partials's answer is
 // Eval's, before and after Forget, and a window it cannot answer is
 // refused.
-func TestRollup(t *testing.T) {
+func TestPartials(t *testing.T) {
 	ps := rollupPoints(7, 3*time.Hour, 1)
 	d := &Dataset{UseCase: "cpu-only", Scale: 7}
 	var shapes []func(seq uint64, s, e time.Time) *Query
@@ -58,7 +58,7 @@ func TestRollup(t *testing.T) {
 	for _, shape := range shapes {
 		sample := shape(0, t0, t0.Add(time.Hour))
 		t.Run(sample.Name, func(t *testing.T) {
-			ru, err := NewRollup(sample, time.Minute)
+			ru, err := NewPartials(sample, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,28 +118,28 @@ func TestRollup(t *testing.T) {
 	}
 }
 
-func TestRollupBucketGrain(t *testing.T) {
-	if _, err := NewRollup(&Query{Name: "b", Bucket: 90 * time.Second}, time.Minute); err == nil {
+func TestPartialsBucketGrain(t *testing.T) {
+	if _, err := NewPartials(&Query{Name: "b", Bucket: 90 * time.Second}, time.Minute); err == nil {
 		t.Error("a bucket that is not whole grains was taken")
 	}
 }
 
-// BenchmarkRollup: reading rows into a rollup of each cpu-only query type,
+// BenchmarkPartials: reading rows into a rollup of each cpu-only query type,
 // and answering its widest window (scale 100, 12 h).
-func BenchmarkRollup(b *testing.B) {
+func BenchmarkPartials(b *testing.B) {
 	ps := rollupPoints(100, 12*time.Hour, 1)
 	d := &Dataset{UseCase: "cpu-only", Scale: 100}
 	for _, k := range Kinds("cpu-only") {
 		q := k.Build(d, 1, t0, t0.Add(12*time.Hour))
 		b.Run("add/"+k.Name, func(b *testing.B) {
-			ru, _ := NewRollup(q, time.Minute)
+			ru, _ := NewPartials(q, time.Minute)
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				ru.Add(ps[i%len(ps)])
 			}
 		})
 		b.Run("answer/"+k.Name, func(b *testing.B) {
-			ru, _ := NewRollup(q, time.Minute)
+			ru, _ := NewPartials(q, time.Minute)
 			for _, p := range ps {
 				ru.Add(p)
 			}

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Rollup is Eval kept up to date as rows arrive, for the queries of one
+// Partials is Eval kept up to date as rows arrive, for the queries of one
 // shape (everything of a Query but its window and the values of its
 // Where): each row is read once, by Add, into partial answers per series
 // (the values of the Where and GroupBy tags) and grain of time, and
@@ -19,8 +19,8 @@ import (
 //
 // Its memory grows with the series times the grains kept (Forget drops
 // the older ones), and for Agg Rows with the rows that pass the Filter.
-// A Rollup is used by one goroutine at a time.
-type Rollup struct {
+// A Partials is used by one goroutine at a time.
+type Partials struct {
 	shape   Query
 	grain   int64 // ns
 	keyTags []string
@@ -53,16 +53,16 @@ type rseries struct {
 	rows  []Row     // Agg Rows: the rows kept, as they arrived
 }
 
-// NewRollup is the Rollup of the queries shaped as sample, in grains of
+// NewPartials is the Partials of the queries shaped as sample, in grains of
 // grain (a bucket of sample must be a multiple of it).
-func NewRollup(sample *Query, grain time.Duration) (*Rollup, error) {
+func NewPartials(sample *Query, grain time.Duration) (*Partials, error) {
 	if grain <= 0 {
 		return nil, errors.New("rollup: the grain is not positive")
 	}
 	if sample.Bucket > 0 && sample.Bucket%grain != 0 {
 		return nil, errors.New("rollup: " + sample.Name + ": bucket " + sample.Bucket.String() + " is not a multiple of the grain " + grain.String())
 	}
-	r := &Rollup{shape: *sample, grain: int64(grain), nf: len(sample.Fields), series: map[string]*rseries{}, from: math.MinInt64}
+	r := &Partials{shape: *sample, grain: int64(grain), nf: len(sample.Fields), series: map[string]*rseries{}, from: math.MinInt64}
 	r.shape.Start, r.shape.End = time.Time{}, time.Time{}
 	for _, m := range sample.Where {
 		r.keyTags = append(r.keyTags, m.Tag)
@@ -83,7 +83,7 @@ func NewRollup(sample *Query, grain time.Duration) (*Rollup, error) {
 
 // Bind says in which order AddRow gets a row's tags and fields: tags
 // and fields must hold every name of Tags and Fields.
-func (r *Rollup) Bind(tags, fields []string) error {
+func (r *Partials) Bind(tags, fields []string) error {
 	r.tagAt, r.fieldAt, r.filterAt, r.own = r.tagAt[:0], r.fieldAt[:0], -1, false
 	for _, t := range r.keyTags {
 		i := slices.Index(tags, t)
@@ -126,13 +126,13 @@ func SameShape(a, b *Query) bool {
 }
 
 // Table is the table of the shape.
-func (r *Rollup) Table() string { return r.shape.Table }
+func (r *Partials) Table() string { return r.shape.Table }
 
 // Tags is the tags Add reads of a row: the others may be left out.
-func (r *Rollup) Tags() []string { return r.keyTags }
+func (r *Partials) Tags() []string { return r.keyTags }
 
 // Fields is the fields Add reads.
-func (r *Rollup) Fields() []string {
+func (r *Partials) Fields() []string {
 	f := slices.Clone(r.shape.Fields)
 	if r.shape.Filter != nil && !slices.Contains(f, r.shape.Filter.Field) {
 		f = append(f, r.shape.Filter.Field)
@@ -150,7 +150,7 @@ func floorDiv(a, b int64) int64 {
 
 // Add reads row p of the shape's table (the caller picks the table).
 // It resets the vectors of Bind to its own.
-func (r *Rollup) Add(p Point) {
+func (r *Partials) Add(p Point) {
 	tags, fields := r.Tags(), r.Fields()
 	if !r.own {
 		if err := r.Bind(tags, fields); err != nil {
@@ -174,7 +174,7 @@ func (r *Rollup) Add(p Point) {
 // AddRow reads a row of the shape's table at ns (Unix nanoseconds) whose
 // tags (hasTag: set) and fields (has: set) come in the order given to
 // Bind. It is Add without maps.
-func (r *Rollup) AddRow(ns int64, tags []string, hasTag []bool, vals []float64, has []bool) {
+func (r *Partials) AddRow(ns int64, tags []string, hasTag []bool, vals []float64, has []bool) {
 	q := &r.shape
 	if f := q.Filter; f != nil {
 		v := vals[r.filterAt]
@@ -249,7 +249,7 @@ func (r *Rollup) AddRow(ns int64, tags []string, hasTag []bool, vals []float64, 
 	}
 }
 
-func (r *Rollup) seriesOf(tags []string) *rseries {
+func (r *Partials) seriesOf(tags []string) *rseries {
 	var s *rseries
 	if len(r.keyTags) == 1 {
 		s = r.series[tags[r.tagAt[0]]]
@@ -308,7 +308,7 @@ func (s *rseries) cell(g int64, nf int) int {
 
 // Forget drops the rows before t (rounded down to a grain): Answer then
 // refuses a window that starts before.
-func (r *Rollup) Forget(t time.Time) {
+func (r *Partials) Forget(t time.Time) {
 	g := floorDiv(t.UnixNano(), r.grain)
 	if g <= r.from {
 		return
@@ -335,10 +335,10 @@ func (r *Rollup) Forget(t time.Time) {
 	}
 }
 
-// Answer is Eval(q, the rows added) when q has the Rollup's shape
+// Answer is Eval(q, the rows added) when q has the Partials's shape
 // (SameShape) and a window of whole grains not before what Forget
 // dropped; ok is false otherwise.
-func (r *Rollup) Answer(q *Query) (ans *Answer, ok bool) {
+func (r *Partials) Answer(q *Query) (ans *Answer, ok bool) {
 	start, end := q.Start.UnixNano(), q.End.UnixNano()
 	if !SameShape(q, &r.shape) || start%r.grain != 0 || end%r.grain != 0 || floorDiv(start, r.grain) < r.from {
 		return nil, false
@@ -462,7 +462,7 @@ func (r *Rollup) Answer(q *Query) (ans *Answer, ok bool) {
 }
 
 // where reports whether series s passes q's Where.
-func (r *Rollup) where(q *Query, s *rseries) bool {
+func (r *Partials) where(q *Query, s *rseries) bool {
 	for i, m := range q.Where {
 		if !slices.Contains(m.Values, s.tags[i]) {
 			return false
