@@ -22,11 +22,23 @@ if [[ ! -f $site/chdb/_chdb.abi3.so ]]; then
 	exec 8>"$cache/install.lock"
 	flock 8
 	if [[ ! -f $site/chdb/_chdb.abi3.so ]]; then
-		command -v python3 >/dev/null 2>&1 || apt_install python3 python3-pip
-		python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+		need=()
+		command -v python3 >/dev/null 2>&1 || need+=(python3)
+		python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+		ldconfig -p 2>/dev/null | grep -q 'libpython3\.11\.so\.1\.0' || need+=(libpython3.11)
+		if [[ ${#need[@]} -gt 0 ]]; then
+			# One apt-get update and one install; without pip's recommends (build-essential,
+			# python3-dev: hundreds of MB that a download does not use).
+			say "installing ${need[*]} with apt-get"
+			apt-get -o DPkg::Lock::Timeout=900 update -qq
+			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends \
+				"${need[@]}" >/dev/null
+		fi
 		work=$(mktemp -d "$cache/install.XXXXXX")
 		say "downloading the chdb $version wheel from PyPI into $cache"
-		python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+		# The wheel alone (no dependencies: the loader imports only its extension), not kept
+		# in pip's cache as well.
+		python3 -m pip download -q --no-cache-dir --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
 			--python-version 3.11 -d "$work" "chdb==$version"
 		python3 -m zipfile -e "$work"/chdb-"$version"-*.whl "$work/site"
 		rm -rf "$site"

@@ -62,8 +62,13 @@ install() {
 	exec 8>"$cache/install.lock"
 	flock 8
 	[[ -x $bin ]] && return 0
-	local work pkgs=() p
-	apt-get -o DPkg::Lock::Timeout=900 update -qq
+	local work pkgs=() p updated=0
+	# One `apt-get update` at most: none when the package lists already know the server
+	# (another start script updated them), and a stale list is updated when a download fails.
+	if ! apt-cache show "clickhouse-server=$version*" >/dev/null 2>&1; then
+		apt-get -o DPkg::Lock::Timeout=900 update -qq
+		updated=1
+	fi
 	if ! apt-cache show "clickhouse-server=$version*" >/dev/null 2>&1; then
 		say "apt has no clickhouse-server $version (Debian bookworm carries it): ClickHouse not installed"
 		exit 1
@@ -78,7 +83,12 @@ install() {
 	work=$(mktemp -d "$cache/install.XXXXXX")
 	say "downloading ${#pkgs[@]} packages (clickhouse-server $version and the libraries missing here) into $cache"
 	# apt's sandbox user cannot write into root's cache directory: download as root, quietly.
-	(cd "$work" && apt-get -o APT::Sandbox::User=root download -qq "${pkgs[@]}" >/dev/null)
+	if ! (cd "$work" && apt-get -o APT::Sandbox::User=root download -qq "${pkgs[@]}" >/dev/null); then
+		[[ $updated == 0 ]] || exit 1
+		say "download failed: updating the package lists and trying again"
+		apt-get -o DPkg::Lock::Timeout=900 update -qq
+		(cd "$work" && apt-get -o APT::Sandbox::User=root download -qq "${pkgs[@]}" >/dev/null)
+	fi
 	mkdir -p "$work/root"
 	for p in "$work"/*.deb; do
 		dpkg-deb -x "$p" "$work/root"

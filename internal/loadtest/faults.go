@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
@@ -51,6 +52,10 @@ type FaultSuite struct {
 	// Private starts a server of the test's own for the kill scenario
 	// (nil: skipped).
 	Private func(t *testing.T) Private
+	// Step is the time between the timestamps of the generated rows
+	// (0: a millisecond); a target that stores whole seconds sets
+	// time.Second.
+	Step time.Duration
 }
 
 // NewFunc returns a target writing to the server at addr (host:port: a
@@ -73,12 +78,14 @@ func (s FaultSuite) Run(t *testing.T, prefix string) {
 }
 
 // faultLines writes rows of table: ten series (host), a unique timestamp
-// per row; edit, when not nil, may change line i.
-func faultLines(t testing.TB, table string, rows int, edit func(i int, line string) string) string {
+// per row, step apart (0: a millisecond); edit, when not nil, may change
+// line i.
+func faultLines(t testing.TB, table string, rows int, step time.Duration, edit func(i int, line string) string) string {
 	t.Helper()
+	step = cmp.Or(step, time.Millisecond)
 	var b strings.Builder
 	for i := 0; i < rows; i++ {
-		line := fmt.Sprintf("%s,host=h%d v=%d.5,n=%di %d\n", table, i%10, i, i, int64(1704067200000000000)+int64(i)*1e6)
+		line := fmt.Sprintf("%s,host=h%d v=%d.5,n=%di %d\n", table, i%10, i, i, int64(1704067200000000000)+int64(i)*int64(step))
 		if edit != nil {
 			line = edit(i, line)
 		}
@@ -120,7 +127,7 @@ func (s FaultSuite) faulted(t *testing.T, table string, rows int, latency, timeo
 	fault func(p *faultproxy.Proxy, stop chan struct{})) (faultRun, *faultproxy.Proxy) {
 	t.Helper()
 	p := Proxy(t, s.Upstream)
-	path := faultLines(t, table, rows, nil)
+	path := faultLines(t, table, rows, s.Step, nil)
 	if latency > 0 {
 		p.SetLatency(latency)
 	}
@@ -208,7 +215,7 @@ func (s FaultSuite) refused(t *testing.T, table string) {
 
 func (s FaultSuite) refusal(t *testing.T, table string) {
 	p := Proxy(t, s.Upstream)
-	path := faultLines(t, table, 5000, func(i int, line string) string {
+	path := faultLines(t, table, 5000, s.Step, func(i int, line string) string {
 		if i == 3456 {
 			return s.Refuse(line)
 		}

@@ -52,7 +52,7 @@ func (s FaultSuite) killed(t *testing.T, table string) {
 	}
 	pv := s.Private(t)
 	p := Proxy(t, pv.Upstream)
-	path := faultLines(t, table, killRows, nil)
+	path := faultLines(t, table, killRows, s.Step, nil)
 	stop := make(chan struct{})
 	killed := make(chan error, 1)
 	var down time.Duration

@@ -14,7 +14,7 @@ import (
 // unique nanosecond timestamp per row) to a temporary file.
 func RateLines(t testing.TB, table string, rows int) string {
 	t.Helper()
-	return faultLines(t, table, rows, nil)
+	return faultLines(t, table, rows, 0, nil)
 }
 
 // PacedRuns runs the loader of spec through its command line against a

@@ -42,6 +42,9 @@ type ResumeSuite struct {
 	// Again are flags a resume must be given again: values holding a
 	// secret, which the journal keeps masked.
 	Again []string
+	// Step is the time between the timestamps of the loads' rows (0: a
+	// millisecond; in a TargetSuite, by default its Step).
+	Step time.Duration
 }
 
 // resumeRows is the size of each load: TSLOAD_RESUME_ROWS (default
@@ -156,7 +159,7 @@ type resumeRun struct {
 func (s ResumeSuite) start(t *testing.T, bin, table string, n int) *resumeRun {
 	t.Helper()
 	p := Proxy(t, s.Upstream)
-	r := &resumeRun{again: s.Again, bin: bin, table: table, proxy: p, input: faultLines(t, table, n, nil),
+	r := &resumeRun{again: s.Again, bin: bin, table: table, proxy: p, input: faultLines(t, table, n, s.Step, nil),
 		results: filepath.Join(t.TempDir(), "results.json"), stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	r.args = []string{"--file", r.input, "--batch-size", "1000", "--workers", "2", "--reporting-period", "50ms",
 		"--retry-timeout", "30s", "--results-file", r.results}

@@ -64,6 +64,11 @@ type TargetSuite struct {
 	// Embedded: the database runs inside the loader (tonbo): there is no
 	// server, and ServerAddr must be "".
 	Embedded bool
+	// Step is the time between the timestamps of the generated rows of
+	// every load but the queries' (0: a millisecond); a target that stores
+	// whole seconds sets time.Second. Faults and Resume take it unless
+	// they set their own.
+	Step time.Duration
 }
 
 // suiteRows is the size of the suite's loads: five batches per writer.
@@ -90,12 +95,14 @@ func (s TargetSuite) Run(t *testing.T, prefix string) {
 		if f.Rows == nil {
 			f.Rows = s.Rows
 		}
+		f.Step = cmp.Or(f.Step, s.Step)
 		t.Run("faults", func(t *testing.T) { f.Run(t, prefix+"_fault") })
 	}
 	if s.Resume != nil {
 		r := *s.Resume
 		r.Command = cmp.Or(r.Command, "github.com/tsload/tsload/cmd/"+s.Loader)
 		r.Upstream = cmp.Or(r.Upstream, s.Upstream)
+		r.Step = cmp.Or(r.Step, s.Step)
 		if r.DB == nil {
 			r.DB = func(t *testing.T) string {
 				_, prep := s.Target(t)
@@ -174,7 +181,7 @@ func (s TargetSuite) face(t *testing.T, table string) {
 // holds, then loads the same rows again into the same table.
 func (s TargetSuite) loadVerifyReload(t *testing.T, table string) {
 	tg, prep := s.Target(t)
-	path := faultLines(t, table, suiteRows, nil)
+	path := faultLines(t, table, suiteRows, s.Step, nil)
 	cfg := FaultConfig(path, suiteRows/10, 2)
 	cfg.VerifyContent = true
 	r := s.load(t, tg, prep, cfg)
@@ -238,7 +245,7 @@ func checkCost(t *testing.T, res results.Results) {
 func (s TargetSuite) paced(t *testing.T, table string) {
 	tg, prep := s.Target(t)
 	const rows = 2000
-	cfg := FaultConfig(faultLines(t, table, rows, nil), 200, 2)
+	cfg := FaultConfig(faultLines(t, table, rows, s.Step, nil), 200, 2)
 	cfg.Pace.Rate = 10 * rows // a fifth of a second
 	r := s.load(t, tg, prep, cfg)
 	r.Exact(t, rows)

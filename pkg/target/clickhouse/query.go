@@ -3,10 +3,8 @@ package clickhouse
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -21,7 +19,7 @@ import (
 // sqlquery's in the ClickHouse dialect.
 func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 	t.mu.Lock()
-	dt64, version := t.dt64, t.version
+	dt64 := t.dt64
 	t.mu.Unlock()
 	if t.cfg.DBPath != "" { // chDB: its one connection, shared with the writers
 		be, err := t.open(ctx)
@@ -32,7 +30,7 @@ func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 		if err := be.exec(ctx, "USE "+ident(t.cfg.DBName)); err != nil {
 			return nil, fmt.Errorf("clickhouse: query connection %d: %w", n, err)
 		}
-		return &querier{t: t, be: be, d: sqlquery.ClickHouse(dt64), windows: hasWindowFunctions(version)}, nil
+		return &querier{t: t, be: be, d: sqlquery.ClickHouse(dt64)}, nil
 	}
 	db := ch.OpenDB(&ch.Options{
 		Addr:        []string{t.cfg.Addr},
@@ -44,23 +42,15 @@ func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 		db.Close()
 		return nil, fmt.Errorf("clickhouse: query connection %d: %w", n, err)
 	}
-	return &querier{t: t, db: db, d: sqlquery.ClickHouse(dt64), windows: hasWindowFunctions(version)}, nil
-}
-
-// hasWindowFunctions: window functions came with ClickHouse 21.3 (on by default in 21.9).
-func hasWindowFunctions(version string) bool {
-	var major, minor int
-	fmt.Sscanf(version, "%d.%d", &major, &minor)
-	return major > 21 || major == 21 && minor >= 9
+	return &querier{t: t, db: db, d: sqlquery.ClickHouse(dt64)}, nil
 }
 
 type querier struct {
-	t       *Target
-	db      *sql.DB // a server's
-	be      backend // chDB's (db nil)
-	d       *sqlquery.Dialect
-	windows bool
-	times   map[string]string
+	t     *Target
+	db    *sql.DB // a server's
+	be    backend // chDB's (db nil)
+	d     *sqlquery.Dialect
+	times map[string]string
 }
 
 func (q *querier) Query(ctx context.Context, qr *query.Query) (*query.Answer, error) {
@@ -87,9 +77,6 @@ func (q *querier) query(ctx context.Context, qr *query.Query) (*query.Answer, er
 	stmt, lay, err := q.d.SQL(qr, tc)
 	if err != nil {
 		return nil, err
-	}
-	if !q.windows && strings.Contains(stmt, " OVER (") {
-		return nil, fmt.Errorf("this ClickHouse has no window functions (21.9 and later have): %w", errors.ErrUnsupported)
 	}
 	if q.db == nil {
 		return q.text(ctx, stmt, lay)

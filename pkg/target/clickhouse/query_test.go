@@ -1,7 +1,6 @@
 package clickhouse
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -35,44 +34,18 @@ func chdbTarget(dir string) func(t *testing.T, _ string, _ time.Duration) (load.
 	}
 }
 
-// windowQueries are querytest's queries whose statements need window functions (a Last per
-// group, a limit per group): unsupported on a server before 21.9.
-var windowQueries = []string{"lastpoint", "last-per-half-hour", "last-filter", "last2-per-bucket", "max-two-tags", "last-loc",
-	"last2-per-bucket-iot", "last7-per-bucket-iot", "last7-iot", "last-filter-iot"}
-
-// serverWindows reports whether the server at addr has window functions.
-func serverWindows(t *testing.T, addr string) bool {
-	tg, err := New(Config{Addr: addr, DBName: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	if err := tg.Prepare(context.Background(), load.PrepareOptions{DBName: "default", CreateDB: true}); err != nil {
-		t.Fatal(err)
-	}
-	return hasWindowFunctions(tg.version)
-}
-
 // TestQueries checks the querier's answers against query.Eval on the real server
-// (internal/querytest); on a server without window functions the queries that need them
-// must say they are unsupported.
+// (internal/querytest): every query type, on 18.16 too (no window functions there: Last and
+// the newest buckets per group are argMax and LIMIT BY).
 func TestQueries(t *testing.T) {
 	addr, db := clickhousetest.RealDB(t)
-	s := querytest.Suite{Loader: "load_clickhouse", Upstream: addr, New: serverTarget(db)}
-	if !serverWindows(t, addr) {
-		s.Unsupported = windowQueries
-	}
-	s.Run(t, "q")
+	querytest.Suite{Loader: "load_clickhouse", Upstream: addr, New: serverTarget(db)}.Run(t, "q")
 }
 
 // TestOddNames: a table prefix and name, tag names and values and a field name that need
-// quoting are queried right (on a server with window functions: two of the queries need
-// them).
+// quoting are queried right.
 func TestOddNames(t *testing.T) {
 	addr, db := clickhousetest.RealDB(t)
-	if !serverWindows(t, addr) {
-		t.Skip("this ClickHouse has no window functions; TestChDBQueries checks the odd names")
-	}
 	tg, prep := serverTarget(db)(t, addr, 30*time.Second)
 	querytest.CheckOdd(t, tg, "load_clickhouse", prep)
 }

@@ -143,6 +143,7 @@ func ClickHouse(dt64 bool) *Dialect {
 		Name:   "clickhouse",
 		Ident:  func(s string) string { return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(s) + "`" },
 		Double: func(e string) string { return "toFloat64(" + e + ")" },
+		ArgMax: true, // window functions only from 21.9; argMax and LIMIT BY on every version
 	}
 	if dt64 {
 		d.Time = func(t time.Time) string {

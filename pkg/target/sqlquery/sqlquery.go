@@ -16,6 +16,9 @@
 //     each group; SELECT DISTINCT ON (tags, bucket) ... ORDER BY tags,
 //     bucket, time DESC where the dialect has it; ORDER BY time DESC
 //     LIMIT 1 without groups and buckets.
+//   - ArgMax dialects (ClickHouse) need no window function: Last is
+//     argMax of the row's fields as one tuple per group and bucket, and
+//     newest-N buckets per group is LIMIT n BY the tags.
 //
 // Every statement keeps only the rows with at least one asked field not
 // NULL (query.Eval: such a row is not read), compares the time column
@@ -54,6 +57,10 @@ type Dialect struct {
 	// DuckDB), which Last uses for the newest row per group and bucket
 	// in place of a window function.
 	DistinctOn bool
+	// ArgMax: the database has argMax and LIMIT n BY (ClickHouse), which
+	// Last and the newest-N buckets per group use in place of window
+	// functions (argmax.go).
+	ArgMax bool
 	// CountRows counts a group's rows; "": count(*).
 	CountRows string
 }
@@ -198,6 +205,9 @@ func (d *Dialect) base(q *query.Query, timeCol string) (string, Layout, error) {
 	if len(groups) == 0 {
 		return s + fmt.Sprintf(" ORDER BY tsq_bucket DESC LIMIT %d", q.Limit), lay, nil
 	}
+	if d.ArgMax {
+		return limitBy("SELECT "+strings.Join(names, ", ")+" FROM ("+s+") tsq_agg", groups, q.Limit), lay, nil
+	}
 	cols := strings.Join(names, ", ")
 	return fmt.Sprintf("SELECT %s FROM (SELECT %s, row_number() OVER (PARTITION BY %s ORDER BY tsq_bucket DESC) AS tsq_rank FROM (%s) tsq_agg) tsq_ranked WHERE tsq_rank <= %d",
 		cols, cols, strings.Join(groups, ", "), s, q.Limit), lay, nil
@@ -217,6 +227,8 @@ func (d *Dialect) last(q *query.Query, inner []string, from string, names, group
 		}
 		return "SELECT DISTINCT ON (" + strings.Join(keys, ", ") + ") " + strings.Join(names, ", ") + " FROM " + rows +
 			" ORDER BY " + strings.Join(keys, ", ") + ", tsq_time DESC"
+	case d.ArgMax:
+		return lastArgMax(q, rows, names, groups)
 	}
 	part := slicesClone(groups)
 	mid := slicesClone(groups) // the ranked rows' columns

@@ -42,7 +42,7 @@ var forms = []*query.Query{
 // TestGolden pins each dialect's statement of each form (-update rewrites
 // testdata/<dialect>.sql).
 func TestGolden(t *testing.T) {
-	for _, d := range []*Dialect{Postgres(true), Postgres(false), QuestDB(), DataFusion("datafusion"), DuckDB(), SQLite()} {
+	for _, d := range []*Dialect{Postgres(true), Postgres(false), QuestDB(), DataFusion("datafusion"), DuckDB(), SQLite(), ClickHouse(false)} {
 		var b strings.Builder
 		for _, q := range forms {
 			s, lay, err := d.SQL(q, "time")
