@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tsload/tsload/pkg/interference"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/periodic"
 	"github.com/tsload/tsload/pkg/procstat"
@@ -74,9 +75,15 @@ type Meter struct {
 	ioMissing   bool
 	dead        bool // the process ended: figures up to its last sample
 
-	selfCPU0  time.Duration
-	selfErr   error
-	stop      func() // ends the sampling: periodic.Every's answer
+	selfCPU0 time.Duration
+	selfErr  error
+	stop     func() // ends the sampling: periodic.Every's answer
+	stopped  bool
+
+	// win is the machine's CPU from Start to Stop, for interference.
+	win       interference.Window
+	t0        time.Time
+	remote    string // the server is on another machine: why it is not observed
 	afterLoad *results.Footprint
 	afterErr  error
 	refresh   time.Duration // the footprint's load.Size.Refresh
@@ -90,13 +97,20 @@ func (c *Meter) Start(cfg Config, doLoad bool, serverAddr string, period time.Du
 	c.cfg = cfg
 	fsys := cfg.Proc
 	c.selfCPU0, _, c.selfErr = fsys.Self()
+	c.win.Start, c.t0 = interference.Take(fsys), time.Now()
 	c.started = true
 	if !doLoad {
 		c.notMeasured = "nothing sent to a server"
 		return
 	}
-	c.pid, c.method, c.notMeasured = cfg.findServer(serverAddr)
+	var remote bool
+	c.pid, c.method, c.notMeasured, remote = cfg.findServer(serverAddr)
 	if c.notMeasured != "" {
+		if remote {
+			c.remote = c.notMeasured + ": its machine is not observed"
+		} else if serverAddr != "" {
+			c.win.ServerUnobserved = c.notMeasured
+		}
 		return
 	}
 	u, err := fsys.Tree(c.pid)
@@ -114,12 +128,37 @@ func (c *Meter) Started() bool { return c.started }
 
 // Stop takes the last sample, at the end of the load.
 func (c *Meter) Stop() {
-	if c.stop == nil {
+	if !c.started || c.stopped {
 		return
 	}
-	c.stop()
-	c.stop = nil
-	c.sample(c.cfg.Proc)
+	c.stopped = true
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+		c.sample(c.cfg.Proc)
+	}
+	c.win.End, c.win.Wall = interference.Take(c.cfg.Proc), time.Since(c.t0)
+	if cpu, _, err := c.cfg.Proc.Self(); err == nil && c.selfErr == nil {
+		c.win.Loader = cpu - c.selfCPU0
+	}
+	c.mu.Lock()
+	if c.notMeasured == "" {
+		c.win.Server = max(0, c.last.CPU()-c.first.CPU())
+	}
+	c.mu.Unlock()
+}
+
+// Interference is what else ran on the machine from Start to Stop (nil
+// before Stop).
+func (c *Meter) Interference() *results.Interference {
+	if !c.stopped {
+		return nil
+	}
+	in := interference.Judge(c.win)
+	if c.remote != "" && in.NotMeasured == "" {
+		in.Unobserved = c.remote
+	}
+	return in
 }
 
 // sample reads the server's tree once.
@@ -172,29 +211,32 @@ func (c *Meter) Period() *results.PeriodServer {
 
 // findServer returns the server's pid and how it was found, or why it
 // is not measured.
-func (cfg Config) findServer(addr string) (pid int, method, notMeasured string) {
+//
+// remote says the server runs on another machine (then this machine's
+// CPU holds none of its work).
+func (cfg Config) findServer(addr string) (pid int, method, notMeasured string, remote bool) {
 	if p := cfg.ServerPID; p > 0 {
-		return p, fmt.Sprintf("/proc: pid %d (given) and its children", p), ""
+		return p, fmt.Sprintf("/proc: pid %d (given) and its children", p), "", false
 	}
 	if addr == "" {
-		return 0, "", "the target does not say where its server is"
+		return 0, "", "the target does not say where its server is", false
 	}
 	host, portStr, err := net.SplitHostPort(addr)
 	port, perr := strconv.Atoi(portStr)
 	if err != nil || perr != nil {
-		return 0, "", fmt.Sprintf("server address %q has no port", addr)
+		return 0, "", fmt.Sprintf("server address %q has no port", addr), false
 	}
 	if !localHost(host) {
-		return 0, "", fmt.Sprintf("remote server %s", addr)
+		return 0, "", fmt.Sprintf("remote server %s", addr), true
 	}
 	pid, err = cfg.Proc.ListeningPID(port)
 	if errors.Is(err, procstat.ErrNotListening) {
-		return 0, "", fmt.Sprintf("remote server: no process on this machine listens on port %d (another network namespace or container?)", port)
+		return 0, "", fmt.Sprintf("remote server: no process on this machine listens on port %d (another network namespace or container?)", port), true
 	}
 	if err != nil {
-		return 0, "", err.Error()
+		return 0, "", err.Error(), false
 	}
-	return pid, fmt.Sprintf("/proc: pid %d listening on port %d, and its children", pid, port), ""
+	return pid, fmt.Sprintf("/proc: pid %d listening on port %d, and its children", pid, port), "", false
 }
 
 // localHost reports whether host names this machine: a loopback or

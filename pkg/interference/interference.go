@@ -51,8 +51,9 @@ type Window struct {
 	// Loader is the loader process's CPU over the window.
 	Loader time.Duration
 	// Server is the local server's process tree's CPU over the window;
-	// ServerUnobserved says why it is not known (then it counts as
-	// interference, and the results say so).
+	// ServerUnobserved says why it is not known for a server on this
+	// machine (then its CPU is in the figure, which is not judged against
+	// the threshold, and the results say so).
 	Server           time.Duration
 	ServerUnobserved string
 }
@@ -89,6 +90,10 @@ func Judge(w Window) *results.Interference {
 		in.StealFraction = d.Steal.Seconds() / t.Seconds()
 	}
 	switch {
+	case in.Cores > Cores && w.ServerUnobserved != "":
+		// The server's own CPU is in Cores: judging it would cry wolf on
+		// every busy server.
+		in.Unobserved = w.ServerUnobserved + ": its CPU is in the interference figure, which is therefore not judged"
 	case in.Cores > Cores:
 		in.Disturbed = true
 		in.Reason = fmt.Sprintf("interference %.2f cores > %.2f", in.Cores, Cores)
@@ -97,24 +102,4 @@ func Judge(w Window) *results.Interference {
 		in.Reason = fmt.Sprintf("steal %.0f%% > %.0f%%", 100*in.StealFraction, 100*Steal)
 	}
 	return in
-}
-
-// Line is the summary's one line about in: "machine quiet: ..." or
-// "DISTURBED: ...".
-func Line(in *results.Interference) string {
-	switch {
-	case in == nil:
-		return ""
-	case in.NotMeasured != "":
-		return "interference not measured: " + in.NotMeasured
-	}
-	s := fmt.Sprintf("interference %.2f cores (machine %.2f, loader %.2f, server %.2f of %d CPUs), steal %.1f%%, load average %.2f -> %.2f",
-		in.Cores, in.MachineCores, in.LoaderCores, in.ServerCores, in.CPUs, 100*in.StealFraction, in.LoadAvgStart, in.LoadAvgEnd)
-	if in.Unobserved != "" {
-		s += "; not observed: " + in.Unobserved
-	}
-	if in.Disturbed {
-		return "DISTURBED: other work ran on the machine (" + in.Reason + "): " + s
-	}
-	return "machine quiet: " + s
 }

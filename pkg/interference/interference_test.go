@@ -43,10 +43,11 @@ func TestJudge(t *testing.T) {
 			cores: 0, disturbed: true, reason: "steal 15% > 10%",
 		},
 		{
-			// A server whose process was not found: its CPU is interference.
+			// A local server whose process was not found: its CPU is in
+			// the figure, so the figure is not judged.
 			name:  "server unobserved",
-			w:     Window{Start: at(100, 100, 0, 0.2), End: at(113, 107, 0, 1.9), Wall: 10 * time.Second, Loader: 4 * time.Second, ServerUnobserved: "remote server"},
-			cores: 0.9, disturbed: true, reason: "interference 0.90 cores > 0.50",
+			w:     Window{Start: at(100, 100, 0, 0.2), End: at(113, 107, 0, 1.9), Wall: 10 * time.Second, Loader: 4 * time.Second, ServerUnobserved: "pid 7: permission denied"},
+			cores: 0.9,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,18 +55,14 @@ func TestJudge(t *testing.T) {
 			if in.NotMeasured != "" || in.Disturbed != tc.disturbed || in.Reason != tc.reason || abs(in.Cores-tc.cores) > 1e-9 {
 				t.Errorf("Judge = %+v, want cores %.2f disturbed %v %q", in, tc.cores, tc.disturbed, tc.reason)
 			}
-			line := Line(in)
-			if tc.disturbed != strings.HasPrefix(line, "DISTURBED: ") {
-				t.Errorf("Line = %q", line)
-			}
-			if tc.w.ServerUnobserved != "" && !strings.Contains(line, "not observed: "+tc.w.ServerUnobserved) {
-				t.Errorf("Line = %q does not say what was not observed", line)
+			if tc.w.ServerUnobserved != "" && !strings.HasPrefix(in.Unobserved, tc.w.ServerUnobserved) {
+				t.Errorf("Unobserved = %q does not say what was not observed", in.Unobserved)
 			}
 		})
 	}
 	in := Judge(Window{Start: Sample{Err: errors.New("no /proc")}, Wall: time.Second})
-	if in.NotMeasured == "" || in.Disturbed || !strings.Contains(Line(in), "not measured") {
-		t.Errorf("unreadable machine: %+v %q", in, Line(in))
+	if !strings.Contains(in.NotMeasured, "no /proc") || in.Disturbed {
+		t.Errorf("unreadable machine: %+v", in)
 	}
 }
 
@@ -98,6 +95,6 @@ func TestBusyLoopDisturbs(t *testing.T) {
 	}
 	in := Judge(Window{Start: start, End: end, Wall: wall, Loader: cpu1 - cpu0})
 	if !in.Disturbed {
-		t.Errorf("a busy loop beside: %s", Line(in))
+		t.Errorf("a busy loop beside: %+v", in)
 	}
 }

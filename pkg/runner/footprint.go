@@ -42,8 +42,9 @@ func (r *run) finishCost(ctx context.Context) {
 		unmeasured = "the load was interrupted"
 	}
 	res.Cost = &results.Cost{
-		Loader: r.cost.Loader(res.Rows),
-		Server: r.cost.Server(res.Rows),
+		Loader:       r.cost.Loader(res.Rows),
+		Server:       r.cost.Server(res.Rows),
+		Interference: r.cost.Interference(),
 	}
 	res.Cost.Footprint = r.cost.Settle(ctx, r.storage(), unmeasured, r.footprintRatios)
 }

@@ -30,6 +30,9 @@ func Write(w io.Writer, res *results.Results, o Options) {
 		verb, Count(res.Rows), Count(res.Metrics), Count(res.Batches), res.Seconds, res.Status)
 	fmt.Fprintf(w, "mean rate: %s rows/s, %s metrics/s (%s rows read, %.1f MB)\n",
 		Rate(res.RowsPerSec), Rate(res.MetricsPerSec), Count(res.RowsRead), float64(res.Bytes)/1e6)
+	if res.Cost != nil && res.Cost.Interference != nil {
+		fmt.Fprintln(w, Interference(res.Cost.Interference))
+	}
 	if res.SetupSeconds > 0 || res.FinishSeconds > 0 {
 		fmt.Fprintf(w, "set-up %.3fs before the load (not in its time); finish %.3fs after the last batch (in its time)\n",
 			res.SetupSeconds, res.FinishSeconds)
@@ -255,4 +258,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Interference is the summary's one line about what else ran on the
+// machine during the load: "machine quiet: ..." or "DISTURBED: ...".
+func Interference(in *results.Interference) string {
+	if in.NotMeasured != "" {
+		return "interference not measured: " + in.NotMeasured
+	}
+	s := fmt.Sprintf("interference %.2f cores (machine %.2f, loader %.2f, server %.2f of %d CPUs), steal %.1f%%, load average %.2f -> %.2f",
+		in.Cores, in.MachineCores, in.LoaderCores, in.ServerCores, in.CPUs, 100*in.StealFraction, in.LoadAvgStart, in.LoadAvgEnd)
+	if in.Unobserved != "" {
+		s += "; not observed: " + in.Unobserved
+	}
+	if in.Disturbed {
+		return "DISTURBED: other work ran on the machine (" + in.Reason + "); the figures above are not the database's alone: " + s
+	}
+	return "machine quiet: " + s
 }
