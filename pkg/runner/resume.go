@@ -54,6 +54,14 @@ type flight struct {
 	sent    bool
 	tables  []load.TableRows
 	tickets []string
+	// volatile: acknowledged before it was durable (load.Ack.Volatile):
+	// kept in doubt until the writer names it durable, with what the
+	// acknowledgement counted.
+	volatile bool
+	ack      struct {
+		rows, metrics int64
+		tables        []load.TableRows
+	}
 }
 
 // openJournal starts the run's journal, beside the results file, when
@@ -401,6 +409,9 @@ func (r *run) attachTickets(w load.Writer) {
 	if r.hooks.OnTicket != nil && r.jr != nil {
 		r.hooks.OnTicket(w, r.jr.ticket)
 	}
+	if r.hooks.OnDurable != nil && r.jr != nil {
+		r.hooks.OnDurable(w, r.jr.durable)
+	}
 }
 
 // setInput notes the input being read (index into Inputs).
@@ -498,18 +509,56 @@ func (jr *journal) acked(b *load.Batch, ack load.Ack) {
 			tables[i] = load.TableRows{Name: t.Name, Rows: t.Rows * int64(acked) / int64(b.Rows)}
 		}
 	}
+	var metrics int64
+	if b.Rows > 0 {
+		metrics = int64(b.Metrics) * int64(acked) / int64(b.Rows) // as workerStats.record counts them
+	}
 	jr.mu.Lock()
 	defer jr.mu.Unlock()
 	f := jr.fly[b.Seq]
 	if f == nil {
 		return
 	}
+	if ack.Volatile {
+		// Not durable yet: in doubt (with its tickets) until durable.
+		f.volatile, f.sent = true, true
+		f.ack.rows, f.ack.metrics = int64(acked), metrics
+		f.ack.tables = append([]load.TableRows(nil), tables...)
+		return
+	}
 	delete(jr.fly, b.Seq)
 	jr.j.Partial = jr.j.Partial || acked != b.Rows
-	if b.Rows > 0 {
-		jr.j.Metrics += int64(b.Metrics) * int64(acked) / int64(b.Rows) // as workerStats.record counts them
-	}
+	jr.j.Metrics += metrics
 	jr.ackLocked(f.input, f.k, f.from, f.to, int64(acked), tables)
+}
+
+// durable records that b, acknowledged before it was durable, is durable
+// now (load.Hooks.OnDurable).
+func (jr *journal) durable(b *load.Batch) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	f := jr.fly[b.Seq]
+	if f == nil || !f.volatile {
+		return
+	}
+	delete(jr.fly, b.Seq)
+	jr.j.Partial = jr.j.Partial || f.ack.rows != int64(f.rows)
+	jr.j.Metrics += f.ack.metrics
+	jr.ackLocked(f.input, f.k, f.from, f.to, f.ack.rows, f.ack.tables)
+}
+
+// notDurable returns the batches and rows acknowledged and not known to
+// be durable.
+func (jr *journal) notDurable() (batches, rows int64) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	for _, f := range jr.fly {
+		if f.volatile {
+			batches++
+			rows += f.ack.rows
+		}
+	}
+	return batches, rows
 }
 
 func (jr *journal) ackLocked(input int, k, from, to, rows int64, tables []load.TableRows) {
@@ -634,6 +683,11 @@ func (r *run) closeJournal() {
 	}
 	rows, skipB, skipR := jr.j.Rows, jr.skip.b, jr.skip.r
 	jr.mu.Unlock()
+	if b, n := jr.notDurable(); n > 0 {
+		r.res.NotDurableRows = n
+		fmt.Fprintf(r.cfg.Stderr, "journal: %d batches (%s rows) were acknowledged and not known to be durable when the run ended: "+
+			"they stay in doubt, and a resumed run checks them\n", b, count(n))
+	}
 	if info := r.res.Resume; info != nil {
 		info.SkippedBatches, info.SkippedRows, info.LoadRows = skipB, skipR, rows
 		fmt.Fprintf(r.cfg.Stderr, "load %s: %s rows acknowledged over %d runs (%s by this one)\n", info.LoadID, count(rows), len(info.Previous)+1, count(r.res.Rows))
