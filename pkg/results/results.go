@@ -67,17 +67,18 @@ type Results struct {
 	BatchesCapped      int64 `json:"batches_capped,omitempty"`
 	BatchSizeEffective int   `json:"batch_size_effective,omitempty"`
 
-	Rows    int64 `json:"rows"`    // rows acknowledged by the server
-	Metrics int64 `json:"metrics"` // non-NULL field values in acknowledged rows
-	Batches int64 `json:"batches"` // batches acknowledged
+	Rows          int64   `json:"rows"`    // rows acknowledged by the server
+	Metrics       int64   `json:"metrics"` // non-NULL field values in acknowledged rows
+	Batches       int64   `json:"batches"` // batches acknowledged
+	Bytes         int64   `json:"bytes"`   // decompressed input bytes read
+	RowsPerSec    float64 `json:"rows_per_sec"`
+	MetricsPerSec float64 `json:"metrics_per_sec"`
+
 	// NotDurableRows of Rows were acknowledged before the server made them
 	// durable (an asynchronous commit) and not known durable when the run
 	// ended: a server crash may have lost them (the journal keeps them in
 	// doubt for a resumed run).
-	NotDurableRows int64   `json:"not_durable_rows,omitempty"`
-	Bytes          int64   `json:"bytes"` // decompressed input bytes read
-	RowsPerSec     float64 `json:"rows_per_sec"`
-	MetricsPerSec  float64 `json:"metrics_per_sec"`
+	NotDurableRows int64 `json:"not_durable_rows,omitempty"`
 
 	RowsRead       int64 `json:"rows_read"`       // rows cut from the input
 	Retries        int64 `json:"retries"`         // batch re-sends

@@ -282,6 +282,15 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		cands[[2]int64{int64(b.Input), b.Batch}] = b
 	}
 	info := r.res.Resume
+	// What earlier runs acknowledged, before the batches in doubt found
+	// written join it (the summary names those apart).
+	var rows, batches int64
+	for _, in := range jr.j.Inputs {
+		for _, rg := range in.Acked {
+			rows += rg.Rows
+			batches += rg.Batches[1] - rg.Batches[0] + 1
+		}
+	}
 	if settle := r.hooks.Settle; settle != nil && r.inDoubt == load.SettleInDoubt && len(cands) > 0 {
 		keys := make([][2]int64, 0, len(cands))
 		var tickets []string
@@ -333,18 +342,11 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		jr.pending, jr.unsettled = nil, false
 		jr.mu.Unlock()
 	}
-	var rows, batches int64
-	for _, in := range jr.j.Inputs {
-		for _, rg := range in.Acked {
-			rows += rg.Rows
-			batches += rg.Batches[1] - rg.Batches[0] + 1
-		}
-	}
 	msg := fmt.Sprintf("resuming load %s (run %d of it): %d batches (%d rows) acknowledged by earlier runs are read again and skipped",
 		old.LoadID, len(old.Runs)+1, batches, rows)
 	switch {
 	case info.SettledWritten+info.SettledLost > 0:
-		msg += fmt.Sprintf("; %d batches in doubt: %d found written (not sent again), %d not written (sent again)", info.InDoubt, info.SettledWritten, info.SettledLost)
+		msg += fmt.Sprintf("; %d batches in doubt: %d found written (skipped too), %d not written (sent again)", info.InDoubt, info.SettledWritten, info.SettledLost)
 	case info.InDoubt > 0:
 		msg += fmt.Sprintf("; %d batches in doubt are sent again (%s stores a point sent twice once)", info.InDoubt, r.cfg.Target)
 	case !old.Final:

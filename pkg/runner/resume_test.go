@@ -305,9 +305,25 @@ func TestResumeSettlesByTicket(t *testing.T) {
 	if fmt.Sprint(j2.InDoubt) != fmt.Sprint(j.InDoubt) || len(j2.Runs) != 2 {
 		t.Fatalf("after a failed resume, in doubt %+v, want %+v; runs %v", j2.InDoubt, j.InDoubt, j2.Runs)
 	}
-	res, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), tt)
+	cfg := resumeFrom(t, resumeConfig(dir, in))
+	var stderr strings.Builder
+	cfg.Stderr = &stderr
+	res, err := Run(context.Background(), cfg, tt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The batches found written are named once: not among those earlier
+	// runs acknowledged.
+	var acked int64
+	for _, in := range j.Inputs {
+		for _, rg := range in.Acked {
+			acked += rg.Batches[1] - rg.Batches[0] + 1
+		}
+	}
+	want := fmt.Sprintf(": %d batches (%d rows) acknowledged by earlier runs are read again and skipped; %d batches in doubt: %d found written",
+		acked, j.Rows, res.Resume.InDoubt, res.Resume.SettledWritten)
+	if !strings.Contains(stderr.String(), want) {
+		t.Fatalf("summary lacks %q:\n%s", want, stderr.String())
 	}
 	for m, n := range per {
 		if tt.rows[m] != n {
