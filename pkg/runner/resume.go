@@ -672,6 +672,20 @@ func (r *run) closeJournal() {
 		return
 	}
 	jr.stop()
+	if r.res.Status == results.StatusOK {
+		// The run ended with the server up and every batch answered: a
+		// batch still not named durable (a target with no OnDurable) was
+		// lost by no server failure during the run.
+		jr.mu.Lock()
+		for seq, f := range jr.fly {
+			if f.volatile {
+				jr.mu.Unlock()
+				jr.durable(&load.Batch{Seq: seq})
+				jr.mu.Lock()
+			}
+		}
+		jr.mu.Unlock()
+	}
 	if err := jr.snapshot(true, r.res.Status); err != nil {
 		fmt.Fprintf(r.cfg.Stderr, "journal: %v\n", err)
 		if r.err == nil {
@@ -708,6 +722,16 @@ func (r *run) wholeLoad(tot totals) totals {
 	tot.tables = copyCounts(r.jr.j.Tables)
 	tot.rows = r.jr.j.Rows
 	tot.partial = tot.partial || r.jr.j.Partial
+	// Batches acknowledged and not known durable are in the server now.
+	for _, f := range r.jr.fly {
+		if f.volatile {
+			tot.rows += f.ack.rows
+			tot.partial = tot.partial || f.ack.rows != int64(f.rows)
+			for _, t := range f.ack.tables {
+				tot.tables[t.Name] += t.Rows
+			}
+		}
+	}
 	return tot
 }
 
@@ -720,10 +744,17 @@ func (r *run) wholeLoadMetrics() (rows, metrics int64, ok bool) {
 	}
 	r.jr.mu.Lock()
 	defer r.jr.mu.Unlock()
-	if r.jr.j.MetricsUnknown {
-		return r.jr.j.Rows, -1, true
+	rows, metrics = r.jr.j.Rows, r.jr.j.Metrics
+	for _, f := range r.jr.fly {
+		if f.volatile {
+			rows += f.ack.rows
+			metrics += f.ack.metrics
+		}
 	}
-	return r.jr.j.Rows, r.jr.j.Metrics, true
+	if r.jr.j.MetricsUnknown {
+		return rows, -1, true
+	}
+	return rows, metrics, true
 }
 
 // journalFlags is the results file's typed flag values as the text a

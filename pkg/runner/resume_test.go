@@ -397,3 +397,75 @@ func TestGatherInDoubtKeepsTables(t *testing.T) {
 		t.Fatalf("pending %+v, gen %d, unsettled %v", jr.pending, jr.gen, jr.unsettled)
 	}
 }
+
+// volatileTarget is the fake whose server answers before the rows are
+// durable (load.Ack.Volatile) and never says when they are (no
+// OnDurable); like a server that overwrites identical points, it stores a
+// batch sent again (the same input offset) once.
+type volatileTarget struct {
+	*fakeTarget
+	seen sync.Map // batch offsets stored
+}
+
+func (t *volatileTarget) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w, err := t.fakeTarget.NewWriter(ctx, worker)
+	return &volatileWriter{w.(*fakeWriter), t}, err
+}
+
+type volatileWriter struct {
+	*fakeWriter
+	t *volatileTarget
+}
+
+func (w *volatileWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	if _, ok := w.t.seen.Load(b.Offset); ok {
+		return load.Ack{Rows: b.Rows, Volatile: true}, nil
+	}
+	ack, err := w.fakeWriter.Write(ctx, b)
+	if err == nil {
+		w.t.seen.Store(b.Offset, true)
+	}
+	ack.Volatile = true
+	return ack, err
+}
+
+// Batches acknowledged and not known durable: a failed run says how many
+// rows those are and keeps their batches in doubt (the resume re-sends
+// them); a run that ends ok counts them; verification counts them.
+func TestVolatileAcknowledgements(t *testing.T) {
+	in, per := ilpInput(t, 20_000)
+	dir := t.TempDir()
+	f := &volatileTarget{fakeTarget: newFake()}
+	cfg := resumeConfig(dir, in)
+	f.fail = failAt(9)
+	first, err := Run(context.Background(), cfg, f)
+	if err == nil {
+		t.Fatal("the load did not stop at the refused batch")
+	}
+	f.mu.Lock()
+	f.fail = nil
+	f.mu.Unlock()
+	j, _, err := ReadJournal(cfg.ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Rows == 0 || first.NotDurableRows != first.Rows || j.Rows != 0 || len(j.InDoubt) == 0 {
+		t.Fatalf("failed run: rows %d, not durable %d; journal rows %d, in doubt %d", first.Rows, first.NotDurableRows, j.Rows, len(j.InDoubt))
+	}
+	res, err := Run(context.Background(), resumeFrom(t, cfg), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NotDurableRows != 0 || res.Resume.LoadRows != 20_000 || !res.Verify.OK {
+		t.Fatalf("resumed: not durable %d, load rows %d, verify %+v", res.NotDurableRows, res.Resume.LoadRows, res.Verify)
+	}
+	for m, n := range per {
+		if f.rows[m] != n {
+			t.Fatalf("table %s holds %d rows, want %d", m, f.rows[m], n)
+		}
+	}
+	j, _, _ = ReadJournal(cfg.ResultsFile)
+	if j.Rows != 20_000 || len(j.InDoubt) != 0 || !j.Complete {
+		t.Fatalf("journal after the resume: rows %d, in doubt %d, complete %v", j.Rows, len(j.InDoubt), j.Complete)
+	}
+}
