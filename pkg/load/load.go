@@ -115,6 +115,11 @@ type Ack struct {
 	// which case Dropped carries the count.
 	Rejected []Rejection
 	Dropped  int
+	// Volatile: the server answered before making the rows durable (an
+	// asynchronous commit): a server crash may still lose them. The writer
+	// names the batch durable later through Hooks.OnDurable; until then a
+	// journaled load keeps the batch in doubt, so a resumed run checks it.
+	Volatile bool
 }
 
 // PrepareOptions are the database lifecycle flags shared by every loader.

@@ -164,6 +164,12 @@ type Hooks struct {
 	// then not written). A batch sent again (a retry) gets a new ticket; at
 	// most one of its tickets is ever written.
 	OnTicket func(w Writer, note func(b *Batch, ticket string) error)
+	// OnDurable, for a target whose acknowledgement may come before the
+	// rows are durable (Ack.Volatile), gives writer w the function it
+	// calls with each such batch (the same Seq) once the server has made
+	// it durable (PostgreSQL: a later synchronous commit flushed the WAL
+	// past it).
+	OnDurable func(w Writer, durable func(b *Batch))
 	// NewQuerier opens query connection n (0-based, of --query-workers;
 	// n = --query-workers is the final round's, after the load) for the
 	// query load that runs beside the writers (--query-rate). It is

@@ -74,6 +74,12 @@ type Results struct {
 	RowsPerSec    float64 `json:"rows_per_sec"`
 	MetricsPerSec float64 `json:"metrics_per_sec"`
 
+	// NotDurableRows of Rows were acknowledged before the server made them
+	// durable (an asynchronous commit) and not known durable when the run
+	// ended: a server crash may have lost them (the journal keeps them in
+	// doubt for a resumed run).
+	NotDurableRows int64 `json:"not_durable_rows,omitempty"`
+
 	RowsRead       int64 `json:"rows_read"`       // rows cut from the input
 	Retries        int64 `json:"retries"`         // batch re-sends
 	Errors         int64 `json:"errors"`          // batches or rows that failed

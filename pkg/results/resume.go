@@ -6,7 +6,8 @@ type Resume struct {
 	LoadID   string   `json:"load_id"`       // the first run's RunID
 	Previous []string `json:"previous_runs"` // earlier runs' ids, oldest first
 	Journal  string   `json:"journal"`       // the journal file the runs share
-	// Batches and rows acknowledged by earlier runs, read again and not sent.
+	// Batches and rows acknowledged by earlier runs, read again and not
+	// sent (with the batches in doubt found written: SettledWritten).
 	SkippedBatches int64 `json:"skipped_batches"`
 	SkippedRows    int64 `json:"skipped_rows"`
 	// Batches sent but not acknowledged when the previous run stopped, and

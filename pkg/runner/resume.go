@@ -55,6 +55,14 @@ type flight struct {
 	sent    bool
 	tables  []load.TableRows
 	tickets []string
+	// volatile: acknowledged before it was durable (load.Ack.Volatile):
+	// kept in doubt until the writer names it durable, with what the
+	// acknowledgement counted.
+	volatile bool
+	ack      struct {
+		rows, metrics int64
+		tables        []load.TableRows
+	}
 }
 
 // openJournal starts the run's journal, beside the results file, when
@@ -272,6 +280,15 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		cands[[2]int64{int64(b.Input), b.Batch}] = b
 	}
 	info := r.res.Resume
+	// What earlier runs acknowledged, before the batches in doubt found
+	// written join it (the summary names those apart).
+	var rows, batches int64
+	for _, in := range jr.j.Inputs {
+		for _, rg := range in.Acked {
+			rows += rg.Rows
+			batches += rg.Batches[1] - rg.Batches[0] + 1
+		}
+	}
 	if settle := r.hooks.Settle; settle != nil && r.inDoubt == load.SettleInDoubt && len(cands) > 0 {
 		keys := make([][2]int64, 0, len(cands))
 		var tickets []string
@@ -323,18 +340,11 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 		jr.pending, jr.unsettled = nil, false
 		jr.mu.Unlock()
 	}
-	var rows, batches int64
-	for _, in := range jr.j.Inputs {
-		for _, rg := range in.Acked {
-			rows += rg.Rows
-			batches += rg.Batches[1] - rg.Batches[0] + 1
-		}
-	}
 	msg := fmt.Sprintf("resuming load %s (run %d of it): %d batches (%d rows) acknowledged by earlier runs are read again and skipped",
 		old.LoadID, len(old.Runs)+1, batches, rows)
 	switch {
 	case info.SettledWritten+info.SettledLost > 0:
-		msg += fmt.Sprintf("; %d batches in doubt: %d found written (not sent again), %d not written (sent again)", info.InDoubt, info.SettledWritten, info.SettledLost)
+		msg += fmt.Sprintf("; %d batches in doubt: %d found written (skipped too), %d not written (sent again)", info.InDoubt, info.SettledWritten, info.SettledLost)
 	case info.InDoubt > 0:
 		msg += fmt.Sprintf("; %d batches in doubt are sent again (%s stores a point sent twice once)", info.InDoubt, r.cfg.Target)
 	case !old.Final:
@@ -398,6 +408,9 @@ func (jr *runJournal) gatherInDoubt(old *journal.Journal) error {
 func (r *run) attachTickets(w load.Writer) {
 	if r.hooks.OnTicket != nil && r.jr != nil {
 		r.hooks.OnTicket(w, r.jr.ticket)
+	}
+	if r.hooks.OnDurable != nil && r.jr != nil {
+		r.hooks.OnDurable(w, r.jr.durable)
 	}
 }
 
@@ -496,18 +509,56 @@ func (jr *runJournal) acked(b *load.Batch, ack load.Ack) {
 			tables[i] = load.TableRows{Name: t.Name, Rows: t.Rows * int64(acked) / int64(b.Rows)}
 		}
 	}
+	var metrics int64
+	if b.Rows > 0 {
+		metrics = int64(b.Metrics) * int64(acked) / int64(b.Rows) // as workerStats.record counts them
+	}
 	jr.mu.Lock()
 	defer jr.mu.Unlock()
 	f := jr.fly[b.Seq]
 	if f == nil {
 		return
 	}
+	if ack.Volatile {
+		// Not durable yet: in doubt (with its tickets) until durable.
+		f.volatile, f.sent = true, true
+		f.ack.rows, f.ack.metrics = int64(acked), metrics
+		f.ack.tables = append([]load.TableRows(nil), tables...)
+		return
+	}
 	delete(jr.fly, b.Seq)
 	jr.j.Partial = jr.j.Partial || acked != b.Rows
-	if b.Rows > 0 {
-		jr.j.Metrics += int64(b.Metrics) * int64(acked) / int64(b.Rows) // as workerStats.record counts them
-	}
+	jr.j.Metrics += metrics
 	jr.ackLocked(f.input, f.k, f.from, f.to, int64(acked), tables)
+}
+
+// durable records that b, acknowledged before it was durable, is durable
+// now (load.Hooks.OnDurable).
+func (jr *runJournal) durable(b *load.Batch) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	f := jr.fly[b.Seq]
+	if f == nil || !f.volatile {
+		return
+	}
+	delete(jr.fly, b.Seq)
+	jr.j.Partial = jr.j.Partial || f.ack.rows != int64(f.rows)
+	jr.j.Metrics += f.ack.metrics
+	jr.ackLocked(f.input, f.k, f.from, f.to, f.ack.rows, f.ack.tables)
+}
+
+// notDurable returns the batches and rows acknowledged and not known to
+// be durable.
+func (jr *runJournal) notDurable() (batches, rows int64) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	for _, f := range jr.fly {
+		if f.volatile {
+			batches++
+			rows += f.ack.rows
+		}
+	}
+	return batches, rows
 }
 
 func (jr *runJournal) ackLocked(input int, k, from, to, rows int64, tables []load.TableRows) {
@@ -619,6 +670,20 @@ func (r *run) closeJournal() {
 		return
 	}
 	jr.stop()
+	if r.res.Status == results.StatusOK {
+		// The run ended with the server up and every batch answered: a
+		// batch still not named durable (a target with no OnDurable) was
+		// lost by no server failure during the run.
+		jr.mu.Lock()
+		for seq, f := range jr.fly {
+			if f.volatile {
+				jr.mu.Unlock()
+				jr.durable(&load.Batch{Seq: seq})
+				jr.mu.Lock()
+			}
+		}
+		jr.mu.Unlock()
+	}
 	if err := jr.snapshot(true, r.res.Status); err != nil {
 		fmt.Fprintf(r.cfg.Stderr, "journal: %v\n", err)
 		if r.err == nil {
@@ -632,6 +697,11 @@ func (r *run) closeJournal() {
 	}
 	rows, skipB, skipR := jr.j.Rows, jr.skip.b, jr.skip.r
 	jr.mu.Unlock()
+	if b, n := jr.notDurable(); n > 0 {
+		r.res.NotDurableRows = n
+		fmt.Fprintf(r.cfg.Stderr, "journal: %d batches (%s rows) were acknowledged and not known to be durable when the run ended: "+
+			"they stay in doubt, and a resumed run checks them\n", b, count(n))
+	}
 	if info := r.res.Resume; info != nil {
 		info.SkippedBatches, info.SkippedRows, info.LoadRows = skipB, skipR, rows
 		fmt.Fprintf(r.cfg.Stderr, "load %s: %s rows acknowledged over %d runs (%s by this one)\n", info.LoadID, count(rows), len(info.Previous)+1, count(r.res.Rows))
@@ -650,6 +720,16 @@ func (r *run) wholeLoad(tot totals) totals {
 	tot.tables = copyCounts(r.jr.j.Tables)
 	tot.rows = r.jr.j.Rows
 	tot.partial = tot.partial || r.jr.j.Partial
+	// Batches acknowledged and not known durable are in the server now.
+	for _, f := range r.jr.fly {
+		if f.volatile {
+			tot.rows += f.ack.rows
+			tot.partial = tot.partial || f.ack.rows != int64(f.rows)
+			for _, t := range f.ack.tables {
+				tot.tables[t.Name] += t.Rows
+			}
+		}
+	}
 	return tot
 }
 
@@ -662,10 +742,17 @@ func (r *run) wholeLoadMetrics() (rows, metrics int64, ok bool) {
 	}
 	r.jr.mu.Lock()
 	defer r.jr.mu.Unlock()
-	if r.jr.j.MetricsUnknown {
-		return r.jr.j.Rows, -1, true
+	rows, metrics = r.jr.j.Rows, r.jr.j.Metrics
+	for _, f := range r.jr.fly {
+		if f.volatile {
+			rows += f.ack.rows
+			metrics += f.ack.metrics
+		}
 	}
-	return r.jr.j.Rows, r.jr.j.Metrics, true
+	if r.jr.j.MetricsUnknown {
+		return rows, -1, true
+	}
+	return rows, metrics, true
 }
 
 // journalFlags is the results file's typed flag values as the text a

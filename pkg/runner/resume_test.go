@@ -279,9 +279,25 @@ func TestResumeSettlesByTicket(t *testing.T) {
 	if fmt.Sprint(j2.InDoubt) != fmt.Sprint(j.InDoubt) || len(j2.Runs) != 2 {
 		t.Fatalf("after a failed resume, in doubt %+v, want %+v; runs %v", j2.InDoubt, j.InDoubt, j2.Runs)
 	}
-	res, err := Run(context.Background(), resumeFrom(t, resumeConfig(dir, in)), tt)
+	cfg := resumeFrom(t, resumeConfig(dir, in))
+	var stderr strings.Builder
+	cfg.Stderr = &stderr
+	res, err := Run(context.Background(), cfg, tt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The batches found written are named once: not among those earlier
+	// runs acknowledged.
+	var acked int64
+	for _, in := range j.Inputs {
+		for _, rg := range in.Acked {
+			acked += rg.Batches[1] - rg.Batches[0] + 1
+		}
+	}
+	want := fmt.Sprintf(": %d batches (%d rows) acknowledged by earlier runs are read again and skipped; %d batches in doubt: %d found written",
+		acked, j.Rows, res.Resume.InDoubt, res.Resume.SettledWritten)
+	if !strings.Contains(stderr.String(), want) {
+		t.Fatalf("summary lacks %q:\n%s", want, stderr.String())
 	}
 	for m, n := range per {
 		if tt.rows[m] != n {
@@ -353,5 +369,77 @@ func TestGatherInDoubtKeepsTables(t *testing.T) {
 	}
 	if len(jr.pending) != 1 || fmt.Sprint(jr.pending[0].Tables) != fmt.Sprint(tables) || fmt.Sprint(jr.pending[0].Tickets) != "[42]" || jr.gen != 4 || !jr.unsettled {
 		t.Fatalf("pending %+v, gen %d, unsettled %v", jr.pending, jr.gen, jr.unsettled)
+	}
+}
+
+// volatileTarget is the fake whose server answers before the rows are
+// durable (load.Ack.Volatile) and never says when they are (no
+// OnDurable); like a server that overwrites identical points, it stores a
+// batch sent again (the same input offset) once.
+type volatileTarget struct {
+	*fakeTarget
+	seen sync.Map // batch offsets stored
+}
+
+func (t *volatileTarget) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
+	w, err := t.fakeTarget.NewWriter(ctx, worker)
+	return &volatileWriter{w.(*fakeWriter), t}, err
+}
+
+type volatileWriter struct {
+	*fakeWriter
+	t *volatileTarget
+}
+
+func (w *volatileWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	if _, ok := w.t.seen.Load(b.Offset); ok {
+		return load.Ack{Rows: b.Rows, Volatile: true}, nil
+	}
+	ack, err := w.fakeWriter.Write(ctx, b)
+	if err == nil {
+		w.t.seen.Store(b.Offset, true)
+	}
+	ack.Volatile = true
+	return ack, err
+}
+
+// Batches acknowledged and not known durable: a failed run says how many
+// rows those are and keeps their batches in doubt (the resume re-sends
+// them); a run that ends ok counts them; verification counts them.
+func TestVolatileAcknowledgements(t *testing.T) {
+	in, per := ilpInput(t, 20_000)
+	dir := t.TempDir()
+	f := &volatileTarget{fakeTarget: newFake()}
+	cfg := resumeConfig(dir, in)
+	f.fail = failAt(9)
+	first, err := Run(context.Background(), cfg, f)
+	if err == nil {
+		t.Fatal("the load did not stop at the refused batch")
+	}
+	f.mu.Lock()
+	f.fail = nil
+	f.mu.Unlock()
+	j, _, err := journal.Read(cfg.ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Rows == 0 || first.NotDurableRows != first.Rows || j.Rows != 0 || len(j.InDoubt) == 0 {
+		t.Fatalf("failed run: rows %d, not durable %d; journal rows %d, in doubt %d", first.Rows, first.NotDurableRows, j.Rows, len(j.InDoubt))
+	}
+	res, err := Run(context.Background(), resumeFrom(t, cfg), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NotDurableRows != 0 || res.Resume.LoadRows != 20_000 || !res.Verify.OK {
+		t.Fatalf("resumed: not durable %d, load rows %d, verify %+v", res.NotDurableRows, res.Resume.LoadRows, res.Verify)
+	}
+	for m, n := range per {
+		if f.rows[m] != n {
+			t.Fatalf("table %s holds %d rows, want %d", m, f.rows[m], n)
+		}
+	}
+	j, _, _ = journal.Read(cfg.ResultsFile)
+	if j.Rows != 20_000 || len(j.InDoubt) != 0 || !j.Complete {
+		t.Fatalf("journal after the resume: rows %d, in doubt %d, complete %v", j.Rows, len(j.InDoubt), j.Complete)
 	}
 }

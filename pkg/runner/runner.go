@@ -433,6 +433,9 @@ func (r *run) run(ctx context.Context) (err error) {
 			return err
 		}
 		defer func() {
+			// A writer's Close may still be writing (making acknowledged
+			// batches durable, with retries): that time is the load's.
+			t0 := time.Now()
 			for i, w := range writers {
 				if w == nil {
 					continue
@@ -440,6 +443,9 @@ func (r *run) run(ctx context.Context) (err error) {
 				if cerr := w.Close(); cerr != nil && err == nil {
 					err = fmt.Errorf("worker %d: close: %w", i, cerr)
 				}
+			}
+			if r.started {
+				r.res.End = r.res.End.Add(time.Since(t0))
 			}
 		}()
 		for i := 0; i < cfg.Workers; i++ {

@@ -20,10 +20,18 @@ func (t *Target) Describe() *results.Setup {
 	for n := range t.done {
 		names = append(names, n)
 	}
+	for n := range t.resumed {
+		if _, ok := t.done[n]; !ok {
+			names = append(names, n)
+		}
+	}
 	sort.Strings(names)
 	all := len(names) > 0
 	for _, n := range names {
-		d := t.dedup[n]
+		d, ok := t.dedup[n]
+		if !ok {
+			d = t.resumed[n] // not written by this run
+		}
 		all = all && d
 		s.Tables = append(s.Tables, results.TableSetup{Name: n, Dedup: &d})
 	}

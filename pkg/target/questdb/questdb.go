@@ -145,6 +145,11 @@ type Target struct {
 	done      map[string]error // table name -> result of ensure
 	dedup     map[string]bool  // tables created or found with DEDUP
 	noted     map[string]bool
+
+	// resumed are the tables of a resumed load (InDoubt), with DEDUP as
+	// found: a run that writes none of them (every batch acknowledged
+	// earlier) still records what its load applied.
+	resumed map[string]bool
 }
 
 // New checks cfg and returns a Target. It connects nothing yet.
@@ -214,6 +219,8 @@ func New(cfg Config) (*Target, error) {
 		done:  map[string]error{},
 		dedup: map[string]bool{},
 		noted: map[string]bool{},
+
+		resumed: map[string]bool{},
 	}
 	if cfg.UseCase != "" {
 		tables, err := usecase.Tables(cfg.UseCase)

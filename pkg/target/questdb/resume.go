@@ -28,6 +28,11 @@ func (t *Target) InDoubt(ctx context.Context, tables []string) (load.InDoubt, er
 		if err != nil {
 			return 0, fmt.Errorf("questdb: reading table %q: %w", name, err)
 		}
+		if ok {
+			t.mu.Lock()
+			t.resumed[name] = info.dedup
+			t.mu.Unlock()
+		}
 		if ok && !info.dedup {
 			return 0, fmt.Errorf("questdb: table %q has no DEDUP (QuestDB created it on first write): a batch in doubt that was written would be stored twice if sent again, and QuestDB keeps no record of which were", name)
 		}

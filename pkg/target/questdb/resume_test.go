@@ -1,9 +1,11 @@
 package questdb
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
 )
@@ -48,5 +50,26 @@ func TestResumeWithoutDedupRefused(t *testing.T) {
 	out, err = run("--resume", results, "--pg", s.pg)
 	if err == nil || !strings.Contains(out, "table \""+table+"\" has no DEDUP") || !strings.Contains(out, "--accept-duplicates") {
 		t.Fatalf("resume into an auto-created table: %v\n%s", err, out)
+	}
+}
+
+// TestResumeRecordsDedup: a resumed run that writes nothing (every batch
+// was acknowledged earlier) records DEDUP as its load applied it, found on
+// the load's tables, not "false" for tables it did not touch.
+func TestResumeRecordsDedup(t *testing.T) {
+	s := server(t)
+	name := uniqueName(t, "resume_dedup")
+	newTarget(t, s, HTTP, true, testTable(name)) // creates the table WITH DEDUP
+	tg, err := New(Config{URL: s.http, PG: s.pg, Dedup: true, WALTimeout: time.Minute, Lookup: testTable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if _, err := tg.InDoubt(context.Background(), []string{name}); err != nil {
+		t.Fatal(err)
+	}
+	d := tg.Describe()
+	if d.Settings["dedup"] != true || len(d.Tables) != 1 || d.Tables[0].Name != name || !*d.Tables[0].Dedup {
+		t.Fatalf("a resumed run that wrote nothing describes dedup %v, tables %+v", d.Settings["dedup"], d.Tables)
 	}
 }

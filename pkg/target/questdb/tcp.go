@@ -118,7 +118,9 @@ func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) 
 		return load.Ack{}, fmt.Errorf("%w; not re-sent: without DEDUP a re-send could duplicate the part already written", err)
 	}
 	w.t.sentBytes.Add(int64(len(data)))
-	return load.Ack{Rows: b.Rows}, nil
+	// Over TCP the server answers nothing: the batch is in the kernel's
+	// buffers, not known durable (a failed run keeps it in doubt).
+	return load.Ack{Rows: b.Rows, Volatile: true}, nil
 }
 
 // Close closes the connection; the server commits what it received.

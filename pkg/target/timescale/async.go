@@ -187,6 +187,9 @@ func (w *Writer) holdAcked(b *load.Batch, xid int64, synced bool) {
 				kept = append(kept, h)
 				continue
 			}
+			if w.onDurable != nil {
+				w.onDurable(&h.b)
+			}
 			w.spare = append(w.spare, h.b.Data[:0])
 		}
 		clear(w.held[len(kept):])
@@ -265,7 +268,14 @@ func (w *Writer) drain() error {
 	if len(w.held) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), resolveTime)
+	// After a failed Write the runner's retries have waited for the
+	// server already: waiting resolveTime more per worker would only make
+	// a failed run late (the batches stay in doubt in the journal).
+	wait := resolveTime
+	if w.failed {
+		wait = stopResolveTime
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	p := retry.Policy{Retryable: func(err error) bool { return load.IsRetryable(err) || isRetryable(err) }}
 	err := p.Do(ctx, func(ctx context.Context) error {

@@ -17,5 +17,10 @@ func (t *Target) Hooks() load.Hooks {
 				w.OnTicket(note)
 			}
 		},
+		OnDurable: func(w load.Writer, durable func(*load.Batch)) {
+			if w, ok := w.(*Writer); ok {
+				w.onDurable = durable
+			}
+		},
 	}
 }

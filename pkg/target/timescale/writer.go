@@ -62,6 +62,10 @@ type Writer struct {
 	// The batch being sent and the runner's ticket hook (resume.go).
 	cur      *load.Batch
 	onTicket func(*load.Batch, string) error
+	// onDurable hears of each held batch a synchronous commit made
+	// durable (load.Hooks.OnDurable).
+	onDurable func(*load.Batch)
+	failed    bool // the last Write failed (drain then tries briefly)
 }
 
 type multiKey struct {
@@ -157,7 +161,8 @@ func (w *Writer) wrap(err error, msg string) error {
 }
 
 // Write sends b atomically and returns the rows the server acknowledged.
-func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+func (w *Writer) Write(ctx context.Context, b *load.Batch) (ack load.Ack, err error) {
+	defer func() { w.failed = err != nil }()
 	method, err := w.t.cfg.Method.For(b.Format)
 	if err != nil {
 		return load.Ack{}, fmt.Errorf("timescale: %w", err)
@@ -193,9 +198,10 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	}
 	hold := w.async && !(w.t.cfg.Commit == CommitRow && (method == MethodInsert || method == MethodInsertMulti))
 	w.syncCommit = hold && w.syncDue()
-	ack, err := w.send(ctx, parent, b, method)
+	ack, err = w.send(ctx, parent, b, method)
 	if err == nil && hold && ack.Rows == b.Rows {
 		w.holdAcked(b, w.xid, w.syncCommit)
+		ack.Volatile = !w.syncCommit
 	}
 	w.syncCommit = false
 	return ack, err
