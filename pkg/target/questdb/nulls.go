@@ -59,7 +59,7 @@ func nullValue(data []byte) (int64, string) {
 // mayHoldNaN reports whether data has "nan" in any case.
 func mayHoldNaN(data []byte) bool {
 	for i := 0; i+2 < len(data); i++ {
-		if c := data[i] | 0x20; c == 'n' && data[i+1]|0x20 == 'a' && data[i+2]|0x20 == 'n' {
+		if data[i]|0x20 == 'n' && data[i+1]|0x20 == 'a' && data[i+2]|0x20 == 'n' {
 			return true
 		}
 	}

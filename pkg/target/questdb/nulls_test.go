@@ -95,3 +95,40 @@ func TestNullValue(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNullValue: nullValue never panics, and the line it names holds the
+// text of a NULL value.
+func FuzzNullValue(f *testing.F) {
+	f.Add([]byte("m v=1i 1\nm v=-9223372036854775808i 2\n"))
+	f.Add([]byte("m,t=a s=\"nan\",v=NaN 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, reason := nullValue(data)
+		if n == 0 {
+			return
+		}
+		lines := bytes.Split(data, []byte{'\n'})
+		if n > int64(len(lines)) || reason == "" {
+			t.Fatalf("line %d of %d, reason %q", n, len(lines), reason)
+		}
+		if l := lines[n-1]; !bytes.Contains(l, longNull) && !mayHoldNaN(l) {
+			t.Fatalf("line %d %q holds no NULL value", n, l)
+		}
+	})
+}
+
+// BenchmarkNullValue: the check on a batch of cpu rows, which hold neither
+// value (the common case: one pass over the bytes, no parsing).
+func BenchmarkNullValue(b *testing.B) {
+	var sb strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "cpu,hostname=host_%d,region=eu-west-1 usage_user=%d.5,usage_system=12i %d\n", i, i%100, int64(1451606400000000000)+int64(i))
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if n, _ := nullValue(data); n != 0 {
+			b.Fatal(n)
+		}
+	}
+}
