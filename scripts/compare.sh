@@ -3,7 +3,7 @@
 # server is up, with the same batch size and workers; one table side by side
 # with each database's verified row count.
 #
-#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,victoriametrics,duckdb,sqlite,cassandra]
+#   scripts/compare.sh --out DIR [--targets questdb,influx,influx2,influx3,timescale,cnosdb,victoriametrics,prometheus,duckdb,sqlite,cassandra]
 #       [--use-case cpu-only] [--seed 123] [--scale 100]
 #       [--timestamp-start 2016-01-01T00:00:00Z] [--timestamp-end 2016-01-02T00:00:00Z]
 #       [--log-interval 10s] [--file existing.ilp.gz]
@@ -59,6 +59,11 @@
 #              and no server up, scripts/start_cassandra.sh starts the local one. Not in the
 #              default --targets: on a 2-core machine it loads a few thousand rows/s, so the
 #              default day of 864,000 rows would add minutes per repeat; name it to compare it.
+#   prometheus $TSLOAD_PROM_URL (default http://127.0.0.1:9090), GET /-/ready; with
+#              TSLOAD_PROM_URL unset and no server up, scripts/start_prometheus.sh starts
+#              the local one (Debian's 2.42.0). Each run writes a db label of its own
+#              (<db-name>_<nanoseconds>): Prometheus keeps a dropped series' newest samples
+#              in its head, so the same rows under a dropped label would verify short
 #   duckdb     no server: the file DIR/<db-name>.duckdb, opened inside load_duckdb
 #   sqlite     no server: the file DIR/<db-name>.sqlite, opened inside load_sqlite
 #              (their server CPU and memory are the loader's own: the database runs in it)
@@ -96,7 +101,7 @@ die() {
 	exit 1
 }
 
-out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb,victoriametrics,duckdb,sqlite" file=""
+out="" targets="timescale,influx,influx2,influx3,questdb,cnosdb,victoriametrics,prometheus,duckdb,sqlite" file=""
 use_case=cpu-only seed=123 scale=100 ts_start=2016-01-01T00:00:00Z ts_end=2016-01-02T00:00:00Z interval=10s
 batch=5000 workers=2 repeat=1 db_name=tsload_compare settle=30s
 gzip=false dedup=false request_timeout=60s table_prefix=""
@@ -209,6 +214,10 @@ server_up() {
 		tcp_up "${hp[0]}" "${hp[1]}" && return 0
 		[[ -z ${TSLOAD_CASSANDRA:-} ]] && bash "$(dirname "$0")/start_cassandra.sh"
 		;;
+	prometheus)
+		http_up "${TSLOAD_PROM_URL:-http://127.0.0.1:9090}" /-/ready && return 0
+		[[ -z ${TSLOAD_PROM_URL:-} ]] && bash "$(dirname "$0")/start_prometheus.sh"
+		;;
 	duckdb | sqlite) return 0 ;; # embedded: no server
 	*) return 1 ;;
 	esac
@@ -222,6 +231,7 @@ target_flags() {
 	influx2) echo "--urls ${TSLOAD_INFLUX2_URL:-http://127.0.0.1:8087} --api v2 --org ${INFLUX2_ORG:-tsload}" ;;
 	influx3) echo "--urls ${TSLOAD_INFLUX3_URL:-http://127.0.0.1:8181} --api v3" ;;
 	duckdb | sqlite) echo "--db-path $out/$db_name.$1" ;;
+	prometheus) echo "--db-name ${db_name}_$(date +%s%N)" ;; # after the common --db-name: it wins
 	esac
 	local var="TSLOAD_COMPARE_FLAGS_${1^^}"
 	echo "${!var:-}"
@@ -235,7 +245,7 @@ fair_flags() {
 	*) echo "--request-timeout $request_timeout" ;;
 	esac
 	case "$1" in
-	timescale | duckdb | sqlite) ;;
+	timescale | duckdb | sqlite | prometheus) ;; # prometheus: remote write bodies are snappy's
 	questdb) echo "--gzip=$gzip --dedup=$dedup" ;;
 	cassandra) ;; # CQL frames are not compressed here
 	*) echo "--gzip=$gzip" ;;

@@ -21,6 +21,7 @@ bash scripts/start_questdb.sh
 # CnosDB comes from ../shared/vendor (no registry carries it); without it the rest still
 # runs, and the CnosDB tests fail under CI=true (skip otherwise).
 bash scripts/start_victoriametrics.sh   # builds VictoriaMetrics v1.151.0 once (cached under ~/.cache/tsload)
+bash scripts/start_prometheus.sh   # Debian's Prometheus 2.42.0 (apt-get download, unpacked into ~/.cache/tsload: seconds)
 bash scripts/start_cnosdb.sh || echo "== CnosDB not started: its integration tests fail under CI=true, skip otherwise" >&2
 bash scripts/start_clickhouse.sh   # Debian's clickhouse-server 18.16.1, unpacked into ~/.cache/tsload once
 bash scripts/install_chdb.sh >/dev/null   # chDB 3.7.2 (ClickHouse 25.8 in-process) for load_clickhouse --db-path

@@ -12,8 +12,8 @@ import (
 	"github.com/tsload/tsload/internal/gentest"
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/results"
-	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/questdb"
 )
 
@@ -53,7 +53,7 @@ func TestResumeDefaultFlags(t *testing.T) {
 			t.Fatalf("nothing acknowledged in 2 minutes\n%s", first.String())
 		case <-time.After(20 * time.Millisecond):
 		}
-		if j, _, err := runner.ReadJournal(resultsPath); err == nil {
+		if j, _, err := journal.Read(resultsPath); err == nil {
 			acked = j.Rows
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 // settings maps victoriametrics.Config fields to their flags (errors name
 // them); the HTTP ones are loadcli's.
-var settings = map[string]string{}
+var settings = map[string]string{"Protocol": "protocol"}
 
 // httpFlags are load_victoriametrics's HTTP flags.
 var httpFlags = loadcli.HTTPFlagSet{
@@ -32,7 +32,10 @@ var httpFlags = loadcli.HTTPFlagSet{
 }
 
 // flags are load_victoriametrics's own flags (pkg/loadcli adds the common ones).
-func flags() []cli.Flag { return httpFlags.Flags() }
+func flags() []cli.Flag {
+	return append(httpFlags.Flags(), &cli.StringFlag{Name: "protocol", Value: victoriametrics.ProtocolLine,
+		Usage: "write path: line (line protocol to /write) or remote-write (Prometheus remote write 1.0 to /api/v1/write, samples made by the loader)"})
+}
 
 // newTarget builds the target from the flags (the db label is the
 // runner's --db-name); it does not connect.
@@ -41,6 +44,7 @@ func newTarget(c *cli.Context, cfg runner.Config) (load.Target, loadcli.Override
 	tg, err := victoriametrics.New(victoriametrics.Config{
 		Conn:      h.Conn,
 		Precision: h.Precision,
+		Protocol:  c.String("protocol"),
 		DBName:    cfg.Prepare.DBName,
 		Log:       cfg.Stderr,
 	})

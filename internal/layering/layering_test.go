@@ -34,7 +34,7 @@ var rules = []struct {
 // concerns are the load engine's concerns, each in a package of its own
 // beside pkg/runner: the engine imports them, they import neither the
 // engine, its command line, a target nor each other (the rules init adds).
-var concerns = []string{"pkg/pace", "pkg/cost"}
+var concerns = []string{"pkg/pace", "pkg/cost", "pkg/journal", "pkg/verify"}
 
 func init() {
 	for _, c := range concerns {
@@ -94,6 +94,8 @@ var allowed = map[string][]string{
 	"pkg/latency":        {"pkg/results", "github.com/HdrHistogram/hdrhistogram-go"},
 	"pkg/pace":           {"pkg/latency", "pkg/results"},
 	"pkg/cost":           {"pkg/load", "pkg/periodic", "pkg/procstat", "pkg/results"},
+	"pkg/journal":        {"pkg/load"},
+	"pkg/verify":         {"pkg/load", "pkg/results", "pkg/retry"},
 	"pkg/report/summary": {"pkg/results"},
 	"pkg/results":        {"pkg/envinfo"},
 	"pkg/format":         {"pkg/schema"},
@@ -114,7 +116,7 @@ func TestImportAllowlist(t *testing.T) {
 		t.Skip("no go command")
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"pkg/load", module+"pkg/query", module+"pkg/results", module+"pkg/format/...",
-		module+"pkg/latency", module+"pkg/pace", module+"pkg/cost", module+"pkg/report/summary").CombinedOutput()
+		module+"pkg/latency", module+"pkg/pace", module+"pkg/cost", module+"pkg/journal", module+"pkg/verify", module+"pkg/report/summary").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/internal/faultproxy"
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/results"
-	"github.com/tsload/tsload/pkg/runner"
 )
 
 // ResumeSuite kills a loader (the built command, a process of its own)
@@ -184,11 +184,11 @@ func (s ResumeSuite) start(t *testing.T, bin, table string, n int) *resumeRun {
 // acked is the rows the journal records as acknowledged (0 before it is
 // written).
 func (r *resumeRun) acked() int64 {
-	data, err := os.ReadFile(runner.JournalPath(r.results))
+	data, err := os.ReadFile(journal.Path(r.results))
 	if err != nil {
 		return 0
 	}
-	var j runner.Journal
+	var j journal.Journal
 	if json.Unmarshal(data, &j) != nil {
 		return 0
 	}
@@ -233,11 +233,11 @@ func (r *resumeRun) killWhen(t *testing.T, when func(r *resumeRun) bool, mayEnd 
 
 // complete reports whether the journal says the load is complete.
 func (r *resumeRun) complete() bool {
-	data, err := os.ReadFile(runner.JournalPath(r.results))
+	data, err := os.ReadFile(journal.Path(r.results))
 	if err != nil {
 		return false
 	}
-	var j runner.Journal
+	var j journal.Journal
 	return json.Unmarshal(data, &j) == nil && j.Complete
 }
 
@@ -265,7 +265,7 @@ func RunCommand(bin string, args ...string) (stderr string, err error) {
 // complete, so that --resume has something to resume.
 func AsKilled(t testing.TB, results string) {
 	t.Helper()
-	j, path, err := runner.ReadJournal(results)
+	j, path, err := journal.Read(results)
 	if err != nil {
 		t.Fatal(err)
 	}

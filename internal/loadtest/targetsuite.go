@@ -306,14 +306,15 @@ func (s TargetSuite) csvTimes(t *testing.T, table string) {
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	east := time.FixedZone("", 2*3600)
 	for _, c := range []struct {
-		name, unit string
-		spell      func(tm time.Time) string
+		name  string
+		unit  time.Duration
+		spell func(tm time.Time) string
 	}{
-		{"utc", "", func(tm time.Time) string { return tm.Format(time.RFC3339Nano) }},
-		{"offset", "", func(tm time.Time) string { return tm.In(east).Format(time.RFC3339Nano) }},
+		{"utc", 0, func(tm time.Time) string { return tm.Format(time.RFC3339Nano) }},
+		{"offset", 0, func(tm time.Time) string { return tm.In(east).Format(time.RFC3339Nano) }},
 		// TODO(issue 43): epoch milliseconds (--time-unit ms): load_timescale
 		// makes a bigint time column that create_hypertable refuses.
-		// {"epoch_ms", "ms", func(tm time.Time) string { return fmt.Sprint(tm.UnixMilli()) }},
+		// {"epoch_ms", time.Millisecond, func(tm time.Time) string { return fmt.Sprint(tm.UnixMilli()) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			name := table + "_" + c.name

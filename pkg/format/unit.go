@@ -26,3 +26,15 @@ func ParseUnit(s string) (time.Duration, error) {
 	}
 	return 0, fmt.Errorf("unknown time unit %q (want ns, us, ms, s, m or h)", s)
 }
+
+// ParseEpochUnit parses the unit of numeric epoch timestamps (a tabular
+// input's time column: --time-unit): s, ms, us or ns, as ParseUnit spells
+// them. Parsed once, where the setting is read; everything after takes the
+// Duration.
+func ParseEpochUnit(s string) (time.Duration, error) {
+	u, err := ParseUnit(s)
+	if err != nil || u > time.Second {
+		return 0, fmt.Errorf("time unit %q: want s, ms, us or ns", s)
+	}
+	return u, nil
+}

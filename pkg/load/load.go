@@ -28,6 +28,11 @@ type TableRows struct {
 // loaders' --batch-size default, the runner's and the splitter's.
 const DefaultBatchSize = 5000
 
+// DefaultDatabase is the database (or bucket, or keyspace) loaded when none
+// is named: the --db-name flag's default, and a target library's when its
+// Config leaves it empty.
+const DefaultDatabase = "benchmark"
+
 // Batch is a run of complete records from one input, all of one format and,
 // for CSV and pgcopy, of one table. The runner owns and reuses a Batch and its
 // Data: a Writer must not keep either after Write returns.

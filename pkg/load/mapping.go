@@ -1,5 +1,7 @@
 package load
 
+import "time"
+
 // Mapping says how the columns of a tabular input (CSV, Parquet) become a
 // table's timestamp, tags and fields when the input does not say it itself
 // (tsload's own typed headers do). It is the contract between the flags
@@ -12,9 +14,10 @@ type Mapping struct {
 	// TimeColumn is the timestamp column (empty: the first column for CSV,
 	// the first timestamp-typed column for Parquet).
 	TimeColumn string
-	// TimeUnit is the unit of a numeric timestamp: "s", "ms", "us" or "ns"
-	// (empty: RFC 3339 text for CSV, the logical type for Parquet).
-	TimeUnit string
+	// TimeUnit is the unit of a numeric timestamp: a second, millisecond,
+	// microsecond or nanosecond (format.ParseEpochUnit reads the flag; 0:
+	// RFC 3339 text for CSV, the logical type for Parquet).
+	TimeUnit time.Duration
 	// Tags are the series-identifying columns (ILP tags, QuestDB SYMBOLs).
 	// Nil: the text columns of the matching use-case table when the
 	// header matches one, else every text column; an empty non-nil

@@ -27,7 +27,10 @@ type Target interface {
 	// NewWriter opens the connection of one worker (0-based id).
 	NewWriter(ctx context.Context, worker int) (Writer, error)
 	// Count returns the number of rows in each named table, after waiting for
-	// whatever the server needs to make acknowledged rows visible.
+	// whatever the server needs to make acknowledged rows visible. It may be
+	// called while Writers write: verification counts each table before the
+	// load first writes to it, on the worker about to write, while other
+	// workers write to other tables.
 	Count(ctx context.Context, tables []string) (map[string]int64, error)
 	// Close releases what Prepare and Count opened.
 	Close() error
@@ -174,6 +177,13 @@ type Hooks struct {
 	// caches): a checked query's window covers only batches acknowledged
 	// at least this long ago. Zero: visible once acknowledged.
 	QueryLag time.Duration
+	// AcksNotVisible: an acknowledged batch's rows may stay invisible to a
+	// Querier for a time nobody bounds (ILP over TCP acknowledges nothing;
+	// InfluxDB 3 with no_sync acknowledges before its write-ahead log is
+	// persisted). The query load then checks an answer only over rows it
+	// has counted in the database first (per field, on a querier of its
+	// own), as many as the input holds.
+	AcksNotVisible bool
 }
 
 // Querier answers queries over a connection of its own, apart from the

@@ -206,7 +206,7 @@ func CommonFlags(spec Spec) []cli.Flag {
 		&cli.DurationFlag{Name: FlagReportingPeriod, Value: runner.DefaultReportingPeriod, Usage: "interval of the progress lines on stderr; when given, also the length of the results' periods (otherwise chosen from the load's length: 20 to 64 periods)"},
 		&cli.DurationFlag{Name: FlagRetryTimeout, Value: runner.DefaultRetryTimeout, Usage: "total back-off time for one batch's retryable errors"},
 		&cli.BoolFlag{Name: FlagSkipInvalid, Usage: "skip and count malformed records and rows the server rejects instead of failing"},
-		&cli.StringFlag{Name: FlagDBName, Value: "benchmark", Usage: "database name"},
+		&cli.StringFlag{Name: FlagDBName, Value: load.DefaultDatabase, Usage: "database name"},
 		&cli.BoolFlag{Name: FlagCreateDB, Value: true, Usage: "create the database and tables when missing"},
 		&cli.BoolFlag{Name: FlagAbortOnExist, Usage: "fail if the database (or a table) already exists"},
 		&cli.BoolFlag{Name: FlagDropDB, Usage: "drop the database (or the tables) first"},
@@ -231,7 +231,7 @@ func errorConfig(c *cli.Context, cfg *runner.Config) error {
 // App returns the cli.App of spec; the Action runs the load with stdin and
 // stderr, and returns its error.
 func App(spec Spec, stdin io.Reader, stderr io.Writer) *cli.App {
-	flags := append(append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), queryFlags()...), append(mappingFlags(), spec.Flags...)...)
+	flags := append(append(append(append(append(append(CommonFlags(spec), errorFlags()...), resumeFlags()...), rateFlags()...), loopFlags()...), queryFlags()...), append(append(mappingFlags(), benchFlags()...), spec.Flags...)...)
 	return &cli.App{
 		Name:            spec.Name,
 		Usage:           spec.Usage,
@@ -294,7 +294,17 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 		}
 		defer stop()
 	}
-	_, err = runner.Run(c.Context, cfg, t)
+	qb, err := benchConfig(c, spec, cfg) // querybench.go: --queries
+	if err != nil {
+		return err
+	}
+	if qb != nil && qb.skipLoad {
+		return qb.run(c.Context, t, nil, stderr)
+	}
+	res, err := runner.Run(c.Context, cfg, t)
+	if err == nil && qb != nil {
+		err = qb.run(c.Context, t, res, stderr)
+	}
 	return err
 }
 

@@ -6,14 +6,20 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
 // mappingConfig sets cfg.Mapping from the flags.
 func mappingConfig(c *cli.Context, cfg *runner.Config) error {
-	m := load.Mapping{TimeColumn: c.String(FlagTimeColumn), TimeUnit: c.String(FlagTimeUnit)}
+	m := load.Mapping{TimeColumn: c.String(FlagTimeColumn)}
 	var err error
+	if s := c.String(FlagTimeUnit); s != "" {
+		if m.TimeUnit, err = format.ParseEpochUnit(s); err != nil {
+			return fmt.Errorf("--%s: %w", FlagTimeUnit, err)
+		}
+	}
 	if m.Columns, err = nameList(c, FlagColumns); err != nil {
 		return err
 	}
@@ -23,11 +29,6 @@ func mappingConfig(c *cli.Context, cfg *runner.Config) error {
 		}
 		if m.Tags == nil {
 			m.Tags = []string{} // --tags "": no tags
-		}
-	}
-	if m.TimeUnit != "" {
-		if _, err := runner.TimeUnit(m.TimeUnit); err != nil {
-			return fmt.Errorf("--%s: %w", FlagTimeUnit, err)
 		}
 	}
 	for _, tag := range m.Tags {

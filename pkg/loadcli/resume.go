@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/redact"
-	"github.com/tsload/tsload/pkg/runner"
 )
 
 // resumable are the flags a resumed load may change: how it runs, not
@@ -32,7 +32,7 @@ var notRestored = map[string]bool{FlagDropDB: true, FlagAbortOnExist: true, Flag
 // applyResume reads the journal --resume names and sets every flag not
 // given from the load's first run; a given flag that differs is refused
 // unless it may change (resumable). It returns nil without --resume.
-func applyResume(c *cli.Context, spec Spec) (*runner.Journal, error) {
+func applyResume(c *cli.Context, spec Spec) (*journal.Journal, error) {
 	path := c.String(FlagResume)
 	if path == "" {
 		if c.Bool(FlagAcceptDuplicates) {
@@ -40,7 +40,7 @@ func applyResume(c *cli.Context, spec Spec) (*runner.Journal, error) {
 		}
 		return nil, nil
 	}
-	j, jp, err := runner.ReadJournal(path)
+	j, jp, err := journal.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %w", FlagResume, err)
 	}
@@ -112,7 +112,7 @@ func applyResume(c *cli.Context, spec Spec) (*runner.Journal, error) {
 
 // sameInputs says how the given inputs differ from the journal's ("" when
 // they do not).
-func sameInputs(given []string, ins []runner.JournalInput) string {
+func sameInputs(given []string, ins []journal.Input) string {
 	if len(given) != len(ins) {
 		return fmt.Sprintf("%d inputs given, the load has %d", len(given), len(ins))
 	}
@@ -124,7 +124,7 @@ func sameInputs(given []string, ins []runner.JournalInput) string {
 	return ""
 }
 
-func journalInputs(j *runner.Journal) string {
+func journalInputs(j *journal.Journal) string {
 	p := make([]string, len(j.Inputs))
 	for i, in := range j.Inputs {
 		p[i] = in.Path
@@ -133,7 +133,7 @@ func journalInputs(j *runner.Journal) string {
 }
 
 // finishedLoad says so, for a resume of a load with nothing left to do.
-func finishedLoad(w io.Writer, spec Spec, path string, j *runner.Journal) {
+func finishedLoad(w io.Writer, spec Spec, path string, j *journal.Journal) {
 	fmt.Fprintf(w, "%s: the load %s (%s) is complete: %d rows acknowledged over %d runs, the last one %s; nothing to resume\n",
 		spec.Name, j.LoadID, path, j.Rows, len(j.Runs), j.Status)
 }

@@ -34,7 +34,9 @@ type Kind struct {
 	Doc string
 	// Span is the longest window the query reads; a shorter window is
 	// used when less is available.
-	Span  time.Duration
+	Span time.Duration
+	// upTo: Draw reads everything before the end of a drawn Span window.
+	upTo  bool
 	build func(d *Dataset, r *rand.Rand, start, end time.Time) *Query
 }
 

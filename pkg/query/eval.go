@@ -28,82 +28,108 @@ type Point struct {
 // Last takes the row with the greatest time of the group and bucket,
 // with NaN for a field that row does not have.
 func Eval(q *Query, points iter.Seq[Point]) *Answer {
-	type acc struct {
-		group []string
-		time  time.Time // bucket start, or the last row's time
-		last  time.Time // Last: the time of the row kept
-		vals  []float64 // Max, Min, Last: the value; Avg: the sum
-		n     []int64   // values counted per field
-		seen  bool      // Last: a row was kept
-	}
-	groups := map[string]*acc{}
-	var rows []Row
-	var key strings.Builder
+	e := NewEvaluator(q)
 	for p := range points {
-		if !q.keeps(p) {
-			continue
-		}
-		if q.Agg == Rows {
-			r := Row{Time: p.Time.UTC(), Values: make([]float64, len(q.Fields))}
-			for i, f := range q.Fields {
-				r.Values[i] = fieldOf(p, f)
-			}
-			rows = append(rows, r)
-			if q.Limit > 0 && len(rows) > 4*q.Limit+64 {
-				rows = newest(rows, q.Limit)
-			}
-			continue
-		}
-		key.Reset()
-		for _, tag := range q.GroupBy {
-			key.WriteString(p.Tags[tag])
-			key.WriteByte(0)
-		}
-		var start time.Time
-		if q.Bucket > 0 {
-			start = BucketStart(p.Time, q.Bucket)
-			key.WriteString(start.Format(time.RFC3339Nano))
-		}
-		a := groups[key.String()]
-		if a == nil {
-			a = &acc{time: start, vals: make([]float64, len(q.Fields)), n: make([]int64, len(q.Fields))}
-			for _, tag := range q.GroupBy {
-				a.group = append(a.group, p.Tags[tag])
-			}
-			for i := range a.vals {
-				a.vals[i] = math.NaN()
-			}
-			groups[key.String()] = a
-		}
-		if q.Agg == Last {
-			if a.seen && !p.Time.After(a.last) {
-				continue
-			}
-			a.seen, a.last = true, p.Time.UTC()
-			for i, f := range q.Fields {
-				a.vals[i] = fieldOf(p, f)
-			}
-			continue
-		}
-		for i, f := range q.Fields {
-			v, ok := p.Fields[f]
-			if !ok || math.IsNaN(v) {
-				continue
-			}
-			switch {
-			case a.n[i] == 0 && q.Agg != Count:
-				a.vals[i] = v
-			case q.Agg == Max:
-				a.vals[i] = math.Max(a.vals[i], v)
-			case q.Agg == Min:
-				a.vals[i] = math.Min(a.vals[i], v)
-			case q.Agg == Avg:
-				a.vals[i] += v
-			}
-			a.n[i]++
-		}
+		e.Add(p)
 	}
-	ans := &Answer{Rows: rows}
+	return e.Answer()
+}
+
+// Evaluator computes Eval's answer to one query one point at a time, so
+// that one pass over the input can answer many queries (EvalSet).
+type Evaluator struct {
+	q      *Query
+	groups map[string]*acc
+	rows   []Row
+	key    strings.Builder
+}
+
+type acc struct {
+	group []string
+	time  time.Time // bucket start, or the last row's time
+	last  time.Time // Last: the time of the row kept
+	vals  []float64 // Max, Min, Last: the value; Avg: the sum
+	n     []int64   // values counted per field
+	seen  bool      // Last: a row was kept
+}
+
+// NewEvaluator is an empty evaluation of q.
+func NewEvaluator(q *Query) *Evaluator {
+	return &Evaluator{q: q, groups: map[string]*acc{}}
+}
+
+// Add reads one point of q.Table (any order).
+func (e *Evaluator) Add(p Point) {
+	q := e.q
+	if !q.keeps(p) {
+		return
+	}
+	if q.Agg == Rows {
+		r := Row{Time: p.Time.UTC(), Values: make([]float64, len(q.Fields))}
+		for i, f := range q.Fields {
+			r.Values[i] = fieldOf(p, f)
+		}
+		e.rows = append(e.rows, r)
+		if q.Limit > 0 && len(e.rows) > 4*q.Limit+64 {
+			e.rows = newest(e.rows, q.Limit)
+		}
+		return
+	}
+	key := &e.key
+	key.Reset()
+	for _, tag := range q.GroupBy {
+		key.WriteString(p.Tags[tag])
+		key.WriteByte(0)
+	}
+	var start time.Time
+	if q.Bucket > 0 {
+		start = BucketStart(p.Time, q.Bucket)
+		key.WriteString(start.Format(time.RFC3339Nano))
+	}
+	a := e.groups[key.String()]
+	if a == nil {
+		a = &acc{time: start, vals: make([]float64, len(q.Fields)), n: make([]int64, len(q.Fields))}
+		for _, tag := range q.GroupBy {
+			a.group = append(a.group, p.Tags[tag])
+		}
+		for i := range a.vals {
+			a.vals[i] = math.NaN()
+		}
+		e.groups[key.String()] = a
+	}
+	if q.Agg == Last {
+		if a.seen && !p.Time.After(a.last) {
+			return
+		}
+		a.seen, a.last = true, p.Time.UTC()
+		for i, f := range q.Fields {
+			a.vals[i] = fieldOf(p, f)
+		}
+		return
+	}
+	for i, f := range q.Fields {
+		v, ok := p.Fields[f]
+		if !ok || math.IsNaN(v) {
+			continue
+		}
+		switch {
+		case a.n[i] == 0 && q.Agg != Count:
+			a.vals[i] = v
+		case q.Agg == Max:
+			a.vals[i] = math.Max(a.vals[i], v)
+		case q.Agg == Min:
+			a.vals[i] = math.Min(a.vals[i], v)
+		case q.Agg == Avg:
+			a.vals[i] += v
+		}
+		a.n[i]++
+	}
+}
+
+// Answer is the answer over the points added so far (sorted).
+func (e *Evaluator) Answer() *Answer {
+	q := e.q
+	ans := &Answer{Rows: slices.Clone(e.rows)}
 	if q.Agg == Rows {
 		if q.Limit > 0 {
 			ans.Rows = newest(ans.Rows, q.Limit)
@@ -111,8 +137,8 @@ func Eval(q *Query, points iter.Seq[Point]) *Answer {
 		ans.Sort()
 		return ans
 	}
-	for _, a := range groups {
-		r := Row{Group: a.group, Time: a.time, Values: a.vals}
+	for _, a := range e.groups {
+		r := Row{Group: a.group, Time: a.time, Values: slices.Clone(a.vals)}
 		switch q.Agg {
 		case Avg:
 			for i := range r.Values {
@@ -131,11 +157,50 @@ func Eval(q *Query, points iter.Seq[Point]) *Answer {
 		}
 		ans.Rows = append(ans.Rows, r)
 	}
+	if q.staged() {
+		ans.Rows = q.stages(ans.Rows)
+	}
 	ans.Sort()
 	if q.Limit > 0 && q.Bucket > 0 {
 		ans.Rows = NewestPerGroup(ans.Rows, q.Limit)
 	}
 	return ans
+}
+
+// TablePoint is a point and the table (as loaded) it is a row of.
+type TablePoint struct {
+	Table string
+	Point
+}
+
+// EvalSet answers every query of qs in one pass over points, the rows of
+// every table in any order: answers[i] is Eval(qs[i], the points of
+// qs[i].Table). Its cost is the points times the queries of each point's
+// table whose window holds it.
+func EvalSet(qs []*Query, points iter.Seq[TablePoint]) []*Answer {
+	type entry struct {
+		e          *Evaluator
+		start, end time.Time
+	}
+	byTable := map[string][]entry{}
+	evs := make([]*Evaluator, len(qs))
+	for i, q := range qs {
+		evs[i] = NewEvaluator(q)
+		byTable[q.Table] = append(byTable[q.Table], entry{evs[i], q.Start, q.End})
+	}
+	for tp := range points {
+		for _, en := range byTable[tp.Table] {
+			if tp.Time.Before(en.start) || !tp.Time.Before(en.end) {
+				continue
+			}
+			en.e.Add(tp.Point)
+		}
+	}
+	out := make([]*Answer, len(qs))
+	for i, e := range evs {
+		out[i] = e.Answer()
+	}
+	return out
 }
 
 // keeps reports whether q reads p.

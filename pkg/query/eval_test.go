@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -94,5 +95,68 @@ func BenchmarkEval(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Eval(q, slices.Values(ps))
+	}
+}
+
+func TestEvalStages(t *testing.T) {
+	end := t0.Add(time.Hour)
+	maxPerMinute := func(h *Having, r ...Rollup) Query {
+		return Query{Fields: []string{"usage_user"}, Agg: Max, GroupBy: []string{"host"}, Bucket: time.Minute, Having: h, Rollups: r}
+	}
+	for _, tc := range []struct {
+		name string
+		q    Query
+		want *Answer
+	}{
+		{"having above on a mean", Query{Fields: []string{"usage_user"}, Agg: Avg, GroupBy: []string{"host"}, Having: &Having{Field: "usage_user", Value: 5}},
+			rowsOf(Row{Group: []string{"b"}, Values: []float64{12.5}})},
+		{"having below on a bucket", maxPerMinute(&Having{Field: "usage_user", Value: 4, Below: true}),
+			rowsOf(Row{Group: []string{"a"}, Time: at(0), Values: []float64{1}}, Row{Group: []string{"a"}, Time: at(1), Values: []float64{3}})},
+		{"having a ratio: a NULL divisor is not kept", Query{Fields: []string{"usage_user", "usage_system"}, Agg: Last, GroupBy: []string{"host"},
+			Having: &Having{Field: "usage_user", Over: "usage_system", Value: 0.05}},
+			rowsOf(Row{Group: []string{"a"}, Time: at(2.5), Values: []float64{5, 95}})},
+		{"count of buckets, scaled, kept above", maxPerMinute(&Having{Field: "usage_user", Value: 2},
+			Rollup{Agg: Count, GroupBy: []string{"host"}, Scale: 0.5, Having: &Having{Field: "count", Value: 1.2}}),
+			rowsOf(Row{Group: []string{"b"}, Values: []float64{1.5}})},
+		{"mean over hosts of 2-minute buckets", maxPerMinute(nil, Rollup{Agg: Avg, Bucket: 2 * time.Minute}),
+			rowsOf(Row{Time: at(0), Values: []float64{7}}, Row{Time: at(2), Values: []float64{10}})},
+		{"count per day, then its mean per host", maxPerMinute(nil, Rollup{Agg: Count, GroupBy: []string{"host"}, Bucket: 24 * time.Hour},
+			Rollup{Agg: Avg, GroupBy: []string{"host"}}),
+			rowsOf(Row{Group: []string{"a"}, Values: []float64{3}}, Row{Group: []string{"b"}, Values: []float64{3}})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Name, q.Table, q.Start, q.End = tc.name, "cpu", t0, end
+			if err := q.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if d := Diff(tc.want, eval(q), 1e-12); d != "" {
+				t.Errorf("%s: %s", q.String(), d)
+			}
+		})
+	}
+}
+
+func TestValidateStages(t *testing.T) {
+	base := Query{Name: "q", Table: "cpu", Start: t0, End: t0.Add(time.Hour), Fields: []string{"usage_user"}, Agg: Max, GroupBy: []string{"host"},
+		Bucket: time.Minute}
+	for _, tc := range []struct {
+		change func(*Query)
+		want   string
+	}{
+		{func(q *Query) { q.Agg, q.GroupBy, q.Bucket, q.Having = Rows, nil, 0, &Having{Field: "usage_user"} }, "needs an aggregate"},
+		{func(q *Query) { q.Limit, q.Having = 5, &Having{Field: "usage_user"} }, "needs an aggregate without a limit"},
+		{func(q *Query) { q.Having = &Having{Field: "nope"} }, `"nope" is not one of usage_user`},
+		{func(q *Query) { q.Having = &Having{Field: "usage_user", Over: "x"} }, `"x" is not one of`},
+		{func(q *Query) { q.Rollups = []Rollup{{Agg: Max}} }, "a rollup counts or averages"},
+		{func(q *Query) { q.Rollups = []Rollup{{Agg: Count, GroupBy: []string{"region"}}} }, "region is not a group"},
+		{func(q *Query) { q.Rollups = []Rollup{{Agg: Count, Bucket: 90 * time.Second}} }, "bucket 1m30s is not a multiple"},
+		{func(q *Query) { q.Rollups = []Rollup{{Agg: Count, Having: &Having{Field: "usage_user"}}} }, `"usage_user" is not one of count`},
+	} {
+		q := base
+		tc.change(&q)
+		if err := q.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", q.String(), err, tc.want)
+		}
 	}
 }

@@ -100,6 +100,11 @@ type Query struct {
 	// Limit, when not zero, keeps per group only the Limit newest buckets
 	// (with Bucket) or rows (with Agg Rows).
 	Limit int
+	// Having, when not nil, keeps the aggregated rows that pass it; then
+	// each of Rollups aggregates the rows before it again (stage.go).
+	// Both need an aggregate and no Limit.
+	Having  *Having
+	Rollups []Rollup
 }
 
 // Validate says what makes q a query no target should be asked.
@@ -120,7 +125,7 @@ func (q *Query) Validate() error {
 	case q.Limit < 0:
 		return fmt.Errorf("query %s: negative limit", q.Name)
 	}
-	return nil
+	return q.validateStages()
 }
 
 // String is the query in a form for errors and logs, dialect-free.
@@ -146,6 +151,24 @@ func (q *Query) String() string {
 	}
 	if q.Limit > 0 {
 		fmt.Fprintf(&b, " newest %d", q.Limit)
+	}
+	if q.Having != nil {
+		fmt.Fprintf(&b, " %s", q.Having)
+	}
+	for _, r := range q.Rollups {
+		fmt.Fprintf(&b, " then %s", r.Agg)
+		if len(r.GroupBy) > 0 {
+			fmt.Fprintf(&b, " by %s", strings.Join(r.GroupBy, ","))
+		}
+		if r.Bucket > 0 {
+			fmt.Fprintf(&b, " every %s", r.Bucket)
+		}
+		if r.Scale != 0 {
+			fmt.Fprintf(&b, " times %g", r.Scale)
+		}
+		if r.Having != nil {
+			fmt.Fprintf(&b, " %s", r.Having)
+		}
 	}
 	return b.String()
 }

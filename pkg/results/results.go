@@ -99,6 +99,8 @@ type Results struct {
 	// Queries is the query load beside the writers (--query-rate); nil
 	// when none ran.
 	Queries *Queries `json:"queries,omitempty"`
+	// QueryBench is the query set run after the load (--queries).
+	QueryBench *QueryBench `json:"query_bench,omitempty"`
 
 	Verify *Verification `json:"verify,omitempty"`
 

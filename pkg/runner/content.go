@@ -17,6 +17,7 @@ import (
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
 	"github.com/tsload/tsload/pkg/schema"
+	"github.com/tsload/tsload/pkg/verify"
 )
 
 // Content verification (Config.VerifyContent, docs/verify.md): each worker
@@ -74,7 +75,7 @@ func (r *run) newContent() *content {
 		return c
 	}
 	c.cc = r.target
-	r.verifier.onBefore = c.fingerprintBefore(r)
+	r.verifier.OnBefore = c.fingerprintBefore(r)
 	return c
 }
 
@@ -236,7 +237,7 @@ func (r *run) verifyContent(ctx context.Context, tot totals) (*results.Verificat
 		}
 	}
 	if why == "" {
-		if canon, _ := foldTables(r.hooks.FoldName, sortedKeys(tot.tables)); canon != nil {
+		if canon, _ := verify.FoldTables(r.hooks.FoldName, sortedKeys(tot.tables)); canon != nil {
 			why = "table names that differ only in case are one table in this database, and the reader fingerprinted them apart"
 		}
 	}
@@ -244,7 +245,7 @@ func (r *run) verifyContent(ctx context.Context, tot totals) (*results.Verificat
 		if c.fallback == "" {
 			fmt.Fprintf(r.cfg.Stderr, "verify: content verification is not possible (%s): verifying row counts only\n", why)
 		}
-		res, err := r.verifier.verify(ctx, tot)
+		res, err := r.verifier.Verify(ctx, tot.acked())
 		if res != nil {
 			res.Mode = "count"
 			res.Note = strings.TrimPrefix(res.Note+"; content not verified: "+why, "; ")
@@ -259,11 +260,7 @@ func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*
 	t0 := time.Now()
 	names := sortedKeys(reads)
 	res := &results.Verification{Mode: "content", Before: map[string]int64{}, Expected: map[string]int64{}, Actual: map[string]int64{}}
-	r.verifier.mu.Lock()
-	for _, n := range names {
-		res.Before[n] = r.verifier.before[n]
-	}
-	r.verifier.mu.Unlock()
+	res.Before = r.verifier.Before(names)
 	c.mu.Lock()
 	exps := map[string]*fingerprint.Expect{}
 	var qs []fingerprint.Query
@@ -327,7 +324,7 @@ func (r *run) verifyAll(ctx context.Context, tot totals) (*results.Verification,
 	if r.content != nil {
 		return r.verifyContent(ctx, tot)
 	}
-	v, err := r.verifier.verify(ctx, tot)
+	v, err := r.verifier.Verify(ctx, tot.acked())
 	if v != nil {
 		v.Mode = "count"
 	}

@@ -1,16 +1,10 @@
 package runner
 
 import (
-	"bufio"
-	"container/heap"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"slices"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -18,6 +12,7 @@ import (
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/split"
+	"github.com/tsload/tsload/pkg/verify"
 )
 
 // The distinct-key pass (docs/verify.md "Repeated keys and --verify
@@ -27,7 +22,7 @@ import (
 // case costs nothing) the inputs are read again as the load read them,
 // each row's key hashed to 64 bits (fingerprint.HashPair of the series'
 // canonical tag set and the timestamp), and the distinct keys are counted
-// per table in bounded memory (keyStore). The table passes when it holds
+// per table in bounded memory (verify.KeyStore). The table passes when it holds
 // exactly its rows before plus the distinct keys of this load.
 
 // distinctMemKeys is how many key hashes the pass holds in memory
@@ -35,61 +30,9 @@ import (
 // halve them, writes them to temporary files (a variable for tests).
 var distinctMemKeys = 8 << 20
 
-// keyCount is what the distinct-key pass found, per table as verified
-// (prefixed, case-folded where the target folds names).
-type keyCount struct {
-	rows     map[string]int64 // rows read
-	distinct map[string]int64 // distinct (series, timestamp) keys, plus rows without a timestamp
-	noTime   map[string]int64 // rows without a timestamp (the server gives them one)
-	seconds  float64
-	peakKeys int   // key hashes held in memory at most
-	spilled  int64 // bytes written to temporary files
-}
-
-// of returns the distinct keys of table k when the pass read the rows the
-// load acknowledged there (known false otherwise, or without a pass).
-func (kc *keyCount) of(k string, acked int64) (d int64, known bool) {
-	if kc == nil || kc.rows[k] != acked {
-		return 0, false
-	}
-	return kc.distinct[k], true
-}
-
-// shortBy says, for a lost table's message, what the distinct keys show.
-func (kc *keyCount) shortBy(k string, acked, before, after int64) string {
-	if kc == nil {
-		return ""
-	}
-	d, known := kc.of(k, acked)
-	if !known {
-		return fmt.Sprintf(" (the input read again holds %d rows for it, not the rows acknowledged: changed since, or not all sent)", kc.rows[k])
-	}
-	return fmt.Sprintf(" (the input holds %d distinct (series, time) keys: %d points missing)", d, max(before, d)-after)
-}
-
-// anyShort reports whether a table holds fewer rows than its rows
-// before plus those acknowledged.
-func anyShort(keys []string, before, acked, after map[string]int64) bool {
-	for _, k := range keys {
-		if after[k]-before[k] < acked[k] {
-			return true
-		}
-	}
-	return false
-}
-
-// cost says what the pass did and what it took.
-func (kc *keyCount) cost() string {
-	s := fmt.Sprintf("found by reading the input again: %.2fs, at most %d keys (%d MiB) in memory", kc.seconds, kc.peakKeys, (kc.peakKeys*8+(1<<20)-1)>>20)
-	if kc.spilled > 0 {
-		s += fmt.Sprintf(", %d MiB in temporary files", (kc.spilled+(1<<20)-1)>>20)
-	}
-	return s
-}
-
 // distinctKeys runs the pass for verification (names: the tables verified)
 // and prints its cost; why says why it could not run.
-func (r *run) distinctKeys(ctx context.Context, names []string) (kc *keyCount, why string) {
+func (r *run) distinctKeys(ctx context.Context, names []string) (kc *verify.KeyCount, why string) {
 	switch {
 	case len(r.cfg.Inputs) == 0:
 		return nil, "the input was stdin, which cannot be read again"
@@ -106,17 +49,17 @@ func (r *run) distinctKeys(ctx context.Context, names []string) (kc *keyCount, w
 	if err != nil {
 		return nil, "counting the input's distinct keys failed: " + err.Error()
 	}
-	fmt.Fprintf(r.cfg.Stderr, "verify: distinct keys %s\n", kc.cost())
+	fmt.Fprintf(r.cfg.Stderr, "verify: distinct keys %s\n", kc.Cost())
 	return kc, ""
 }
 
 // countDistinct reads the inputs as the load did (same splitter settings,
 // limit and checks, nothing written) on cfg.Workers goroutines and counts
 // each table's distinct (series, timestamp) keys.
-func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, error) {
+func (r *run) countDistinct(ctx context.Context, names []string) (*verify.KeyCount, error) {
 	t0 := time.Now()
-	store := &keyStore{limit: distinctMemKeys}
-	defer store.close()
+	store := verify.NewKeyStore(distinctMemKeys)
+	defer store.Close()
 	tableOf := r.verifiedName(names)
 	nw := max(1, r.cfg.Workers)
 	free := make(chan *load.Batch, 2*nw)
@@ -150,7 +93,7 @@ func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, err
 				b.Release()
 				free <- b
 				if err == nil {
-					err = store.addAll(bufs)
+					err = store.AddAll(bufs)
 				}
 				if err != nil {
 					return err
@@ -169,21 +112,21 @@ func (r *run) countDistinct(ctx context.Context, names []string) (*keyCount, err
 	if f := acc.Failed(); f != "" {
 		return nil, errors.New(f)
 	}
-	kc := &keyCount{rows: map[string]int64{}, distinct: map[string]int64{}, noTime: map[string]int64{}}
+	kc := &verify.KeyCount{Rows: map[string]int64{}, Distinct: map[string]int64{}, NoTime: map[string]int64{}}
 	for n, rd := range acc.Result() {
 		k := tableOf(n)
-		kc.rows[k] += rd.Rows
-		kc.noTime[k] += rd.NoTime
-		kc.distinct[k] += rd.NoTime
+		kc.Rows[k] += rd.Rows
+		kc.NoTime[k] += rd.NoTime
+		kc.Distinct[k] += rd.NoTime
 	}
-	counts, err := store.distinct()
+	counts, err := store.Distinct()
 	if err != nil {
 		return nil, err
 	}
 	for k, d := range counts {
-		kc.distinct[k] += d
+		kc.Distinct[k] += d
 	}
-	kc.seconds, kc.peakKeys, kc.spilled = time.Since(t0).Seconds(), store.peak, store.spilled
+	kc.Seconds, kc.PeakKeys, kc.Spilled = time.Since(t0).Seconds(), store.Peak(), store.Spilled()
 	return kc, nil
 }
 
@@ -267,219 +210,5 @@ func splitAll(ctx context.Context, sp *split.Splitter, free, queue chan *load.Ba
 			b.Release()
 			return ctx.Err()
 		}
-	}
-}
-
-// keyStore counts distinct 64-bit keys per table in bounded memory. Keys
-// are held in memory up to limit; when that fills, each table's keys are
-// sorted and made unique in place, and when more than half the limit is
-// still held, every table's sorted keys are written to a temporary file
-// (a run) and memory is emptied. distinct merges each table's runs. The
-// memory bound is limit keys (8 bytes each) plus, while merging, one
-// 64 KiB buffer per run of a table.
-type keyStore struct {
-	mu      sync.Mutex
-	limit   int
-	held    int
-	peak    int
-	spilled int64 // bytes written to runs
-	dir     string
-	tables  map[string]*keyTable
-}
-
-type keyTable struct {
-	keys []uint64
-	runs []string // files of sorted unique keys, little-endian
-}
-
-// addAll moves a worker's buffered keys (by table) into the store.
-func (s *keyStore) addAll(bufs map[string]*[]uint64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for name, buf := range bufs {
-		if len(*buf) == 0 {
-			continue
-		}
-		if s.tables == nil {
-			s.tables = map[string]*keyTable{}
-		}
-		t := s.tables[name]
-		if t == nil {
-			t = &keyTable{}
-			s.tables[name] = t
-		}
-		t.keys = append(t.keys, *buf...)
-		s.held += len(*buf)
-		*buf = (*buf)[:0]
-	}
-	s.peak = max(s.peak, s.held)
-	if s.held < s.limit {
-		return nil
-	}
-	s.compact()
-	if 2*s.held <= s.limit {
-		return nil
-	}
-	return s.spill()
-}
-
-// compact sorts every table's keys and drops repeats.
-func (s *keyStore) compact() {
-	s.held = 0
-	for _, t := range s.tables {
-		slices.Sort(t.keys)
-		t.keys = slices.Compact(t.keys)
-		s.held += len(t.keys)
-	}
-}
-
-// spill writes every table's sorted unique keys to a run of its own.
-func (s *keyStore) spill() error {
-	if s.dir == "" {
-		d, err := os.MkdirTemp("", "tsload-keys-")
-		if err != nil {
-			return fmt.Errorf("a directory for the keys: %w", err)
-		}
-		s.dir = d
-	}
-	for _, t := range s.tables {
-		if len(t.keys) == 0 {
-			continue
-		}
-		f, err := os.CreateTemp(s.dir, "run-")
-		if err != nil {
-			return err
-		}
-		w := bufio.NewWriterSize(f, 64<<10)
-		var b [8]byte
-		for _, k := range t.keys {
-			binary.LittleEndian.PutUint64(b[:], k)
-			w.Write(b[:]) // the error sticks: Flush returns it
-		}
-		err = w.Flush()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("writing keys to %s: %w", f.Name(), err)
-		}
-		s.spilled += int64(8 * len(t.keys))
-		t.runs = append(t.runs, f.Name())
-		t.keys = t.keys[:0]
-	}
-	s.held = 0
-	return nil
-}
-
-// distinct returns each table's number of distinct keys.
-func (s *keyStore) distinct() (map[string]int64, error) {
-	s.compact()
-	out := make(map[string]int64, len(s.tables))
-	for name, t := range s.tables {
-		if len(t.runs) == 0 {
-			out[name] = int64(len(t.keys))
-			continue
-		}
-		n, err := mergeCount(t)
-		if err != nil {
-			return nil, err
-		}
-		out[name] = n
-		t.keys = nil
-	}
-	return out, nil
-}
-
-// mergeCount counts the distinct keys of t's runs and memory (each
-// sorted and unique) in one merge.
-func mergeCount(t *keyTable) (int64, error) {
-	var h runHeap
-	if len(t.keys) > 0 {
-		h = append(h, &runReader{mem: t.keys})
-	}
-	for _, path := range t.runs {
-		f, err := os.Open(path)
-		if err != nil {
-			return 0, err
-		}
-		defer f.Close()
-		h = append(h, &runReader{r: bufio.NewReaderSize(f, 64<<10)})
-	}
-	live := h[:0]
-	for _, rr := range h {
-		ok, err := rr.next()
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			live = append(live, rr)
-		}
-	}
-	h = live
-	heap.Init(&h)
-	var n int64
-	var last uint64
-	for len(h) > 0 {
-		rr := h[0]
-		if n == 0 || rr.v != last {
-			n++
-			last = rr.v
-		}
-		ok, err := rr.next()
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			heap.Fix(&h, 0)
-		} else {
-			heap.Pop(&h)
-		}
-	}
-	return n, nil
-}
-
-// runReader reads a run of sorted keys from a file or memory.
-type runReader struct {
-	r   *bufio.Reader
-	mem []uint64
-	v   uint64
-	b   [8]byte
-}
-
-func (rr *runReader) next() (bool, error) {
-	if rr.r == nil {
-		if len(rr.mem) == 0 {
-			return false, nil
-		}
-		rr.v, rr.mem = rr.mem[0], rr.mem[1:]
-		return true, nil
-	}
-	if _, err := io.ReadFull(rr.r, rr.b[:]); err != nil {
-		if err == io.EOF {
-			return false, nil
-		}
-		return false, err
-	}
-	rr.v = binary.LittleEndian.Uint64(rr.b[:])
-	return true, nil
-}
-
-type runHeap []*runReader
-
-func (h runHeap) Len() int           { return len(h) }
-func (h runHeap) Less(i, j int) bool { return h[i].v < h[j].v }
-func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
-func (h *runHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// close removes the runs.
-func (s *keyStore) close() {
-	if s.dir != "" {
-		os.RemoveAll(s.dir)
 	}
 }

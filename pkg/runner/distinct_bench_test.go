@@ -50,8 +50,8 @@ func BenchmarkCountDistinct(b *testing.B) {
 			b.Fatal(err)
 		}
 		read += time.Since(t0)
-		b.ReportMetric(float64(kc.peakKeys), "keys-in-memory")
-		b.ReportMetric(float64(kc.spilled)/(1<<20), "MiB-spilled")
+		b.ReportMetric(float64(kc.PeakKeys), "keys-in-memory")
+		b.ReportMetric(float64(kc.Spilled)/(1<<20), "MiB-spilled")
 	}
 	b.ReportMetric(pass.Seconds()/read.Seconds(), "pass/read")
 	b.ReportMetric(pass.Seconds()/float64(b.N), "pass-s")

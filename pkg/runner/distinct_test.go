@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/load"
 )
 
@@ -163,7 +163,7 @@ func TestVerifyRepeatedKeysResume(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, failing{k}); err == nil {
 		t.Fatal("the first run did not stop")
 	}
-	j, _, err := ReadJournal(filepath.Join(dir, "results.json"))
+	j, _, err := journal.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,34 +191,4 @@ func (w failWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) 
 		return ack, err
 	}
 	return w.keyWriter.Write(ctx, b)
-}
-
-// TestKeyStore: the distinct count of the bounded store, in memory and
-// spilled to runs of any number, is a map's.
-func TestKeyStore(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, limit := range []int{1 << 20, 1000, 64, 7} {
-		s := &keyStore{limit: limit}
-		want := map[string]map[uint64]bool{"a": {}, "b": {}}
-		for range 200 {
-			bufs := map[string]*[]uint64{"a": new([]uint64), "b": new([]uint64)}
-			for range rng.IntN(40) {
-				tb := []string{"a", "b"}[rng.IntN(2)]
-				v := rng.Uint64N(3000)
-				*bufs[tb] = append(*bufs[tb], v)
-				want[tb][v] = true
-			}
-			if err := s.addAll(bufs); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got, err := s.distinct()
-		s.close()
-		if err != nil || got["a"] != int64(len(want["a"])) || got["b"] != int64(len(want["b"])) {
-			t.Fatalf("limit %d: got %v, %v; want a %d b %d", limit, got, err, len(want["a"]), len(want["b"]))
-		}
-		if s.peak > limit+40 || limit < 1000 && s.spilled == 0 {
-			t.Fatalf("limit %d: peak %d spilled %d", limit, s.peak, s.spilled)
-		}
-	}
 }

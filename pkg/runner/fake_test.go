@@ -16,6 +16,7 @@ import (
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/verify"
 )
 
 // fakeTarget is an in-memory database: it commits what its writers
@@ -190,7 +191,7 @@ func baseConfig(inputs ...string) Config {
 
 func init() {
 	backoffMin, backoffMax = time.Millisecond, 10*time.Millisecond
-	recountPause = 10 * time.Millisecond
+	verify.RecountPause = 10 * time.Millisecond
 }
 
 var errDisk = errors.New("disk full (server)")

@@ -36,31 +36,36 @@ import (
 //
 // # What is checked, and how
 //
-// The rows a query may be checked over are those already acknowledged.
-// The workers note each written batch's time range and byte range in the
-// (decompressed) input; the contiguous prefix of batches acknowledged (by
-// sequence number) holds every row up to its byte end, and the watermark
-// is the greatest time in that prefix minus the dataset's disorder (iot:
-// gen.IoTMaxDelay epochs, the most a row is written after its time): no
-// row later in the input has a time before the watermark. A checked
-// query's window ends at the watermark. Its expected answer is query.Eval
-// over the input's rows of the window, read back from the input file: from
-// the start of the last batch before which no row reached the window's
-// start (an index of the prefix's batches: byte offset and the greatest
-// time before it, thinned to at most maxQueryIndex entries), to the first
-// row past the window's end plus the disorder, or the prefix's end (a
-// gzip input from the last gzip member that starts before: querycheck.go).
-// Re-reading the input rather than regenerating it with pkg/gen works for
-// any generated file as written (any seed, scale, shard or row cap, the
-// iot irregularities included), costs what the window's bytes cost
-// (a gzip input is inflated from its start, the price of a stream) and
-// holds one line at a time: memory is bounded by the answer, not the
-// window. Checks run on a goroutine of their own, so a check never
-// delays a query: one answer waits for it at most, and an answer that
-// finds it busy is not checked (a type's Count minus its Checked). The
-// checker rests three times as long as each check took, so checking takes
-// at most a quarter of a core; the rows read keep only the tags and fields
-// the query reads.
+// The rows a query may be checked over are those already acknowledged
+// and visible. The workers note each written batch's time range; the
+// contiguous prefix of batches acknowledged (by sequence number) holds
+// every row of the input up to its end, and the watermark is the greatest
+// time in that prefix minus the dataset's disorder (iot: gen.IoTMaxDelay
+// epochs, the most a row is written after its time): no row later in the
+// input has a time before the watermark. A target whose rows become
+// visible a known while after their acknowledgement says so
+// (load.Hooks.QueryLag): a batch joins the prefix that long after. A
+// target whose acknowledgement does not mean visible at all (ILP over
+// TCP, InfluxDB 3's no_sync: load.Hooks.AcksNotVisible) has the rows
+// counted in the database, on a connection of its own, before they are
+// checked (queryvisible.go). A checked query's window ends at the
+// watermark (and where visibility was proven), rounded down to the
+// store's grain.
+//
+// Its expected answer is what query.Eval would say over the window's
+// rows, from partial answers kept as batches are acknowledged
+// (querycheck.go, query.Partials): each acknowledged batch is read once,
+// from the very bytes the writer sent (never from the input file again:
+// a file replaced or rewritten while it loads cannot change an expected
+// answer), into per-type partials per series and grain of time (a minute,
+// or less when the dataset's start or a bucket asks), and an answer is a
+// merge of partials. Memory grows with the series times the grains of the
+// longest window of the mix (and, for a type that returns rows, with the
+// rows that pass its threshold), not with the rows loaded. Checks run on
+// a goroutine of their own, so a check never delays a query: one answer
+// waits for it at most, and an answer that finds it busy is not checked
+// (a type's Count minus its Checked); the checker rests three times as
+// long as each check took.
 //
 // Answers are checked when the input is one generated line-protocol file
 // (its .dataset.json names the use case, scale and time range) with no
@@ -84,9 +89,6 @@ const DefaultQueryWorkers = 1
 // import pkg/gen; TestIoTMaxDelay keeps the two equal).
 const iotMaxDelay = 6
 
-// maxQueryIndex bounds the batch index of the acknowledged prefix.
-const maxQueryIndex = 1 << 14
-
 // maxQueryNotes bounds the wrong answers and errors named.
 const maxQueryNotes = 10
 
@@ -104,11 +106,12 @@ type queryLoad struct {
 	ds       query.Dataset
 	dsStart  time.Time
 	dsEnd    time.Time
-	path     string // the input re-read for checks ("": not checked)
-	input    checkInput
-	unit     int64  // ns per ILP timestamp unit
-	disorder int64  // ns
-	note     string // why answers are not checked, or what limits it
+	checked  bool        // answers are checked (else note says why)
+	store    *checkStore // the expected answers' partials (checked)
+	vis      *visibility // nil: acknowledged rows are visible (load.Hooks.AcksNotVisible)
+	unit     int64       // ns per ILP timestamp unit
+	disorder int64       // ns
+	note     string      // why answers are not checked, or what limits it
 	stderr   io.Writer
 	queriers []load.Querier
 	connect  func(ctx context.Context, n int) (load.Querier, error)
@@ -131,9 +134,6 @@ type queryLoad struct {
 	period []queryCounts
 	wrong  []string
 	errs   []string
-	// checkFailed: an expected answer could not be read (note says why);
-	// later answers are not checked.
-	checkFailed bool
 }
 
 type queryJob struct {
@@ -216,8 +216,13 @@ func (r *run) newQueryLoad() (*queryLoad, error) {
 	case interval <= 0:
 		ql.note = "answers not checked: the description has no interval"
 	default:
-		ql.path = cfg.Inputs[0]
-		ql.input.path = ql.path
+		ql.checked = true
+		var notes []string
+		ql.store, notes = newCheckStore(kinds, &ql.ds, ql.dsStart, ql.unit, r.hooks.AcksNotVisible)
+		ql.note = strings.Join(notes, "; ")
+		if r.hooks.AcksNotVisible {
+			ql.vis = newVisibility(ql.dsStart)
+		}
 	}
 	ql.wm.reset()
 	ql.acked = make(chan struct{})
@@ -269,6 +274,13 @@ func (ql *queryLoad) start(ctx context.Context) (stop func()) {
 	checked, stopping := make(chan struct{}), make(chan struct{})
 	go ql.checker(stopping, checked)
 	var wg sync.WaitGroup
+	if ql.vis != nil && ql.checked {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ql.watch(qctx) // queryvisible.go
+		}()
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -362,6 +374,9 @@ func (ql *queryLoad) final(ctx context.Context, complete bool) {
 		ql.wm.finished = false
 		ql.wm.mu.Unlock()
 	}
+	if ql.vis != nil && ql.checked {
+		ql.catchUp(ctx, q) // queryvisible.go
+	}
 	base := uint64(1) << 62 // apart from the dispatcher's sequence numbers
 	for i := range ql.kinds {
 		for seq := base + uint64(i); ; seq += uint64(len(ql.kinds)) {
@@ -380,8 +395,17 @@ func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due ti
 	k := &ql.kinds[ki]
 	checkable, end := ql.window()
 	qy := k.Build(&ql.ds, seq, ql.dsStart, end)
+	if checkable {
+		ql.store.hold(qy.Start) // its partials stay until it is checked
+	}
 	ans, err := q.Query(ctx, qy)
 	lat := time.Since(due)
+	handed := false
+	defer func() {
+		if checkable && !handed {
+			ql.store.release(qy.Start)
+		}
+	}()
 	if ctx.Err() != nil && err != nil {
 		return // stopped with the load: not a failure of the target
 	}
@@ -408,11 +432,13 @@ func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due ti
 	}
 	c := queryCheck{ki: ki, q: qy, ans: ans}
 	if final {
+		handed = true // check releases it
 		ql.check(c)
 		return
 	}
 	select {
 	case ql.checks <- c:
+		handed = true // check releases it
 	default: // the checker is busy: not checked
 	}
 }
@@ -445,23 +471,12 @@ func (ql *queryLoad) checker(stopping <-chan struct{}, done chan<- struct{}) {
 	}
 }
 
-// check compares an answer with the expected one.
+// check compares an answer with the expected one (an answer the store
+// cannot say is not checked).
 func (ql *queryLoad) check(c queryCheck) {
-	ql.mu.Lock()
-	failed := ql.checkFailed
-	ql.mu.Unlock()
-	if failed || ql.badData.Load() {
-		return
-	}
-	want, err := ql.expect(c.q)
-	if err != nil {
-		ql.mu.Lock()
-		defer ql.mu.Unlock()
-		if !ql.checkFailed {
-			ql.checkFailed = true
-			ql.note = fmt.Sprintf("answers not checked from %s on: reading the expected answer back from %s: %v", c.q.Name, ql.path, err)
-			fmt.Fprintf(ql.stderr, "query load: %s\n", ql.note)
-		}
+	want, ok := ql.store.answer(c.ki, c.q)
+	ql.store.release(c.q.Start)
+	if !ok || ql.badData.Load() {
 		return
 	}
 	c.ans.Sort()
@@ -483,9 +498,9 @@ func (ql *queryLoad) check(c queryCheck) {
 // window is the end of the next query's window, and whether its answer
 // can be checked.
 func (ql *queryLoad) window() (bool, time.Time) {
-	w, acked := ql.wm.get(ql.disorder)
-	if ql.path != "" && w > ql.dsStart.UnixNano() {
-		return true, time.Unix(0, w).UTC()
+	e, acked := ql.checkEnd(true)
+	if ql.checked && !ql.badData.Load() && e > ql.dsStart.UnixNano() {
+		return true, time.Unix(0, e).UTC()
 	}
 	// Over data in flight: up to what was acknowledged, or the dataset's
 	// first hour before anything was.
@@ -495,7 +510,39 @@ func (ql *queryLoad) window() (bool, time.Time) {
 	return false, ql.dsStart.Add(time.Hour)
 }
 
-// written notes batch b, written whole (its data as the splitter cut it).
+// checkEnd is where a checked window may end (ns; MinInt64: nowhere):
+// the watermark rounded down to the store's grain (up, once every row was
+// acknowledged), and with visible, not past what was proven visible; and
+// the greatest time acknowledged.
+func (ql *queryLoad) checkEnd(visible bool) (int64, int64) {
+	w, acked, finished := ql.wm.get(ql.disorder)
+	if !ql.checked || w == math.MinInt64 {
+		return math.MinInt64, acked
+	}
+	g := int64(ql.store.grain)
+	e := floorTo(w, g)
+	if finished && e < w {
+		e += g
+	}
+	if visible && ql.vis != nil {
+		e = min(e, ql.vis.upTo.Load())
+	}
+	return e, acked
+}
+
+func floorTo(t, g int64) int64 {
+	r := t % g
+	if r < 0 {
+		r += g
+	}
+	return t - r
+}
+
+// forgetEvery is how many batches pass between two forgets of the store.
+const forgetEvery = 16
+
+// written notes batch b, written whole (its data as the splitter cut it),
+// and reads it into the store.
 func (ql *queryLoad) written(b *load.Batch) {
 	if ql == nil {
 		return
@@ -509,8 +556,23 @@ func (ql *queryLoad) written(b *load.Batch) {
 			ok = false
 		}
 	}
-	ql.wm.add(b.Seq, b.Offset, b.Offset+int64(len(b.Data)), lo*ql.unit, hi*ql.unit, ok)
+	if ql.checked && !ql.badData.Load() && b.Format == format.ILP {
+		if err := ql.store.add(b.Data); err != nil && !ql.badData.Swap(true) {
+			fmt.Fprintf(ql.stderr, "query load: checks stopped: %v\n", err)
+		}
+	}
+	ql.wm.add(b.Seq, lo*ql.unit, hi*ql.unit, ok)
 	ql.ackedOnce.Do(func() { close(ql.acked) })
+	if ql.checked && b.Seq%forgetEvery == 0 {
+		e, _ := ql.checkEnd(false)
+		v := time.Unix(0, math.MinInt64)
+		if ql.vis != nil {
+			v = time.Unix(0, ql.vis.upTo.Load())
+		}
+		if e != math.MinInt64 {
+			ql.store.forget(time.Unix(0, e), v)
+		}
+	}
 }
 
 // partial notes a batch acknowledged in part: the input no longer says
@@ -528,11 +590,7 @@ type watermark struct {
 	pending  map[int64]batchSpan // acknowledged after a gap
 	max      int64               // the greatest time in the prefix (ns)
 	anyMax   int64               // the greatest time acknowledged
-	end      int64               // the prefix's byte end
-	index    []indexEntry
-	stride   int64 // index one batch in stride
-	seen     int64 // batches in the prefix
-	finished bool  // every row acknowledged
+	finished bool                // every row acknowledged
 	// lag: a batch joins the prefix lag after its acknowledgement
 	// (load.Hooks.QueryLag); ready holds those acknowledged in order
 	// since.
@@ -547,26 +605,21 @@ type readySpan struct {
 }
 
 type batchSpan struct {
-	off, end, lo, hi int64
-	ok               bool
-}
-
-// indexEntry: no row before byte off has a time above maxBefore.
-type indexEntry struct {
-	off, maxBefore int64
+	lo, hi int64
+	ok     bool
 }
 
 func (w *watermark) reset() {
-	w.next, w.pending, w.max, w.anyMax, w.stride = 1, map[int64]batchSpan{}, math.MinInt64, math.MinInt64, 1
+	w.next, w.pending, w.max, w.anyMax = 1, map[int64]batchSpan{}, math.MinInt64, math.MinInt64
 }
 
-func (w *watermark) add(seq, off, end, lo, hi int64, ok bool) {
+func (w *watermark) add(seq, lo, hi int64, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ok {
 		w.anyMax = max(w.anyMax, hi)
 	}
-	w.pending[seq] = batchSpan{off, end, lo, hi, ok}
+	w.pending[seq] = batchSpan{lo, hi, ok}
 	now := time.Now()
 	w.lastAck = now
 	for {
@@ -586,22 +639,9 @@ func (w *watermark) add(seq, off, end, lo, hi int64, ok bool) {
 func (w *watermark) settle(now time.Time) {
 	i := 0
 	for ; i < len(w.ready) && !w.ready[i].at.After(now.Add(-w.lag)); i++ {
-		s := w.ready[i].batchSpan
-		if w.seen%w.stride == 0 {
-			w.index = append(w.index, indexEntry{off: s.off, maxBefore: w.max})
-			if len(w.index) >= maxQueryIndex {
-				half := w.index[:0]
-				for i := 0; i < len(w.index); i += 2 {
-					half = append(half, w.index[i])
-				}
-				w.index, w.stride = half, w.stride*2
-			}
-		}
-		if s.ok {
+		if s := w.ready[i].batchSpan; s.ok {
 			w.max = max(w.max, s.hi)
 		}
-		w.end = max(w.end, s.end)
-		w.seen++
 	}
 	w.ready = append(w.ready[:0], w.ready[i:]...)
 }
@@ -624,33 +664,19 @@ func (w *watermark) complete(ctx context.Context) {
 	w.mu.Unlock()
 }
 
-// get is the watermark (exclusive; MinInt64 when none) and the greatest
-// time acknowledged.
-func (w *watermark) get(disorder int64) (int64, int64) {
+// get is the watermark (exclusive; MinInt64 when none), the greatest
+// time acknowledged and whether every row was.
+func (w *watermark) get(disorder int64) (int64, int64, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle(time.Now())
 	if w.max == math.MinInt64 {
-		return w.max, w.anyMax
+		return w.max, w.anyMax, w.finished
 	}
 	if w.finished {
-		return w.max + 1, w.anyMax
+		return w.max + 1, w.anyMax, true
 	}
-	return w.max - disorder, w.anyMax
-}
-
-// span is where to read rows from start on: the byte offset to start at
-// and the prefix's end.
-func (w *watermark) span(start int64) (off, end int64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle(time.Now())
-	for i := len(w.index) - 1; i >= 0; i-- {
-		if w.index[i].maxBefore < start {
-			return w.index[i].off, w.end
-		}
-	}
-	return 0, w.end
+	return w.max - disorder, w.anyMax, false
 }
 
 // periodCounts returns the period's figures and starts the next period.
@@ -683,10 +709,13 @@ func (ql *queryLoad) results() (*results.Queries, error) {
 	ql.mu.Lock()
 	defer ql.mu.Unlock()
 	res := &results.Queries{Rate: ql.rate, Workers: ql.nw, Mix: ql.mix, Issued: ql.issued.Load(), Dropped: ql.dropped.Load(),
-		MaxBacklog: ql.maxBack.Load(), BacklogCap: MaxQueryBacklog * ql.nw, Checked: ql.path != "", Note: ql.note,
+		MaxBacklog: ql.maxBack.Load(), BacklogCap: MaxQueryBacklog * ql.nw, Checked: ql.checked, Note: ql.note,
 		Types: summarize(ql.total), Wrong: ql.wrong, Errors: ql.errs}
 	if ql.badData.Load() && res.Checked {
-		res.Note = "checks stopped at a batch acknowledged in part (or with a timestamp that could not be read)"
+		res.Note = "checks stopped at a batch acknowledged in part (or with a line that could not be read)"
+	}
+	if n := ql.vis.note(); n != "" && res.Checked {
+		res.Note = strings.TrimPrefix(res.Note+"; "+n, "; ")
 	}
 	all := queryCounts{QueryType: results.QueryType{Name: "all"}, hist: newHistogram()}
 	for _, c := range ql.total {

@@ -3,9 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,9 +30,12 @@ type queryFake struct {
 	data   []byte
 	// lag: rows become visible to queries this long after they were
 	// acknowledged (load.Hooks.QueryLag); visible is where data ends.
-	lag     time.Duration
-	chunks  []lagChunk
-	visible int
+	lag    time.Duration
+	chunks []lagChunk
+	// unseen: the lag is not declared as QueryLag but as AcksNotVisible
+	// (not at all when unsaid).
+	unseen, unsaid bool
+	visible        int
 	// tamper changes a stored row as a query reads it (a value changed
 	// behind the loader's back).
 	tamper func(p *query.Point)
@@ -51,7 +52,12 @@ type queryFake struct {
 func newQueryFake() *queryFake { return &queryFake{fakeTarget: newFake()} }
 
 func (f *queryFake) Hooks() load.Hooks {
-	return load.Hooks{NewQuerier: f.NewQuerier, QueryLag: f.lag, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
+	h := load.Hooks{NewQuerier: f.NewQuerier, QueryLag: f.lag, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
+	if f.unseen {
+		// The lag is the fake's, and the target does not say it.
+		h.QueryLag, h.AcksNotVisible = 0, !f.unsaid
+	}
+	return h
 }
 
 func (f *queryFake) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
@@ -357,77 +363,34 @@ func TestQueriesPacedLag(t *testing.T) {
 	}
 }
 
-// TestCheckInput: the read-back of a gzip input (many members) from any
-// offset is the decompressed input's bytes from there, before and after
-// its members are known.
-func TestCheckInput(t *testing.T) {
-	gz, _ := generatedAs(t, "cpu.ilp.gz", "cpu-only", 10, 6*time.Hour)
-	plainPath, _ := generated(t, "cpu-only", 10, 6*time.Hour)
-	plain, err := os.ReadFile(plainPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range []string{gz, plainPath} {
-		c := &checkInput{path: path}
-		for _, off := range []int64{int64(len(plain)) - 10, 0, 1 << 20, 3<<20 + 17, int64(len(plain)) / 2, 5} {
-			rd, err := c.open(off)
-			if err != nil {
-				t.Fatalf("%s at %d: %v", path, off, err)
-			}
-			got, err := io.ReadAll(io.LimitReader(rd, 1<<20+100))
-			rd.Close()
-			if want := plain[off:min(int64(len(plain)), off+1<<20+100)]; err != nil || !bytes.Equal(got, want) {
-				t.Fatalf("%s at %d: %d bytes (%v), want %d", path, off, len(got), err, len(want))
-			}
-		}
-		if path == gz && len(c.members) < 3 {
-			t.Errorf("%d gzip members found in %d bytes", len(c.members), len(plain))
-		}
-	}
-}
-
 // TestWatermark: the prefix of batches acknowledged in order makes the
-// watermark, whatever order they come in; the disorder moves it back; the
-// index finds where a window's rows start, and stays bounded.
+// watermark, whatever order they come in; the disorder moves it back.
 func TestWatermark(t *testing.T) {
 	var w watermark
 	w.reset()
-	if m, _ := w.get(0); m != math.MinInt64 {
+	if m, _, _ := w.get(0); m != math.MinInt64 {
 		t.Fatalf("empty: %d", m)
 	}
-	// Batch k (1-based) holds bytes [100(k-1), 100k) and times [10(k-1), 10k-1].
-	add := func(k int64) { w.add(k, 100*(k-1), 100*k, 10*(k-1), 10*k-1, true) }
+	// Batch k (1-based) holds times [10(k-1), 10k-1].
+	add := func(k int64) { w.add(k, 10*(k-1), 10*k-1, true) }
 	add(2)
 	add(3)
-	if m, acked := w.get(0); m != math.MinInt64 || acked != 29 {
+	if m, acked, _ := w.get(0); m != math.MinInt64 || acked != 29 {
 		t.Fatalf("a gap at batch 1: watermark %d, acked %d", m, acked)
 	}
 	add(1)
-	if m, _ := w.get(0); m != 29 {
+	if m, _, _ := w.get(0); m != 29 {
 		t.Fatalf("batches 1-3: watermark %d", m)
 	}
-	if m, _ := w.get(5); m != 24 {
+	if m, _, _ := w.get(5); m != 24 {
 		t.Fatalf("disorder 5: watermark %d", m)
 	}
-	if off, end := w.span(15); off != 100 || end != 300 {
-		t.Errorf("span from 15: bytes %d..%d", off, end)
-	}
-	if off, _ := w.span(5); off != 0 {
-		t.Errorf("span from 5: byte %d", off)
-	}
-	for k := int64(4); k <= 3*maxQueryIndex; k++ {
+	for k := int64(4); k <= 1000; k++ {
 		add(k)
 	}
-	if len(w.index) >= maxQueryIndex || w.stride < 2 {
-		t.Errorf("index of %d entries, stride %d", len(w.index), w.stride)
-	}
-	start := int64(10 * (2 * maxQueryIndex))
-	if off, end := w.span(start); off > 100*(start/10) || off < 100*(start/10)-100*w.stride || end != 100*3*maxQueryIndex {
-		t.Errorf("span from %d: bytes %d..%d (stride %d)", start, off, end, w.stride)
-	}
 	w.complete(context.Background())
-	if m, _ := w.get(1000); m != 10*3*maxQueryIndex {
-		t.Errorf("complete: watermark %d", m)
+	if m, _, done := w.get(1000); m != 10*1000 || !done {
+		t.Errorf("complete: watermark %d (finished %v)", m, done)
 	}
 }
 

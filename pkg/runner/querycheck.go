@@ -1,270 +1,455 @@
 package runner
 
 import (
-	"bufio"
-	"cmp"
+	"bytes"
 	"fmt"
-	"io"
-	"os"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/tsload/tsload/pkg/query"
 )
 
-// expect is the expected answer to q: query.Eval over the input's rows of
-// q's window, read back from the input (see the package's query load).
-func (ql *queryLoad) expect(q *query.Query) (*query.Answer, error) {
-	off, end := ql.wm.span(q.Start.UnixNano())
-	rd, err := ql.input.open(off)
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	pts := &ilpPoints{dec: lineprotocol.NewDecoder(io.LimitReader(rd, end-off)), q: q, prefix: ql.ds.TablePrefix,
-		unit: ql.unit, stop: q.End.UnixNano() + ql.disorder}
-	for _, m := range q.Where {
-		pts.tags = append(pts.tags, m.Tag)
-	}
-	pts.tags = append(pts.tags, q.GroupBy...)
-	pts.fields = append(pts.fields, q.Fields...)
-	if q.Filter != nil {
-		pts.fields = append(pts.fields, q.Filter.Field)
-	}
-	ans := query.Eval(q, pts.all)
-	if pts.err != nil {
-		return nil, fmt.Errorf("line %d after byte %d: %w", pts.line, off, pts.err)
-	}
-	return ans, nil
+// checkStore holds what the checks need of the rows acknowledged: for each
+// query type of the mix, its answers' partials (a query.Partials per type,
+// in grains of time); and, for a target whose acknowledgement does not
+// mean visible, the count of every field read per table (what the
+// database must count before a window is checked: queryvisible.go). Each
+// batch is read into it once, from the bytes the writer sent, when it is
+// acknowledged whole: no check reads the input file again, so a file
+// replaced or changed while it is loaded changes nothing here, and one
+// read serves every check.
+type checkStore struct {
+	mu     sync.Mutex
+	grain  time.Duration
+	unit   int64                  // ns per ILP timestamp unit
+	tables map[string]*storeTable // by measurement, as the input names it
+	kinds  []*query.Partials      // per kind of the mix; nil: not checked
+	spans  []time.Duration        // per kind
+	counts map[string]*query.Partials
+	held   map[int64]int // window starts of answers not yet checked (ns)
+	names  map[string]string
+	err    error // a batch could not be read: no more checks
 }
 
-// checkInput reads the input back from a byte offset of its decompressed
-// bytes, one buffer at a time: a plain file from that offset, a gzip file
-// from the last member (gzip stream) that starts at or before it (generated
-// files are 1 MiB members: the members are found while reading and kept,
-// their compressed and decompressed offsets), a zstd file from its start.
-// It is used by one goroutine at a time (the checker, then the final round).
-type checkInput struct {
-	path    string
-	members []member // gzip: the members found, in order
-}
-
-type member struct{ comp, dec int64 }
-
-func (c *checkInput) open(off int64) (io.ReadCloser, error) {
-	f, err := os.Open(c.path)
-	if err != nil {
-		return nil, err
-	}
-	var magic [4]byte
-	n, _ := io.ReadFull(f, magic[:])
-	switch {
-	case n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
-		rd, err := c.openGzip(f, off)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", c.path, err)
-		}
-		return rd, nil
-	case n == 4 && magic == [4]byte{0x28, 0xb5, 0x2f, 0xfd}:
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			f.Close()
-			return nil, err
-		}
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if _, err := io.CopyN(io.Discard, zr, off); err != nil {
-			zr.Close()
-			f.Close()
-			return nil, fmt.Errorf("%s: skipping to byte %d: %w", c.path, off, err)
-		}
-		return readCloser{zr, func() error { zr.Close(); return f.Close() }}, nil
-	}
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return readCloser{bufio.NewReaderSize(f, 64<<10), f.Close}, nil
-}
-
-type readCloser struct {
-	io.Reader
-	close func() error
-}
-
-func (r readCloser) Close() error { return r.close() }
-
-// openGzip positions a reader of f's decompressed bytes at off.
-func (c *checkInput) openGzip(f *os.File, off int64) (io.ReadCloser, error) {
-	m := member{}
-	if i, _ := slices.BinarySearchFunc(c.members, off, func(m member, off int64) int { return cmp.Compare(m.dec, off+1) }); i > 0 {
-		m = c.members[i-1]
-	}
-	if _, err := f.Seek(m.comp, io.SeekStart); err != nil {
-		return nil, err
-	}
-	cr := &countReader{r: f, n: m.comp}
-	g := &gzipMembers{c: c, f: f, cr: cr, br: bufio.NewReaderSize(cr, 64<<10), dec: m.dec}
-	var err error
-	if g.zr, err = gzip.NewReader(g.br); err != nil {
-		return nil, err
-	}
-	g.zr.Multistream(false)
-	if _, err := io.CopyN(io.Discard, g, off-m.dec); err != nil {
-		return nil, fmt.Errorf("skipping to byte %d: %w", off, err)
-	}
-	return g, nil
-}
-
-// gzipMembers reads member after member, noting where each starts.
-type gzipMembers struct {
-	c   *checkInput
-	f   *os.File
-	cr  *countReader
-	br  *bufio.Reader
-	zr  *gzip.Reader
-	dec int64 // decompressed bytes before the next Read's
-}
-
-func (g *gzipMembers) Read(p []byte) (int, error) {
-	for {
-		n, err := g.zr.Read(p)
-		g.dec += int64(n)
-		if err != io.EOF {
-			return n, err
-		}
-		// A member ended: the next starts where the compressed bytes
-		// consumed end.
-		start := member{comp: g.cr.n - int64(g.br.Buffered()), dec: g.dec}
-		if err := g.zr.Reset(g.br); err != nil {
-			if err == io.EOF {
-				return n, io.EOF
-			}
-			return n, err
-		}
-		g.zr.Multistream(false)
-		if k := len(g.c.members); k == 0 || g.c.members[k-1].dec < start.dec {
-			g.c.members = append(g.c.members, start)
-		}
-		if n > 0 {
-			return n, nil
-		}
-	}
-}
-
-func (g *gzipMembers) Close() error { return g.f.Close() }
-
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// ilpPoints reads the rows of q's table from line protocol until a row at
-// stop or later (ns) or the end.
-type ilpPoints struct {
-	dec    *lineprotocol.Decoder
-	q      *query.Query
-	prefix string
-	unit   int64
-	stop   int64
-	line   int64
-	err    error
-	// tags and fields are those q reads: the others are not kept.
+// storeTable is what is read of the rows of one table, and the row being
+// read (its tags and fields in the order of tags and fields: the
+// rollups' Bind).
+type storeTable struct {
 	tags, fields []string
+	rollups      []*query.Partials
+	tagVals      []string
+	hasTag       []bool
+	vals         []float64
+	has          []bool
 }
 
-// nameIn is the element of names that k spells, or "".
-func nameIn(names []string, k []byte) string {
-	for _, n := range names {
-		if n == string(k) {
-			return n
+// checkGrain is the grain of the partials: the greatest divisor of a
+// minute that divides the dataset's start and every bucket of the mix, so
+// that every checked window (whole grains from the start) can be answered.
+func checkGrain(kinds []query.Kind, ds *query.Dataset, start time.Time) time.Duration {
+	g := int64(time.Minute)
+	gcd := func(a, b int64) int64 {
+		for b != 0 {
+			a, b = b, a%b
+		}
+		return a
+	}
+	if off := start.UnixNano() % g; off != 0 {
+		g = gcd(g, max(off, -off))
+	}
+	for _, k := range kinds {
+		if b := int64(k.Build(ds, 0, start, start.Add(k.Span)).Bucket); b > 0 {
+			g = gcd(g, b)
 		}
 	}
-	return ""
+	return time.Duration(g)
 }
 
-func (p *ilpPoints) all(yield func(query.Point) bool) {
-	pt := query.Point{Tags: map[string]string{}, Fields: map[string]float64{}}
-	for p.dec.Next() {
-		p.line++
-		m, err := p.dec.Measurement()
-		if err != nil {
-			p.err = err
-			return
-		}
-		ours := len(m)+len(p.prefix) == len(p.q.Table) && p.prefix+string(m) == p.q.Table
-		if ours {
-			clear(pt.Tags)
-			clear(pt.Fields)
-			if err := p.row(&pt); err != nil {
-				p.err = err
-				return
+// newCheckStore is the store of the kinds of the mix; the notes say which
+// kinds cannot be checked, and why. counts: keep the counts for
+// visibility.
+func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit int64, counts bool) (*checkStore, []string) {
+	s := &checkStore{grain: checkGrain(kinds, ds, start), unit: unit, tables: map[string]*storeTable{}, held: map[int64]int{},
+		names: map[string]string{}}
+	var notes []string
+	countFields := map[string][]string{}
+	for _, k := range kinds {
+		sample := k.Build(ds, 0, start, start.Add(k.Span))
+		var r *query.Partials
+		var err error
+		for seq := uint64(1); seq < 32 && err == nil; seq++ {
+			if !query.SameShape(sample, k.Build(ds, seq, start, start.Add(k.Span))) {
+				err = fmt.Errorf("its queries differ in more than their window and tag values")
 			}
 		}
-		t, err := p.dec.Time(lineprotocol.Nanosecond, time.Time{})
+		m, ok := strings.CutPrefix(sample.Table, ds.TablePrefix)
+		if err == nil && !ok {
+			err = fmt.Errorf("its table %q lacks the prefix %q", sample.Table, ds.TablePrefix)
+		}
+		if err == nil {
+			r, err = query.NewPartials(sample, s.grain)
+		}
+		s.kinds, s.spans = append(s.kinds, r), append(s.spans, k.Span)
 		if err != nil {
-			p.err = err
-			return
+			notes = append(notes, fmt.Sprintf("%s not checked: %v", k.Name, err))
+			continue
 		}
-		ns := t.UnixNano() * p.unit
-		if ns >= p.stop {
-			return
+		t := s.table(m)
+		t.rollups = append(t.rollups, r)
+		t.tags = union(t.tags, r.Tags())
+		t.fields = union(t.fields, r.Fields())
+		countFields[m] = union(countFields[m], r.Fields())
+	}
+	if counts {
+		s.counts = map[string]*query.Partials{}
+		for m, f := range countFields {
+			slices.Sort(f)
+			r, _ := query.NewPartials(&query.Query{Name: "visible", Table: ds.TablePrefix + m, Fields: f, Agg: query.Count, Bucket: s.grain}, s.grain)
+			s.counts[m] = r
+			s.tables[m].rollups = append(s.tables[m].rollups, r)
 		}
-		if ours {
-			pt.Time = time.Unix(0, ns).UTC()
-			if !yield(pt) {
-				return
+	}
+	for _, t := range s.tables {
+		t.tagVals, t.hasTag = make([]string, len(t.tags)), make([]bool, len(t.tags))
+		t.vals, t.has = make([]float64, len(t.fields)), make([]bool, len(t.fields))
+		for _, r := range t.rollups {
+			if err := r.Bind(t.tags, t.fields); err != nil {
+				panic(err) // the union of the rollups' names
 			}
 		}
 	}
-	p.err = p.dec.Err()
+	return s, notes
 }
 
-func (p *ilpPoints) row(pt *query.Point) error {
+func (s *checkStore) table(m string) *storeTable {
+	t := s.tables[m]
+	if t == nil {
+		t = &storeTable{}
+		s.tables[m] = t
+	}
+	return t
+}
+
+func union(a, b []string) []string {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			a = append(a, x)
+		}
+	}
+	return a
+}
+
+// add reads an acknowledged batch's line protocol into the partials.
+func (s *checkStore) add(data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.read(data); err != nil {
+		s.err = err
+	}
+	return s.err
+}
+
+func (s *checkStore) read(data []byte) error {
+	for line := 1; len(data) > 0; line++ {
+		n := bytes.IndexByte(data, '\n')
+		if n < 0 {
+			n = len(data)
+		}
+		l := data[:n]
+		data = data[min(n+1, len(data)):]
+		var t *storeTable
+		var ns int64
+		var err error
+		if bytes.IndexByte(l, '\\') < 0 && bytes.IndexByte(l, '"') < 0 {
+			t, ns, err = s.scan(l)
+		} else {
+			t, ns, err = s.decode(l) // escapes, strings: the full grammar
+		}
+		if err != nil {
+			return fmt.Errorf("line %d of a batch: %w", line, err)
+		}
+		if t != nil {
+			for _, r := range t.rollups {
+				r.AddRow(ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
+			}
+		}
+	}
+	return nil
+}
+
+// scan reads line l (without escapes or quotes) into its table's row
+// vectors: nil when l is blank, a comment or of a table no query reads.
+func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
+	l = bytes.TrimLeft(l, " \t\r")
+	if len(l) == 0 || l[0] == '#' {
+		return nil, 0, nil
+	}
+	end := bytes.IndexAny(l, ", ")
+	if end < 0 {
+		end = len(l)
+	}
+	t := s.tables[string(l[:end])]
+	if t == nil {
+		return nil, 0, nil // no table a query reads (the load judged the line)
+	}
+	if end == len(l) {
+		return nil, 0, fmt.Errorf("no fields: %q", l)
+	}
+	t.clear()
+	rest := l[end:]
+	if rest[0] == ',' {
+		sp := bytes.IndexByte(rest, ' ')
+		if sp < 0 {
+			return nil, 0, fmt.Errorf("no fields: %q", l)
+		}
+		for tags, found := rest[1:sp], 0; len(tags) > 0 && found < len(t.tags); {
+			kv := tags
+			if c := bytes.IndexByte(tags, ','); c >= 0 {
+				kv, tags = tags[:c], tags[c+1:]
+			} else {
+				tags = nil
+			}
+			eq := bytes.IndexByte(kv, '=')
+			if eq <= 0 || eq == len(kv)-1 {
+				return nil, 0, fmt.Errorf("tag %q is not key=value", kv)
+			}
+			if i := indexIn(t.tags, kv[:eq]); i >= 0 && !t.hasTag[i] {
+				t.tagVals[i], t.hasTag[i] = s.name(kv[eq+1:]), true
+				found++ // the other tags are not read
+			}
+		}
+		rest = rest[sp:]
+	}
+	rest = bytes.TrimLeft(rest, " ")
+	sp := bytes.IndexByte(rest, ' ')
+	if sp < 0 {
+		return nil, 0, fmt.Errorf("no timestamp: %q", l)
+	}
+	fields, ts := rest[:sp], bytes.Trim(rest[sp:], " \r")
+	for hint := 0; len(fields) > 0; {
+		kv := fields
+		if c := bytes.IndexByte(fields, ','); c >= 0 {
+			kv, fields = fields[:c], fields[c+1:]
+		} else {
+			fields = nil
+		}
+		eq := bytes.IndexByte(kv, '=')
+		if eq <= 0 || eq == len(kv)-1 {
+			return nil, 0, fmt.Errorf("field %q is not key=value", kv)
+		}
+		i := hint
+		if i >= len(t.fields) || t.fields[i] != string(kv[:eq]) {
+			i = indexIn(t.fields, kv[:eq])
+		}
+		if i < 0 {
+			continue
+		}
+		hint = i + 1 // lines name their fields in one order
+		v, err := number(kv[eq+1:])
+		if err != nil {
+			return nil, 0, fmt.Errorf("field %s: %w", kv[:eq], err)
+		}
+		if !math.IsNaN(v) {
+			t.vals[i], t.has[i] = v, true
+		}
+	}
+	ns, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(ts), len(ts)), 10, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("timestamp %q: %w", ts, err)
+	}
+	return t, ns, nil
+}
+
+// number is a line-protocol field value as a float: NaN for a boolean.
+func number(v []byte) (float64, error) {
+	switch v[len(v)-1] {
+	case 'i':
+		n, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(v), len(v)-1), 10, 64)
+		return float64(n), err
+	case 'u':
+		n, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(v), len(v)-1), 10, 64)
+		return float64(n), err
+	}
+	switch string(v) {
+	case "t", "T", "true", "True", "TRUE", "f", "F", "false", "False", "FALSE":
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(unsafe.String(unsafe.SliceData(v), len(v)), 64)
+}
+
+func (t *storeTable) clear() {
+	clear(t.hasTag)
+	clear(t.tagVals)
+	clear(t.has)
+}
+
+// decode is scan for any line, with the line-protocol decoder.
+func (s *checkStore) decode(l []byte) (*storeTable, int64, error) {
+	dec := lineprotocol.NewDecoderWithBytes(l)
+	if !dec.Next() {
+		return nil, 0, dec.Err()
+	}
+	m, err := dec.Measurement()
+	if err != nil {
+		return nil, 0, err
+	}
+	t := s.tables[string(m)]
+	if t == nil {
+		return nil, 0, nil
+	}
+	t.clear()
 	for {
-		k, v, err := p.dec.NextTag()
+		k, v, err := dec.NextTag()
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		if k == nil {
 			break
 		}
-		if n := nameIn(p.tags, k); n != "" {
-			pt.Tags[n] = string(v)
+		if i := indexIn(t.tags, k); i >= 0 && !t.hasTag[i] {
+			t.tagVals[i], t.hasTag[i] = s.name(v), true
 		}
 	}
 	for {
-		k, v, err := p.dec.NextField()
+		k, val, err := dec.NextField()
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		if k == nil {
-			return nil
+			break
 		}
-		n := nameIn(p.fields, k)
-		if n == "" {
+		i := indexIn(t.fields, k)
+		if i < 0 {
 			continue
 		}
-		switch v.Kind() {
+		switch val.Kind() {
 		case lineprotocol.Float:
-			pt.Fields[n] = v.FloatV()
+			t.vals[i], t.has[i] = val.FloatV(), true
 		case lineprotocol.Int:
-			pt.Fields[n] = float64(v.IntV())
+			t.vals[i], t.has[i] = float64(val.IntV()), true
 		case lineprotocol.Uint:
-			pt.Fields[n] = float64(v.UintV())
+			t.vals[i], t.has[i] = float64(val.UintV()), true
 		}
+	}
+	ts, err := dec.TimeBytes()
+	if err != nil {
+		return nil, 0, err
+	}
+	ns, err := strconv.ParseInt(string(ts), 10, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("timestamp %q: %w", ts, err)
+	}
+	return t, ns, nil
+}
+
+// name is v as a string, one string per distinct value.
+func (s *checkStore) name(v []byte) string {
+	if n, ok := s.names[string(v)]; ok {
+		return n
+	}
+	n := string(v)
+	s.names[n] = n
+	return n
+}
+
+// indexIn is the index of the element of names that k spells, or -1.
+func indexIn(names []string, k []byte) int {
+	for i, n := range names {
+		if n == string(k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// answer is the expected answer to q (kind ki), or false when the store
+// cannot say it (its kind is not checked, its window was forgotten, a
+// batch could not be read).
+func (s *checkStore) answer(ki int, q *query.Query) (*query.Answer, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil || s.kinds[ki] == nil {
+		return nil, false
+	}
+	return s.kinds[ki].Answer(q)
+}
+
+// counted is the count of each field of table m per grain of [start,
+// end) as the input has it (visibility): the query to ask, and the
+// counts by grain start.
+func (s *checkStore) counted(m string, start, end time.Time) (*query.Query, map[int64][]float64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.counts[m]
+	if s.err != nil || r == nil {
+		return nil, nil, false
+	}
+	q := &query.Query{Name: "visible", Table: r.Table(), Fields: r.Fields(), Agg: query.Count, Bucket: s.grain, Start: start, End: end}
+	a, ok := r.Answer(q)
+	if !ok {
+		return nil, nil, false
+	}
+	c, _ := perGrain(a, len(q.Fields))
+	return q, c, true
+}
+
+// countsOf reads a Count answer's first row: no row is 0.
+func countsOf(a *query.Answer, n int) []float64 {
+	c := make([]float64, n)
+	if len(a.Rows) > 0 {
+		copy(c, a.Rows[0].Values)
+	}
+	for i, v := range c {
+		if math.IsNaN(v) {
+			c[i] = 0
+		}
+	}
+	return c
+}
+
+// hold keeps the rows from start on until release(start): an answer over
+// a window from start waits to be checked.
+func (s *checkStore) hold(start time.Time) {
+	s.mu.Lock()
+	s.held[start.UnixNano()]++
+	s.mu.Unlock()
+}
+
+func (s *checkStore) release(start time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := start.UnixNano()
+	if s.held[k]--; s.held[k] <= 0 {
+		delete(s.held, k)
+	}
+}
+
+// forget drops the partials no window can need any more: each kind's
+// before end minus its span (windows end at end or later), the counts'
+// before visible, nothing an answer waiting to be checked reads.
+func (s *checkStore) forget(end, visible time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	minHeld := int64(math.MaxInt64)
+	for k := range s.held {
+		minHeld = min(minHeld, k)
+	}
+	for i, r := range s.kinds {
+		if r != nil {
+			r.Forget(time.Unix(0, min(end.Add(-s.spans[i]).UnixNano(), minHeld)))
+		}
+	}
+	for _, r := range s.counts {
+		r.Forget(visible)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/format"
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/periodic"
 	"github.com/tsload/tsload/pkg/results"
@@ -20,13 +21,13 @@ import (
 
 // journal is a run's live journal: the snapshot it keeps up to date and
 // the batches in flight.
-type journal struct {
+type runJournal struct {
 	path   string
 	stderr io.Writer
 
 	write sync.Mutex // one snapshot written at a time, in order
 	mu    sync.Mutex // guards what follows
-	j     Journal
+	j     journal.Journal
 	cut   []int64              // per input, batches cut so far
 	fly   map[int64]*flight    // by Batch.Seq: cut, not yet acknowledged
 	log   *os.File             // the ticket log segment open (nil: none yet)
@@ -38,7 +39,7 @@ type journal struct {
 	// pending are the batches earlier runs left in doubt (resumed run),
 	// kept in every snapshot until settled; unsettled: batches may be in
 	// doubt beyond those (a run was killed after its last snapshot).
-	pending   []JournalBatch
+	pending   []journal.Batch
 	unsettled bool
 
 	stop func() // ends the snapshots: periodic.Every's answer
@@ -82,21 +83,21 @@ func (r *run) openJournal(ctx context.Context) error {
 		}
 		return nil // a pass re-reads the inputs: batch places repeat
 	}
-	jr := &journal{path: JournalPath(cfg.ResultsFile), stderr: cfg.Stderr, fly: map[int64]*flight{}, run: r.res.RunID,
+	jr := &runJournal{path: journal.Path(cfg.ResultsFile), stderr: cfg.Stderr, fly: map[int64]*flight{}, run: r.res.RunID,
 		cut: make([]int64, len(cfg.Inputs))}
 	parts := 1
 	if cfg.HashWorkers {
 		parts = cfg.Workers
 	}
-	jr.j = Journal{
-		Version: journalVersion, LoadID: r.res.RunID, Runs: []string{r.res.RunID},
+	jr.j = journal.Journal{
+		Version: journal.Version, LoadID: r.res.RunID, Runs: []string{r.res.RunID},
 		Loader: cfg.Loader, Target: cfg.Target, DBName: cfg.Prepare.DBName, Flags: journalFlags(r.res.Flags),
-		Settings: JournalSettings{Format: formatName(cfg.Format), Detected: r.res.Format, Table: cfg.Table, BatchSize: cfg.BatchSize,
+		Settings: journal.Settings{Format: formatName(cfg.Format), Detected: r.res.Format, Table: cfg.Table, BatchSize: cfg.BatchSize,
 			HashWorkers: cfg.HashWorkers, Parts: parts, Limit: cfg.Limit, SkipInvalid: cfg.SkipInvalid, MaxRecordBytes: cfg.MaxRecordBytes},
 		Tables: map[string]int64{}, Before: map[string]int64{}, Status: "running",
 	}
 	for _, p := range cfg.Inputs {
-		in, err := identify(p)
+		in, err := journal.Identify(p)
 		if err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
@@ -109,10 +110,7 @@ func (r *run) openJournal(ctx context.Context) error {
 		if err := r.checkInDoubt(ctx, old); err != nil {
 			return err
 		}
-		r.verifier.before = map[string]int64{}
-		for k, v := range old.Before {
-			r.verifier.before[k] = v
-		}
+		r.verifier.SetBefore(old.Before)
 		r.res.Resume = &results.Resume{LoadID: old.LoadID, Previous: append([]string(nil), old.Runs...), Journal: jr.path}
 		if err := jr.gatherInDoubt(old); err != nil {
 			return err
@@ -124,21 +122,21 @@ func (r *run) openJournal(ctx context.Context) error {
 	if err := jr.snapshot(false, ""); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	if old != nil && old.path != "" && old.path != jr.path {
+	if old != nil && old.File() != "" && old.File() != jr.path {
 		// The load goes on in this journal: the old one must not be
 		// resumed again (it lacks what this run loads).
 		moved := *old
 		moved.ContinuedIn = jr.path
 		data, err := json.MarshalIndent(&moved, "", " ")
 		if err == nil {
-			err = writeAtomic(old.path, append(data, '\n'))
+			err = journal.WriteAtomic(old.File(), append(data, '\n'))
 		}
 		if err != nil {
-			return fmt.Errorf("journal: marking %s continued: %w", old.path, err)
+			return fmt.Errorf("journal: marking %s continued: %w", old.File(), err)
 		}
 	}
 	r.jr = jr
-	r.verifier.onCounted = jr.counted
+	r.verifier.OnCounted = jr.counted
 	jr.stop = periodic.Every(cfg.ReportingPeriod, jr.tick)
 	return nil
 }
@@ -152,7 +150,7 @@ func formatName(f format.Format) string {
 
 // continueLoad makes jr the continuation of old: refused when the inputs,
 // the settings that decide the batches, or the target differ.
-func (jr *journal) continueLoad(old *Journal, cfg *Config) error {
+func (jr *runJournal) continueLoad(old *journal.Journal, cfg *Config) error {
 	switch {
 	case cfg.Prepare.DropDB:
 		return load.Settingf("{DropDB} with a resumed load would drop what its earlier runs loaded")
@@ -192,10 +190,10 @@ func (jr *journal) continueLoad(old *Journal, cfg *Config) error {
 		if in.Path != was.Path {
 			return load.Settingf("{Inputs}: input %d is %s, the load's was %s", i+1, in.Path, was.Path)
 		}
-		if why := in.sameAs(was); why != "" {
+		if why := in.SameAs(was); why != "" {
 			return fmt.Errorf("%s changed since the load began (%s): refusing to resume, the acknowledged batches would not be the input's", in.Path, why)
 		}
-		jr.j.Inputs[i].Acked = append([]JournalRange{}, was.Acked...)
+		jr.j.Inputs[i].Acked = append([]journal.Range{}, was.Acked...)
 	}
 	jr.j.LoadID, jr.j.Flags = old.LoadID, old.Flags
 	jr.j.Runs = append(append([]string(nil), old.Runs...), jr.run)
@@ -210,7 +208,7 @@ func (jr *journal) continueLoad(old *Journal, cfg *Config) error {
 	return nil
 }
 
-func inputPaths(ins []JournalInput) string {
+func inputPaths(ins []journal.Input) string {
 	p := make([]string, len(ins))
 	for i, in := range ins {
 		p[i] = in.Path
@@ -221,7 +219,7 @@ func inputPaths(ins []JournalInput) string {
 // checkInDoubt refuses a resume on a target that cannot settle batches in
 // doubt when the previous run may have left some: it was killed (its last
 // snapshot is not final) or it stopped with batches sent and unanswered.
-func (r *run) checkInDoubt(ctx context.Context, old *Journal) error {
+func (r *run) checkInDoubt(ctx context.Context, old *journal.Journal) error {
 	if r.target == nil {
 		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
 	}
@@ -268,7 +266,7 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 	if jr == nil || old == nil {
 		return nil
 	}
-	cands := map[[2]int64]*JournalBatch{}
+	cands := map[[2]int64]*journal.Batch{}
 	for i := range jr.pending {
 		b := &jr.pending[i]
 		cands[[2]int64{int64(b.Input), b.Batch}] = b
@@ -352,14 +350,14 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 // gatherInDoubt collects the batches old left in doubt: those its last
 // snapshot lists and those of the ticket log segments written after it,
 // less those acknowledged; a batch's tickets are merged.
-func (jr *journal) gatherInDoubt(old *Journal) error {
+func (jr *runJournal) gatherInDoubt(old *journal.Journal) error {
 	jr.unsettled = !old.Final || old.Unsettled
 	byKey := map[[2]int64]int{}
-	add := func(b JournalBatch) {
+	add := func(b journal.Batch) {
 		if b.Input < 0 || b.Input >= len(jr.j.Inputs) {
 			return
 		}
-		if _, ok := ackedIn(jr.j.Inputs[b.Input].Acked, b.Batch); ok {
+		if _, ok := journal.AckedIn(jr.j.Inputs[b.Input].Acked, b.Batch); ok {
 			return
 		}
 		key := [2]int64{int64(b.Input), b.Batch}
@@ -378,7 +376,7 @@ func (jr *journal) gatherInDoubt(old *Journal) error {
 	for _, b := range old.InDoubt {
 		add(b)
 	}
-	logged, err := readTickets(jr.path, old.TicketsFrom)
+	logged, err := journal.ReadTickets(jr.path, old.TicketsFrom)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -386,7 +384,7 @@ func (jr *journal) gatherInDoubt(old *Journal) error {
 		add(b)
 	}
 	// This run's segments follow the earlier ones.
-	segs, err := ticketSegments(jr.path)
+	segs, err := journal.TicketSegments(jr.path)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -404,7 +402,7 @@ func (r *run) attachTickets(w load.Writer) {
 }
 
 // setInput notes the input being read (index into Inputs).
-func (jr *journal) setInput(i int) {
+func (jr *runJournal) setInput(i int) {
 	if jr != nil {
 		jr.input = i
 	}
@@ -412,7 +410,7 @@ func (jr *journal) setInput(i int) {
 
 // cutBatch gives b its place in its input's cut order and reports whether
 // an earlier run had it acknowledged (then it is not sent).
-func (jr *journal) cutBatch(b *load.Batch) (skip bool, err error) {
+func (jr *runJournal) cutBatch(b *load.Batch) (skip bool, err error) {
 	if jr == nil {
 		return false, nil
 	}
@@ -421,7 +419,7 @@ func (jr *journal) cutBatch(b *load.Batch) (skip bool, err error) {
 	i := jr.input
 	jr.cut[i]++
 	k := jr.cut[i]
-	if rg, ok := ackedIn(jr.j.Inputs[i].Acked, k); ok {
+	if rg, ok := journal.AckedIn(jr.j.Inputs[i].Acked, k); ok {
 		if k == rg.Batches[0] && b.Offset != rg.Bytes[0] {
 			return false, fmt.Errorf("%s: batch %d starts at byte offset %d, the journal says %d: the input is not cut as it was (changed input or settings)",
 				jr.j.Inputs[i].Path, k, b.Offset, rg.Bytes[0])
@@ -437,7 +435,7 @@ func (jr *journal) cutBatch(b *load.Batch) (skip bool, err error) {
 // sending notes that b is being written, with its rows and tables as the
 // worker's checks counted them (a batch in doubt found written counts
 // those).
-func (jr *journal) sending(b *load.Batch) {
+func (jr *runJournal) sending(b *load.Batch) {
 	if jr == nil {
 		return
 	}
@@ -450,7 +448,7 @@ func (jr *journal) sending(b *load.Batch) {
 }
 
 // ticket records b's ticket in the ticket log before b can commit.
-func (jr *journal) ticket(b *load.Batch, t string) error {
+func (jr *runJournal) ticket(b *load.Batch, t string) error {
 	jr.mu.Lock()
 	defer jr.mu.Unlock()
 	f := jr.fly[b.Seq]
@@ -472,7 +470,7 @@ func (jr *journal) ticket(b *load.Batch, t string) error {
 		}
 		jr.log = lf
 	}
-	line, err := json.Marshal(JournalBatch{Input: f.input, Batch: f.k, Bytes: [2]int64{f.from, f.to}, Rows: f.rows, Tables: f.tables, Tickets: []string{t}, Run: jr.run})
+	line, err := json.Marshal(journal.Batch{Input: f.input, Batch: f.k, Bytes: [2]int64{f.from, f.to}, Rows: f.rows, Tables: f.tables, Tickets: []string{t}, Run: jr.run})
 	if err != nil {
 		return err
 	}
@@ -486,7 +484,7 @@ func (jr *journal) ticket(b *load.Batch, t string) error {
 
 // acked records the server's answer to b: its batch is done, with the
 // rows acknowledged (per table as the workers count them).
-func (jr *journal) acked(b *load.Batch, ack load.Ack) {
+func (jr *runJournal) acked(b *load.Batch, ack load.Ack) {
 	if jr == nil {
 		return
 	}
@@ -512,9 +510,9 @@ func (jr *journal) acked(b *load.Batch, ack load.Ack) {
 	jr.ackLocked(f.input, f.k, f.from, f.to, int64(acked), tables)
 }
 
-func (jr *journal) ackLocked(input int, k, from, to, rows int64, tables []load.TableRows) {
+func (jr *runJournal) ackLocked(input int, k, from, to, rows int64, tables []load.TableRows) {
 	in := &jr.j.Inputs[input]
-	in.Acked = addRange(in.Acked, k, from, to, rows)
+	in.Acked = journal.AddRange(in.Acked, k, from, to, rows)
 	jr.j.Rows += rows
 	for _, t := range tables {
 		jr.j.Tables[t.Name] += t.Rows
@@ -523,7 +521,7 @@ func (jr *journal) ackLocked(input int, k, from, to, rows int64, tables []load.T
 
 // counted records tables counted before the load's first write to them;
 // the snapshot is written before that write.
-func (jr *journal) counted(before map[string]int64) error {
+func (jr *runJournal) counted(before map[string]int64) error {
 	jr.mu.Lock()
 	for k, v := range before {
 		if _, ok := jr.j.Before[k]; !ok {
@@ -538,7 +536,7 @@ func (jr *journal) counted(before map[string]int64) error {
 }
 
 // tick writes a snapshot (every reporting period until closeJournal).
-func (jr *journal) tick() {
+func (jr *runJournal) tick() {
 	if err := jr.snapshot(false, ""); err != nil {
 		fmt.Fprintf(jr.stderr, "journal: %v\n", err)
 	}
@@ -547,26 +545,26 @@ func (jr *journal) tick() {
 // snapshot writes the journal. The ticket log segment open so far is
 // closed: the snapshot carries its batches still in flight, so earlier
 // segments are removed once it is written.
-func (jr *journal) snapshot(final bool, status string) error {
+func (jr *runJournal) snapshot(final bool, status string) error {
 	jr.write.Lock()
 	defer jr.write.Unlock()
 	jr.mu.Lock()
 	j := jr.j
-	j.Inputs = make([]JournalInput, len(jr.j.Inputs))
+	j.Inputs = make([]journal.Input, len(jr.j.Inputs))
 	for i, in := range jr.j.Inputs {
-		in.Acked = append([]JournalRange{}, in.Acked...)
+		in.Acked = append([]journal.Range{}, in.Acked...)
 		j.Inputs[i] = in
 	}
 	j.Tables, j.Before = copyCounts(jr.j.Tables), copyCounts(jr.j.Before)
 	j.InDoubt = nil
 	for _, f := range jr.fly {
 		if f.sent {
-			j.InDoubt = append(j.InDoubt, JournalBatch{Input: f.input, Batch: f.k, Bytes: [2]int64{f.from, f.to}, Rows: f.rows,
+			j.InDoubt = append(j.InDoubt, journal.Batch{Input: f.input, Batch: f.k, Bytes: [2]int64{f.from, f.to}, Rows: f.rows,
 				Tables: append([]load.TableRows(nil), f.tables...), Tickets: append([]string(nil), f.tickets...), Run: jr.run})
 		}
 	}
 	for _, b := range jr.pending {
-		if _, ok := ackedIn(jr.j.Inputs[b.Input].Acked, b.Batch); !ok {
+		if _, ok := journal.AckedIn(jr.j.Inputs[b.Input].Acked, b.Batch); !ok {
 			b.Tickets = append([]string(nil), b.Tickets...)
 			j.InDoubt = append(j.InDoubt, b)
 		}
@@ -593,10 +591,10 @@ func (jr *journal) snapshot(final bool, status string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(jr.path, append(data, '\n')); err != nil {
+	if err := journal.WriteAtomic(jr.path, append(data, '\n')); err != nil {
 		return err
 	}
-	segs, _ := ticketSegments(jr.path)
+	segs, _ := journal.TicketSegments(jr.path)
 	for n, p := range segs {
 		if n < j.TicketsFrom {
 			os.Remove(p)

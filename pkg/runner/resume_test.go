@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 )
@@ -19,32 +19,6 @@ import (
 // The fake stores each batch sent once: a batch in doubt is sent again.
 func (f *fakeTarget) InDoubt(context.Context, []string) (load.InDoubt, error) {
 	return load.ResendInDoubt, nil
-}
-
-func TestAddRangeCoalesces(t *testing.T) {
-	const n = 200
-	order := rand.New(rand.NewSource(1)).Perm(n)
-	var rs []JournalRange
-	for i, k := range order {
-		k := int64(k + 1)
-		rs = addRange(rs, k, (k-1)*10, k*10, 3)
-		rs = addRange(rs, k, (k-1)*10, k*10, 3) // twice: kept once
-		for j := 1; j < len(rs); j++ {
-			if rs[j-1].Batches[1]+1 >= rs[j].Batches[0] {
-				t.Fatalf("after %d adds: ranges %v and %v touch or overlap", i+1, rs[j-1], rs[j])
-			}
-		}
-		if _, ok := ackedIn(rs, k); !ok {
-			t.Fatalf("batch %d added but not found", k)
-		}
-	}
-	want := JournalRange{Batches: [2]int64{1, n}, Bytes: [2]int64{0, n * 10}, Rows: 3 * n}
-	if len(rs) != 1 || rs[0] != want {
-		t.Fatalf("ranges %v, want [%v]", rs, want)
-	}
-	if _, ok := ackedIn(rs, n+1); ok {
-		t.Fatal("batch past the range found")
-	}
 }
 
 // resumeConfig is baseConfig with a results file (so a journal) in dir.
@@ -56,7 +30,7 @@ func resumeConfig(dir, input string) Config {
 
 func resumeFrom(t *testing.T, cfg Config) Config {
 	t.Helper()
-	j, _, err := ReadJournal(cfg.ResultsFile)
+	j, _, err := journal.Read(cfg.ResultsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +59,7 @@ func TestJournalOfAFinishedLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, _, err := ReadJournal(filepath.Join(dir, "results.json"))
+	j, _, err := journal.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +71,7 @@ func TestJournalOfAFinishedLoad(t *testing.T) {
 		t.Fatalf("input identity %+v", j.Inputs)
 	}
 	// 10 batches of 1,000 rows, written by 3 workers in any order: one range.
-	want := []JournalRange{{Batches: [2]int64{1, 10}, Bytes: [2]int64{0, st.Size()}, Rows: 10_000}}
+	want := []journal.Range{{Batches: [2]int64{1, 10}, Bytes: [2]int64{0, st.Size()}, Rows: 10_000}}
 	if fmt.Sprint(j.Inputs[0].Acked) != fmt.Sprint(want) {
 		t.Fatalf("acked %v, want %v", j.Inputs[0].Acked, want)
 	}
@@ -169,11 +143,11 @@ func TestResumeElsewhere(t *testing.T) {
 	if f.rows["cpu"] != per["cpu"] {
 		t.Fatalf("cpu holds %d rows, want %d", f.rows["cpu"], per["cpu"])
 	}
-	_, _, err := ReadJournal(filepath.Join(dir, "results.json"))
+	_, _, err := journal.Read(filepath.Join(dir, "results.json"))
 	if err == nil || !strings.Contains(err.Error(), "second.json.journal: resume that one") {
 		t.Fatalf("old journal: %v", err)
 	}
-	if j, _, err := ReadJournal(cfg.ResultsFile); err != nil || !j.Complete || len(j.Runs) != 2 {
+	if j, _, err := journal.Read(cfg.ResultsFile); err != nil || !j.Complete || len(j.Runs) != 2 {
 		t.Fatalf("new journal: %+v, %v", j, err)
 	}
 }
@@ -285,7 +259,7 @@ func TestResumeSettlesByTicket(t *testing.T) {
 	if _, err := Run(context.Background(), resumeConfig(dir, in), tt); err == nil {
 		t.Fatal("no error")
 	}
-	j, _, _ := ReadJournal(filepath.Join(dir, "results.json"))
+	j, _, _ := journal.Read(filepath.Join(dir, "results.json"))
 	found := false
 	for _, b := range j.InDoubt {
 		found = found || len(b.Tickets) == 1 && b.Rows == 1000
@@ -301,7 +275,7 @@ func TestResumeSettlesByTicket(t *testing.T) {
 		t.Fatal("no error")
 	}
 	tt.failPrep = false
-	j2, _, _ := ReadJournal(filepath.Join(dir, "results.json"))
+	j2, _, _ := journal.Read(filepath.Join(dir, "results.json"))
 	if fmt.Sprint(j2.InDoubt) != fmt.Sprint(j.InDoubt) || len(j2.Runs) != 2 {
 		t.Fatalf("after a failed resume, in doubt %+v, want %+v; runs %v", j2.InDoubt, j.InDoubt, j2.Runs)
 	}
@@ -370,10 +344,10 @@ func TestGatherInDoubtKeepsTables(t *testing.T) {
 	dir := t.TempDir()
 	jp := filepath.Join(dir, "r.json.journal")
 	tables := []load.TableRows{{Name: "cpu", Rows: 1000}}
-	line, _ := json.Marshal(JournalBatch{Input: 0, Batch: 7, Rows: 1000, Tables: tables, Tickets: []string{"42"}})
+	line, _ := json.Marshal(journal.Batch{Input: 0, Batch: 7, Rows: 1000, Tables: tables, Tickets: []string{"42"}})
 	os.WriteFile(jp+".tickets.3", append(line, '\n'), 0o644)
-	jr := &journal{path: jp, j: Journal{Inputs: []JournalInput{{}}}}
-	old := &Journal{InDoubt: []JournalBatch{{Input: 0, Batch: 7, Rows: 1000}}, TicketsFrom: 3}
+	jr := &runJournal{path: jp, j: journal.Journal{Inputs: []journal.Input{{}}}}
+	old := &journal.Journal{InDoubt: []journal.Batch{{Input: 0, Batch: 7, Rows: 1000}}, TicketsFrom: 3}
 	if err := jr.gatherInDoubt(old); err != nil {
 		t.Fatal(err)
 	}

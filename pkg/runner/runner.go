@@ -33,6 +33,7 @@ import (
 	"github.com/tsload/tsload/pkg/cost"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
@@ -42,6 +43,7 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/split"
 	"github.com/tsload/tsload/pkg/usecase"
+	"github.com/tsload/tsload/pkg/verify"
 )
 
 // Config configures a run. See loadcli for the flags that set it.
@@ -126,11 +128,11 @@ type Config struct {
 	// Cost configures the footprint and server resource measurement.
 	Cost cost.Config
 
-	// Resume continues the load this journal (ReadJournal) describes: the
+	// Resume continues the load this journal (journal.Read) describes: the
 	// batches it has acknowledged are read and skipped, those in doubt
 	// settled (resume.go). AcceptDuplicates resumes even on a target that
 	// cannot settle batches in doubt, sending them again.
-	Resume           *Journal
+	Resume           *journal.Journal
 	AcceptDuplicates bool
 	// Pace makes the run open-loop: batches sent on a schedule (pkg/pace).
 	Pace pace.Pace
@@ -214,8 +216,8 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	if t != nil {
 		r.hooks = t.Hooks()
 	}
-	r.verifier = &verifier{target: t, hooks: r.hooks, dropped: cfg.Prepare.DropDB, policy: r.retryPolicy(), retries: &r.n.retries, stderr: cfg.Stderr}
-	r.verifier.distinct = r.distinctKeys // distinct.go
+	r.verifier = &verify.Verifier{Target: t, Hooks: r.hooks, Dropped: cfg.Prepare.DropDB, Policy: r.retryPolicy(), Retries: &r.n.retries, Stderr: cfg.Stderr,
+		Distinct: r.distinctKeys} // distinct.go
 	r.content = r.newContent()
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion,
@@ -226,7 +228,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 		BatchSize:     cfg.BatchSize,
 		Workers:       cfg.Workers,
 		Periods:       []results.Period{},
-		RunID:         newRunID(),
+		RunID:         journal.NewRunID(),
 	}
 	if len(cfg.Inputs) == 0 {
 		r.res.Inputs = []string{"stdin"}
@@ -283,17 +285,17 @@ type run struct {
 	in     inputs         // what the inputs are and how far they were read
 	n      counters       // the reader's and the workers' counts
 
-	verifier    *verifier      // counts before and after, judges
-	content     *content       // content verification (content.go); nil when off
-	errs        *errorsFile    // ErrorsFile, when set
-	server      results.Server // the server's version, asked after Prepare
+	verifier    *verify.Verifier // counts before and after, judges (pkg/verify)
+	content     *content         // content verification (content.go); nil when off
+	errs        *errorsFile      // ErrorsFile, when set
+	server      results.Server   // the server's version, asked after Prepare
 	workers     []*workerStats
 	start       time.Time
 	interrupted bool
 	started     bool
 	cost        cost.Meter   // what the load costs (pkg/cost)
 	prefix      *prefixer    // TablePrefix (nil: none)
-	jr          *journal     // the load's journal (resume.go), nil when not journaled
+	jr          *runJournal  // the load's journal (resume.go), nil when not journaled
 	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
 	pace        *pace.Pacer  // the schedule of a paced run (pkg/pace); nil: closed loop
 	loop        *looper      // Loop and Duration (loop.go); nil: neither
@@ -459,7 +461,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		if cfg.Verify {
 			// Count the tables the headers declare now; tables that only
 			// the data names (ILP) are counted before their first write.
-			if err := r.verifier.countBefore(ctx, tableNames(opts.Tables)); err != nil {
+			if err := r.verifier.CountBefore(ctx, tableNames(opts.Tables)); err != nil {
 				return err
 			}
 		}
@@ -839,7 +841,7 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		defer unrewrite(&undos, n)
 	}
 	if err == nil && b.Rows > 0 && w != nil && r.cfg.Verify {
-		err = r.verifier.countBefore(ctx, batchTables(b))
+		err = r.verifier.CountBefore(ctx, batchTables(b))
 	}
 	if err == nil {
 		err = r.overErrorLimit()
@@ -938,6 +940,11 @@ func (st *workerStats) record(b *load.Batch, ack load.Ack, lat time.Duration) {
 	if len(ack.Rejected) == 0 && len(st.rejects) < maxRejections {
 		st.rejects = append(st.rejects, fmt.Sprintf("%s: %d rows not acknowledged", b.Where(), b.Rows-acked))
 	}
+}
+
+// acked is what verification compares: the rows acknowledged.
+func (t totals) acked() verify.Acked {
+	return verify.Acked{Tables: t.tables, Rows: t.rows, Partial: t.partial}
 }
 
 // totals sums the workers' counters.

@@ -185,13 +185,7 @@ func (o *ownData) prepare(r *run) error {
 		return err
 	}
 	m := r.cfg.Mapping
-	if m.TimeUnit != "" {
-		u, err := TimeUnit(m.TimeUnit)
-		if err != nil {
-			return err
-		}
-		o.timeUnit = u
-	}
+	o.timeUnit = m.TimeUnit
 	if r.target == nil {
 		return nil
 	}
@@ -272,16 +266,6 @@ func (o *ownData) epochTimes(r *run, source string, tables []*schema.Table, m lo
 // opened again for a later input or pass makes tables of its own).
 func layoutKey(t *schema.Table) string {
 	return t.Name + "\x00" + strings.Join(t.ColumnNames(), ",")
-}
-
-// TimeUnit parses the time unit of a tabular input's epoch timestamps
-// (format.ParseUnit, with the units such timestamps come in named).
-func TimeUnit(s string) (time.Duration, error) {
-	u, err := format.ParseUnit(s)
-	if err != nil {
-		return 0, fmt.Errorf("time unit %q: want s, ms, us or ns", s)
-	}
-	return u, nil
 }
 
 // layout is how the rows of input table t become lines: the timestamp

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
@@ -92,10 +93,10 @@ func TestCSVAsLines(t *testing.T) {
 		want       []string
 	}{
 		{"header, inferred", "device,ts,kwh,n,note\nd1,1451606400,1.5,3,x y\nd2,1451606401,,4,\n",
-			load.Mapping{TimeColumn: "ts", TimeUnit: "s"},
+			load.Mapping{TimeColumn: "ts", TimeUnit: time.Second},
 			[]string{`meter,device=d1,note=x\ y kwh=1.5,n=3i 1451606400000000000`, `meter,device=d2 n=4i 1451606401000000000`}},
 		{"tags given", "device,ts,kwh,n,note\nd1,1451606400,1.5,3,x y\nd2,1451606401,2,4,\n",
-			load.Mapping{TimeColumn: "ts", TimeUnit: "s", Tags: []string{}},
+			load.Mapping{TimeColumn: "ts", TimeUnit: time.Second, Tags: []string{}},
 			[]string{`meter device="d1",kwh=1.5,n=3i,note="x y" 1451606400000000000`, `meter device="d2",kwh=2,n=4i 1451606401000000000`}}, // an empty value is NULL
 		{"no header", "2016-01-01T00:00:00Z,d1,7\n2016-01-01T00:00:01.5Z,d1,8\n",
 			load.Mapping{Columns: []string{"time", "device", "kwh"}},

@@ -36,6 +36,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -54,8 +55,9 @@ type Options struct {
 	Table string
 	// TimeColumn is the timestamp column (empty: the first TIMESTAMP one).
 	TimeColumn string
-	// TimeUnit is the unit of an integer TimeColumn: s, ms, us or ns.
-	TimeUnit string
+	// TimeUnit is the unit of an integer TimeColumn: a second, millisecond,
+	// microsecond or nanosecond (format.ParseEpochUnit).
+	TimeUnit time.Duration
 	// Tags are the tag columns (nil: every STRING or ENUM column).
 	Tags []string
 	// Lookup returns a known table of that name (a use case's), or nil:
@@ -328,9 +330,6 @@ func classify(n pq.Node) (k kind, scale int64, ok bool) {
 	return 0, 0, false
 }
 
-// timeUnits are the units of an integer time column.
-var timeUnits = map[string]int64{"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}
-
 // mapColumns builds the table from the file's schema and the options.
 func (pf *File) mapColumns(o Options) error {
 	type col struct {
@@ -370,11 +369,10 @@ func (pf *File) mapColumns(o Options) error {
 		switch {
 		case c.ok && (c.k == kTime || c.k == kTime96):
 		case c.ok && (c.k == kInt8 || c.k == kInt4):
-			sc, ok := timeUnits[o.TimeUnit]
-			if !ok {
-				return fmt.Errorf("time column %q is %s: an integer time needs its unit (s, ms, us or ns), got %q", c.name, typeName(c.node), o.TimeUnit)
+			if o.TimeUnit <= 0 || o.TimeUnit > time.Second {
+				return fmt.Errorf("time column %q is %s: an integer time needs its unit (s, ms, us or ns), got %v", c.name, typeName(c.node), o.TimeUnit)
 			}
-			c.k, c.scale = kTime, sc
+			c.k, c.scale = kTime, int64(o.TimeUnit)
 		default:
 			return fmt.Errorf("time column %q is %s, not a TIMESTAMP or an integer", c.name, typeName(c.node))
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/schema"
@@ -191,7 +192,7 @@ func TestMapping(t *testing.T) {
 		{"float tag", Options{Tags: []string{"site", "room", "humidity"}}, "", `column "humidity" is FLOAT: a tag must be`},
 		{"missing tag", Options{Tags: []string{"nope"}}, "", `no column "nope" for a tag`},
 		{"time by name", Options{TimeColumn: "ts"}, "ts site room temperature humidity count level", ""},
-		{"integer time", Options{TimeColumn: "count", TimeUnit: "ms"}, "", `column "ts" is a second timestamp`},
+		{"integer time", Options{TimeColumn: "count", TimeUnit: time.Millisecond}, "", `column "ts" is a second timestamp`},
 		{"integer time without unit", Options{TimeColumn: "count"}, "", `time column "count" is INT64 INT(64,true): an integer time needs its unit`},
 		{"float time", Options{TimeColumn: "temperature"}, "", `time column "temperature" is DOUBLE, not a TIMESTAMP`},
 		{"no such time", Options{TimeColumn: "t"}, "", `no column "t" for the time (the columns: temperature, ts, site, room, humidity, count, level)`},

@@ -178,6 +178,9 @@ type Request struct {
 	ContentType string
 	// Accept header, when set.
 	Accept string
+	// Header holds further headers (a body's own Content-Encoding, a
+	// protocol version); they are set after the others.
+	Header map[string]string
 	// Body is sent as is, or gzip-compressed when the Client has Gzip and
 	// NoCompress is false. The Poster does not keep Body after Post returns.
 	Body       []byte
@@ -288,6 +291,9 @@ func (p *Poster) Post(ctx context.Context, r Request) (*Response, error) {
 	}
 	if p.c.auth != "" {
 		req.Header.Set("Authorization", p.c.auth)
+	}
+	for k, v := range r.Header {
+		req.Header.Set(k, v)
 	}
 	resp, err := p.c.hc.Do(req)
 	if err != nil {

@@ -9,5 +9,8 @@ func (t *Target) Hooks() load.Hooks {
 		Overwrites: t.Overwrites(),
 		LineUnit:   t.LineUnit(),
 		NewQuerier: t.NewQuerier,
+		// InfluxDB 3 with no_sync acknowledges before its write-ahead log
+		// is persisted, and rows become queryable only after.
+		AcksNotVisible: t.cfg.NoSync,
 	}
 }

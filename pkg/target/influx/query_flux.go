@@ -109,6 +109,11 @@ func flux(q *query.Query, bucket string) (string, error) {
 	if err := q.Validate(); err != nil {
 		return "", err
 	}
+	if q.Staged() {
+		// A threshold on aggregated rows and a second aggregation over
+		// them (query.Having, query.Rollup) are not said in Flux here.
+		return "", fmt.Errorf("query %s: a having or rollup stage: %w", q.Name, errors.ErrUnsupported)
+	}
 	var b strings.Builder
 	fields := q.Fields
 	if f := q.Filter; f != nil && !contains(fields, f.Field) {

@@ -61,7 +61,7 @@ func (apiV1) ask(ctx context.Context, t *Target, p *httpwrite.Poster, qy *query.
 	case res.Truncated:
 		return nil, fmt.Errorf("influx: query %s: the answer is longer than the loader reads", qy.Name)
 	}
-	ans, err := readInfluxQL(res.Body, qy)
+	ans, err := readInfluxQL(res.Body, shapeOf(qy))
 	if err != nil {
 		return nil, fmt.Errorf("influx: query %s (%s): %w", qy.Name, stmt, err)
 	}
@@ -73,6 +73,9 @@ func (apiV1) ask(ctx context.Context, t *Target, p *httpwrite.Poster, qy *query.
 func influxQL(q *query.Query, from string) (string, error) {
 	if err := q.Validate(); err != nil {
 		return "", err
+	}
+	if q.Staged() {
+		return influxQLStaged(q, from)
 	}
 	var b strings.Builder
 	b.WriteString("SELECT ")

@@ -14,5 +14,8 @@ func (t *Target) Hooks() load.Hooks {
 		Drops:      t.Drops,
 		Report:     t.Report,
 		NewQuerier: t.NewQuerier,
+		// ILP/TCP acknowledges nothing: the server commits what it took in
+		// on a timer of its own.
+		AcksNotVisible: t.cfg.Transport == TCP,
 	}
 }

@@ -191,7 +191,11 @@ func (q *loadQuerier) statement(qr *query.Query, tc string) (string, sqlquery.La
 	for i, f := range qr.Fields {
 		cols = append(cols, q.d.Double(sqlquery.QuoteIdent(f))+fmt.Sprintf(" AS tsq_v%d", i))
 	}
-	return "SELECT " + strings.Join(cols, ", ") + " FROM " + sqlquery.QuoteIdent(qr.Table) + " WHERE " + where + " LATEST ON " + sqlquery.QuoteIdent(tc) + " PARTITION BY " + strings.Join(part, ", "), lay, nil
+	stmt = "SELECT " + strings.Join(cols, ", ") + " FROM " + sqlquery.QuoteIdent(qr.Table) + " WHERE " + where + " LATEST ON " + sqlquery.QuoteIdent(tc) + " PARTITION BY " + strings.Join(part, ", ")
+	if qr.Staged() {
+		return q.d.Stages(qr, stmt)
+	}
+	return stmt, lay, nil
 }
 
 func (q *loadQuerier) Close() error {

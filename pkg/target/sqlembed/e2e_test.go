@@ -22,7 +22,7 @@ import (
 
 	"github.com/tsload/tsload/internal/loadtest"
 	"github.com/tsload/tsload/pkg/format/pgcopy"
-	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/target/sqlembed"
 	"github.com/tsload/tsload/pkg/usecase"
@@ -294,11 +294,11 @@ func killAt(t *testing.T, e engine, args []string, results string, rows int64) i
 }
 
 func acked(results string) int64 {
-	data, err := os.ReadFile(runner.JournalPath(results))
+	data, err := os.ReadFile(journal.Path(results))
 	if err != nil {
 		return 0
 	}
-	var j runner.Journal
+	var j journal.Journal
 	if json.Unmarshal(data, &j) != nil {
 		return 0
 	}

@@ -67,6 +67,8 @@ func QuestDB() *Dialect {
 		Bucket: func(c string, w time.Duration) string {
 			return "timestamp_floor(" + Literal(questUnit(w)) + ", " + c + ")"
 		},
+		// count(*) inside an expression is read as a product.
+		CountRows: "count()",
 	}
 }
 

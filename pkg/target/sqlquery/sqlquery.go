@@ -54,6 +54,8 @@ type Dialect struct {
 	// DuckDB), which Last uses for the newest row per group and bucket
 	// in place of a window function.
 	DistinctOn bool
+	// CountRows counts a group's rows; "": count(*).
+	CountRows string
 }
 
 // Literal is s as an SQL string literal (a single quote doubled).
@@ -114,6 +116,15 @@ func (d *Dialect) SQL(q *query.Query, timeCol string) (string, Layout, error) {
 	if err := q.Validate(); err != nil {
 		return "", Layout{}, err
 	}
+	stmt, lay, err := d.base(q, timeCol)
+	if err != nil || !q.Staged() {
+		return stmt, lay, err
+	}
+	return d.Stages(q, stmt)
+}
+
+// BaseLayout is the layout of q's rows before its Having and Rollups.
+func BaseLayout(q *query.Query) Layout {
 	lay := Layout{Groups: len(q.GroupBy), Values: len(q.Fields)}
 	switch {
 	case q.Bucket > 0:
@@ -121,6 +132,12 @@ func (d *Dialect) SQL(q *query.Query, timeCol string) (string, Layout, error) {
 	case q.Agg == query.Rows || q.Agg == query.Last:
 		lay.TimeName = "tsq_time"
 	}
+	return lay
+}
+
+// base is q's statement without its Having and Rollups.
+func (d *Dialect) base(q *query.Query, timeCol string) (string, Layout, error) {
+	lay := BaseLayout(q)
 	where, err := d.Where(q, timeCol)
 	if err != nil {
 		return "", Layout{}, err

@@ -178,7 +178,7 @@ func (c *Config) setDefaults() error {
 		c.User = "postgres"
 	}
 	if c.DBName == "" {
-		c.DBName = "benchmark"
+		c.DBName = load.DefaultDatabase
 	}
 	m, err := ParseMethod(string(c.Method))
 	if err != nil {

@@ -187,6 +187,11 @@ func metricsQL(q *query.Query, db string, now time.Time) (*plan, error) {
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
+	if q.Staged() {
+		// A threshold on aggregated rows and a second aggregation over
+		// them (query.Having, query.Rollup) are not said in MetricsQL here.
+		return nil, fmt.Errorf("query %s: a having or rollup stage: %w", q.Name, errors.ErrUnsupported)
+	}
 	for _, g := range q.GroupBy {
 		if !labelName.MatchString(g) {
 			return nil, fmt.Errorf("query %s: tag %q is not a label name MetricsQL can group by: %w", q.Name, g, errors.ErrUnsupported)

@@ -29,7 +29,7 @@ func TestTargetSuite(t *testing.T) {
 	s := suite(t)
 	s.Faults = &loadtest.FaultSuite{
 		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=99999999999999999999", 1) },
-		RefuseErr: []string{"400", "value out of range"},
+		RefuseErr: []string{"no exact float64"},
 	}
 	s.Resume = &loadtest.ResumeSuite{Args: func(_ *testing.T, proxy, _, _ string) []string {
 		return []string{"--urls", "http://" + proxy}

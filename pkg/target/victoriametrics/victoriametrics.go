@@ -58,6 +58,7 @@ type Config struct {
 	httpwrite.Conn        // User, Password: -httpAuth.username/-httpAuth.password
 	DBName         string // the db label; overridden by PrepareOptions.DBName when set
 	Precision      string // ns, us, ms or s: the unit of the input's timestamps
+	Protocol       string // ProtocolLine ("": the default) or ProtocolRemoteWrite (remotewrite.go)
 	// Log receives notes; nil discards them.
 	Log io.Writer
 }
@@ -71,6 +72,9 @@ var Precisions = []string{"ns", "us", "ms", "s"}
 func (c *Config) Validate() error {
 	if unitDigits(c.Precision) < 0 {
 		return load.Settingf("invalid {Precision} %q (want ns, us, ms or s)", c.Precision)
+	}
+	if c.Protocol != "" && c.Protocol != ProtocolLine && c.Protocol != ProtocolRemoteWrite {
+		return load.Settingf("invalid {Protocol} %q (want %s or %s)", c.Protocol, ProtocolLine, ProtocolRemoteWrite)
 	}
 	return c.Conn.Validate()
 }
@@ -250,7 +254,11 @@ func (t *Target) Describe() *results.Setup {
 	if t.dedup >= 0 {
 		s["dedup.minScrapeInterval"] = t.dedup.String()
 	}
-	return &results.Setup{URL: strings.Join(t.cfg.URLs, ","), API: API, Database: "db=" + t.cfg.DBName, Settings: s}
+	api := API
+	if t.cfg.Protocol == ProtocolRemoteWrite {
+		api, s["gzip"] = APIRemoteWrite, false
+	}
+	return &results.Setup{URL: strings.Join(t.cfg.URLs, ","), API: api, Database: "db=" + t.cfg.DBName, Settings: s}
 }
 
 // ServerVersion is vm_app_version's version label on /metrics
@@ -271,6 +279,9 @@ func (t *Target) ServerVersion(ctx context.Context) (string, error) {
 func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
 	if t.cfg.DBName == "" {
 		return nil, load.Settingf("no database name ({DBName})")
+	}
+	if t.cfg.Protocol == ProtocolRemoteWrite {
+		return t.newRemoteWriter(worker)
 	}
 	q := url.Values{"db": {t.cfg.DBName}, "precision": {t.cfg.Precision}}
 	return &Writer{t: t, p: t.client.NewPoster(worker), query: q.Encode(), gzip: t.cfg.Gzip, rules: Rules{Precision: t.cfg.Precision, Min: t.minMs, Max: t.maxMs}, shape: map[string]int{}}, nil

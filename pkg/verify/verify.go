@@ -1,4 +1,10 @@
-package runner
+// Package verify proves a load's rows in the database: it counts every
+// table before the load first writes to it and after the load, and judges
+// the difference against the rows acknowledged, telling a loss from
+// another writer, from points an overwriting target stores once (with the
+// input's distinct keys, KeyCount) and from table names the target folds
+// together (FoldTables). Every count is retried like a batch.
+package verify
 
 import (
 	"context"
@@ -14,46 +20,45 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/retry"
-	"github.com/tsload/tsload/pkg/schema"
 )
 
-// verifier proves a run's rows: it counts every table before the run first
-// writes to it (countBefore) and after the load (verify), and judges the
+// Verifier proves a run's rows: it counts every table before the run first
+// writes to it (CountBefore) and after the load (Verify), and judges the
 // difference against the rows acknowledged. Every count is retried within
 // the run's retry budget while the target marks its error retryable (a
 // server restarting, a stale connection), like a batch.
-type verifier struct {
-	target load.Target
-	hooks  load.Hooks // target's
-	// dropped: the tables are dropped before loading and start empty.
-	dropped bool
-	policy  retry.Policy
-	retries *atomic.Int64 // the run's retry counter
-	stderr  io.Writer
+type Verifier struct {
+	Target load.Target
+	Hooks  load.Hooks // Target's
+	// Dropped: the tables are dropped before loading and start empty.
+	Dropped bool
+	Policy  retry.Policy
+	Retries *atomic.Int64 // the run's retry counter
+	Stderr  io.Writer
 
-	// onCounted, when set, is given the tables counted before their first
+	// OnCounted, when set, is given the tables counted before their first
 	// write (the journal records them before that write).
-	onCounted func(before map[string]int64) error
-	// onBefore, when set, is given the counts of the tables just counted
-	// before their first write, to fingerprint them (content.go).
-	onBefore func(ctx context.Context, counts map[string]int64) error
-	// distinct, when set, counts the input's distinct (series, time)
-	// keys per table (run.distinctKeys), or says why it cannot.
-	distinct func(ctx context.Context, names []string) (*keyCount, string)
+	OnCounted func(before map[string]int64) error
+	// OnBefore, when set, is given the counts of the tables just counted
+	// before their first write, to fingerprint them.
+	OnBefore func(ctx context.Context, counts map[string]int64) error
+	// Distinct, when set, counts the input's distinct (series, time)
+	// keys per table, or says why it cannot.
+	Distinct func(ctx context.Context, names []string) (*KeyCount, string)
 
 	mu     sync.Mutex
 	before map[string]int64 // rows in each table before this run wrote to it
 }
 
-// recountPause is how long verification waits before counting a table
+// RecountPause is how long verification waits before counting a table
 // again to tell another writer from a loss (a variable for tests).
-var recountPause = time.Second
+var RecountPause = time.Second
 
-// countBefore counts the tables among names not counted yet, before this
+// CountBefore counts the tables among names not counted yet, before this
 // run writes to them, so that verification can prove what this run added
 // to tables that already held rows. Workers call it before each batch; it
 // asks the database once per table.
-func (v *verifier) countBefore(ctx context.Context, names []string) error {
+func (v *Verifier) CountBefore(ctx context.Context, names []string) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.before == nil {
@@ -68,11 +73,11 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if v.dropped {
+	if v.Dropped {
 		// Dropped tables start empty; a target may drop a table only when
 		// a batch first names it (ILP), after this count would be taken.
 		// A table the target leaves alone (load.Hooks.Drops) is counted.
-		drops := v.hooks.Drops
+		drops := v.Hooks.Drops
 		var zero, kept []string
 		for _, n := range todo {
 			if drops == nil || drops(n) {
@@ -99,8 +104,8 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 	for _, n := range todo {
 		v.before[n] = counts[n]
 	}
-	if v.onBefore != nil {
-		if err := v.onBefore(ctx, counts); err != nil {
+	if v.OnBefore != nil {
+		if err := v.OnBefore(ctx, counts); err != nil {
 			return err
 		}
 	}
@@ -108,18 +113,49 @@ func (v *verifier) countBefore(ctx context.Context, names []string) error {
 }
 
 // counted hands the counts of names to onCounted.
-func (v *verifier) counted(names []string) error {
-	if v.onCounted == nil {
+func (v *Verifier) counted(names []string) error {
+	if v.OnCounted == nil {
 		return nil
 	}
 	m := make(map[string]int64, len(names))
 	for _, n := range names {
 		m[n] = v.before[n]
 	}
-	return v.onCounted(m)
+	return v.OnCounted(m)
 }
 
-// verify proves what this run added: for every table, the rows counted
+// Acked are the rows the server acknowledged: per table, in all, and
+// whether some batch was written partially (its rows per table are then
+// estimates).
+type Acked struct {
+	Tables  map[string]int64
+	Rows    int64
+	Partial bool
+}
+
+// Before returns the rows each of names held before this run wrote to it.
+func (v *Verifier) Before(names []string) map[string]int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[string]int64, len(names))
+	for _, n := range names {
+		out[n] = v.before[n]
+	}
+	return out
+}
+
+// SetBefore sets the rows the tables held before the load first wrote to
+// them (a resumed load's, from its journal): they are not counted again.
+func (v *Verifier) SetBefore(before map[string]int64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.before = make(map[string]int64, len(before))
+	for k, n := range before {
+		v.before[k] = n
+	}
+}
+
+// Verify proves what this run added: for every table, the rows counted
 // after the load minus those counted before it equal the rows acknowledged.
 // More rows than that, or a count that still moves once this run is done,
 // means another client writes into the same tables: reported as such, not
@@ -127,14 +163,14 @@ func (v *verifier) counted(names []string) error {
 // (load.Hooks.Overwrites), fewer rows than acknowledged in a table that held rows
 // before can be points written again: reported, but not as a failure. The
 // returned Verification is set whenever counting was attempted.
-func (v *verifier) verify(ctx context.Context, tot totals) (*results.Verification, error) {
+func (v *Verifier) Verify(ctx context.Context, tot Acked) (*results.Verification, error) {
 	t0 := time.Now()
-	canon, foldNote := foldTables(v.hooks.FoldName, sortedKeys(tot.tables))
+	canon, foldNote := FoldTables(v.Hooks.FoldName, sortedKeys(tot.Tables))
 	if canon != nil {
-		tot = tot.fold(canon)
-		fmt.Fprintf(v.stderr, "verify: %s\n", foldNote)
+		tot = tot.Fold(canon)
+		fmt.Fprintf(v.Stderr, "verify: %s\n", foldNote)
 	}
-	names := sortedKeys(tot.tables)
+	names := sortedKeys(tot.Tables)
 	v.mu.Lock()
 	before := map[string]int64{}
 	for _, n := range names {
@@ -143,12 +179,12 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*results.Verificatio
 	v.mu.Unlock()
 	expected := map[string]int64{}
 	for _, n := range names {
-		expected[n] = before[n] + tot.tables[n]
+		expected[n] = before[n] + tot.Tables[n]
 	}
 	res := &results.Verification{Before: before, Expected: expected, Actual: map[string]int64{}, Note: foldNote}
-	if v.hooks.Await != nil {
-		if err := v.hooks.Await(ctx, expected); err != nil {
-			fmt.Fprintf(v.stderr, "verify: %v\n", err)
+	if v.Hooks.Await != nil {
+		if err := v.Hooks.Await(ctx, expected); err != nil {
+			fmt.Fprintf(v.Stderr, "verify: %v\n", err)
 		}
 	}
 	actual, err := v.count(ctx, names)
@@ -160,7 +196,7 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*results.Verificatio
 	for _, n := range names {
 		res.Actual[n] = actual[n]
 	}
-	if tot.partial {
+	if tot.Partial {
 		// Rejections cannot be attributed to tables: compare the totals.
 		res.Note = joinNotes(res.Note, "partial writes: per-table expectations are estimates; the total is compared")
 		var b, a int64
@@ -168,9 +204,9 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*results.Verificatio
 			b += before[n]
 			a += actual[n]
 		}
-		return res, v.judge(ctx, res, names, map[string]int64{"all tables": b}, map[string]int64{"all tables": tot.rows}, map[string]int64{"all tables": a}, nil)
+		return res, v.judge(ctx, res, names, map[string]int64{"all tables": b}, map[string]int64{"all tables": tot.Rows}, map[string]int64{"all tables": a}, nil)
 	}
-	return res, v.judge(ctx, res, names, before, tot.tables, actual, actual)
+	return res, v.judge(ctx, res, names, before, tot.Tables, actual, actual)
 }
 
 // judge compares after-before with acked per key and sets res. Four cases
@@ -178,8 +214,8 @@ func (v *verifier) verify(ctx context.Context, tot totals) (*results.Verificatio
 // overwriting target that held rows (points written again); fewer rows
 // otherwise (a loss). recount, when not nil, holds the counts per table to
 // compare a second count with when the first does not add up.
-func (v *verifier) judge(ctx context.Context, res *results.Verification, names []string, before, acked, after, recount map[string]int64) error {
-	overwrites := v.hooks.Overwrites
+func (v *Verifier) judge(ctx context.Context, res *results.Verification, names []string, before, acked, after, recount map[string]int64) error {
+	overwrites := v.Hooks.Overwrites
 	var lost, other, rewritten, repeated []string
 	keys := make([]string, 0, len(acked))
 	for k := range acked {
@@ -188,12 +224,12 @@ func (v *verifier) judge(ctx context.Context, res *results.Verification, names [
 	sort.Strings(keys)
 	// Fewer rows on an overwriting target: the input's distinct keys
 	// (distinct.go) tell repeated keys from lost rows.
-	var kc *keyCount
+	var kc *KeyCount
 	var noKeys string
-	if overwrites && recount != nil && v.distinct != nil && anyShort(keys, before, acked, after) {
-		kc, noKeys = v.distinct(ctx, keys)
+	if overwrites && recount != nil && v.Distinct != nil && anyShort(keys, before, acked, after) {
+		kc, noKeys = v.Distinct(ctx, keys)
 		if kc != nil {
-			res.Seconds += kc.seconds
+			res.Seconds += kc.Seconds
 		}
 	}
 	for _, k := range keys {
@@ -221,7 +257,7 @@ func (v *verifier) judge(ctx context.Context, res *results.Verification, names [
 		// A count that moves while this run writes nothing is another
 		// writer's doing.
 		select {
-		case <-time.After(recountPause):
+		case <-time.After(RecountPause):
 		case <-ctx.Done():
 		}
 		if again, err := v.count(ctx, names); err == nil {
@@ -241,30 +277,30 @@ func (v *verifier) judge(ctx context.Context, res *results.Verification, names [
 	}
 	res.OK = true
 	if len(repeated) > 0 {
-		note := "the input repeats (series, time) keys, which the target stores as one point, and the database holds exactly the distinct keys: " + strings.Join(repeated, "; ") + " (" + kc.cost() + ")"
+		note := "the input repeats (series, time) keys, which the target stores as one point, and the database holds exactly the distinct keys: " + strings.Join(repeated, "; ") + " (" + kc.Cost() + ")"
 		res.Note = joinNotes(res.Note, note)
-		fmt.Fprintf(v.stderr, "verify: %s\n", note)
+		fmt.Fprintf(v.Stderr, "verify: %s\n", note)
 	}
 	if len(rewritten) > 0 {
 		note := "the target overwrites identical points and these tables held rows before: acknowledged rows not added to a count replaced points already there (counts cannot tell them from lost ones): " + strings.Join(rewritten, "; ")
 		res.Note = joinNotes(res.Note, note)
-		fmt.Fprintf(v.stderr, "verify: %s\n", note)
+		fmt.Fprintf(v.Stderr, "verify: %s\n", note)
 	}
 	return nil
 }
 
 // count calls the target's Count, retrying what it marks retryable with
 // the same back-off and time bound as a batch.
-func (v *verifier) count(ctx context.Context, names []string) (map[string]int64, error) {
-	p := v.policy
+func (v *Verifier) count(ctx context.Context, names []string) (map[string]int64, error) {
+	p := v.Policy
 	p.OnRetry = func(_ int, wait time.Duration, err error) {
-		v.retries.Add(1)
-		fmt.Fprintf(v.stderr, "retrying the row count in %s: %v\n", wait.Round(time.Millisecond), err)
+		v.Retries.Add(1)
+		fmt.Fprintf(v.Stderr, "retrying the row count in %s: %v\n", wait.Round(time.Millisecond), err)
 	}
 	var actual map[string]int64
 	err := p.Do(ctx, func(ctx context.Context) error {
 		var err error
-		actual, err = v.target.Count(ctx, names)
+		actual, err = v.Target.Count(ctx, names)
 		return err
 	})
 	var g *retry.GiveUpError
@@ -282,18 +318,12 @@ func joinNotes(a, b string) string {
 	return a + "; " + b
 }
 
-func tableNames(tables []*schema.Table) []string {
-	out := make([]string, len(tables))
-	for i, t := range tables {
-		out[i] = t.Name
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return out
-}
-
-func batchTables(b *load.Batch) []string {
-	out := make([]string, len(b.Tables))
-	for i, t := range b.Tables {
-		out[i] = t.Name
-	}
-	return out
+	sort.Strings(keys)
+	return keys
 }

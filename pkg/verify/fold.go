@@ -1,15 +1,15 @@
-package runner
+package verify
 
 import (
 	"fmt"
 	"strings"
 )
 
-// foldTables groups the table names (sorted) that the target keeps as
+// FoldTables groups the table names (sorted) that the target keeps as
 // one table (load.Hooks.FoldName: QuestDB's names are case-insensitive). It
 // returns each folded name's group name, the first of the group, and a
 // note naming the groups; nil when no two names fold together.
-func foldTables(foldName func(string) string, sorted []string) (canon map[string]string, note string) {
+func FoldTables(foldName func(string) string, sorted []string) (canon map[string]string, note string) {
 	if foldName == nil {
 		return nil, ""
 	}
@@ -36,12 +36,13 @@ func foldTables(foldName func(string) string, sorted []string) (canon map[string
 	return canon, fmt.Sprintf("table names that differ only in case are one table in this database: %s (counted once, with the rows of every spelling)", strings.Join(groups, ", "))
 }
 
-// fold adds up the per-table rows of t under their group names.
-func (t totals) fold(canon map[string]string) totals {
-	f := t
-	f.tables = make(map[string]int64, len(t.tables))
-	for n, rows := range t.tables {
-		f.tables[canon[n]] += rows
+// Fold adds up the per-table rows of a under their group names
+// (FoldTables).
+func (a Acked) Fold(canon map[string]string) Acked {
+	f := a
+	f.Tables = make(map[string]int64, len(a.Tables))
+	for n, rows := range a.Tables {
+		f.Tables[canon[n]] += rows
 	}
 	return f
 }

@@ -1,4 +1,10 @@
-package runner
+// Package journal is a load's journal, the file written beside its results
+// file that says what a later run needs to continue the load where it
+// stopped (Journal), and its file work: the atomic snapshot, the ticket
+// log, an input's identity, the coalesced ranges of acknowledged batches.
+// The engine keeps the journal of a running load and settles batches in
+// doubt with it; loadcli reads it to resume.
+package journal
 
 import (
 	"bufio"
@@ -19,7 +25,7 @@ import (
 	"github.com/tsload/tsload/pkg/load"
 )
 
-// A load's journal, written beside its results file (JournalPath), says
+// A load's journal, written beside its results file (Path), says
 // what a later run needs to continue the load where it stopped: which
 // inputs (and their identity), with which settings, into which target, and
 // which of the inputs' batches the server acknowledged.
@@ -47,7 +53,7 @@ import (
 // settles them is the target's (load.Target.InDoubt): re-sent where the server
 // overwrites identical points, or, where a Writer hands out tickets
 // (load.Hooks.OnTicket, PostgreSQL's transaction ids), settled by the ticket,
-// which is appended to a ticket log (JournalPath + ".tickets.N") with one
+// which is appended to a ticket log (Path + ".tickets.N") with one
 // write(2) before the batch can commit: it survives the loader being
 // killed (the kernel holds it), though not a power loss of the machine
 // before the next snapshot's fsync.
@@ -61,8 +67,8 @@ type Journal struct {
 	// Flags are the first run's flag values (secrets masked): a resumed
 	// run takes those not given again from here.
 	Flags    map[string]string `json:"flags,omitempty"`
-	Settings JournalSettings   `json:"settings"`
-	Inputs   []JournalInput    `json:"inputs"`
+	Settings Settings          `json:"settings"`
+	Inputs   []Input           `json:"inputs"`
 	// Tables are the rows acknowledged per table by every run so far;
 	// Before the rows each table held before the load first wrote to it.
 	Tables map[string]int64 `json:"tables"`
@@ -77,7 +83,7 @@ type Journal struct {
 	// estimates), so verification compares the total.
 	Partial bool `json:"partial,omitempty"`
 	// InDoubt are the batches sent and not acknowledged at this snapshot.
-	InDoubt []JournalBatch `json:"in_doubt,omitempty"`
+	InDoubt []Batch `json:"in_doubt,omitempty"`
 	// TicketsFrom is the first ticket log segment this snapshot does not
 	// cover: a resumed run settles the tickets of segments from here on.
 	TicketsFrom int `json:"tickets_from"`
@@ -94,12 +100,15 @@ type Journal struct {
 	// elsewhere (another results file): this one is then out of date.
 	ContinuedIn string `json:"continued_in,omitempty"`
 
-	path string // where ReadJournal read it
+	path string // where Read read it
 }
 
-// JournalSettings are the settings a resumed run must share with the
+// File is where Read read j ("" for a journal not read from a file).
+func (j *Journal) File() string { return j.path }
+
+// Settings are the settings a resumed run must share with the
 // load's first run: they decide how the inputs are cut into batches.
-type JournalSettings struct {
+type Settings struct {
 	Format         string `json:"format,omitempty"` // as given ("" = detected)
 	Detected       string `json:"detected"`         // the first input's
 	Table          string `json:"table,omitempty"`
@@ -111,30 +120,30 @@ type JournalSettings struct {
 	MaxRecordBytes int    `json:"max_record_bytes,omitempty"`
 }
 
-// JournalInput is one input's identity and its acknowledged batches.
-type JournalInput struct {
+// Input is one input's identity and its acknowledged batches.
+type Input struct {
 	Path string `json:"path"`
 	Size int64  `json:"size"`
 	// Head and Tail are SHA-256 (hex) of the file's first and last MiB
 	// (as stored: compressed bytes for a compressed file).
-	Head  string         `json:"head_sha256"`
-	Tail  string         `json:"tail_sha256"`
-	Acked []JournalRange `json:"acked"`
+	Head  string  `json:"head_sha256"`
+	Tail  string  `json:"tail_sha256"`
+	Acked []Range `json:"acked"`
 }
 
-// JournalRange is a run of consecutive batches of one input, all
+// Range is a run of consecutive batches of one input, all
 // acknowledged: Batches [first, last] in cut order, Bytes [offset of the
 // first batch's first record, end of the last batch's data) in the
 // decompressed input, and their rows.
-type JournalRange struct {
+type Range struct {
 	Batches [2]int64 `json:"batches"`
 	Bytes   [2]int64 `json:"bytes"`
 	Rows    int64    `json:"rows"`
 }
 
-// JournalBatch is a batch in doubt (JournalRange's terms), with the
+// Batch is a batch in doubt (Range's terms), with the
 // tickets its writes were given (one per attempt).
-type JournalBatch struct {
+type Batch struct {
 	Input   int              `json:"input"`
 	Batch   int64            `json:"batch"`
 	Bytes   [2]int64         `json:"bytes"`
@@ -144,17 +153,18 @@ type JournalBatch struct {
 	Run     string           `json:"run,omitempty"` // the run that sent it
 }
 
-const journalVersion = 1
+// Version is the journal format this package writes and reads.
+const Version = 1
 
-// JournalPath is the journal of the load whose results file is results.
-func JournalPath(results string) string { return results + ".journal" }
+// Path is the journal of the load whose results file is results.
+func Path(results string) string { return results + ".journal" }
 
-// ReadJournal reads the journal of a load given its results file, or the
+// Read reads the journal of a load given its results file, or the
 // journal file itself.
-func ReadJournal(path string) (*Journal, string, error) {
+func Read(path string) (*Journal, string, error) {
 	jp := path
 	if !strings.HasSuffix(path, ".journal") {
-		jp = JournalPath(path)
+		jp = Path(path)
 	}
 	data, err := os.ReadFile(jp)
 	if err != nil {
@@ -167,8 +177,8 @@ func ReadJournal(path string) (*Journal, string, error) {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return nil, jp, fmt.Errorf("%s: %w", jp, err)
 	}
-	if j.Version != journalVersion {
-		return nil, jp, fmt.Errorf("%s: journal version %d, this loader reads %d", jp, j.Version, journalVersion)
+	if j.Version != Version {
+		return nil, jp, fmt.Errorf("%s: journal version %d, this loader reads %d", jp, j.Version, Version)
 	}
 	if j.ContinuedIn != "" {
 		return nil, jp, fmt.Errorf("%s: the load was continued by a run whose journal is %s: resume that one", jp, j.ContinuedIn)
@@ -177,30 +187,30 @@ func ReadJournal(path string) (*Journal, string, error) {
 	return &j, jp, nil
 }
 
-// newRunID names a run: its start (UTC) and 32 random bits.
-func newRunID() string {
+// NewRunID names a run: its start (UTC) and 32 random bits.
+func NewRunID() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// identify returns a file's identity (no acknowledged batches).
-func identify(path string) (JournalInput, error) {
+// Identify returns a file's identity (no acknowledged batches).
+func Identify(path string) (Input, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return JournalInput{}, err
+		return Input{}, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return JournalInput{}, err
+		return Input{}, err
 	}
 	const mib = 1 << 20
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return JournalInput{}, err
+		return Input{}, err
 	}
-	in := JournalInput{Path: abs, Size: st.Size(), Acked: []JournalRange{}}
+	in := Input{Path: abs, Size: st.Size(), Acked: []Range{}}
 	hash := func(off, n int64) (string, error) {
 		h := sha256.New()
 		if _, err := io.Copy(h, io.NewSectionReader(f, off, n)); err != nil {
@@ -217,9 +227,9 @@ func identify(path string) (JournalInput, error) {
 	return in, nil
 }
 
-// sameAs says how in differs from the identity an earlier run recorded
+// SameAs says how in differs from the identity an earlier run recorded
 // ("" when it does not).
-func (in JournalInput) sameAs(old JournalInput) string {
+func (in Input) SameAs(old Input) string {
 	switch {
 	case in.Size != old.Size:
 		return fmt.Sprintf("its size is %d bytes, it was %d", in.Size, old.Size)
@@ -233,19 +243,19 @@ func (in JournalInput) sameAs(old JournalInput) string {
 
 // acked reports whether batch k is in one of rs (sorted, disjoint), and
 // that range.
-func ackedIn(rs []JournalRange, k int64) (JournalRange, bool) {
+func AckedIn(rs []Range, k int64) (Range, bool) {
 	i := sort.Search(len(rs), func(i int) bool { return rs[i].Batches[1] >= k })
 	if i < len(rs) && rs[i].Batches[0] <= k {
 		return rs[i], true
 	}
-	return JournalRange{}, false
+	return Range{}, false
 }
 
-// addRange adds batch k (bytes [from, to), rows) to rs, merging it with
+// AddRange adds batch k (bytes [from, to), rows) to rs, merging it with
 // the ranges it touches; rs stays sorted. A batch already in rs is kept
 // once.
-func addRange(rs []JournalRange, k, from, to, rows int64) []JournalRange {
-	if _, ok := ackedIn(rs, k); ok {
+func AddRange(rs []Range, k, from, to, rows int64) []Range {
+	if _, ok := AckedIn(rs, k); ok {
 		return rs
 	}
 	i := sort.Search(len(rs), func(i int) bool { return rs[i].Batches[0] > k })
@@ -264,17 +274,17 @@ func addRange(rs []JournalRange, k, from, to, rows int64) []JournalRange {
 		rs[i].Batches[0], rs[i].Bytes[0] = k, from
 		rs[i].Rows += rows
 	default:
-		rs = append(rs, JournalRange{})
+		rs = append(rs, Range{})
 		copy(rs[i+1:], rs[i:])
-		rs[i] = JournalRange{Batches: [2]int64{k, k}, Bytes: [2]int64{from, to}, Rows: rows}
+		rs[i] = Range{Batches: [2]int64{k, k}, Bytes: [2]int64{from, to}, Rows: rows}
 	}
 	return rs
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
+// WriteAtomic replaces path with data: a temporary file in the same
 // directory, flushed, renamed over path, and the directory flushed, so
 // that after a crash path holds either the old or the new content.
-func writeAtomic(path string, data []byte) error {
+func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+"-*")
 	if err != nil {
@@ -297,8 +307,8 @@ func writeAtomic(path string, data []byte) error {
 	return syncDir(dir)
 }
 
-// ticketSegments lists the ticket log segments of journal jp, by number.
-func ticketSegments(jp string) (map[int]string, error) {
+// TicketSegments lists the ticket log segments of journal jp, by number.
+func TicketSegments(jp string) (map[int]string, error) {
 	paths, err := filepath.Glob(jp + ".tickets.*")
 	if err != nil {
 		return nil, err
@@ -313,10 +323,10 @@ func ticketSegments(jp string) (map[int]string, error) {
 	return out, nil
 }
 
-// readTickets reads the batches of the ticket log segments numbered from
+// ReadTickets reads the batches of the ticket log segments numbered from
 // on; a last line cut short by a kill is ignored.
-func readTickets(jp string, from int) ([]JournalBatch, error) {
-	segs, err := ticketSegments(jp)
+func ReadTickets(jp string, from int) ([]Batch, error) {
+	segs, err := TicketSegments(jp)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +337,7 @@ func readTickets(jp string, from int) ([]JournalBatch, error) {
 		}
 	}
 	sort.Ints(nums)
-	var out []JournalBatch
+	var out []Batch
 	for _, n := range nums {
 		f, err := os.Open(segs[n])
 		if err != nil {
@@ -336,7 +346,7 @@ func readTickets(jp string, from int) ([]JournalBatch, error) {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			var b JournalBatch
+			var b Batch
 			if json.Unmarshal(sc.Bytes(), &b) == nil && len(b.Tickets) > 0 {
 				out = append(out, b)
 			}

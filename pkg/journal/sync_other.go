@@ -1,6 +1,6 @@
 //go:build !unix
 
-package runner
+package journal
 
 // syncDir does nothing where a directory cannot be opened and flushed
 // (Windows: NTFS commits a rename's metadata itself).

@@ -1,0 +1,54 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tsload/tsload/pkg/pace"
+)
+
+// TestQueriesAcksNotVisible: on a target whose acknowledged rows become
+// visible some time later, and which says only that acknowledged does not
+// mean visible (load.Hooks.AcksNotVisible), every answer checked is right
+// and every type is checked: the rows are counted visible first. The same
+// target that does not say so gets wrong answers (the race, when it shows).
+func TestQueriesAcksNotVisible(t *testing.T) {
+	for _, said := range []bool{true, false} {
+		name := map[bool]string{true: "said", false: "unsaid"}[said]
+		t.Run(name, func(t *testing.T) {
+			path, rows := generated(t, "cpu-only", 4, 3*time.Hour)
+			f := newQueryFake()
+			f.lag, f.unseen, f.unsaid = 150*time.Millisecond, true, !said
+			cfg := queryConfig(path)
+			cfg.Pace = pace.Pace{Rate: 4000}
+			cfg.QueryRate = 200
+			res, err := Run(context.Background(), cfg, f)
+			if !said {
+				switch {
+				case err == nil:
+					t.Skip("the race did not show this time") // no test fails on timing
+				case !strings.Contains(err.Error(), "wrong query answers"):
+					t.Fatalf("undeclared lag: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, cfg.Stderr)
+			}
+			if res.Rows != rows || !res.Queries.Checked || res.Queries.Note != "" {
+				t.Fatalf("rows %d of %d, queries %+v", res.Rows, rows, res.Queries)
+			}
+			for _, qt := range res.Queries.Types {
+				if qt.Checked == 0 || qt.Wrong != 0 {
+					t.Errorf("%+v", qt)
+				}
+			}
+			if all := res.Queries.All; all.Checked <= int64(len(res.Queries.Types)) {
+				t.Errorf("only the final round was checked: %+v\n%s", all, cfg.Stderr)
+			}
+			t.Logf("%d of %d answers checked", res.Queries.All.Checked, res.Queries.All.Count)
+		})
+	}
+}
