@@ -29,6 +29,9 @@ func checkILP(b *load.Batch) error {
 	if b.Format != format.ILP {
 		return fmt.Errorf("questdb: %s: %s input is not supported: load_questdb sends ILP (generate the data as ILP)", b.Source, b.Format)
 	}
+	if n, reason := nullValue(b.Data); n > 0 {
+		return fmt.Errorf("questdb: input line %d: %s; nothing of the batch was sent", b.FirstLine+n-1, reason)
+	}
 	return nil
 }
 
