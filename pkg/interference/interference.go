@@ -8,8 +8,7 @@
 //
 // The threshold is half a core, or a tenth of the processors' time
 // stolen: a busy loop on one core is a whole core (TestBusyLoopDisturbs),
-// while the idle servers of scripts/start_*.sh and the kernel's own work
-// for a load (loopback softirq, writeback) are meant to stay under it
+// while the idle servers of scripts/start_*.sh stay far under it
 // (docs/benchmarks.md gives what they measured).
 package interference
 
