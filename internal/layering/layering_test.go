@@ -93,7 +93,8 @@ var allowed = map[string][]string{
 	"pkg/query":          {},
 	"pkg/latency":        {"pkg/results", "github.com/HdrHistogram/hdrhistogram-go"},
 	"pkg/pace":           {"pkg/latency", "pkg/results"},
-	"pkg/cost":           {"pkg/load", "pkg/periodic", "pkg/procstat", "pkg/results"},
+	"pkg/cost":           {"pkg/interference", "pkg/load", "pkg/periodic", "pkg/procstat", "pkg/results"},
+	"pkg/interference":   {"pkg/procstat", "pkg/results"},
 	"pkg/journal":        {"pkg/load"},
 	"pkg/verify":         {"pkg/load", "pkg/results", "pkg/retry"},
 	"pkg/report/summary": {"pkg/results"},
@@ -116,7 +117,7 @@ func TestImportAllowlist(t *testing.T) {
 		t.Skip("no go command")
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"pkg/load", module+"pkg/query", module+"pkg/results", module+"pkg/format/...",
-		module+"pkg/latency", module+"pkg/pace", module+"pkg/cost", module+"pkg/journal", module+"pkg/verify", module+"pkg/report/summary").CombinedOutput()
+		module+"pkg/latency", module+"pkg/pace", module+"pkg/cost", module+"pkg/interference", module+"pkg/journal", module+"pkg/verify", module+"pkg/report/summary").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

@@ -275,8 +275,9 @@ th { background: #efefeb; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.comparison { font-size: 0.78em; }
 table.comparison th, table.comparison td { padding: 4px 5px; }
-table.comparison th { min-width: 3.5em; hyphens: auto; }
+table.comparison th { min-width: 3em; hyphens: auto; }
 table.comparison td.num { white-space: normal; }
+table.comparison td:not(.num) { max-width: 9em; overflow-wrap: anywhere; }
 tr.bad td, td.bad { color: #a00000; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 14px; }
 figure { margin: 0; background: #fff; border: 1px solid #ddd; padding: 6px; }

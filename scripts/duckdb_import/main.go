@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command duckdb_import is the ceiling of `scripts/bench_load.sh duckdb`:
 // DuckDB's own import of a CSV or Parquet file (CREATE TABLE ... AS SELECT
 // * FROM read_csv or read_parquet, one transaction, then CHECKPOINT) into
