@@ -1,0 +1,285 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+
+	"github.com/tsload/tsload/pkg/results"
+)
+
+// Runs of a query set (load_* --queries; docs/queries.md) carry
+// Results.QueryBench: a second table, one row per cell and query type,
+// follows the load table in Markdown, CSV and HTML. A figure is the median
+// across the cell's runs that answered the type, with min–max where they
+// differ; errors, checked and wrong answers are summed over the runs (a
+// wrong answer fails its run, so a failed run's figures count too).
+
+// Columns of the per-query-type table after the group keys.
+var (
+	benchColumns    = []string{"query type", "runs", "queries", "q/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors", "checked / wrong answers"}
+	csvBenchColumns = []string{"query_type", "runs", "queries", "queries_per_sec", "queries_per_sec_min", "queries_per_sec_max",
+		"p50_ms", "p90_ms", "p99_ms", "p99_ms_min", "p99_ms_max", "max_ms", "errors", "checked", "wrong"}
+)
+
+// benchLegend explains the per-query-type table.
+const benchLegend = "Query benchmark (load_* --queries, docs/queries.md): one row per query type; queries: answered per run; " +
+	"q/s: answered queries over the run's measured seconds; p50–max ms: latency from each query's send (its due time when paced), " +
+	"median across runs (min–max in brackets where several differ); errors and checked / wrong answers: summed over the runs."
+
+// benchRow is one (cell, query type): the runs' figures for the type.
+type benchRow struct {
+	key  []string
+	name string
+	// runs had the type; answered had answers, unsupported was declared
+	// unsupported by the target, unchecked ran with --check=false.
+	runs, answered, unsupported, unchecked int
+	count, qps, p50, p90, p99, maxMs       []float64
+	errors, checked, wrong                 int64
+}
+
+// hasQueryBench reports whether some run of t ran a query set.
+func (t *Table) hasQueryBench() bool {
+	for i := range t.Cells {
+		for _, r := range t.Cells[i].Runs {
+			if r.QueryBench != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// queryBenchRows is t's per-query-type rows: its cells in order, each
+// cell's types in the order they first appear in its runs.
+func (t *Table) queryBenchRows() []*benchRow {
+	var rows []*benchRow
+	for i := range t.Cells {
+		c := &t.Cells[i]
+		byName := map[string]*benchRow{}
+		for _, r := range c.Runs {
+			qb := r.QueryBench
+			if qb == nil {
+				continue
+			}
+			for _, qt := range qb.Types {
+				b := byName[qt.Name]
+				if b == nil {
+					b = &benchRow{key: c.Key, name: qt.Name}
+					byName[qt.Name] = b
+					rows = append(rows, b)
+				}
+				b.add(qb, qt)
+			}
+		}
+	}
+	return rows
+}
+
+func (b *benchRow) add(qb *results.QueryBench, qt results.QueryBenchType) {
+	b.runs++
+	b.errors += qt.Errors
+	if qt.Unsupported > 0 && qt.Count == 0 {
+		b.unsupported++
+		return
+	}
+	if !qb.Checked {
+		b.unchecked++
+	}
+	b.checked += qt.Checked
+	b.wrong += qt.Wrong
+	if qt.Count == 0 {
+		return
+	}
+	b.answered++
+	qps := 0.0
+	if qb.Seconds > 0 {
+		qps = float64(qt.Count) / qb.Seconds
+	}
+	b.count = append(b.count, float64(qt.Count))
+	b.qps = append(b.qps, qps)
+	b.p50 = append(b.p50, qt.Latency.P50)
+	b.p90 = append(b.p90, qt.Latency.P90)
+	b.p99 = append(b.p99, qt.Latency.P99)
+	b.maxMs = append(b.maxMs, qt.Latency.Max)
+}
+
+// figure is a median, with the min–max in brackets when the runs differ.
+func figure(v []float64, f func(float64) string) string {
+	s := spreadOf(v)
+	if len(v) < 2 || f(s.Min) == f(s.Max) {
+		return f(s.Median)
+	}
+	return f(s.Median) + " (" + f(s.Min) + "–" + f(s.Max) + ")"
+}
+
+// checkedText is the checked / wrong answers column in Markdown.
+func (b *benchRow) checkedText() string {
+	switch {
+	case b.unchecked == b.runs-b.unsupported:
+		return "not checked"
+	case b.unchecked > 0:
+		return fmt.Sprintf("%d / %d (%d of %d runs not checked)", b.checked, b.wrong, b.unchecked, b.runs)
+	}
+	return fmt.Sprintf("%d / %d", b.checked, b.wrong)
+}
+
+// markdownRow is the row's values after the group keys.
+func (b *benchRow) markdownRow() []string {
+	runs := strconv.Itoa(b.runs)
+	if b.unsupported == b.runs {
+		row := []string{b.name, runs}
+		for range benchColumns[2:] {
+			row = append(row, "unsupported")
+		}
+		return row
+	}
+	if b.unsupported > 0 {
+		runs += fmt.Sprintf(" (%d unsupported)", b.unsupported)
+	}
+	errs := thousands(float64(b.errors))
+	if b.answered == 0 {
+		return []string{b.name, runs, "none answered", "", "", "", "", "", errs, b.checkedText()}
+	}
+	return []string{b.name, runs, figure(b.count, thousands), figure(b.qps, qpsText),
+		figure(b.p50, ms), figure(b.p90, ms), figure(b.p99, ms), figure(b.maxMs, ms), errs, b.checkedText()}
+}
+
+// csvRow is the row's values after the group keys: plain numbers, or the
+// reason there are none ("unsupported", "none answered", "not checked").
+func (b *benchRow) csvRow() []string {
+	runs := strconv.Itoa(b.runs)
+	if b.unsupported == b.runs {
+		row := []string{b.name, runs}
+		for range csvBenchColumns[2:] {
+			row = append(row, "unsupported")
+		}
+		return row
+	}
+	checked, wrong := strconv.FormatInt(b.checked, 10), strconv.FormatInt(b.wrong, 10)
+	if b.unchecked == b.runs-b.unsupported {
+		checked, wrong = "not checked", "not checked"
+	}
+	errs := strconv.FormatInt(b.errors, 10)
+	if b.answered == 0 {
+		row := []string{b.name, runs}
+		for range csvBenchColumns[2:12] {
+			row = append(row, "none answered")
+		}
+		return append(row, errs, checked, wrong)
+	}
+	qps, p99 := spreadOf(b.qps), spreadOf(b.p99)
+	return []string{b.name, runs, plain(spreadOf(b.count).Median),
+		qpsText(qps.Median), qpsText(qps.Min), qpsText(qps.Max),
+		ms(spreadOf(b.p50).Median), ms(spreadOf(b.p90).Median), ms(p99.Median), ms(p99.Min), ms(p99.Max),
+		ms(spreadOf(b.maxMs).Median), errs, checked, wrong}
+}
+
+// qpsText is queries per second: one decimal below 100, whole above.
+func qpsText(v float64) string {
+	if v < 100 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return thousands(v)
+}
+
+// queryBenchNotes says, per cell, the query set run and what its runs
+// said about it (--check=false, the first wrong answers and errors).
+func (t *Table) queryBenchNotes() []string {
+	var notes []string
+	for i := range t.Cells {
+		c := &t.Cells[i]
+		for _, r := range c.Runs {
+			qb := r.QueryBench
+			if qb == nil {
+				continue
+			}
+			n := fmt.Sprintf("%s: query set %s (%s, seed %d, scale %d) on %d connections",
+				runName(r), qb.File, qb.UseCase, qb.Seed, qb.Scale, qb.Workers)
+			if qb.Rate > 0 {
+				n += fmt.Sprintf(" at %s queries/s", thousands(qb.Rate))
+			}
+			n += fmt.Sprintf(", %d warm-up queries", qb.Warmup)
+			if qb.Note != "" {
+				n += "; " + qb.Note
+			}
+			if len(qb.Wrong) > 0 {
+				n += "; first wrong answer: " + qb.Wrong[0]
+			}
+			if len(qb.Errors) > 0 {
+				n += "; first error: " + qb.Errors[0]
+			}
+			notes = append(notes, n)
+		}
+	}
+	return notes
+}
+
+// writeQueryBenchMD writes the per-query-type table and its notes.
+func (t *Table) writeQueryBenchMD(b *strings.Builder) {
+	// The query type is a key: left-aligned like the group keys.
+	var head, sep []string
+	for _, k := range t.Keys {
+		head, sep = append(head, GroupKeys[k]), append(sep, "---")
+	}
+	head, sep = append(head, benchColumns[0]), append(sep, "---")
+	for _, c := range benchColumns[1:] {
+		head, sep = append(head, c), append(sep, "---:")
+	}
+	b.WriteString("\n")
+	writeMDRow(b, head)
+	writeMDRow(b, sep)
+	for _, r := range t.queryBenchRows() {
+		writeMDRow(b, append(append([]string(nil), r.key...), r.markdownRow()...))
+	}
+	b.WriteString("\n" + benchLegend + "\n\n")
+	for _, n := range t.queryBenchNotes() {
+		b.WriteString("- " + mdEscape(n) + "\n")
+	}
+}
+
+// writeQueryBenchCSV writes the per-query-type table after an empty line,
+// with its own header row.
+func (t *Table) writeQueryBenchCSV(cw *csv.Writer) error {
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	// An empty record is a bare line end: the two tables' separator.
+	if err := cw.Write(nil); err != nil {
+		return err
+	}
+	if err := cw.Write(append(append([]string(nil), t.Keys...), csvBenchColumns...)); err != nil {
+		return err
+	}
+	for _, r := range t.queryBenchRows() {
+		if err := cw.Write(append(append([]string(nil), r.key...), r.csvRow()...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// htmlBench is the HTML page's query benchmark section.
+type htmlBench struct {
+	Heads  []string
+	Rows   []htmlCell
+	Legend string
+	Notes  []string
+	Charts []template.HTML
+}
+
+// benchHTML is t's query benchmark section, nil when no run ran a query set.
+func benchHTML(t *Table) *htmlBench {
+	if !t.hasQueryBench() {
+		return nil
+	}
+	h := &htmlBench{Heads: benchColumns[1:], Legend: benchLegend, Notes: t.queryBenchNotes()}
+	for _, r := range t.queryBenchRows() {
+		v := r.markdownRow()
+		h.Rows = append(h.Rows, htmlCell{Key: append(append([]string(nil), r.key...), v[0]), Values: v[1:], OK: true})
+	}
+	return h
+}
