@@ -3,7 +3,9 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"html"
 	"html/template"
+	"math"
 	"strconv"
 	"strings"
 
@@ -281,5 +283,94 @@ func benchHTML(t *Table) *htmlBench {
 		v := r.markdownRow()
 		h.Rows = append(h.Rows, htmlCell{Key: append(append([]string(nil), r.key...), v[0]), Values: v[1:], OK: true})
 	}
+	if svg := QueryBenchSVG(t); svg != "" {
+		h.Charts = []template.HTML{template.HTML(svg)}
+	}
 	return h
+}
+
+// QueryBenchSVG is the HTML page's chart of the query benchmark: per query
+// type (x axis) one bar per cell (target, ...) at the median p50, with a
+// whisker up to the median p99; a type the target declared unsupported, or
+// that had no answer, is written in red where its bar would be. "" when no
+// run ran a query set.
+func QueryBenchSVG(t *Table) string {
+	rows := t.queryBenchRows()
+	if len(rows) == 0 {
+		return ""
+	}
+	var types, cells []string
+	ti, ci := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		if _, ok := ti[r.name]; !ok {
+			ti[r.name] = len(types)
+			types = append(types, r.name)
+		}
+		k := strings.Join(r.key, ", ")
+		if _, ok := ci[k]; !ok {
+			ci[k] = len(cells)
+			cells = append(cells, k)
+		}
+	}
+	maxV := 0.0
+	for _, r := range rows {
+		if r.answered > 0 {
+			maxV = max(maxV, spreadOf(r.p99).Median)
+		}
+	}
+	title := "Query latency per query type (bar: p50, whisker: p99, ms; medians across runs)"
+	var s svgBuilder
+	y := s.header(title, "")
+	var items []legendItem
+	for i, c := range cells {
+		items = append(items, legendItem{c, palette[i%len(palette)], "bar"})
+	}
+	y = s.legend(items, y)
+	yMax, step := niceScale(maxV*1.05, 5)
+	left := chartPad + labelSize*1.6 + yTickWidth(yMax, step) + 8
+	widest := 0.0
+	for _, x := range types {
+		widest = max(widest, fontWidth(x, labelSize, false))
+	}
+	// The type names are turned 40° (ending under their bars); the first
+	// may need a wider left margin.
+	cos40, sin40 := math.Cos(40*math.Pi/180), math.Sin(40*math.Pi/180)
+	slot := (chartWidth - chartPad - left) / float64(len(types))
+	left = max(left, chartPad+fontWidth(types[0], labelSize, false)*cos40+labelSize*sin40-slot/2)
+	f := frame{left: left, top: y + 8, width: chartWidth - chartPad - left, height: plotHeight0, xMax: float64(len(types)), yMax: yMax}
+	slot = f.width / float64(len(types))
+	barW := slot * 0.8 / float64(len(cells))
+	bottom := f.top + f.height + 6 + widest*sin40 + labelSize + 4 + labelSize*1.6 + chartPad
+	s.yAxis(f, step, "ms")
+	for i, x := range types {
+		cx := f.left + slot*(float64(i)+0.5)
+		ly := f.top + f.height + 6 + labelSize
+		fmt.Fprintf(&s.b, `<text x="%s" y="%s" font-size="%s" text-anchor="end" transform="rotate(-40 %s %s)" class="tick">%s</text>`+"\n",
+			num(cx), num(ly), num(labelSize), num(cx), num(ly), html.EscapeString(x))
+	}
+	for _, r := range rows {
+		g := ci[strings.Join(r.key, ", ")]
+		cx := f.left + slot*(float64(ti[r.name])+0.5)
+		bx := cx + (float64(g)-float64(len(cells))/2)*barW
+		mid := bx + barW/2
+		if r.answered == 0 {
+			why := "none answered"
+			if r.unsupported == r.runs {
+				why = "unsupported"
+			}
+			py := f.top + f.height - 4
+			fmt.Fprintf(&s.b, `<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="#c00000" transform="rotate(-90 %s %s)" class="status">%s</text>`+"\n",
+				num(mid+4), num(py), num(tickSize), num(mid+4), num(py), html.EscapeString(why))
+			continue
+		}
+		p50, p99 := spreadOf(r.p50).Median, spreadOf(r.p99).Median
+		top := f.y(p50)
+		s.rect(bx+1, top, barW-2, f.y(0)-top, fmt.Sprintf(`fill="%s" class="bar"`, palette[g%len(palette)]))
+		capW := min(barW*0.4, 14) / 2
+		s.line(mid, top, mid, f.y(p99), `stroke="#222" stroke-width="1.5" class="whisker"`)
+		s.line(mid-capW, f.y(p99), mid+capW, f.y(p99), `stroke="#222" stroke-width="1.5"`)
+	}
+	s.line(f.left, f.y(0), f.left+f.width, f.y(0), `stroke="#333" stroke-width="1"`)
+	s.text(f.left+f.width/2, bottom-chartPad-labelSize*0.3, labelSize, "middle", ` class="axis-title"`, "query type")
+	return s.finish(bottom, title)
 }

@@ -103,10 +103,36 @@ func TestQueryBenchOnlyWithRuns(t *testing.T) {
 	}
 	for _, w := range []string{`<h2 id="querybench">Query benchmark</h2>`, "<th>checked / wrong answers</th>",
 		`<td>victoriametrics</td><td>high-cpu-all</td><td class="num">1</td><td class="num">unsupported</td>`,
-		`<td class="num">not checked</td>`} {
+		`<td class="num">not checked</td>`, "Query latency per query type", `class="status">unsupported</text>`} {
 		if !strings.Contains(string(page), w) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
 	golden(t, "querybench/page.html.golden", page)
+}
+
+// TestQueryBenchSVG: a bar per answered (target, type), a whisker each, a
+// red word for the type VictoriaMetrics declared unsupported.
+func TestQueryBenchSVG(t *testing.T) {
+	runs, err := ReadFiles(globT(t, "testdata/querybench/*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := QueryBenchSVG(Summarize(runs, []string{"target"}))
+	if n := strings.Count(svg, `class="bar"`); n != 14 {
+		t.Errorf("%d bars, want 14 (3 targets x 5 types, one unsupported)", n)
+	}
+	if n := strings.Count(svg, `class="whisker"`); n != 14 {
+		t.Errorf("%d whiskers, want 14", n)
+	}
+	if n := strings.Count(svg, `class="status">unsupported<`); n != 1 {
+		t.Errorf("%d unsupported marks, want 1", n)
+	}
+	runs, err = ReadFiles([]string{"testdata/compare/questdb.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if QueryBenchSVG(Summarize(runs, []string{"target"})) != "" {
+		t.Error("a query benchmark chart without a query set run")
+	}
 }
