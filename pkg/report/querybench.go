@@ -6,6 +6,7 @@ import (
 	"html"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -187,34 +188,44 @@ func qpsText(v float64) string {
 	return thousands(v)
 }
 
-// queryBenchNotes says, per cell, the query set run and what its runs
-// said about it (--check=false, the first wrong answers and errors).
+// queryBenchNotes says, per cell, the query set its runs ran (once when
+// they share it), --check=false, and each run's first wrong answer and
+// first error.
 func (t *Table) queryBenchNotes() []string {
 	var notes []string
 	for i := range t.Cells {
 		c := &t.Cells[i]
+		var sets, names []string
+		var extra []string
 		for _, r := range c.Runs {
 			qb := r.QueryBench
 			if qb == nil {
 				continue
 			}
-			n := fmt.Sprintf("%s: query set %s (%s, seed %d, scale %d) on %d connections",
-				runName(r), qb.File, qb.UseCase, qb.Seed, qb.Scale, qb.Workers)
+			names = append(names, runName(r))
+			set := fmt.Sprintf("query set %s (%s, seed %d, scale %d) on %d connections", qb.File, qb.UseCase, qb.Seed, qb.Scale, qb.Workers)
 			if qb.Rate > 0 {
-				n += fmt.Sprintf(" at %s queries/s", thousands(qb.Rate))
+				set += fmt.Sprintf(" at %s queries/s", thousands(qb.Rate))
 			}
-			n += fmt.Sprintf(", %d warm-up queries", qb.Warmup)
+			set += fmt.Sprintf(", %d warm-up queries", qb.Warmup)
 			if qb.Note != "" {
-				n += "; " + qb.Note
+				set += "; " + qb.Note
+			}
+			if !slices.Contains(sets, set) {
+				sets = append(sets, set)
 			}
 			if len(qb.Wrong) > 0 {
-				n += "; first wrong answer: " + qb.Wrong[0]
+				extra = append(extra, runName(r)+": first wrong answer: "+qb.Wrong[0])
 			}
 			if len(qb.Errors) > 0 {
-				n += "; first error: " + qb.Errors[0]
+				extra = append(extra, runName(r)+": first error: "+qb.Errors[0])
 			}
-			notes = append(notes, n)
 		}
+		if len(names) == 0 {
+			continue
+		}
+		n := strings.Join(c.Key, ", ") + " (" + strings.Join(names, ", ") + "): " + strings.Join(sets, "; ")
+		notes = append(notes, strings.Join(append([]string{n}, extra...), "; "))
 	}
 	return notes
 }
