@@ -111,6 +111,7 @@ type htmlPage struct {
 	CostNotes            []string
 	Failures             []string
 	Differs              []string
+	Bench                *htmlBench
 	Bars                 []template.HTML
 	Rates                []template.HTML
 	Varying              []string
@@ -189,6 +190,7 @@ func HTML(runs []Run, group []string, title string) ([]byte, error) {
 	p.Notes = append(t.interferenceNotes(), t.retryNotes()...)
 	p.ShowServer = len(servers) > 1 && !slices.Contains(group, "server")
 	p.Differs = t.Differs
+	p.Bench = benchHTML(t)
 
 	keys := chartKeys(runs, group)
 	bt := Summarize(runs, keys)
@@ -322,7 +324,22 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <ul class="context">{{range .CostNotes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
 {{range .Differs}}<p class="differs">differs between runs: {{.}}</p>
 {{end}}{{if .Failures}}<p>Runs that did not finish ok:</p>
-<ul class="failures">{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<ul class="failures">{{range .Failures}}<li>{{.}}</li>{{end}}</ul>{{end}}{{with .Bench}}
+
+<h2 id="querybench">Query benchmark</h2>
+<div class="scroll">
+<table class="comparison">
+<thead><tr>{{range $.KeyHeads}}<th>{{.}}</th>{{end}}<th>query type</th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .Key}}<td>{{.}}</td>{{end}}{{range .Values}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="context">{{.Legend}}</p>
+<ul class="context">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{if .Charts}}
+<div class="charts">
+{{range .Charts}}<figure>{{.}}</figure>
+{{end}}</div>{{end}}{{end}}
 
 <h2 id="bars">Throughput</h2>
 <div class="charts">

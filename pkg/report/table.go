@@ -478,6 +478,9 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 	if t.hasQueries() {
 		b.WriteString("\n" + queryLegend + "\n")
 	}
+	if t.hasQueryBench() {
+		t.writeQueryBenchMD(&b)
+	}
 	t.writeMDNotes(&b, t.hasCost(), failures)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -531,6 +534,11 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	for i := range t.Cells {
 		c := &t.Cells[i]
 		if err := cw.Write(append(append([]string(nil), c.Key...), cols.values(c, csvForm)...)); err != nil {
+			return err
+		}
+	}
+	if t.hasQueryBench() {
+		if err := t.writeQueryBenchCSV(cw); err != nil {
 			return err
 		}
 	}
