@@ -733,20 +733,3 @@ func (ql *queryLoad) results() (*results.Queries, error) {
 	}
 	return res, nil
 }
-
-// writeQueries is the summary's lines of a query load.
-func writeQueries(w io.Writer, q *results.Queries) {
-	if q == nil {
-		return
-	}
-	fmt.Fprintf(w, "queries: %s/s offered on %d connections (%s): %s due, %s dropped (backlog full; at most %d of %d waited)\n",
-		rate(q.Rate), q.Workers, q.Mix, count(q.Issued), count(q.Dropped), q.MaxBacklog, q.BacklogCap)
-	for _, t := range append(q.Types, q.All) {
-		l := t.LatencyFromDue
-		fmt.Fprintf(w, "  %-22s %6d answered, %d rows, %d errors, %d unsupported; checked %d, wrong %d; ms from due p50 %.2f p99 %.2f max %.2f\n",
-			t.Name, t.Count, t.Rows, t.Errors, t.Unsupported, t.Checked, t.Wrong, l.P50, l.P99, l.Max)
-	}
-	if q.Note != "" {
-		fmt.Fprintf(w, "queries: %s\n", q.Note)
-	}
-}
