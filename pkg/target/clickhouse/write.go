@@ -365,50 +365,19 @@ func textValue(t schema.Type, b []byte) (any, error) {
 	return nil, fmt.Errorf("the column's type is not one tsload writes")
 }
 
-// fieldValue converts an ILP field to a column of type t.
+// fieldValue converts an ILP field to a column of type t (an Int32
+// column takes an int32).
 func fieldValue(t schema.Type, v lineprotocol.Value) (any, error) {
-	k := v.Kind()
 	switch t {
-	case schema.Float8, schema.Float4:
-		f, ok := ilp.AsFloat(v)
-		if !ok {
-			return nil, fmt.Errorf("a %v into a %s column", k, t)
-		}
-		if t == schema.Float4 {
-			return float32(f), nil
-		}
-		return f, nil
-	case schema.Int8, schema.Int4:
-		var n int64
-		switch k {
-		case lineprotocol.Int:
-			n = v.IntV()
-		case lineprotocol.Uint:
-			if v.UintV() > math.MaxInt64 {
-				return nil, fmt.Errorf("%d is out of range for a 64-bit integer", v.UintV())
-			}
-			n = int64(v.UintV())
-		case lineprotocol.Bool:
-			if v.BoolV() {
-				n = 1
-			}
-		default:
-			return nil, fmt.Errorf("a %v into a %s column", k, t)
-		}
-		if t == schema.Int4 {
-			if n > math.MaxInt32 || n < math.MinInt32 {
-				return nil, fmt.Errorf("%d is out of range for a 32-bit integer", n)
-			}
-			return int32(n), nil
-		}
-		return n, nil
-	case schema.Text:
-		if k == lineprotocol.String {
-			return v.StringV(), nil
-		}
-		return v.String(), nil
+	case schema.Float8, schema.Float4, schema.Int8, schema.Int4, schema.Text:
+	default:
+		return nil, fmt.Errorf("a %v into a column of a type tsload does not write", v.Kind())
 	}
-	return nil, fmt.Errorf("a %v into a column of a type tsload does not write", k)
+	x, err := ilp.ColumnValue(t, v)
+	if n, ok := x.(int64); ok && t == schema.Int4 {
+		return int32(n), nil
+	}
+	return x, err
 }
 
 // binaryValue decodes a COPY binary field of type in for a column of type t.

@@ -281,45 +281,7 @@ func parseInt(b []byte, t schema.Type) (int64, error) {
 
 // fieldValue converts an ILP field to a column of type t.
 func fieldValue(t schema.Type, v lineprotocol.Value) (driver.Value, error) {
-	k := v.Kind()
-	switch t {
-	case schema.Float8, schema.Float4:
-		f, ok := ilp.AsFloat(v)
-		if !ok {
-			return nil, fmt.Errorf("a %v into a %s column", k, t)
-		}
-		if t == schema.Float4 {
-			return float32(f), nil
-		}
-		return f, nil
-	case schema.Int8, schema.Int4:
-		var n int64
-		switch k {
-		case lineprotocol.Int:
-			n = v.IntV()
-		case lineprotocol.Uint:
-			if v.UintV() > math.MaxInt64 {
-				return nil, fmt.Errorf("%d is out of range for a 64-bit integer", v.UintV())
-			}
-			n = int64(v.UintV())
-		case lineprotocol.Bool:
-			if v.BoolV() {
-				n = 1
-			}
-		default:
-			return nil, fmt.Errorf("a %v into a %s column", k, t)
-		}
-		if t == schema.Int4 && (n > math.MaxInt32 || n < math.MinInt32) {
-			return nil, fmt.Errorf("%d is out of range for a 32-bit integer", n)
-		}
-		return n, nil
-	case schema.Text:
-		if k == lineprotocol.String {
-			return v.StringV(), nil
-		}
-		return v.String(), nil
-	}
-	return nil, fmt.Errorf("a %v into a %s column", k, t)
+	return ilp.ColumnValue(t, v)
 }
 
 // binaryValue decodes a COPY binary field of type in for a column of type t.
