@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -118,6 +119,7 @@ func (c *Meter) Start(cfg Config, doLoad bool, serverAddr string, period time.Du
 		c.notMeasured = fmt.Sprintf("pid %d: %v", c.pid, err)
 		return
 	}
+	c.win.ServerIsLoader = c.pid == os.Getpid()
 	c.first, c.last, c.prev = u, u, u
 	c.add(u)
 	c.stop = periodic.Every(min(SampleEvery, period), func() { c.sample(fsys) })

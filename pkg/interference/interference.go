@@ -55,6 +55,10 @@ type Window struct {
 	// the threshold, and the results say so).
 	Server           time.Duration
 	ServerUnobserved string
+	// ServerIsLoader says the database runs inside the loader (DuckDB,
+	// SQLite, tonbo, chDB): Server and Loader are the same CPU, taken
+	// away once.
+	ServerIsLoader bool
 }
 
 // Judge computes the interference of w.
@@ -84,7 +88,11 @@ func Judge(w Window) *results.Interference {
 	in.MachineCores = d.Busy.Seconds() / sec
 	in.LoaderCores = w.Loader.Seconds() / sec
 	in.ServerCores = w.Server.Seconds() / sec
-	in.Cores = max(0, in.MachineCores-in.LoaderCores-in.ServerCores)
+	own := in.LoaderCores + in.ServerCores
+	if w.ServerIsLoader {
+		own = max(in.LoaderCores, in.ServerCores)
+	}
+	in.Cores = max(0, in.MachineCores-own)
 	if t := d.Total(); t > 0 {
 		in.StealFraction = d.Steal.Seconds() / t.Seconds()
 	}

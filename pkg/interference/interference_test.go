@@ -43,6 +43,14 @@ func TestJudge(t *testing.T) {
 			cores: 0, disturbed: true, reason: "steal 15% > 10%",
 		},
 		{
+			// An embedded database: the server's tree is the loader
+			// itself, so its CPU is taken away once. 13 busy, 5 of them
+			// the loader's: 0.8 cores of other work.
+			name:  "embedded, busy loop beside",
+			w:     Window{Start: at(100, 100, 0, 0.2), End: at(113, 107, 0, 1.9), Wall: 10 * time.Second, Loader: 5 * time.Second, Server: 5 * time.Second, ServerIsLoader: true},
+			cores: 0.8, disturbed: true, reason: "interference 0.80 cores > 0.50",
+		},
+		{
 			// A local server whose process was not found: its CPU is in
 			// the figure, so the figure is not judged.
 			name:  "server unobserved",
