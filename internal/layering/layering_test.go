@@ -96,7 +96,7 @@ var allowed = map[string][]string{
 	"pkg/cost":           {"pkg/interference", "pkg/load", "pkg/periodic", "pkg/procstat", "pkg/results"},
 	"pkg/interference":   {"pkg/procstat", "pkg/results"},
 	"pkg/journal":        {"pkg/load"},
-	"pkg/verify":         {"pkg/load", "pkg/results", "pkg/retry"},
+	"pkg/verify":         {"pkg/envinfo", "pkg/fingerprint", "pkg/load", "pkg/results", "pkg/retry", "pkg/schema", "pkg/split", "golang.org/x/sync/errgroup"},
 	"pkg/report/summary": {"pkg/results"},
 	"pkg/results":        {"pkg/envinfo"},
 	"pkg/format":         {"pkg/schema"},

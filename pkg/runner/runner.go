@@ -72,7 +72,7 @@ type Config struct {
 	Verify bool // count the rows in the database afterwards
 	// VerifyContent (with Verify) proves each table's content, not only
 	// its count: fingerprints computed while reading, compared with the
-	// database's aggregates (content.go; counts where it cannot).
+	// database's aggregates (verify.Content; counts where it cannot).
 	VerifyContent bool
 	// ILPUnit is the unit of the ILP input's timestamps (its precision,
 	// format.ParseUnit; 0: nanoseconds), for the fingerprints' time range.
@@ -286,7 +286,7 @@ type run struct {
 	n      counters       // the reader's and the workers' counts
 
 	verifier    *verify.Verifier // counts before and after, judges (pkg/verify)
-	content     *content         // content verification (content.go); nil when off
+	content     *verify.Content  // content verification (content.go); nil when off
 	errs        *errorsFile      // ErrorsFile, when set
 	server      results.Server   // the server's version, asked after Prepare
 	workers     []*workerStats
@@ -796,7 +796,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job, free chan *job) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.Acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
 	for {
 		var j *job
 		var ok bool
