@@ -301,7 +301,7 @@ type run struct {
 	loop        *looper      // Loop and Duration (loop.go); nil: neither
 	rewrites    []rewrite    // of each batch, in order (rewrite.go)
 	obs         observers    // of each batch, in order (job.go)
-	own         *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	own         *ownData     // existing tables and CSV as lines (tabular.go)
 	readStop    *stopper     // ends a wait for stdin (stdin.go)
 	queries     *queryLoad   // the queries beside the writers (query.go); nil: none
 }
@@ -376,7 +376,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	defer r.readStop.watch(ctx)()
 	cfg.Stdin = newStdin(cfg.Stdin, r.readStop.c)
 	r.own = r.newOwnData(ctx)
-	defer r.own.done()
+	defer r.own.Done()
 	if err := r.openInputs(); err != nil {
 		if ctx.Err() != nil { // a signal while waiting for stdin's first bytes
 			r.interrupted = true
@@ -401,13 +401,13 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 		}
 	}
-	if err := r.own.prepare(r); err != nil {
+	if err := r.own.Prepare(r.tabularInputs()); err != nil {
 		return err
 	}
 	if r.queries, err = r.newQueryLoad(); err != nil { // before Prepare: refused at no cost
 		return err
 	}
-	r.own.describe(r, cfg.Stderr)
+	r.own.Describe(cfg.Stderr)
 
 	if err := r.openJournal(ctx); err != nil {
 		return err
@@ -415,7 +415,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
-		opts.Tables = r.prefix.tableList(r.own.tables(r, r.in.tables))
+		opts.Tables = r.prefix.tableList(r.own.Tables(r.in.tables))
 		setup := time.Now()
 		if err := r.ping(ctx); err != nil {
 			return err
@@ -529,7 +529,7 @@ func (r *run) openInputs() error {
 			in.Close()
 			return err
 		}
-		r.own.noteInput(in.Source, sp)
+		r.own.NoteInput(in.Source, sp)
 		r.in.inputGzip = append(r.in.inputGzip, in.Gzip)
 		if in.Size < 0 || r.in.totalSize < 0 {
 			r.in.totalSize = -1
@@ -796,7 +796,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job, free chan *job) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.Acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.Acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.TimeUnit(), Loaded: r.own.Loaded, NoValueSkipped: r.own.Lines()} // validates and counts the splitter's unchecked batches
 	for {
 		var j *job
 		var ok bool
