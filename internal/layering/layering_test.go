@@ -95,7 +95,7 @@ var allowed = map[string][]string{
 	"pkg/pace":           {"pkg/latency", "pkg/results"},
 	"pkg/cost":           {"pkg/interference", "pkg/load", "pkg/periodic", "pkg/procstat", "pkg/results"},
 	"pkg/interference":   {"pkg/procstat", "pkg/results"},
-	"pkg/journal":        {"pkg/load"},
+	"pkg/journal":        {"pkg/load", "pkg/periodic"},
 	"pkg/verify":         {"pkg/envinfo", "pkg/fingerprint", "pkg/load", "pkg/results", "pkg/retry", "pkg/schema", "pkg/split", "golang.org/x/sync/errgroup"},
 	"pkg/report/summary": {"pkg/results"},
 	"pkg/tabular":        {"pkg/format", "pkg/format/csv", "pkg/format/ilp", "pkg/format/pgcopy", "pkg/load", "pkg/schema", "pkg/split"},

@@ -705,7 +705,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []c
 			}
 		}
 		r.in.curInput.Store(in)
-		r.jr.setInput(i)
+		r.jr.SetInput(i)
 		err := r.readOne(ctx, sp, free, queues, seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
 		r.n.skipped.Add(sp.Skipped())
@@ -772,7 +772,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 		b.Seq = *seq
 		r.n.rowsRead.Add(int64(b.Rows))
 		r.noteCapped(b)
-		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
+		if skip, err := r.jr.CutBatch(b); skip || err != nil { // acknowledged by an earlier run
 			b.Release()
 			free <- j
 			if err != nil {
