@@ -34,7 +34,7 @@ var rules = []struct {
 // concerns are the load engine's concerns, each in a package of its own
 // beside pkg/runner: the engine imports them, they import neither the
 // engine, its command line, a target nor each other (the rules init adds).
-var concerns = []string{"pkg/pace", "pkg/cost", "pkg/journal", "pkg/verify"}
+var concerns = []string{"pkg/pace", "pkg/cost", "pkg/journal", "pkg/verify", "pkg/tabular"}
 
 func init() {
 	for _, c := range concerns {
@@ -95,9 +95,10 @@ var allowed = map[string][]string{
 	"pkg/pace":           {"pkg/latency", "pkg/results"},
 	"pkg/cost":           {"pkg/interference", "pkg/load", "pkg/periodic", "pkg/procstat", "pkg/results"},
 	"pkg/interference":   {"pkg/procstat", "pkg/results"},
-	"pkg/journal":        {"pkg/load"},
-	"pkg/verify":         {"pkg/load", "pkg/results", "pkg/retry"},
+	"pkg/journal":        {"pkg/load", "pkg/periodic"},
+	"pkg/verify":         {"pkg/envinfo", "pkg/fingerprint", "pkg/load", "pkg/results", "pkg/retry", "pkg/schema", "pkg/split", "golang.org/x/sync/errgroup"},
 	"pkg/report/summary": {"pkg/results"},
+	"pkg/tabular":        {"pkg/format", "pkg/format/csv", "pkg/format/ilp", "pkg/format/pgcopy", "pkg/load", "pkg/schema", "pkg/split"},
 	"pkg/results":        {"pkg/envinfo"},
 	"pkg/format":         {"pkg/schema"},
 	"pkg/format/csv":     {"pkg/format", "pkg/schema"},
@@ -117,7 +118,8 @@ func TestImportAllowlist(t *testing.T) {
 		t.Skip("no go command")
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"pkg/load", module+"pkg/query", module+"pkg/results", module+"pkg/format/...",
-		module+"pkg/latency", module+"pkg/pace", module+"pkg/cost", module+"pkg/interference", module+"pkg/journal", module+"pkg/verify", module+"pkg/report/summary").CombinedOutput()
+		module+"pkg/latency", module+"pkg/pace", module+"pkg/cost", module+"pkg/interference", module+"pkg/journal", module+"pkg/verify", module+"pkg/report/summary",
+		module+"pkg/tabular").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

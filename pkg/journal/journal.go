@@ -2,8 +2,9 @@
 // file that says what a later run needs to continue the load where it
 // stopped (Journal), and its file work: the atomic snapshot, the ticket
 // log, an input's identity, the coalesced ranges of acknowledged batches.
-// The engine keeps the journal of a running load and settles batches in
-// doubt with it; loadcli reads it to resume.
+// Live keeps the journal of a running load: its batches in flight, the
+// tickets of those sent, the batches in doubt an earlier run left and
+// their settling; loadcli reads a journal to resume.
 package journal
 
 import (

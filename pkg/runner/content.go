@@ -2,116 +2,50 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/fingerprint"
-	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
-	"github.com/tsload/tsload/pkg/retry"
-	"github.com/tsload/tsload/pkg/schema"
 	"github.com/tsload/tsload/pkg/verify"
 )
 
-// Content verification (Config.VerifyContent, docs/verify.md): each worker
-// adds the rows it checks to its own fingerprint.Acc (split.Checker.FP);
-// a table that held rows before the run wrote to it is fingerprinted in
-// the database when its rows are counted (countBefore); after the load the
-// workers' accumulators are merged, combined with what each table held
-// before, and compared with the database's own aggregates
-// (load.Target.Content). Where that cannot prove anything (a target
-// without the aggregates, a resumed or looped run, rows refused by the
-// server) it says so and the row counts are verified instead.
-
-// content is a run's content verification; nil when not asked for.
-type content struct {
-	cc         load.Target
-	overwrites bool
-	accs       []*fingerprint.Acc // one per worker
-	fallback   string             // why the counts are verified instead ("" when not)
-
-	mu     sync.Mutex
-	before map[string]*fingerprint.Table // tables that held rows before the run wrote to them
-	asked  map[string]bool               // tables whose before-query listed their tags
-}
-
-// newContent sets up content verification for r (nil when not asked), and
-// says loudly when it falls back to counts.
-func (r *run) newContent() *content {
+// newContent sets up content verification (Config.VerifyContent,
+// verify.Content) for r: nil when not asked; it says loudly when it falls
+// back to counts.
+func (r *run) newContent() *verify.Content {
 	cfg := &r.cfg
 	if !cfg.VerifyContent || !cfg.Verify {
 		return nil
 	}
-	c := &content{before: map[string]*fingerprint.Table{}, asked: map[string]bool{}}
-	c.accs = make([]*fingerprint.Acc, cfg.Workers)
-	if r.hooks.Overwrites && cfg.DoLoad {
-		c.overwrites = true
-	}
-	for i := range c.accs {
-		c.accs[i] = fingerprint.NewAcc(fingerprint.Options{Keys: c.overwrites})
-	}
+	c := verify.NewContent(cfg.Workers, r.hooks.Overwrites && cfg.DoLoad)
+	c.Verifier, c.Policy, c.Stderr, c.Query = r.verifier, r.retryPolicy(), cfg.Stderr, r.query
+	c.FoldName, c.Await = r.hooks.FoldName, r.hooks.Await
 	if !cfg.DoLoad {
 		// Nothing to compare with: the fingerprint is read (what it costs,
-		// and the dataset file's check: dataset.go) and summarised.
+		// and the dataset file's check) and summarised.
 		return c
 	}
 	switch {
-	case !canContent(r.target):
-		c.fallback = fmt.Sprintf("the %s target cannot compute content fingerprints", cfg.Target)
+	case !verify.CanContent(r.target):
+		c.Fallback = fmt.Sprintf("the %s target cannot compute content fingerprints", cfg.Target)
 	case cfg.Resume != nil:
-		c.fallback = "a resumed load: the rows the earlier run sent were not read by this one"
+		c.Fallback = "a resumed load: the rows the earlier run sent were not read by this one"
 	case cfg.Loop:
-		c.fallback = "a looped load: each pass's timestamps are shifted after reading"
+		c.Fallback = "a looped load: each pass's timestamps are shifted after reading"
 	}
-	if c.fallback != "" {
-		fmt.Fprintf(cfg.Stderr, "verify: content verification is not possible (%s): verifying row counts only\n", c.fallback)
+	if c.Fallback != "" {
+		fmt.Fprintf(cfg.Stderr, "verify: content verification is not possible (%s): verifying row counts only\n", c.Fallback)
 		return c
 	}
-	c.cc = r.target
-	r.verifier.OnBefore = c.fingerprintBefore(r)
+	c.Target = r.target
+	r.verifier.OnBefore = c.FingerprintBefore
 	return c
-}
-
-// canContent reports whether t computes content fingerprints: asked with
-// no queries, Content answers at once (load.Target).
-func canContent(t load.Target) bool {
-	if t == nil {
-		return false
-	}
-	_, err := t.Content(context.Background(), nil)
-	return !errors.Is(err, errors.ErrUnsupported)
-}
-
-// acc is worker id's accumulator (nil when nothing is fingerprinted).
-func (c *content) acc(id int) *fingerprint.Acc {
-	if c == nil || c.fallback != "" {
-		return nil
-	}
-	return c.accs[id]
-}
-
-// read merges the workers' accumulators into the first (once the
-// workers are done: no second copy of the key sets).
-func (c *content) read() *fingerprint.Acc {
-	merged := c.accs[0]
-	for _, a := range c.accs[1:] {
-		merged.Merge(a)
-	}
-	c.accs = c.accs[:1]
-	return merged
 }
 
 // query is what the database is asked about table name (prefixed, as
 // loaded): the fields and tags the run read, or else the table's schema.
 func (r *run) query(name string, read *fingerprint.Read) fingerprint.Query {
-	q := fingerprint.Query{Table: name}
 	plain := strings.TrimPrefix(name, r.cfg.TablePrefix)
 	tb := r.cfg.Lookup(plain)
 	for _, t := range r.in.tables {
@@ -119,210 +53,14 @@ func (r *run) query(name string, read *fingerprint.Read) fingerprint.Query {
 			tb = t
 		}
 	}
-	if tb != nil {
-		q.Time = tb.TimeColumn()
-		if tc := r.cfg.Mapping.TimeColumn; tc != "" && slices.Contains(tb.ColumnNames(), tc) {
-			q.Time = tc // --time-column: not the first
-		}
-	}
-	if read != nil {
-		q.Tags = read.Tags
-		for _, f := range read.Fields {
-			q.Fields = append(q.Fields, fingerprint.FieldQuery{Name: f.Name, Kind: f.Kind})
-		}
-		return q
-	}
-	if tb != nil {
-		for _, col := range tb.Columns {
-			if col.Name == q.Time {
-				continue
-			}
-			if col.Tag {
-				q.Tags = append(q.Tags, col.Name)
-				continue
-			}
-			q.Fields = append(q.Fields, fingerprint.FieldQuery{Name: col.Name, Kind: kindOf(col.Type)})
-		}
-		sort.Slice(q.Fields, func(i, j int) bool { return q.Fields[i].Name < q.Fields[j].Name })
-	}
-	return q
-}
-
-// fingerprintBefore is the verifier's onBefore: the tables among counts
-// that hold rows are fingerprinted before the run writes to them (the
-// fields and tags asked for are the table's schema where the run knows
-// it; a table it does not know is asked for its rows and time range, and
-// its fields and series are then not compared after the load).
-func (c *content) fingerprintBefore(r *run) func(ctx context.Context, counts map[string]int64) error {
-	return func(ctx context.Context, counts map[string]int64) error {
-		var qs []fingerprint.Query
-		for n, rows := range counts {
-			if rows > 0 {
-				qs = append(qs, r.query(n, nil))
-			}
-		}
-		if len(qs) == 0 {
-			return nil
-		}
-		sort.Slice(qs, func(i, j int) bool { return qs[i].Table < qs[j].Table })
-		got, err := c.ask(ctx, r, qs)
-		if err != nil {
-			return fmt.Errorf("verify: fingerprinting %d tables before loading: %w", len(qs), err)
-		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, q := range qs {
-			t := got[q.Table]
-			if t == nil {
-				t = &fingerprint.Table{Name: q.Table}
-			}
-			c.before[q.Table] = t
-			c.asked[q.Table] = len(q.Tags) > 0
-		}
-		return nil
-	}
-}
-
-// ask calls the target's Content, retrying what it marks retryable.
-func (c *content) ask(ctx context.Context, r *run, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
-	p := r.retryPolicy()
-	p.OnRetry = func(_ int, wait time.Duration, err error) {
-		r.n.retries.Add(1)
-		fmt.Fprintf(r.cfg.Stderr, "retrying the content query in %s: %v\n", wait.Round(time.Millisecond), err)
-	}
-	var got map[string]*fingerprint.Table
-	err := p.Do(ctx, func(ctx context.Context) error {
-		var err error
-		got, err = c.cc.Content(ctx, qs)
-		return err
-	})
-	var g *retry.GiveUpError
-	if errors.As(err, &g) {
-		err = g.Err
-	}
-	return got, err
-}
-
-// verifyContent is verification with content fingerprints: instead of
-// the counts (which it includes) when content verification can run, the
-// counts with a note when it cannot.
-func (r *run) verifyContent(ctx context.Context, tot totals) (*results.Verification, error) {
-	c := r.content
-	why := c.fallback
-	var merged *fingerprint.Acc
-	if why == "" {
-		merged = c.read()
-		switch {
-		case tot.partial:
-			why = "the server refused some rows of a batch, and which ones is not known"
-		case merged.Failed() != "":
-			why = "the reader could not fingerprint the input: " + merged.Failed()
-		}
-	}
-	reads := map[string]*fingerprint.Read{}
-	if why == "" {
-		if err := r.checkDataset(merged); err != nil {
-			return &results.Verification{Mode: "content", Note: err.Error()}, err
-		}
-		for n, rd := range merged.Result() {
-			name := r.cfg.TablePrefix + n
-			rd.Name = name
-			reads[name] = rd
-		}
-		for n, rows := range tot.tables {
-			if reads[n] == nil || reads[n].Rows != rows {
-				why = fmt.Sprintf("the rows fingerprinted for %s differ from those acknowledged", n)
-				break
-			}
-		}
-	}
-	if why == "" {
-		if canon, _ := verify.FoldTables(r.hooks.FoldName, sortedKeys(tot.tables)); canon != nil {
-			why = "table names that differ only in case are one table in this database, and the reader fingerprinted them apart"
-		}
-	}
-	if why != "" {
-		if c.fallback == "" {
-			fmt.Fprintf(r.cfg.Stderr, "verify: content verification is not possible (%s): verifying row counts only\n", why)
-		}
-		res, err := r.verifier.Verify(ctx, tot.acked())
-		if res != nil {
-			res.Mode = "count"
-			res.Note = strings.TrimPrefix(res.Note+"; content not verified: "+why, "; ")
-		}
-		return res, err
-	}
-	return r.compareContent(ctx, tot, reads)
-}
-
-func (r *run) compareContent(ctx context.Context, tot totals, reads map[string]*fingerprint.Read) (*results.Verification, error) {
-	c := r.content
-	t0 := time.Now()
-	names := sortedKeys(reads)
-	res := &results.Verification{Mode: "content", Before: map[string]int64{}, Expected: map[string]int64{}, Actual: map[string]int64{}}
-	res.Before = r.verifier.Before(names)
-	c.mu.Lock()
-	exps := map[string]*fingerprint.Expect{}
-	var qs []fingerprint.Query
-	for _, n := range names {
-		e := fingerprint.ExpectRead(reads[n], c.overwrites)
-		if b := c.before[n]; b != nil && b.Rows > 0 {
-			e = fingerprint.Combine(b, e, c.overwrites)
-			if !c.asked[n] {
-				e.SeriesHigh = math.MaxInt64 // the tags before were not known
-			}
-		} else if res.Before[n] > 0 {
-			// Counted but not fingerprinted before (cannot happen: the
-			// count and the fingerprint are taken together).
-			e.RowsLow, e.Rows = e.RowsLow+res.Before[n], e.Rows+res.Before[n]
-			e.FieldsUnproven = "the table held rows that were not fingerprinted before the load"
-		}
-		exps[n] = e
-		res.Expected[n] = e.Rows
-		qs = append(qs, r.query(n, reads[n]))
-	}
-	c.mu.Unlock()
-	if r.hooks.Await != nil {
-		if err := r.hooks.Await(ctx, res.Expected); err != nil {
-			fmt.Fprintf(r.cfg.Stderr, "verify: %v\n", err)
-		}
-	}
-	found, err := c.ask(ctx, r, qs)
-	res.Seconds = time.Since(t0).Seconds()
-	if err != nil {
-		res.Note = "content query failed: " + err.Error()
-		return res, fmt.Errorf("verify: content: %w", err)
-	}
-	var bad []string
-	res.OK = true
-	for _, n := range names {
-		e, f := exps[n], found[n]
-		if f == nil {
-			f = &fingerprint.Table{Name: n}
-		}
-		res.Actual[n] = f.Rows
-		cmp := fingerprint.Compare(e, f)
-		ch := results.ContentCheck{Table: n, OK: cmp.OK(), Rows: e.Rows, Series: e.Series, MinTime: e.MinTime, MaxTime: e.MaxTime, Fields: len(e.Fields), Notes: cmp.Notes}
-		for _, m := range cmp.Mismatches {
-			ch.Mismatches = append(ch.Mismatches, m.String())
-		}
-		if !ch.OK {
-			res.OK = false
-			bad = append(bad, ch.Mismatches...)
-		}
-		res.Content = append(res.Content, ch)
-	}
-	if !res.OK {
-		return res, fmt.Errorf("verify FAILED: the database's content differs from what was loaded: %s", strings.Join(bad, "; "))
-	}
-	return res, nil
+	return verify.QueryFor(name, tb, r.cfg.Mapping.TimeColumn, read)
 }
 
 // verifyAll verifies the load: content fingerprints when asked for and
 // possible, the row counts otherwise.
 func (r *run) verifyAll(ctx context.Context, tot totals) (*results.Verification, error) {
 	if r.content != nil {
-		return r.verifyContent(ctx, tot)
+		return r.content.Verify(ctx, tot.acked(), r.cfg.TablePrefix, r.checkDataset)
 	}
 	v, err := r.verifier.Verify(ctx, tot.acked())
 	if v != nil {
@@ -331,81 +69,23 @@ func (r *run) verifyAll(ctx context.Context, tot totals) (*results.Verification,
 	return v, err
 }
 
-// kindOf is the fingerprint kind of a column type.
-func kindOf(t schema.Type) fingerprint.Kind {
-	switch t {
-	case schema.Float8, schema.Float4:
-		return fingerprint.Float
-	case schema.Int8, schema.Int4:
-		return fingerprint.Int
-	case schema.Text:
-		return fingerprint.String
-	}
-	return fingerprint.Float
-}
-
 // writeRead prints what the workers fingerprinted of a run without a
-// database (--do-load=false with content verification): what a load
-// would compare, and what fingerprinting costs.
+// database (--do-load=false with content verification).
 func (r *run) writeRead() error {
-	c := r.content
-	if c == nil || r.cfg.DoLoad {
+	if r.content == nil || r.cfg.DoLoad {
 		return nil
 	}
-	a := c.read()
-	if f := a.Failed(); f != "" {
-		fmt.Fprintf(r.cfg.Stderr, "fingerprint: not possible: %s\n", f)
-		return nil
+	if a := r.content.WriteRead(r.cfg.TablePrefix); a != nil {
+		return r.checkDataset(a)
 	}
-	res := a.Result()
-	for _, n := range sortedKeys(res) {
-		t := res[n]
-		est := ""
-		if !t.SeriesExact {
-			est = " (estimated)"
-		}
-		fmt.Fprintf(r.cfg.Stderr, "fingerprint read: %s: %d rows, %d series%s, time %s to %s, %d fields\n", r.cfg.TablePrefix+n, t.Rows, t.Series, est,
-			time.Unix(0, t.MinTime).UTC().Format(time.RFC3339Nano), time.Unix(0, t.MaxTime).UTC().Format(time.RFC3339Nano), len(t.Fields))
-	}
-	return r.checkDataset(a)
+	return nil
 }
 
-// checkDataset compares what the workers read of a single input with the
-// fingerprint its dataset description carries (generate_data
-// --fingerprint): a file damaged on disk, or read differently, differs.
-// The check needs the whole file read: a load checks after sending (run
-// with --do-load=false first to check before).
+// checkDataset compares what the workers read of a single whole input
+// with the fingerprint its dataset description carries.
 func (r *run) checkDataset(a *fingerprint.Acc) error {
 	if len(r.cfg.Inputs) != 1 || r.cfg.Limit > 0 || r.cfg.ILPUnit > 1 {
 		return nil
 	}
-	path := r.cfg.Inputs[0]
-	d, err := envinfo.ReadDataset(path)
-	if err != nil || d == nil || len(d.Fingerprint) == 0 {
-		return nil
-	}
-	reads := a.Result()
-	var bad []string
-	seen := map[string]bool{}
-	for _, tf := range d.Fingerprint {
-		seen[tf.Table] = true
-		got := reads[tf.Table]
-		if got == nil {
-			got = &fingerprint.Read{Table: fingerprint.Table{Name: tf.Table}}
-		}
-		cmp := fingerprint.Compare(fingerprint.ExpectRead(tf.Read(), false), &got.Table)
-		for _, m := range cmp.Mismatches {
-			bad = append(bad, m.String())
-		}
-	}
-	for n := range reads {
-		if !seen[n] {
-			bad = append(bad, fmt.Sprintf("table %q is not in the description", n))
-		}
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("%s: the input differs from the fingerprint in %s%s (damaged since it was written?): %s", path, path, envinfo.SidecarSuffix, strings.Join(bad, "; "))
-	}
-	fmt.Fprintf(r.cfg.Stderr, "fingerprint: the input matches %s%s (%d tables)\n", path, envinfo.SidecarSuffix, len(d.Fingerprint))
-	return nil
+	return verify.CheckDataset(r.cfg.Inputs[0], a, r.cfg.Stderr)
 }

@@ -59,8 +59,8 @@ func (r *run) batchObservers() observers {
 	}
 	if r.jr != nil {
 		list = append(list, observer{name: "journal (resume.go)",
-			sending: func(j *job) { r.jr.sending(&j.Batch) },
-			acked:   func(j *job, ack load.Ack, _ time.Duration) { r.jr.acked(&j.Batch, ack) }})
+			sending: func(j *job) { r.jr.Sending(&j.Batch) },
+			acked:   func(j *job, ack load.Ack, _ time.Duration) { r.jr.Acked(&j.Batch, ack) }})
 	}
 	if r.queries != nil {
 		list = append(list, observer{name: "queries' watermark (query.go)",

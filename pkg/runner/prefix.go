@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 
 	"github.com/tsload/tsload/pkg/format"
@@ -38,12 +39,18 @@ func (p *prefixer) table(tb *schema.Table) *schema.Table {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := p.tables[layoutKey(tb)]
+	c := p.tables[tableKey(tb)]
 	if c == nil {
 		c = &schema.Table{Name: p.prefix + tb.Name, Columns: tb.Columns}
-		p.tables[layoutKey(tb)] = c
+		p.tables[tableKey(tb)] = c
 	}
 	return c
+}
+
+// tableKey names a table by its name and columns (a splitter opened again
+// for a later input or pass makes tables of its own).
+func tableKey(t *schema.Table) string {
+	return t.Name + "\x00" + strings.Join(t.ColumnNames(), ",")
 }
 
 // tableList returns tables under the prefix.

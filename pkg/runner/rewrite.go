@@ -22,7 +22,7 @@ const maxRewrites = 3
 func (r *run) batchRewrites() []rewrite {
 	var steps []rewrite
 	if r.own != nil {
-		steps = append(steps, rewrite{"CSV as lines (tabular.go)", r.own.apply})
+		steps = append(steps, rewrite{"CSV as lines (tabular.go)", func(b *load.Batch, s *scratch) (func(), error) { return r.own.Apply(b, &s.data) }})
 	}
 	if r.prefix != nil {
 		steps = append(steps, rewrite{"table prefix (prefix.go)", func(b *load.Batch, s *scratch) (func(), error) { return r.prefix.apply(b, s), nil }})

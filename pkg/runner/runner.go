@@ -72,7 +72,7 @@ type Config struct {
 	Verify bool // count the rows in the database afterwards
 	// VerifyContent (with Verify) proves each table's content, not only
 	// its count: fingerprints computed while reading, compared with the
-	// database's aggregates (content.go; counts where it cannot).
+	// database's aggregates (verify.Content; counts where it cannot).
 	VerifyContent bool
 	// ILPUnit is the unit of the ILP input's timestamps (its precision,
 	// format.ParseUnit; 0: nanoseconds), for the fingerprints' time range.
@@ -286,7 +286,7 @@ type run struct {
 	n      counters       // the reader's and the workers' counts
 
 	verifier    *verify.Verifier // counts before and after, judges (pkg/verify)
-	content     *content         // content verification (content.go); nil when off
+	content     *verify.Content  // content verification (content.go); nil when off
 	errs        *errorsFile      // ErrorsFile, when set
 	server      results.Server   // the server's version, asked after Prepare
 	workers     []*workerStats
@@ -301,7 +301,7 @@ type run struct {
 	loop        *looper      // Loop and Duration (loop.go); nil: neither
 	rewrites    []rewrite    // of each batch, in order (rewrite.go)
 	obs         observers    // of each batch, in order (job.go)
-	own         *ownData     // existing tables and CSV as lines (tabular.go, catalog.go)
+	own         *ownData     // existing tables and CSV as lines (tabular.go)
 	readStop    *stopper     // ends a wait for stdin (stdin.go)
 	queries     *queryLoad   // the queries beside the writers (query.go); nil: none
 }
@@ -376,7 +376,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	defer r.readStop.watch(ctx)()
 	cfg.Stdin = newStdin(cfg.Stdin, r.readStop.c)
 	r.own = r.newOwnData(ctx)
-	defer r.own.done()
+	defer r.own.Done()
 	if err := r.openInputs(); err != nil {
 		if ctx.Err() != nil { // a signal while waiting for stdin's first bytes
 			r.interrupted = true
@@ -401,13 +401,13 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 		}
 	}
-	if err := r.own.prepare(r); err != nil {
+	if err := r.own.Prepare(r.tabularInputs()); err != nil {
 		return err
 	}
 	if r.queries, err = r.newQueryLoad(); err != nil { // before Prepare: refused at no cost
 		return err
 	}
-	r.own.describe(r, cfg.Stderr)
+	r.own.Describe(cfg.Stderr)
 
 	if err := r.openJournal(ctx); err != nil {
 		return err
@@ -415,7 +415,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	var writers []load.Writer
 	if cfg.DoLoad {
 		opts := cfg.Prepare
-		opts.Tables = r.prefix.tableList(r.own.tables(r, r.in.tables))
+		opts.Tables = r.prefix.tableList(r.own.Tables(r.in.tables))
 		setup := time.Now()
 		if err := r.ping(ctx); err != nil {
 			return err
@@ -529,7 +529,7 @@ func (r *run) openInputs() error {
 			in.Close()
 			return err
 		}
-		r.own.noteInput(in.Source, sp)
+		r.own.NoteInput(in.Source, sp)
 		r.in.inputGzip = append(r.in.inputGzip, in.Gzip)
 		if in.Size < 0 || r.in.totalSize < 0 {
 			r.in.totalSize = -1
@@ -705,7 +705,7 @@ func (r *run) readPass(ctx context.Context, pass int, free chan *job, queues []c
 			}
 		}
 		r.in.curInput.Store(in)
-		r.jr.setInput(i)
+		r.jr.SetInput(i)
 		err := r.readOne(ctx, sp, free, queues, seq)
 		sp.Release() // what a batch not handed out (after an error) holds of the input
 		r.n.skipped.Add(sp.Skipped())
@@ -772,7 +772,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 		b.Seq = *seq
 		r.n.rowsRead.Add(int64(b.Rows))
 		r.noteCapped(b)
-		if skip, err := r.jr.cutBatch(b); skip || err != nil { // acknowledged by an earlier run
+		if skip, err := r.jr.CutBatch(b); skip || err != nil { // acknowledged by an earlier run
 			b.Release()
 			free <- j
 			if err != nil {
@@ -796,7 +796,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job, free chan *job) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.timeUnit, Loaded: r.own.loaded, NoValueSkipped: r.own.lines} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.Acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.TimeUnit(), Loaded: r.own.Loaded, NoValueSkipped: r.own.Lines()} // validates and counts the splitter's unchecked batches
 	for {
 		var j *job
 		var ok bool

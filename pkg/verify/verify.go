@@ -3,7 +3,9 @@
 // the difference against the rows acknowledged, telling a loss from
 // another writer, from points an overwriting target stores once (with the
 // input's distinct keys, KeyCount) and from table names the target folds
-// together (FoldTables). Every count is retried like a batch.
+// together (FoldTables). With content verification (Content) it compares
+// the rows read with the database's own aggregates instead. Every count
+// and query is retried like a batch.
 package verify
 
 import (
