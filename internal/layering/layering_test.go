@@ -34,7 +34,7 @@ var rules = []struct {
 // concerns are the load engine's concerns, each in a package of its own
 // beside pkg/runner: the engine imports them, they import neither the
 // engine, its command line, a target nor each other (the rules init adds).
-var concerns = []string{"pkg/pace", "pkg/cost", "pkg/journal", "pkg/verify", "pkg/tabular"}
+var concerns = []string{"pkg/pace", "pkg/cost", "pkg/journal", "pkg/verify", "pkg/tabular", "pkg/queryload"}
 
 func init() {
 	for _, c := range concerns {
@@ -97,6 +97,7 @@ var allowed = map[string][]string{
 	"pkg/interference":   {"pkg/procstat", "pkg/results"},
 	"pkg/journal":        {"pkg/load", "pkg/periodic"},
 	"pkg/verify":         {"pkg/envinfo", "pkg/fingerprint", "pkg/load", "pkg/results", "pkg/retry", "pkg/schema", "pkg/split", "golang.org/x/sync/errgroup"},
+	"pkg/queryload":      {"pkg/envinfo", "pkg/format", "pkg/format/ilp", "pkg/latency", "pkg/load", "pkg/query", "pkg/results", lineprotocol},
 	"pkg/report/summary": {"pkg/results"},
 	"pkg/tabular":        {"pkg/format", "pkg/format/csv", "pkg/format/ilp", "pkg/format/pgcopy", "pkg/load", "pkg/schema", "pkg/split"},
 	"pkg/results":        {"pkg/envinfo"},
@@ -113,13 +114,16 @@ var allowed = map[string][]string{
 	"pkg/format/records": {"pkg/format", "pkg/format/csv", "pkg/format/pgcopy", "pkg/schema"}, // the records of the two tabular grammars
 }
 
+// lineprotocol is the decoder the query checker reads escaped lines with.
+const lineprotocol = "github.com/influxdata/line-protocol/v2/lineprotocol"
+
 func TestImportAllowlist(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"pkg/load", module+"pkg/query", module+"pkg/results", module+"pkg/format/...",
 		module+"pkg/latency", module+"pkg/pace", module+"pkg/cost", module+"pkg/interference", module+"pkg/journal", module+"pkg/verify", module+"pkg/report/summary",
-		module+"pkg/tabular").CombinedOutput()
+		module+"pkg/tabular", module+"pkg/queryload").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

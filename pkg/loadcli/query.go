@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/query"
+	"github.com/tsload/tsload/pkg/queryload"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -19,7 +20,7 @@ const (
 func queryFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.Float64Flag{Name: FlagQueryRate, Usage: "while loading, run this many queries per second (open loop, latency from each query's due time) on connections of their own, their answers checked against a generated input (its .dataset.json); 0: none"},
-		&cli.IntFlag{Name: FlagQueryWorkers, Value: runner.DefaultQueryWorkers, Usage: "query connections of --query-rate (one query in flight each)"},
+		&cli.IntFlag{Name: FlagQueryWorkers, Value: queryload.DefaultWorkers, Usage: "query connections of --query-rate (one query in flight each)"},
 		&cli.StringFlag{Name: FlagQueryMix, Usage: "`name=weight,...`: the query types of --query-rate and their shares (default: every type of the input's use case, equally; cpu-only/devops: lastpoint, single-groupby-1-1-1, double-groupby-1, high-cpu-1, groupby-orderby-limit; iot: last-loc, low-fuel, avg-load)"},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tsload/tsload/pkg/queryload"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -25,7 +26,7 @@ func TestQueryFlags(t *testing.T) {
 	if err := Run(context.Background(), spec(&calls, &cfg), []string{"load_test", "--file", path, "--do-load=false"}, nil, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.QueryRate != 0 || cfg.QueryWorkers != runner.DefaultQueryWorkers || cfg.QueryMix != nil {
+	if cfg.QueryRate != 0 || cfg.QueryWorkers != queryload.DefaultWorkers || cfg.QueryMix != nil {
 		t.Errorf("defaults: query rate %v, workers %d, mix %v", cfg.QueryRate, cfg.QueryWorkers, cfg.QueryMix)
 	}
 	for _, tc := range []struct {

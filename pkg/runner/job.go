@@ -37,6 +37,20 @@ type observer struct {
 	done    func(j *job, err error)
 }
 
+// A batchWatcher is a concern beside the engine that watches the batches
+// through their load.Batch alone (pkg/queryload): it knows no job.
+type batchWatcher interface {
+	Acked(b *load.Batch, ack load.Ack) // a write of b was acknowledged
+	Done(b *load.Batch, err error)     // b is given back: err nil when written
+}
+
+// watching is the observer that tells w.
+func watching(name string, w batchWatcher) observer {
+	return observer{name: name,
+		acked: func(j *job, ack load.Ack, _ time.Duration) { w.Acked(&j.Batch, ack) },
+		done:  func(j *job, err error) { w.Done(&j.Batch, err) }}
+}
+
 // observers are the run's observers by event, in the order of the list.
 type observers struct {
 	taken   []func(j *job)
@@ -63,13 +77,7 @@ func (r *run) batchObservers() observers {
 			acked:   func(j *job, ack load.Ack, _ time.Duration) { r.jr.Acked(&j.Batch, ack) }})
 	}
 	if r.queries != nil {
-		list = append(list, observer{name: "queries' watermark (query.go)",
-			acked: func(j *job, ack load.Ack, _ time.Duration) { r.queries.partial(&j.Batch, ack) },
-			done: func(j *job, err error) {
-				if err == nil {
-					r.queries.written(&j.Batch)
-				}
-			}})
+		list = append(list, watching("queries' watermark (pkg/queryload)", r.queries))
 	}
 	list = append(list, observer{name: "refused rows (errors.go)",
 		acked: func(j *job, ack load.Ack, _ time.Duration) { r.onRefused(&j.Batch, ack) }})

@@ -144,9 +144,9 @@ type Config struct {
 
 	// QueryRate, when positive, runs queries beside the writers at this
 	// many per second on QueryWorkers connections of their own (default
-	// DefaultQueryWorkers), of the types and weights QueryMix says (empty:
+	// queryload.DefaultWorkers), of the types and weights QueryMix says (empty:
 	// every type of the input's use case), their answers checked where the
-	// input says what they must be (query.go; docs/query-load.md).
+	// input says what they must be (pkg/queryload; docs/query-load.md).
 	QueryRate    float64
 	QueryWorkers int
 	QueryMix     query.Mix
@@ -303,7 +303,7 @@ type run struct {
 	obs         observers    // of each batch, in order (job.go)
 	own         *ownData     // existing tables and CSV as lines (tabular.go)
 	readStop    *stopper     // ends a wait for stdin (stdin.go)
-	queries     *queryLoad   // the queries beside the writers (query.go); nil: none
+	queries     *queryLoad   // the queries beside the writers (pkg/queryload); nil: none
 }
 
 // inputs are the run's inputs: the first one opened to read its header,
@@ -457,11 +457,11 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.attachTickets(w)
 		}
 		defer func() {
-			if cerr := r.queries.close(); cerr != nil && err == nil {
+			if cerr := r.queries.Close(); cerr != nil && err == nil {
 				err = cerr
 			}
 		}()
-		if err := r.queries.open(ctx, r.hooks); err != nil {
+		if err := r.queries.Open(ctx, r.hooks); err != nil {
 			return err
 		}
 		if cfg.Verify {
@@ -606,7 +606,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	r.res.Start = r.start
 	stopReport := r.startReporter()
 	var readDone atomic.Bool
-	stopQueries := r.queries.start(ctx) // query.go
+	stopQueries := r.queries.Start(ctx) // pkg/queryload
 
 	g.Go(func() error {
 		defer func() {
@@ -645,7 +645,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	if err == nil && ctx.Err() == nil {
 		// Every query type once over everything loaded (not in the load's
 		// time); over the whole input when every row of it was loaded.
-		r.queries.final(ctx, readDone.Load() && cfg.Limit == 0 && r.loop == nil && !r.pace.Over())
+		r.queries.Final(ctx, readDone.Load() && cfg.Limit == 0 && r.loop == nil && !r.pace.Over())
 	}
 	if ctx.Err() != nil && !(err == nil && readDone.Load()) {
 		// Stopped from outside (a signal): whatever the writers said while
@@ -1026,7 +1026,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	r.pace.Results(res) // after the loop's: what ended a staircase
 	if r.queries != nil {
 		var qerr error
-		res.Queries, qerr = r.queries.results()
+		res.Queries, qerr = r.queries.Results()
 		if err == nil {
 			err = qerr
 		}

@@ -124,7 +124,7 @@ func (r *run) period(now, last time.Time, lastTot totals) (results.Period, total
 		Server:    r.cost.Period(),
 		Pace:      r.pace.Period(now, last),
 		Pass:      r.loop.pass(),
-		Queries:   r.queries.periodCounts(), // query.go
+		Queries:   r.queries.PeriodCounts(), // pkg/queryload
 	}
 	if p.Seconds > 0 {
 		p.RowsPerSec = float64(p.Rows) / p.Seconds

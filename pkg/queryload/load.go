@@ -1,4 +1,10 @@
-package runner
+// Package queryload runs queries beside a load's writers (the loaders'
+// --query-rate; docs/query-load.md) and checks their answers against the
+// rows acknowledged. The load engine (pkg/runner) builds a Load with New,
+// hands it every batch as it is acknowledged and done (Acked, Done: it is
+// one of the engine's per-batch observers) and asks it for its figures; it
+// knows neither the engine nor the engine's other concerns.
+package queryload
 
 import (
 	"context"
@@ -14,6 +20,7 @@ import (
 	"github.com/tsload/tsload/pkg/envinfo"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/format/ilp"
+	"github.com/tsload/tsload/pkg/latency"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/query"
 	"github.com/tsload/tsload/pkg/results"
@@ -24,7 +31,7 @@ import (
 // connection: load.Hooks.NewQuerier), answer queries of the catalogue
 // (query.Kinds of the input's use case, mixed by QueryMix) that fall due
 // at QueryRate per second, open loop: a dispatcher puts each query, at its
-// due time, in a backlog of MaxQueryBacklog per worker; a query that finds
+// due time, in a backlog of MaxBacklog per worker; a query that finds
 // it full is dropped and counted, so the query load never holds more than
 // that, and it never waits on the writers nor they on it. Its latency is
 // from the due time. It starts with the load's first acknowledged batch (a
@@ -48,13 +55,13 @@ import (
 // target whose acknowledgement does not mean visible at all (ILP over
 // TCP, InfluxDB 3's no_sync: load.Hooks.AcksNotVisible) has the rows
 // counted in the database, on a connection of its own, before they are
-// checked (queryvisible.go). A checked query's window ends at the
+// checked (visible.go). A checked query's window ends at the
 // watermark (and where visibility was proven), rounded down to the
 // store's grain.
 //
 // Its expected answer is what query.Eval would say over the window's
 // rows, from partial answers kept as batches are acknowledged
-// (querycheck.go, query.Partials): each acknowledged batch is read once,
+// (check.go, query.Partials): each acknowledged batch is read once,
 // from the very bytes the writer sent (never from the input file again:
 // a file replaced or rewritten while it loads cannot change an expected
 // answer), into per-type partials per series and grain of time (a minute,
@@ -76,17 +83,18 @@ import (
 // fails the run, like a verification mismatch; a query the target cannot
 // state (errors.ErrUnsupported) is counted apart from errors.
 
-// MaxQueryBacklog is the queries waiting per query worker before more
-// are dropped.
-const MaxQueryBacklog = 8
+// MaxBacklog is the queries waiting per query worker before more are
+// dropped.
+const MaxBacklog = 8
 
-// DefaultQueryWorkers is the query connections of a query load when none
-// is given.
-const DefaultQueryWorkers = 1
+// DefaultWorkers is the query connections of a query load when none is
+// given.
+const DefaultWorkers = 1
 
 // iotMaxDelay is gen.IoTMaxDelay, the most epochs an iot row is written
-// after its time (pkg/gen's tests load through the runner: it cannot
-// import pkg/gen; TestIoTMaxDelay keeps the two equal).
+// after its time (pkg/gen's tests load through the runner, which imports
+// this package: it cannot import pkg/gen; TestIoTMaxDelay keeps the two
+// equal).
 const iotMaxDelay = 6
 
 // maxQueryNotes bounds the wrong answers and errors named.
@@ -96,8 +104,29 @@ const maxQueryNotes = 10
 // a found value agree (sums in another order).
 const queryTolerance = 1e-9
 
-// queryLoad is the query load of a run; nil when there is none.
-type queryLoad struct {
+// Config is what a query load is asked to do, and what it must know of
+// the load it runs beside (the engine's Config says the same).
+type Config struct {
+	Rate    float64   // queries per second (> 0)
+	Workers int       // query connections; 0: DefaultWorkers
+	Mix     query.Mix // the types and their weights; empty: the use case's
+	Target  string    // the target's name, for messages
+	Inputs  []string  // the load's inputs: one generated file ("-": stdin)
+	// What the load does to its rows: each of these leaves the answers
+	// unchecked (the input no longer says what the tables hold).
+	DoLoad      bool          // false: no database (refused)
+	TablePrefix string        // starts every table's name
+	ILPUnit     time.Duration // the unit of the input's timestamps
+	HashWorkers bool          // batches cut out of input order
+	Loop        bool          // the input's times shifted pass after pass
+	Resumed     bool          // the tables hold rows of an earlier run
+	DropDB      bool          // the tables were emptied first
+	Stderr      io.Writer
+}
+
+// Load is the query load of a run; a nil *Load is none (its methods do
+// nothing).
+type Load struct {
 	rate     float64
 	nw       int
 	kinds    []query.Kind
@@ -144,28 +173,28 @@ type queryJob struct {
 // queryCounts are one kind's figures, and its latency histogram.
 type queryCounts struct {
 	results.QueryType
-	hist *histogram
+	hist *latency.Histogram
 }
 
 func newCounts(kinds []query.Kind) []queryCounts {
 	c := make([]queryCounts, len(kinds))
 	for i, k := range kinds {
-		c[i] = queryCounts{QueryType: results.QueryType{Name: k.Name}, hist: newHistogram()}
+		c[i] = queryCounts{QueryType: results.QueryType{Name: k.Name}, hist: latency.New()}
 	}
 	return c
 }
 
-// newQueryLoad sets up the query load of r, before anything is prepared:
-// a setting that cannot work is refused here.
-func (r *run) newQueryLoad() (*queryLoad, error) {
-	cfg := &r.cfg
-	if cfg.QueryRate == 0 {
+// New sets up the query load of cfg for a target with hooks, before
+// anything is prepared: a setting that cannot work is refused here (nil,
+// nil: cfg.Rate is 0, no query load).
+func New(cfg Config, hooks load.Hooks) (*Load, error) {
+	if cfg.Rate == 0 {
 		return nil, nil
 	}
 	if !cfg.DoLoad {
 		return nil, load.Settingf("{QueryRate} queries a load: it needs the database (not --do-load=false)")
 	}
-	if r.hooks.NewQuerier == nil {
+	if hooks.NewQuerier == nil {
 		return nil, load.Settingf("{QueryRate}: target %s cannot be queried (it has no querier)", cfg.Target)
 	}
 	if len(cfg.Inputs) != 1 || cfg.Inputs[0] == "-" {
@@ -178,11 +207,11 @@ func (r *run) newQueryLoad() (*queryLoad, error) {
 	if d == nil {
 		return nil, load.Settingf("{QueryRate}: %s has no description %s (written by generate_data): the queries need its use case and entities", cfg.Inputs[0], envinfo.SidecarSuffix)
 	}
-	kinds, weights, err := cfg.QueryMix.Resolve(d.UseCase)
+	kinds, weights, err := cfg.Mix.Resolve(d.UseCase)
 	if err != nil {
 		return nil, load.Settingf("{QueryMix}: %w", err)
 	}
-	ql := &queryLoad{rate: cfg.QueryRate, nw: max(cfg.QueryWorkers, DefaultQueryWorkers), kinds: kinds, weights: weights,
+	ql := &Load{rate: cfg.Rate, nw: max(cfg.Workers, DefaultWorkers), kinds: kinds, weights: weights,
 		ds: query.Dataset{UseCase: d.UseCase, Scale: d.Scale, TablePrefix: cfg.TablePrefix}, stderr: cfg.Stderr, unit: int64(max(cfg.ILPUnit, 1))}
 	mix := make(query.Mix, len(kinds))
 	for i, k := range kinds {
@@ -209,30 +238,30 @@ func (r *run) newQueryLoad() (*queryLoad, error) {
 		ql.note = "answers not checked: --hash-workers cuts batches out of input order"
 	case cfg.Loop:
 		ql.note = "answers not checked: a loop shifts the input's times"
-	case cfg.Resume != nil:
+	case cfg.Resumed:
 		ql.note = "answers not checked: a resumed load holds rows of an earlier run"
-	case !cfg.Prepare.DropDB:
+	case !cfg.DropDB:
 		ql.note = "answers not checked: the tables were not emptied first (--drop-db)"
 	case interval <= 0:
 		ql.note = "answers not checked: the description has no interval"
 	default:
 		ql.checked = true
 		var notes []string
-		ql.store, notes = newCheckStore(kinds, &ql.ds, ql.dsStart, ql.unit, r.hooks.AcksNotVisible)
+		ql.store, notes = newCheckStore(kinds, &ql.ds, ql.dsStart, ql.unit, hooks.AcksNotVisible)
 		ql.note = strings.Join(notes, "; ")
-		if r.hooks.AcksNotVisible {
+		if hooks.AcksNotVisible {
 			ql.vis = newVisibility(ql.dsStart)
 		}
 	}
 	ql.wm.reset()
 	ql.acked = make(chan struct{})
-	ql.wm.lag = r.hooks.QueryLag
+	ql.wm.lag = hooks.QueryLag
 	ql.total, ql.period = newCounts(kinds), newCounts(kinds)
 	return ql, nil
 }
 
-// open connects the query workers (after Prepare).
-func (ql *queryLoad) open(ctx context.Context, t load.Hooks) error {
+// Open connects the query workers (after Prepare).
+func (ql *Load) Open(ctx context.Context, t load.Hooks) error {
 	if ql == nil {
 		return nil
 	}
@@ -247,8 +276,8 @@ func (ql *queryLoad) open(ctx context.Context, t load.Hooks) error {
 	return nil
 }
 
-// close closes the queriers.
-func (ql *queryLoad) close() error {
+// Close closes the queriers.
+func (ql *Load) Close() error {
 	if ql == nil {
 		return nil
 	}
@@ -262,14 +291,14 @@ func (ql *queryLoad) close() error {
 	return err
 }
 
-// start runs the dispatcher and the workers until stop is called, which
+// Start runs the dispatcher and the workers until stop is called, which
 // returns once they all ended.
-func (ql *queryLoad) start(ctx context.Context) (stop func()) {
+func (ql *Load) Start(ctx context.Context) (stop func()) {
 	if ql == nil {
 		return func() {}
 	}
 	qctx, cancel := context.WithCancel(ctx)
-	ql.jobs = make(chan queryJob, MaxQueryBacklog*ql.nw)
+	ql.jobs = make(chan queryJob, MaxBacklog*ql.nw)
 	ql.checks = make(chan queryCheck, 1)
 	checked, stopping := make(chan struct{}), make(chan struct{})
 	go ql.checker(stopping, checked)
@@ -278,7 +307,7 @@ func (ql *queryLoad) start(ctx context.Context) (stop func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ql.watch(qctx) // queryvisible.go
+			ql.watch(qctx) // visible.go
 		}()
 	}
 	wg.Add(1)
@@ -310,7 +339,7 @@ func (ql *queryLoad) start(ctx context.Context) (stop func()) {
 }
 
 // dispatch puts each query in the backlog at its due time.
-func (ql *queryLoad) dispatch(ctx context.Context) {
+func (ql *Load) dispatch(ctx context.Context) {
 	select {
 	case <-ctx.Done():
 		return
@@ -343,13 +372,13 @@ func (ql *queryLoad) dispatch(ctx context.Context) {
 	}
 }
 
-// final runs each kind once over everything acknowledged (the load has
+// Final runs each kind once over everything acknowledged (the load has
 // ended; complete: every row of the input was acknowledged).
 //
 // It runs on a connection of its own (number QueryWorkers): the workers'
 // queries were cancelled at the load's end, and a database client may
 // close a connection whose query was cancelled.
-func (ql *queryLoad) final(ctx context.Context, complete bool) {
+func (ql *Load) Final(ctx context.Context, complete bool) {
 	if ql == nil || len(ql.queriers) == 0 {
 		return
 	}
@@ -375,7 +404,7 @@ func (ql *queryLoad) final(ctx context.Context, complete bool) {
 		ql.wm.mu.Unlock()
 	}
 	if ql.vis != nil && ql.checked {
-		ql.catchUp(ctx, q) // queryvisible.go
+		ql.catchUp(ctx, q) // visible.go
 	}
 	base := uint64(1) << 62 // apart from the dispatcher's sequence numbers
 	for i := range ql.kinds {
@@ -390,7 +419,7 @@ func (ql *queryLoad) final(ctx context.Context, complete bool) {
 
 // one builds query seq, runs it with q, records the answer and hands it
 // to the checker (final: checks it here).
-func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due time.Time, final bool) {
+func (ql *Load) one(ctx context.Context, q load.Querier, seq uint64, due time.Time, final bool) {
 	ki := query.Pick(ql.weights, seq)
 	k := &ql.kinds[ki]
 	checkable, end := ql.window()
@@ -419,7 +448,7 @@ func (ql *queryLoad) one(ctx context.Context, q load.Querier, seq uint64, due ti
 		default:
 			c.Count++
 			c.Rows += int64(len(ans.Rows))
-			c.hist.record(lat)
+			c.hist.Record(lat)
 		}
 	}
 	if err != nil && !errors.Is(err, errors.ErrUnsupported) && len(ql.errs) < maxQueryNotes {
@@ -457,7 +486,7 @@ const checkDuty = 4
 
 // checker checks the answers handed to it until checks is closed; it
 // stops resting when stopping is closed.
-func (ql *queryLoad) checker(stopping <-chan struct{}, done chan<- struct{}) {
+func (ql *Load) checker(stopping <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	for c := range ql.checks {
 		t0 := time.Now()
@@ -473,7 +502,7 @@ func (ql *queryLoad) checker(stopping <-chan struct{}, done chan<- struct{}) {
 
 // check compares an answer with the expected one (an answer the store
 // cannot say is not checked).
-func (ql *queryLoad) check(c queryCheck) {
+func (ql *Load) check(c queryCheck) {
 	want, ok := ql.store.answer(c.ki, c.q)
 	ql.store.release(c.q.Start)
 	if !ok || ql.badData.Load() {
@@ -497,7 +526,7 @@ func (ql *queryLoad) check(c queryCheck) {
 
 // window is the end of the next query's window, and whether its answer
 // can be checked.
-func (ql *queryLoad) window() (bool, time.Time) {
+func (ql *Load) window() (bool, time.Time) {
 	e, acked := ql.checkEnd(true)
 	if ql.checked && !ql.badData.Load() && e > ql.dsStart.UnixNano() {
 		return true, time.Unix(0, e).UTC()
@@ -514,7 +543,7 @@ func (ql *queryLoad) window() (bool, time.Time) {
 // the watermark rounded down to the store's grain (up, once every row was
 // acknowledged), and with visible, not past what was proven visible; and
 // the greatest time acknowledged.
-func (ql *queryLoad) checkEnd(visible bool) (int64, int64) {
+func (ql *Load) checkEnd(visible bool) (int64, int64) {
 	w, acked, finished := ql.wm.get(ql.disorder)
 	if !ql.checked || w == math.MinInt64 {
 		return math.MinInt64, acked
@@ -541,10 +570,11 @@ func floorTo(t, g int64) int64 {
 // forgetEvery is how many batches pass between two forgets of the store.
 const forgetEvery = 16
 
-// written notes batch b, written whole (its data as the splitter cut it),
-// and reads it into the store.
-func (ql *queryLoad) written(b *load.Batch) {
-	if ql == nil {
+// Done notes batch b given back by the writers: err nil when it was
+// written whole (its data as the splitter cut it), read then into the
+// store.
+func (ql *Load) Done(b *load.Batch, err error) {
+	if ql == nil || err != nil {
 		return
 	}
 	lo, hi, ok := int64(0), int64(0), false
@@ -575,9 +605,9 @@ func (ql *queryLoad) written(b *load.Batch) {
 	}
 }
 
-// partial notes a batch acknowledged in part: the input no longer says
-// what the tables hold, and no later answer is checked.
-func (ql *queryLoad) partial(b *load.Batch, ack load.Ack) {
+// Acked notes a write of batch b acknowledged: in part, the input no
+// longer says what the tables hold, and no later answer is checked.
+func (ql *Load) Acked(b *load.Batch, ack load.Ack) {
 	if ql != nil && ack.Rows < b.Rows {
 		ql.badData.Store(true)
 	}
@@ -679,8 +709,8 @@ func (w *watermark) get(disorder int64) (int64, int64, bool) {
 	return w.max - disorder, w.anyMax, false
 }
 
-// periodCounts returns the period's figures and starts the next period.
-func (ql *queryLoad) periodCounts() []results.QueryType {
+// PeriodCounts returns the period's figures and starts the next period.
+func (ql *Load) PeriodCounts() []results.QueryType {
 	if ql == nil {
 		return nil
 	}
@@ -695,21 +725,21 @@ func summarize(cs []queryCounts) []results.QueryType {
 	out := make([]results.QueryType, len(cs))
 	for i, c := range cs {
 		out[i] = c.QueryType
-		out[i].LatencyFromDue = c.hist.summary()
+		out[i].LatencyFromDue = c.hist.Summary()
 	}
 	return out
 }
 
-// results is the query load's part of the results, and an error naming
+// Results is the query load's part of the results, and an error naming
 // the wrong answers when there were some.
-func (ql *queryLoad) results() (*results.Queries, error) {
+func (ql *Load) Results() (*results.Queries, error) {
 	if ql == nil {
 		return nil, nil
 	}
 	ql.mu.Lock()
 	defer ql.mu.Unlock()
 	res := &results.Queries{Rate: ql.rate, Workers: ql.nw, Mix: ql.mix, Issued: ql.issued.Load(), Dropped: ql.dropped.Load(),
-		MaxBacklog: ql.maxBack.Load(), BacklogCap: MaxQueryBacklog * ql.nw, Checked: ql.checked, Note: ql.note,
+		MaxBacklog: ql.maxBack.Load(), BacklogCap: MaxBacklog * ql.nw, Checked: ql.checked, Note: ql.note,
 		Types: summarize(ql.total), Wrong: ql.wrong, Errors: ql.errs}
 	if ql.badData.Load() && res.Checked {
 		res.Note = "checks stopped at a batch acknowledged in part (or with a line that could not be read)"
@@ -717,7 +747,7 @@ func (ql *queryLoad) results() (*results.Queries, error) {
 	if n := ql.vis.note(); n != "" && res.Checked {
 		res.Note = strings.TrimPrefix(res.Note+"; "+n, "; ")
 	}
-	all := queryCounts{QueryType: results.QueryType{Name: "all"}, hist: newHistogram()}
+	all := queryCounts{QueryType: results.QueryType{Name: "all"}, hist: latency.New()}
 	for _, c := range ql.total {
 		all.Count += c.Count
 		all.Errors += c.Errors
@@ -725,7 +755,7 @@ func (ql *queryLoad) results() (*results.Queries, error) {
 		all.Checked += c.Checked
 		all.Wrong += c.Wrong
 		all.Rows += c.Rows
-		all.hist.merge(c.hist)
+		all.hist.Merge(c.hist)
 	}
 	res.All = summarize([]queryCounts{all})[0]
 	if wrong := all.Wrong; wrong > 0 {

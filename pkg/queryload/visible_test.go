@@ -1,4 +1,4 @@
-package runner
+package queryload_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/pace"
+	"github.com/tsload/tsload/pkg/runner"
 )
 
 // TestQueriesAcksNotVisible: on a target whose acknowledged rows become
@@ -24,7 +25,7 @@ func TestQueriesAcksNotVisible(t *testing.T) {
 			cfg := queryConfig(path)
 			cfg.Pace = pace.Pace{Rate: 4000}
 			cfg.QueryRate = 200
-			res, err := Run(context.Background(), cfg, f)
+			res, err := runner.Run(context.Background(), cfg, f)
 			if !said {
 				switch {
 				case err == nil:

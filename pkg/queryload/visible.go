@@ -1,4 +1,4 @@
-package runner
+package queryload
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // should read; a surplus (a row stored twice) holds upTo back as a
 // shortfall does. A watcher asks on a querier of its own every
 // visibilityPoll; queries never wait for it: a checked window ends where
-// visibility was proven (query.go's checkEnd).
+// visibility was proven (load.go's checkEnd).
 type visibility struct {
 	upTo atomic.Int64 // ns
 	mu   sync.Mutex
@@ -61,7 +61,7 @@ func (v *visibility) note() string {
 
 // watch proves visibility until ctx ends, on connection --query-workers
 // (the final round's, which opens after).
-func (ql *queryLoad) watch(ctx context.Context) {
+func (ql *Load) watch(ctx context.Context) {
 	q, err := ql.connect(ctx, ql.nw)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -94,7 +94,7 @@ func (ql *queryLoad) watch(ctx context.Context) {
 
 // catchUp proves visibility up to the end of what was acknowledged, or
 // until the counts stop moving for visibilityWait (final round).
-func (ql *queryLoad) catchUp(ctx context.Context, q load.Querier) {
+func (ql *Load) catchUp(ctx context.Context, q load.Querier) {
 	last, since := "", time.Now()
 	for ctx.Err() == nil {
 		end, _ := ql.checkEnd(false)
@@ -129,7 +129,7 @@ func (v *visibility) set(s string) {
 // end) in the database and in the store, and moves upTo to the first
 // grain where they differ (end when none does). state says what was
 // found (it changes while rows arrive).
-func (ql *queryLoad) prove(ctx context.Context, q load.Querier) (moved bool, state string) {
+func (ql *Load) prove(ctx context.Context, q load.Querier) (moved bool, state string) {
 	end, _ := ql.checkEnd(false)
 	from := ql.vis.upTo.Load()
 	if end <= from {

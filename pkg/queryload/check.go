@@ -1,4 +1,4 @@
-package runner
+package queryload
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // query type of the mix, its answers' partials (a query.Partials per type,
 // in grains of time); and, for a target whose acknowledgement does not
 // mean visible, the count of every field read per table (what the
-// database must count before a window is checked: queryvisible.go). Each
+// database must count before a window is checked: visible.go). Each
 // batch is read into it once, from the bytes the writer sent, when it is
 // acknowledged whole: no check reads the input file again, so a file
 // replaced or changed while it is loaded changes nothing here, and one

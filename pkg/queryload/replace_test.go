@@ -1,4 +1,4 @@
-package runner
+package queryload_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tsload/tsload/pkg/load"
+	"github.com/tsload/tsload/pkg/runner"
 )
 
 // replacingFake is queryFake that replaces the input by rename at its
@@ -70,7 +71,7 @@ func TestQueriesInputReplaced(t *testing.T) {
 			}}
 			f.delay = time.Millisecond
 			cfg := queryConfig(path)
-			res, err := Run(context.Background(), cfg, f)
+			res, err := runner.Run(context.Background(), cfg, f)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, cfg.Stderr)
 			}

@@ -1,9 +1,9 @@
-package runner
+package queryload_test
 
 import (
 	"bytes"
 	"context"
-	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,19 +13,19 @@ import (
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 
-	"github.com/tsload/tsload/pkg/format"
-	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
+	"github.com/tsload/tsload/pkg/queryload"
 	"github.com/tsload/tsload/pkg/results"
+	"github.com/tsload/tsload/pkg/runner"
 )
 
 // queryFake is the fake target that keeps the lines it acknowledged and
 // answers queries over them with query.Eval: the query load's answers are
 // checked end to end, from the runner's queries to what was stored.
 type queryFake struct {
-	*fakeTarget
+	*memTarget
 	dataMu sync.Mutex
 	data   []byte
 	// lag: rows become visible to queries this long after they were
@@ -49,7 +49,7 @@ type queryFake struct {
 	queries  atomic.Int64
 }
 
-func newQueryFake() *queryFake { return &queryFake{fakeTarget: newFake()} }
+func newQueryFake() *queryFake { return &queryFake{memTarget: newMemTarget()} }
 
 func (f *queryFake) Hooks() load.Hooks {
 	h := load.Hooks{NewQuerier: f.NewQuerier, QueryLag: f.lag, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
@@ -61,7 +61,7 @@ func (f *queryFake) Hooks() load.Hooks {
 }
 
 func (f *queryFake) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
-	w, err := f.fakeTarget.NewWriter(ctx, worker)
+	w, err := f.memTarget.NewWriter(ctx, worker)
 	return &keepingWriter{Writer: w, f: f}, err
 }
 
@@ -171,25 +171,7 @@ func (q fakeQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer,
 	return ans, err
 }
 
-// generated writes a generated line-protocol file with its description.
-func generated(t testing.TB, uc string, scale int, span time.Duration) (string, int64) {
-	return generatedAs(t, uc+".ilp", uc, scale, span)
-}
-
-// generatedAs is generated into a file of that name (".gz": gzip members).
-func generatedAs(t testing.TB, name, uc string, scale int, span time.Duration) (string, int64) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	start := time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC)
-	st, err := gen.Generate(context.Background(), gen.Config{UseCase: uc, Format: format.ILP, Seed: 38, Scale: scale,
-		Start: start, End: start.Add(span), Interval: 10 * time.Second, File: path, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, st.Rows
-}
-
-func queryConfig(path string) Config {
+func queryConfig(path string) runner.Config {
 	cfg := baseConfig(path)
 	cfg.BatchSize = 100
 	cfg.Prepare.DropDB = true
@@ -213,11 +195,11 @@ func TestQueriesChecked(t *testing.T) {
 	for _, name := range []string{"cpu-only.ilp", "iot.ilp", "iot.ilp.gz"} {
 		uc := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".ilp")
 		t.Run(name, func(t *testing.T) {
-			path, rows := generatedAs(t, name, uc, 4, 3*time.Hour)
+			path, rows := queryload.GeneratedAs(t, name, uc, 4, 3*time.Hour)
 			f := newQueryFake()
 			f.delay = time.Millisecond
 			cfg := queryConfig(path)
-			res, err := Run(context.Background(), cfg, f)
+			res, err := runner.Run(context.Background(), cfg, f)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, cfg.Stderr)
 			}
@@ -254,7 +236,7 @@ func TestQueriesWrongAnswer(t *testing.T) {
 	}
 	cfg := queryConfig(path)
 	cfg.QueryMix = query.Mix{{Name: "lastpoint", Weight: 1}, {Name: "high-cpu-1", Weight: 0}}
-	res, err := Run(context.Background(), cfg, f)
+	res, err := runner.Run(context.Background(), cfg, f)
 	if err == nil || !strings.Contains(err.Error(), "wrong query answers") || !strings.Contains(err.Error(), "lastpoint: last(usage_user") {
 		t.Fatalf("err %v", err)
 	}
@@ -278,7 +260,7 @@ func TestQueriesBounded(t *testing.T) {
 	f.delay = time.Millisecond
 	cfg := queryConfig(path)
 	cfg.QueryRate = 100000
-	res, err := Run(context.Background(), cfg, f)
+	res, err := runner.Run(context.Background(), cfg, f)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, cfg.Stderr)
 	}
@@ -286,7 +268,7 @@ func TestQueriesBounded(t *testing.T) {
 	if res.Rows != rows {
 		t.Errorf("%d rows of %d loaded", res.Rows, rows)
 	}
-	if q.BacklogCap != MaxQueryBacklog*2 || q.MaxBacklog > int64(q.BacklogCap) || q.Dropped > q.Issued {
+	if q.BacklogCap != queryload.MaxBacklog*2 || q.MaxBacklog > int64(q.BacklogCap) || q.Dropped > q.Issued {
 		t.Errorf("backlog %d of %d, %d dropped of %d", q.MaxBacklog, q.BacklogCap, q.Dropped, q.Issued)
 	}
 	if n := f.inflight.Load(); n != 0 {
@@ -306,23 +288,30 @@ func TestQueriesBounded(t *testing.T) {
 // anything is prepared.
 func TestQueriesRefused(t *testing.T) {
 	path, _ := generated(t, "cpu-only", 1, time.Hour)
-	plain, _ := ilpInput(t, 10)
+	plain := filepath.Join(t.TempDir(), "plain.ilp") // no description
+	if err := os.WriteFile(plain, []byte("cpu,hostname=host_0 usage_user=1 1451606400000000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for name, c := range map[string]struct {
-		cfg  Config
+		cfg  runner.Config
 		t    load.Target
 		want string
 	}{
-		"no querier":     {queryConfig(path), newFake(), "cannot be queried"},
+		"no querier":     {queryConfig(path), newMemTarget(), "cannot be queried"},
 		"no description": {queryConfig(plain), newQueryFake(), "no description"},
-		"unknown type":   {func() Config { c := queryConfig(path); c.QueryMix = query.Mix{{Name: "last-loc", Weight: 1}}; return c }(), newQueryFake(), "last-loc is not a query of cpu-only"},
+		"unknown type": {func() runner.Config {
+			c := queryConfig(path)
+			c.QueryMix = query.Mix{{Name: "last-loc", Weight: 1}}
+			return c
+		}(), newQueryFake(), "last-loc is not a query of cpu-only"},
 	} {
-		_, err := Run(context.Background(), c.cfg, c.t)
+		_, err := runner.Run(context.Background(), c.cfg, c.t)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v", name, err)
 		}
 		var p *load.PrepareOptions
 		switch tg := c.t.(type) {
-		case *fakeTarget:
+		case *memTarget:
 			p = tg.prepared
 		case *queryFake:
 			p = tg.prepared
@@ -330,12 +319,6 @@ func TestQueriesRefused(t *testing.T) {
 		if p != nil {
 			t.Errorf("%s: prepared", name)
 		}
-	}
-}
-
-func TestIoTMaxDelay(t *testing.T) {
-	if iotMaxDelay != gen.IoTMaxDelay {
-		t.Fatalf("iotMaxDelay %d, gen.IoTMaxDelay %d", iotMaxDelay, gen.IoTMaxDelay)
 	}
 }
 
@@ -349,7 +332,7 @@ func TestQueriesPacedLag(t *testing.T) {
 	cfg := queryConfig(path)
 	cfg.Pace = pace.Pace{Rate: 20000}
 	cfg.QueryRate = 500
-	res, err := Run(context.Background(), cfg, f)
+	res, err := runner.Run(context.Background(), cfg, f)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, cfg.Stderr)
 	}
@@ -363,37 +346,6 @@ func TestQueriesPacedLag(t *testing.T) {
 	}
 }
 
-// TestWatermark: the prefix of batches acknowledged in order makes the
-// watermark, whatever order they come in; the disorder moves it back.
-func TestWatermark(t *testing.T) {
-	var w watermark
-	w.reset()
-	if m, _, _ := w.get(0); m != math.MinInt64 {
-		t.Fatalf("empty: %d", m)
-	}
-	// Batch k (1-based) holds times [10(k-1), 10k-1].
-	add := func(k int64) { w.add(k, 10*(k-1), 10*k-1, true) }
-	add(2)
-	add(3)
-	if m, acked, _ := w.get(0); m != math.MinInt64 || acked != 29 {
-		t.Fatalf("a gap at batch 1: watermark %d, acked %d", m, acked)
-	}
-	add(1)
-	if m, _, _ := w.get(0); m != 29 {
-		t.Fatalf("batches 1-3: watermark %d", m)
-	}
-	if m, _, _ := w.get(5); m != 24 {
-		t.Fatalf("disorder 5: watermark %d", m)
-	}
-	for k := int64(4); k <= 1000; k++ {
-		add(k)
-	}
-	w.complete(context.Background())
-	if m, _, done := w.get(1000); m != 10*1000 || !done {
-		t.Errorf("complete: watermark %d (finished %v)", m, done)
-	}
-}
-
 // TestQueriesSerializationPass: the pass that reads without loading runs
 // no queries (there is no database to ask); the load after it does.
 func TestQueriesSerializationPass(t *testing.T) {
@@ -401,7 +353,7 @@ func TestQueriesSerializationPass(t *testing.T) {
 	f := newQueryFake()
 	cfg := queryConfig(path)
 	cfg.SerializationPass = true
-	res, err := Run(context.Background(), cfg, f)
+	res, err := runner.Run(context.Background(), cfg, f)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, cfg.Stderr)
 	}
@@ -419,7 +371,7 @@ func TestQueriesInFlight(t *testing.T) {
 	f.tamper = func(p *query.Point) { p.Fields["usage_user"]++ } // not seen: nothing is checked
 	cfg := queryConfig(path)
 	cfg.HashWorkers = true
-	res, err := Run(context.Background(), cfg, f)
+	res, err := runner.Run(context.Background(), cfg, f)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, cfg.Stderr)
 	}
@@ -427,4 +379,9 @@ func TestQueriesInFlight(t *testing.T) {
 	if res.Rows != rows || q.Checked || !strings.Contains(q.Note, "--hash-workers") || q.All.Count == 0 || q.All.Checked != 0 {
 		t.Fatalf("rows %d of %d, queries %+v", res.Rows, rows, q)
 	}
+}
+
+// generated writes a generated line-protocol file with its description.
+func generated(t testing.TB, uc string, scale int, span time.Duration) (string, int64) {
+	return queryload.GeneratedAs(t, uc+".ilp", uc, scale, span)
 }
