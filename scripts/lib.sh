@@ -279,7 +279,8 @@ server_ticks() {
 # output to $out/PREFIX-I-ROUND.log), the server's CPU time before and after, then the rows it
 # holds (vm_held). A run that exits non-zero or leaves other than $rows rows sets failed[I]; the
 # others add their rows/s, the command's CPU seconds per million rows and the server's to the
-# lists rate[I], ccpu[I] and scpu[I].
+# lists rate[I], ccpu[I] and scpu[I]. Every run's interference (interf_begin/interf_end around
+# the command, beside the server) is kept under I: interf_rows I is the step's cell.
 vm_rounds() {
 	local count=$1 prefix=$2 round j i label log s0 s1 st n wall u s hz
 	declare -gA rate=() ccpu=() scpu=() failed=()
@@ -293,8 +294,11 @@ vm_rounds() {
 			bench_lock
 			vm_fresh || { echo "the private VictoriaMetrics did not start (see $vm_log)" >&2; exit 1; }
 			s0=$(server_ticks "$vm_url")
+			interf_begin "$vm_url"
 			st=0
 			/usr/bin/time -f '%e %U %S' -o "$out/time.txt" "${step_cmd[@]}" >"$log" 2>&1 || st=$?
+			interf_end
+			interf_keep "$i"
 			s1=$(server_ticks "$vm_url")
 			n=$(vm_held "$label") || n=""
 			bench_unlock
@@ -383,10 +387,6 @@ interf_sample() {
 	done
 	python3 - "${pids[@]}" <<'PY'
 import os, sys, time
-t = time.time()
-cpu = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
-user, nice, system, idle, iowait, irq, softirq, steal = cpu + [0] * (8 - len(cpu))
-busy = user + nice + system + irq + softirq + steal
 procs = {}
 for d in os.listdir("/proc"):
     if not d.isdigit():
@@ -404,6 +404,13 @@ while todo:
         continue
     seen.add(p)
     todo += [c for c, (pp, _) in procs.items() if pp == p]
+# The machine last: this helper's own work before it then falls on the same side of both
+# samples as of the shell's children count (before the window at the start, in the command's
+# share at the end).
+t = time.time()
+cpu = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+user, nice, system, idle, iowait, irq, softirq, steal = cpu + [0] * (8 - len(cpu))
+busy = user + nice + system + irq + softirq + steal
 print(t, busy, sum(cpu), steal, sum(procs[p][1] for p in seen))
 PY
 }
