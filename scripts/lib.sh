@@ -347,8 +347,9 @@ vm_rounds() {
 # interf_disturbed (0 or 1), interf_cell (the table cell: "0.12", or "0.85 DISTURBED" when the
 # interference is over 0.5 cores (pkg/interference.Cores) or the hypervisor stole over 10% of
 # the processor time (pkg/interference.Steal)), interf_note ("interference 0.12 cores, steal 0%,
-# load average 1.20->1.35") and add the run to interf_runs, of which interf_rows KEY gives a cell
-# for a row over several runs (interf_keep KEY files the last run under KEY).
+# load average 1.20->1.35"). interf_keep KEY files that run under KEY (a row), and interf_rows
+# KEY gives the row's cell over its runs. The samples are taken by small python3 helpers inside
+# the window (tens of milliseconds each): a command of a fraction of a second reads high.
 interf_urls=()
 interf_begin() {
 	interf_urls=("$@")
