@@ -22,7 +22,9 @@
 # --runs times (default 3); the table gives the median of each: rows/s (rows / wall seconds of
 # the whole command), loader CPU seconds (user + system, /usr/bin/time) per million rows, the
 # server's CPU seconds per million rows (/proc/<pid>/stat of the server before and after), and
-# the ratios tsload / TSBS measured in this run.
+# the ratios tsload / TSBS measured in this run, and the interference (other processes' CPU
+# beside the command and the server, in cores; lib.sh interf_begin): the most any run saw,
+# DISTURBED over 0.5 cores.
 # The peer: tsbs_load_victoriametrics from TSLOAD_PEERS_BIN (a directory) or PATH, built from
 # TSBS's public source (github.com/timescale/tsbs, cmd/tsbs_load_victoriametrics) outside this
 # repository; without it its rows are left out with a message. TSLOAD_LOCK=FILE runs each load
