@@ -11,7 +11,9 @@
 # Count and Content and drops the database: TimescaleDB/PostgreSQL (pkg/target/timescale),
 # InfluxDB 1.x, 2.x and 3.x (pkg/target/influx: v1, v2, v3) and CnosDB (pkg/target/cnosdb),
 # on the servers the tests use (the start scripts' defaults, or the tests' environment
-# variables). Prints the benchmark lines: ns/op and rows/s of count and of content per
+# variables). After each package, a line gives the interference measured around its
+# benchmarks (lib.sh interf_begin: the machine's CPU beside the test process, its children and
+# the servers, in cores; DISTURBED over 0.5). Prints the benchmark lines: ns/op and rows/s of count and of content per
 # database.
 #   TSLOAD_BENCH_CONTENT_TIMES  runs of each query (default 3)
 #   TSLOAD_BENCH_CONTENT_PKGS   the packages (space-separated; default all three)
@@ -21,6 +23,8 @@
 # are reused by a later run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib.sh
+. scripts/lib.sh
 rows=("$@")
 [[ ${#rows[@]} -gt 0 ]] || rows=(1000000 10000000)
 dir="${TSLOAD_BENCH_CONTENT_DIR:-${TSLOAD_STATE:-/tmp/tsload}/bench_content}"
@@ -35,7 +39,16 @@ for n in "${rows[@]}"; do
 	fi
 	echo "## $n rows ($f)"
 	for p in "${pkgs[@]}"; do
+		case $p in
+		*timescale) urls=(127.0.0.1:"${PGPORT:-5432}") ;;
+		*influx) urls=(127.0.0.1:8086 127.0.0.1:8087 127.0.0.1:8181) ;;
+		*cnosdb) urls=(127.0.0.1:"${CNOSDB_PORT:-8902}") ;;
+		*) urls=() ;;
+		esac
+		interf_begin "${urls[@]}"
 		TSLOAD_BENCH_CONTENT_FILE="$f" go test -run '^$' -bench "${TSLOAD_BENCH_CONTENT_RUN:-^BenchmarkContent\$}" -benchtime "${TSLOAD_BENCH_CONTENT_TIMES:-3}x" \
 			-timeout 0 -v "$p" | grep -E '^(Benchmark|ok|FAIL)|--- (FAIL|SKIP)|loaded|Error|error|skip'
+		interf_end
+		echo "$p beside its servers: $interf_note${interf_cell#"$interf_cores"}"
 	done
 done

@@ -18,6 +18,8 @@
 #   SCALE=100 END=2016-01-01T01:00:00Z scripts/bench_generate.sh   # a quick check
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=SCRIPTDIR/lib.sh
+. scripts/lib.sh
 
 SCALE=${SCALE:-4000}
 START=${START:-2016-01-01T00:00:00Z}
@@ -64,30 +66,34 @@ secs() {
 }
 
 printf '%s scale %s, %s to %s, %s cores\n' "$USE_CASE" "$SCALE" "$START" "$END" "$(nproc)"
-printf '%-7s %-5s %7s %10s %12s %9s %12s %8s\n' format gzip workers seconds rows/s MB/s out_MB rss_MB
+printf '%-7s %-5s %7s %10s %12s %9s %12s %8s  %s\n' format gzip workers seconds rows/s MB/s out_MB rss_MB interference
 for f in $FORMATS; do
   for gz in no yes; do
     for w in $WORKERS; do
       args=("${common[@]}" --format "$f" --workers "$w")
+      interf_begin
       if [ "$gz" = yes ]; then
         out=$( { /usr/bin/time -v -o "$tmp/time" "$bin" "${args[@]}" --gzip | wc -c; } )
       else
         /usr/bin/time -v -o "$tmp/time" "$bin" "${args[@]}" --file /dev/null 2>/dev/null
         out=${BYTES[$f]}
       fi
+      interf_end
       s=$(secs "$tmp/time")
       awk -v f="$f" -v gz="$gz" -v w="$w" -v s="$s" -v rows="${ROWS[$f]}" -v b="${BYTES[$f]}" \
-        -v out="$out" -v rss="$(rss_mb "$tmp/time")" 'BEGIN {
+        -v out="$out" -v rss="$(rss_mb "$tmp/time")" -v itf="$interf_cell" 'BEGIN {
           if (s <= 0) s = 0.001
-          printf "%-7s %-5s %7d %10.2f %12.0f %9.1f %12.1f %8d\n", f, gz, w, s, rows / s, b / s / 1e6, out / 1e6, rss }'
+          printf "%-7s %-5s %7d %10.2f %12.0f %9.1f %12.1f %8d  %s\n", f, gz, w, s, rows / s, b / s / 1e6, out / 1e6, rss, itf }'
     done
   done
 done
 
 # the serial baseline: one generate_data worker piped into gzip -1
 f=$(awk '{print $1}' <<<"$FORMATS")
+interf_begin
 start=$(date +%s.%N)
 out=$("$bin" "${common[@]}" --format "$f" --workers 1 | gzip -1 | wc -c)
 end=$(date +%s.%N)
-awk -v f="$f" -v s="$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')" -v rows="${ROWS[$f]}" -v b="${BYTES[$f]}" -v out="$out" 'BEGIN {
-  printf "%-7s %-5s %7s %10.2f %12.0f %9.1f %12.1f %8s\n", f, "|gzip", "1", s, rows / s, b / s / 1e6, out / 1e6, "-" }'
+interf_end
+awk -v f="$f" -v s="$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')" -v rows="${ROWS[$f]}" -v b="${BYTES[$f]}" -v out="$out" -v itf="$interf_cell" 'BEGIN {
+  printf "%-7s %-5s %7s %10.2f %12.0f %9.1f %12.1f %8s  %s\n", f, "|gzip", "1", s, rows / s, b / s / 1e6, out / 1e6, "-", itf }'

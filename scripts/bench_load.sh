@@ -44,7 +44,10 @@
 #     is read back too).
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
-# (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time.
+# (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time. Every row
+# gives the interference in cores (other processes' CPU beside the command and the server: the
+# loader's results file, else measured around the command by lib.sh's interf_begin/interf_end),
+# DISTURBED over 0.5 cores (docs/benchmarks.md).
 # TSLOAD_BENCH_SCALE, TSLOAD_BENCH_END, TSLOAD_BENCH_BATCH_SIZES, TSLOAD_BENCH_WORKERS and
 # TSLOAD_BENCH_METHODS set the defaults of --scale, --timestamp-end, --batch-sizes, --workers
 # and --methods.
@@ -94,7 +97,10 @@ ds=$(dataset)
 ceiling=0
 pct() { python3 -c 'import sys; a,b=map(float,sys.argv[1:]); print(f"{100*a/b:.0f}%" if b>0 else "-")' "$1" "$2"; }
 
-# load NAME FILE BATCH WORKERS [loader flags...] -> a table row (ceiling % filled in at the end)
+# load NAME FILE BATCH WORKERS [loader flags...] -> a table row (ceiling % filled in at the end).
+# A row of pending is NAME|BATCH|WORKERS|ROWS/S|STATUS|CEILING|INTERFERENCE; the interference is
+# the loader's own (cost.interference of its results file) or, for a command without one, what
+# interf_begin/interf_end (lib.sh) measured around it ("-" when not measured).
 declare -a pending=()
 load() {
   local name=$1 file=$2 bs=$3 w=$4; shift 4
@@ -103,9 +109,10 @@ load() {
   if "$bin/load_$target" --file "$file" --batch-size "$bs" --workers "$w" \
       --results-file "$res" --reporting-period 1h "$@" >"$res.log" 2>&1; then :; fi
   if [ -s "$res" ]; then
-    pending+=("$name|$bs|$w|$(field "$res" rows_per_sec)|$(status "$res")|$ceiling")
+    interf_from_results "$res"
+    pending+=("$name|$bs|$w|$(field "$res" rows_per_sec)|$(status "$res")|$ceiling|$interf_cell")
   else
-    pending+=("$name|$bs|$w|0|failed (see $res.log)|$ceiling")
+    pending+=("$name|$bs|$w|0|failed (see $res.log)|$ceiling|-")
   fi
 }
 
@@ -113,7 +120,8 @@ dry_run() { # FILE -> --do-load=false rate row
   local res=$out/do-load-false.json
   "$bin/load_$target" --file "$1" --do-load=false --batch-size 5000 --results-file "$res" \
     --reporting-period 1h >"$res.log" 2>&1 || true
-  pending+=("--do-load=false (read+split only)|5000|2|$(field "$res" rows_per_sec)|$(field "$res" status)|0")
+  interf_from_results "$res"
+  pending+=("--do-load=false (read+split only)|5000|2|$(field "$res" rows_per_sec)|$(field "$res" status)|0|$interf_cell")
 }
 
 # curl_extra: more curl arguments for every ceiling request (a token header).
@@ -178,10 +186,12 @@ timescale)
   for kind in true false; do
     for w in "${workers_list[@]}"; do
       streams=$(( w >= 2 ? 2 : 1 ))
+      interf_begin "$pg:${PGPORT:-5432}"
       ceil[$kind$w]=$(server_ceiling "$kind" "$streams")
+      interf_end
       label=hypertable; [ "$kind" = false ] && label=plain
       ceiling=${ceil[$kind$w]}
-      pending+=("ceiling: server COPY FROM file, $streams stream(s), $label|-|$w|$ceiling|ok|$ceiling")
+      pending+=("ceiling: server COPY FROM file, $streams stream(s), $label|-|$w|$ceiling|ok|$ceiling|$interf_cell")
     done
   done
   for kind in true false; do
@@ -213,15 +223,17 @@ timescale)
         ceiling=${ceil[true$w]}
         empty_table ${db}_peer true
         log=$out/timescaledb-parallel-copy_b${bs}_w${w}.log
+        interf_begin "$pg:${PGPORT:-5432}"
         start=$(now)
         if "$tpc" --connection "host=$pg user=postgres sslmode=disable dbname=${db}_peer" --table cpu \
             --file "$data/$ds.csv" --skip-header --copy-options CSV --workers "$w" --batch-size "$bs" >"$log" 2>&1; then
           end=$(now)
+          interf_end
           n=$(psqlq -d ${db}_peer -c 'SELECT count(*) FROM cpu')
           st=ok; [ "$n" = "$rows" ] || st="failed: $n rows in the table, want $rows"
-          pending+=("timescaledb-parallel-copy (csv), hypertable|$bs|$w|$(rate "$rows" "$start" "$end")|$st|$ceiling")
+          pending+=("timescaledb-parallel-copy (csv), hypertable|$bs|$w|$(rate "$rows" "$start" "$end")|$st|$ceiling|$interf_cell")
         else
-          pending+=("timescaledb-parallel-copy (csv), hypertable|$bs|$w|0|failed: $(tail -n 1 "$log" | tr '|' '/' | cut -c1-150)|$ceiling")
+          pending+=("timescaledb-parallel-copy (csv), hypertable|$bs|$w|0|failed: $(tail -n 1 "$log" | tr '|' '/' | cut -c1-150)|$ceiling|-")
         fi
       done
     done
@@ -239,12 +251,14 @@ timescale)
         ceiling=${ceil[true$w]}
         log=$out/tsbs_load_timescaledb_b${bs}_w${w}.log
         psqlq -d postgres -c "DROP DATABASE IF EXISTS ${db}_tsbs WITH (FORCE)" >/dev/null
+        interf_begin "$pg:${PGPORT:-5432}"
         if "$tsbs_load" --file "$tsbs_file" --db-name ${db}_tsbs --host "$pg" --user postgres --postgres "sslmode=disable" \
             --workers "$w" --batch-size "$bs" --reporting-period 0s >"$log" 2>&1 &&
             r=$(grep -oE 'mean rate [0-9.]+ rows/sec' "$log" | tail -n 1 | grep -oE '[0-9.]+') && [ -n "$r" ]; then
-          pending+=("tsbs_load_timescaledb (its own format), hypertable|$bs|$w|${r%.*}|ok|$ceiling")
+          interf_end
+          pending+=("tsbs_load_timescaledb (its own format), hypertable|$bs|$w|${r%.*}|ok|$ceiling|$interf_cell")
         else
-          pending+=("tsbs_load_timescaledb (its own format), hypertable|$bs|$w|0|failed: $( (grep -m1 -oE 'ERROR: .*' "$log" || tail -n 1 "$log") | tr '|' '/' | cut -c1-200)|$ceiling")
+          pending+=("tsbs_load_timescaledb (its own format), hypertable|$bs|$w|0|failed: $( (grep -m1 -oE 'ERROR: .*' "$log" || tail -n 1 "$log") | tr '|' '/' | cut -c1-200)|$ceiling|-")
         fi
       done
     done
@@ -263,8 +277,10 @@ influx)
     for w in "${workers_list[@]}"; do
       curl -s -XPOST "$url/query" --data-urlencode "q=DROP DATABASE tsload_ceiling" >/dev/null
       curl -s -XPOST "$url/query" --data-urlencode "q=CREATE DATABASE tsload_ceiling" >/dev/null
+      interf_begin "$url"
       ceiling=$(curl_ceiling "$url/write?db=tsload_ceiling&precision=n" "$data/$ds.ilp" "$bs" "$w")
-      pending+=("ceiling: curl -P $w, no gzip|$bs|$w|$ceiling|ok|$ceiling")
+      interf_end
+      pending+=("ceiling: curl -P $w, no gzip|$bs|$w|$ceiling|ok|$ceiling|$interf_cell")
       load "load_influx --gzip=false" "$data/$ds.ilp" "$bs" "$w" --db-name tsload_bench --drop-db --gzip=false
       load "load_influx (gzip)" "$data/$ds.ilp" "$bs" "$w" --db-name tsload_bench --drop-db
     done
@@ -291,8 +307,10 @@ influx)
     curl_extra=(-H "Authorization: Bearer $token3")
     for sync in durable no_sync; do
       v3db DELETE; v3db POST create
+      interf_begin "$url3"
       ceiling=$(curl_ceiling "$url3/api/v3/write_lp?db=tsload_ceiling&precision=nanosecond&no_sync=$([ $sync = no_sync ] && echo true || echo false)" "$data/$ds.ilp" "$bs" "$w")
-      pending+=("3.x ceiling: curl -P $w, no gzip, $sync|$bs|$w|$ceiling|ok|$ceiling")
+      interf_end
+      pending+=("3.x ceiling: curl -P $w, no gzip, $sync|$bs|$w|$ceiling|ok|$ceiling|$interf_cell")
       if [ $sync = durable ]; then
         load "3.x: load_influx --api v3 (gzip)" "$data/$ds.ilp" "$bs" "$w" --urls "$url3" --api v3 --db-name tsload_bench --drop-db
       else
@@ -402,8 +420,10 @@ questdb)
   for bs in "${batch_sizes[@]}"; do
     for w in "${workers_list[@]}"; do
       drop
+      interf_begin "$http"
       ceiling=$(curl_ceiling "$http/write?precision=n" "$data/$ds.ilp" "$bs" "$w")
-      pending+=("ceiling: curl -P $w (HTTP)|$bs|$w|$ceiling|ok|$ceiling")
+      interf_end
+      pending+=("ceiling: curl -P $w (HTTP)|$bs|$w|$ceiling|ok|$ceiling|$interf_cell")
       drop
       load "http, --dedup=false" "$data/$ds.ilp" "$bs" "$w" --dedup=false
       drop
@@ -448,11 +468,13 @@ clickhouse)
   }
   declare -A ceil
   for dedup in true false; do
+    interf_begin "$chhttp"
     ceil[$dedup]=$(server_ceiling "$dedup")
+    interf_end
     label=ReplacingMergeTree; [ "$dedup" = false ] && label=MergeTree
     ceiling=${ceil[$dedup]}
     st=ok; [ "$ceiling" = 0 ] && st=failed
-    pending+=("ceiling: server INSERT SELECT FROM file (csv), $label|-|1|$ceiling|$st|$ceiling")
+    pending+=("ceiling: server INSERT SELECT FROM file (csv), $label|-|1|$ceiling|$st|$ceiling|$interf_cell")
   done
   for dedup in true false; do
     label=ReplacingMergeTree; [ "$dedup" = false ] && label=MergeTree
@@ -484,14 +506,16 @@ clickhouse)
       for w in "${workers_list[@]}"; do
         log=$out/tsbs_load_clickhouse_b${bs}_w${w}.log
         tq "DROP DATABASE IF EXISTS ${db}_tsbs" >/dev/null || true
+        interf_begin http://127.0.0.2:18124
         if "$tsbs_load" --file "$tsbs_file" --db-name ${db}_tsbs --host 127.0.0.2 --user default \
             --workers "$w" --batch-size "$bs" --reporting-period 0s >"$log" 2>&1 &&
             r=$(grep -oE 'mean rate [0-9.]+ rows/sec' "$log" | tail -n 1 | grep -oE '[0-9.]+') && [ -n "$r" ]; then
+          interf_end
           n=$(tq "SELECT count() FROM ${db}_tsbs.cpu" 2>/dev/null || echo "?")
           st=ok; [ "$n" = "$rows" ] || st="$n rows in its cpu table, want $rows"
-          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|${r%.*}|$st|$ceiling")
+          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|${r%.*}|$st|$ceiling|$interf_cell")
         else
-          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|0|failed: $(tail -n 1 "$log" | tr '|' '/' | cut -c1-200)|$ceiling")
+          pending+=("tsbs_load_clickhouse (its own format), MergeTree, private server|$bs|$w|0|failed: $(tail -n 1 "$log" | tr '|' '/' | cut -c1-200)|$ceiling|-")
         fi
       done
     done
@@ -510,13 +534,13 @@ esac
 echo
 echo "## load_$target, cpu-only scale $scale to $ts_end ($(nproc) cores)"
 echo
-echo "| run | batch size | workers | rows/s | of ceiling | status |"
-echo "|---|---:|---:|---:|---:|---|"
+echo "| run | batch size | workers | rows/s | of ceiling | status | interference cores |"
+echo "|---|---:|---:|---:|---:|---|---:|"
 pages=()
 for p in "${pending[@]}"; do
-  IFS='|' read -r name bs w r st c <<<"$p"
-  printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$bs" "$w" \
-    "$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$r")" "$(pct "$r" "$c")" "$st"
+  IFS='|' read -r name bs w r st c itf <<<"$p"
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$bs" "$w" \
+    "$(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$r")" "$(pct "$r" "$c")" "$st" "${itf:--}"
   [ -s "$out/${name}_b${bs}_w${w}.json" ] && pages+=("$out/${name}_b${bs}_w${w}.json")
 done
 [ -s "$out/do-load-false.json" ] && pages+=("$out/do-load-false.json")

@@ -198,6 +198,8 @@ for ((round = 0; round < runs; round++)); do
         status[$s.$k]="failed (see $res.log)"
         continue
       fi
+      interf_from_results "$res"
+      interf_keep "$s.$k"
       read -r r c d st < <(figures "$res")
       status[$s.$k]=$st
       [ "$st" = ok ] || continue
@@ -210,21 +212,21 @@ done
 
 echo "cpu-only, $scale hosts, 2016-01-01 to $ts_end at 10 s: $rows rows in order; batch $batch, $workers workers, fastest of $runs runs; load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo
-echo "| server | data | rows/s | vs in order | server CPU-s / M rows | vs in order | bytes on disk | vs in order |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| server | data | rows/s | vs in order | server CPU-s / M rows | vs in order | bytes on disk | vs in order | interference cores max |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for s in "${active[@]}"; do
   for k in "${kinds[@]}"; do
     if [ -z "${rate[$s.$k]:-}" ]; then
-      echo "| $s | ${kind_label[$k]} | ${status[$s.$k]:-failed} | | | | | |"
+      echo "| $s | ${kind_label[$k]} | ${status[$s.$k]:-failed} | | | | | | $(interf_rows "$s.$k") |"
       continue
     fi
-    python3 - "$s" "${kind_label[$k]}" "${rate[$s.$k]}" "${rate[$s.in-order]:-0}" "${cpu[$s.$k]}" "${cpu[$s.in-order]:-0}" "${disk[$s.$k]}" "${disk[$s.in-order]:-0}" <<'EOF'
+    python3 - "$s" "${kind_label[$k]}" "${rate[$s.$k]}" "${rate[$s.in-order]:-0}" "${cpu[$s.$k]}" "${cpu[$s.in-order]:-0}" "${disk[$s.$k]}" "${disk[$s.in-order]:-0}" "$(interf_rows "$s.$k")" <<'EOF'
 import sys
 s, k = sys.argv[1:3]
-r, r0, c, c0, d, d0 = map(float, sys.argv[3:])
+r, r0, c, c0, d, d0 = map(float, sys.argv[3:9])
 ratio = lambda a, b: f"{a / b:.2f}x" if b > 0 else "-"
 size = f"{d / 1e6:,.1f} MB" if d >= 0 else "not measured"
-print(f"| {s} | {k} | {r:,.0f} | {ratio(r, r0)} | {c:.1f} | {ratio(c, c0)} | {size} | {ratio(d, d0) if d >= 0 else '-'} |")
+print(f"| {s} | {k} | {r:,.0f} | {ratio(r, r0)} | {c:.1f} | {ratio(c, c0)} | {size} | {ratio(d, d0) if d >= 0 else '-'} | {sys.argv[9]} |")
 EOF
   done
 done

@@ -112,10 +112,14 @@ run_all() {
   for ((round = 0; round < runs; round++)); do
     for i in "${!c_cmd[@]}"; do
       [ -z "${failed[$i]:-}" ] || continue
+      # load_timescale asks the server its version even with --do-load=false: that is its work
+      if [[ ${c_name[$i]} == load_timescale* ]]; then interf_begin 127.0.0.1:"${PGPORT:-5432}"; else interf_begin; fi
       if ! eval "/usr/bin/time -f '%e %M %U %S' -o \"\$tf\" ${c_cmd[$i]}" >"$log" 2>&1; then
         failed[$i]=$(tail -1 "$log" | cut -c1-80)
         continue
       fi
+      interf_end
+      interf_keep "$i"
       read -r s m u y <"$tf"
       if [ -z "${best[$i]:-}" ] || python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$s" "${best[$i]}"; then
         best[$i]=$s
@@ -128,7 +132,7 @@ run_all() {
   for i in "${!c_cmd[@]}"; do
     name=${c_name[$i]} input=${c_input[$i]}
     if [ -n "${failed[$i]:-}" ]; then
-      table+=("| $input | $name | failed: ${failed[$i]} | | | |")
+      table+=("| $input | $name | failed: ${failed[$i]} | | | | |")
       continue
     fi
     r=$(python3 -c 'import sys; r,s=map(float,sys.argv[1:]); print(int(r/s) if s>0 else 0)' "$rows" "${best[$i]}")
@@ -136,9 +140,9 @@ run_all() {
     cpu_of["$input|$name"]=${cpu[$i]}
     # /usr/bin/time counts hundredths: a tiny input can take "0.00" s.
     if [[ $r == 0 ]]; then
-      table+=("| $input | $name | (under 0.01 s) | | ${cpu[$i]} | $(( ${rss[$i]} / 1024 )) |")
+      table+=("| $input | $name | (under 0.01 s) | | ${cpu[$i]} | $(( ${rss[$i]} / 1024 )) | $(interf_rows "$i") |")
     else
-      table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "${c_size[$i]}" "${best[$i]}") | ${cpu[$i]} | $(( ${rss[$i]} / 1024 )) |")
+      table+=("| $input | $name | $(printf "%'d" "$r") | $(python3 -c 'import sys; print(f"{float(sys.argv[1])/float(sys.argv[2]):.0f}")' "${c_size[$i]}" "${best[$i]}") | ${cpu[$i]} | $(( ${rss[$i]} / 1024 )) | $(interf_rows "$i") |")
     fi
   done
 }
@@ -205,8 +209,8 @@ echo
 echo "cpu-only, scale $scale, 2016-01-01 to $ts_end: $(printf "%'d" "$rows") rows, $workers workers, --do-load=false; $(nproc) cores; fastest of $runs runs, in rounds"
 echo "files: ${sizes%; }"
 echo
-echo "| input | tool | rows/s | MB/s (decompressed) | CPU s | peak RSS MB |"
-echo "|---|---|---:|---:|---:|---:|"
+echo "| input | tool | rows/s | MB/s (decompressed) | CPU s | peak RSS MB | interference cores max |"
+echo "|---|---|---:|---:|---:|---:|---:|"
 printf '%s\n' "${table[@]}"
 echo
 echo "- load_questdb uncompressed / tsbs_load_questdb (QuestDB fork): $(ratio "uncompressed|load_questdb" "uncompressed|tsbs_load_questdb (QuestDB fork)") in rows/s; CPU seconds ${cpu_of["uncompressed|load_questdb"]:-?} against ${cpu_of["uncompressed|tsbs_load_questdb (QuestDB fork)"]:-?} (tsload checks every line, the fork only the first of each batch)"

@@ -22,7 +22,9 @@
 # --runs times (default 3); the table gives the median of each: rows/s (rows / wall seconds of
 # the whole command), loader CPU seconds (user + system, /usr/bin/time) per million rows, the
 # server's CPU seconds per million rows (/proc/<pid>/stat of the server before and after), and
-# the ratios tsload / TSBS measured in this run.
+# the ratios tsload / TSBS measured in this run, and the interference (other processes' CPU
+# beside the command and the server, in cores; lib.sh interf_begin): the most any run saw,
+# DISTURBED over 0.5 cores.
 # The peer: tsbs_load_victoriametrics from TSLOAD_PEERS_BIN (a directory) or PATH, built from
 # TSBS's public source (github.com/timescale/tsbs, cmd/tsbs_load_victoriametrics) outside this
 # repository; without it its rows are left out with a message. TSLOAD_LOCK=FILE runs each load
@@ -84,17 +86,17 @@ echo
 echo "cpu-only, scale $scale, 2016-01-01 to $ts_end at 10 s: $(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$rows") rows; batch $batch, $workers workers; median of $runs runs in rounds; $(nproc) cores; load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo "server: $([ ${#vm_env[@]} -gt 0 ] && echo "private VictoriaMetrics at $url, wiped before each run" || echo "$url, a db label per run")"
 echo
-echo "| loader | rows/s | loader CPU-s / M rows | server CPU-s / M rows | runs (rows/s) |"
-echo "|---|---:|---:|---:|---|"
+echo "| loader | rows/s | loader CPU-s / M rows | server CPU-s / M rows | runs (rows/s) | interference cores max |"
+echo "|---|---:|---:|---:|---|---:|"
 declare -A med_r=() med_c=()
 for i in "${!names[@]}"; do
   if [ -n "${failed[$i]:-}" ]; then
-    echo "| ${names[$i]} | failed: ${failed[$i]} | | | |"
+    echo "| ${names[$i]} | failed: ${failed[$i]} | | | | $(interf_rows "$i") |"
     continue
   fi
   # shellcheck disable=SC2086 # lists of numbers
   { med_r[$i]=$(median ${rate[$i]}); med_c[$i]=$(median ${ccpu[$i]}); sc=$(median ${scpu[$i]}); }
-  printf '| %s | %s | %.2f | %.2f | %s |\n' "${names[$i]}" "$(python3 -c 'import sys; print(f"{float(sys.argv[1]):,.0f}")' "${med_r[$i]}")" "${med_c[$i]}" "$sc" "${rate[$i]% }"
+  printf '| %s | %s | %.2f | %.2f | %s | %s |\n' "${names[$i]}" "$(python3 -c 'import sys; print(f"{float(sys.argv[1]):,.0f}")' "${med_r[$i]}")" "${med_c[$i]}" "$sc" "${rate[$i]% }" "$(interf_rows "$i")"
 done
 if [ -n "$tsbs" ] && [ -n "${med_r[2]:-}" ]; then
   echo

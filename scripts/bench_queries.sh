@@ -53,17 +53,20 @@ bench_lock
 "$bin/load_questdb" --file "$data" --drop-db --queries "$out/q.tsq" --queries-workers "$workers" --results-file "$out/tsload.json"
 if [[ -n $tsbs_gen && -n $tsbs_run ]]; then
 	for t in $(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["query_bench"]["types"][i]["name"] for i in range(len(json.load(open(sys.argv[1]))["query_bench"]["types"]))))' "$out/tsload.json"); do
-		rm -f "$out/tsbs-$t.json"
+		rm -f "$out/tsbs-$t.json" "$out/tsbs-$t.interference"
 		if ! "$tsbs_gen" --use-case cpu-only --seed 1 --scale "$scale" --timestamp-start 2016-01-01T00:00:00Z --timestamp-end "$ts_end" \
 			--queries "$queries" --query-type "$t" --format questdb --file "$out/tsbs-$t.q" 2>"$out/tsbs-$t.log"; then
 			echo "bench_queries: tsbs_generate_queries $t failed: $(grep -m1 panic "$out/tsbs-$t.log")" >&2
 			continue
 		fi
+		interf_begin http://127.0.0.1:9000
 		if ! "$tsbs_run" --file "$out/tsbs-$t.q" --workers "$workers" --print-interval 0 --results-file "$out/tsbs-$t.json" \
 			>"$out/tsbs-$t.run.log" 2>&1; then
 			echo "bench_queries: tsbs_run_queries_questdb $t failed: $(grep -m1 -E 'panic|error' "$out/tsbs-$t.run.log")" >&2
 			rm -f "$out/tsbs-$t.json"
 		fi
+		interf_end
+		echo "$interf_cell" >"$out/tsbs-$t.interference"
 	done
 else
 	echo "bench_queries: tsbs_generate_queries or tsbs_run_queries_questdb not found (TSLOAD_PEERS_BIN or PATH): our column only" >&2
@@ -73,16 +76,24 @@ bench_unlock
 python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
-qb = json.load(open(os.path.join(out, "tsload.json")))["query_bench"]
-print(f"{'type':24} {'tsload p50':>11} {'tsload p99':>11} {'checked':>8} {'TSBS p50':>9} {'TSBS p99':>9} {'p50 ratio':>10}")
+r = json.load(open(os.path.join(out, "tsload.json")))
+qb = r["query_bench"]
+# interference, in cores: tsload's from its results file (the whole run), TSBS's measured by
+# lib.sh's interf_begin/interf_end around each of its runs
+i = (r.get("cost") or {}).get("interference") or {}
+ours = (f"{i['cores']:.2f}" + (" DISTURBED" if i.get("disturbed") else "")) if "cores" in i else "-"
+print(f"{'type':24} {'tsload p50':>11} {'tsload p99':>11} {'checked':>8} {'TSBS p50':>9} {'TSBS p99':>9} {'p50 ratio':>10}"
+      f"  {'interference tsload':>19}  {'interference TSBS':>17}")
 for t in qb["types"]:
     name, lat = t["name"], t["latency_ms"]
     theirs, p50, p99, ratio = os.path.join(out, f"tsbs-{name}.json"), "-", "-", "-"
+    f = os.path.join(out, f"tsbs-{name}.interference")
+    itf = open(f).read().strip() if os.path.exists(theirs) and os.path.exists(f) else "-"
     if os.path.exists(theirs):
         q = json.load(open(theirs))["Totals"]["overallQuantiles"].get("all_queries", {})
         if q:
             p50, p99 = f"{q['q50']:.2f}", f"{q['q99']:.2f}"
             ratio = f"{lat['p50'] / q['q50']:.2f}" if q["q50"] else "-"
     checked = f"{t['checked'] - t['wrong']}/{t['count']}" if qb["checked"] else "no"
-    print(f"{name:24} {lat['p50']:11.2f} {lat['p99']:11.2f} {checked:>8} {p50:>9} {p99:>9} {ratio:>10}")
+    print(f"{name:24} {lat['p50']:11.2f} {lat['p99']:11.2f} {checked:>8} {p50:>9} {p99:>9} {ratio:>10}  {ours:>19}  {itf:>17}")
 PY

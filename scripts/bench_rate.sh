@@ -145,11 +145,14 @@ if fail:
     why = f"{fail['rows_per_sec']:,.0f} rows/s: " + ", ".join(reasons or ["no batch acknowledged"])
 if pc.get("failed_below"):
     why += "; but a lower step failed: " + ", ".join(f"{v:,.0f}" for v in pc["failed_below"])
-print(f"| target | sustainable rows/s (p{pc.get('slo_quantile', 99):g} from due < {pc.get('slo_ms', 0):g} ms) | the next step failed | peak achieved rows/s |")
-print("| --- | ---: | --- | ---: |")
+print(f"| target | sustainable rows/s (p{pc.get('slo_quantile', 99):g} from due < {pc.get('slo_ms', 0):g} ms) | the next step failed | peak achieved rows/s | interference cores |")
+print("| --- | ---: | --- | ---: | ---: |")
 peak = max(s["achieved_rows_per_sec"] for s in steps)
 shown = ("≥ " if pc.get("sustainable_at_least") else "") + f"{sus:,.0f}" if sus else "none"
-print(f"| {sys.argv[2]} | {shown} | {why} | {peak:,.0f} |")
+# the loader's own measure of the other work on the machine over the whole staircase
+itf = (r.get("cost") or {}).get("interference") or {}
+itf = (f"{itf['cores']:.2f}" + (" DISTURBED" if itf.get("disturbed") else "")) if "cores" in itf else "-"
+print(f"| {sys.argv[2]} | {shown} | {why} | {peak:,.0f} | {itf} |")
 print()
 q = r.get("queries")
 for s in steps:

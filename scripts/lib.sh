@@ -279,7 +279,8 @@ server_ticks() {
 # output to $out/PREFIX-I-ROUND.log), the server's CPU time before and after, then the rows it
 # holds (vm_held). A run that exits non-zero or leaves other than $rows rows sets failed[I]; the
 # others add their rows/s, the command's CPU seconds per million rows and the server's to the
-# lists rate[I], ccpu[I] and scpu[I].
+# lists rate[I], ccpu[I] and scpu[I]. Every run's interference (interf_begin/interf_end around
+# the command, beside the server) is kept under I: interf_rows I is the step's cell.
 vm_rounds() {
 	local count=$1 prefix=$2 round j i label log s0 s1 st n wall u s hz
 	declare -gA rate=() ccpu=() scpu=() failed=()
@@ -293,8 +294,11 @@ vm_rounds() {
 			bench_lock
 			vm_fresh || { echo "the private VictoriaMetrics did not start (see $vm_log)" >&2; exit 1; }
 			s0=$(server_ticks "$vm_url")
+			interf_begin "$vm_url"
 			st=0
 			/usr/bin/time -f '%e %U %S' -o "$out/time.txt" "${step_cmd[@]}" >"$log" 2>&1 || st=$?
+			interf_end
+			interf_keep "$i"
 			s1=$(server_ticks "$vm_url")
 			n=$(vm_held "$label") || n=""
 			bench_unlock
@@ -318,4 +322,159 @@ vm_rounds() {
 		done
 	done
 	rm -f "$out/time.txt"
+}
+
+# ---- Interference: what else ran on the machine beside a row of a bench table ----
+#
+# Every table row carries the interference measured while its figure was: the CPU that other
+# processes took, in cores, beside the command measured and the server it loaded. A row whose
+# loader wrote a results file takes it from there (interf_from_results: cost.interference, which
+# the loader measured itself). Any other command (a server's own import run by psql, curl or
+# clickhouse-client, a peer loader, generate_data, the sqlite3 or duckdb CLI) is measured here:
+#
+#   interf_begin [URL...]    before the command: the machine's busy ticks (/proc/stat: user + nice
+#                            + system + irq + softirq + steal) and all of its ticks, the CPU of
+#                            each process listening on a URL's port and of its children, the CPU
+#                            of this shell's finished children (bash times), the load average.
+#   CMD                      in the foreground (a child of the shell, or in $(...), so that its
+#                            CPU is counted when it ends)
+#   interf_end [SECONDS]     after it: interference = (machine busy - servers - command) / wall
+#                            seconds, in cores; the command's CPU is SECONDS if given, else what
+#                            the shell's children used in between (the command's, and that of
+#                            any small helper such as a count query, which is ours too).
+#
+# Both interf_end and interf_from_results set interf_cores, interf_steal (a fraction),
+# interf_disturbed (0 or 1), interf_cell (the table cell: "0.12", or "0.85 DISTURBED" when the
+# interference is over 0.5 cores (pkg/interference.Cores) or the hypervisor stole over 10% of
+# the processor time (pkg/interference.Steal)), interf_note ("interference 0.12 cores, steal 0%,
+# load average 1.20->1.35"). interf_keep KEY files that run under KEY (a row), and interf_rows
+# KEY gives the row's cell over its runs. The samples are taken by small python3 helpers inside
+# the window (tens of milliseconds each): a command of a fraction of a second reads high.
+interf_urls=()
+interf_begin() {
+	interf_urls=("$@")
+	interf_load0=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)
+	interf_s0=$(interf_sample)
+	interf_children interf_c0
+}
+
+interf_end() {
+	local c1 s1
+	s1=$(interf_sample)
+	interf_children c1
+	interf_judge "$interf_s0" "$s1" "${1:-$(python3 -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$interf_c0" "$c1")}" \
+		"$interf_load0" "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)"
+}
+
+# interf_children VAR: VAR set to the CPU seconds (user + system) of the shell's finished
+# children so far. `times` runs in this shell (in a subshell it would see only its own children).
+interf_children() {
+	local f=${TMPDIR:-/tmp}/tsload-times.$$ line
+	times >"$f"
+	line=$(tail -n 1 "$f")
+	rm -f "$f"
+	printf -v "$1" %s "$(python3 -c 'import re,sys; print(sum(int(m)*60+float(s) for m,s in re.findall(r"(\d+)m([\d.]+)s", sys.argv[1])))' "$line")"
+}
+
+# interf_sample: "WALL BUSY TOTAL STEAL SERVERS": the time (s), the machine's busy, all and
+# stolen ticks, and the ticks of the processes listening on interf_urls' ports and of their
+# descendants (a process gone since has its ticks in its parent's cutime and cstime).
+interf_sample() {
+	local url port pids=()
+	for url in "${interf_urls[@]}"; do
+		port=${url##*:}
+		port=${port%%/*}
+		pids+=($(ss -Hltnp "sport = :$port" 2>/dev/null | grep -oE 'pid=[0-9]+' | head -n1 | cut -d= -f2))
+	done
+	python3 - "${pids[@]}" <<'PY'
+import os, sys, time
+procs = {}
+for d in os.listdir("/proc"):
+    if not d.isdigit():
+        continue
+    try:
+        s = open(f"/proc/{d}/stat").read()
+    except OSError:
+        continue
+    f = s[s.rfind(")") + 2:].split()
+    procs[int(d)] = (int(f[1]), sum(int(x) for x in f[11:15]))
+seen, todo = set(), [int(p) for p in sys.argv[1:]]
+while todo:
+    p = todo.pop()
+    if p in seen or p not in procs:
+        continue
+    seen.add(p)
+    todo += [c for c, (pp, _) in procs.items() if pp == p]
+# The machine last: this helper's own work before it then falls on the same side of both
+# samples as of the shell's children count (before the window at the start, in the command's
+# share at the end).
+t = time.time()
+cpu = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+user, nice, system, idle, iowait, irq, softirq, steal = cpu + [0] * (8 - len(cpu))
+busy = user + nice + system + irq + softirq + steal
+print(t, busy, sum(cpu), steal, sum(procs[p][1] for p in seen))
+PY
+}
+
+# interf_judge SAMPLE0 SAMPLE1 COMMAND_SECONDS LOAD0 LOAD1: the interference between two samples.
+interf_judge() {
+	local out
+	out=$(python3 - "$@" "$(getconf CLK_TCK)" <<'PY'
+import sys
+a, b = [list(map(float, s.split())) for s in sys.argv[1:3]]
+cmd, load0, load1, hz = float(sys.argv[3]), sys.argv[4], sys.argv[5], float(sys.argv[6])
+wall = b[0] - a[0]
+busy, total, steal, server = (b[i] - a[i] for i in range(1, 5))
+cores = max(0.0, (busy - server) / hz - cmd) / wall if wall > 0 else 0.0
+stolen = steal / total if total > 0 else 0.0
+print(f"{cores:.2f}", f"{stolen:.3f}", 1 if cores > 0.5 or stolen > 0.10 else 0, load0, load1)
+PY
+)
+	interf_set $out
+}
+
+# interf_set CORES STEAL DISTURBED LOAD0 LOAD1: the interf_* variables of one run.
+interf_set() {
+	interf_cores=$1 interf_steal=$2 interf_disturbed=$3
+	interf_cell=$1
+	[[ $3 == 0 ]] || interf_cell+=" DISTURBED"
+	interf_note="interference $1 cores, steal $(python3 -c 'import sys; print(f"{100*float(sys.argv[1]):.0f}%")' "$2"), load average $4->$5"
+	interf_last="$1:$3"
+}
+
+# interf_from_results FILE: the interference a loader recorded in its results file
+# (cost.interference); "-" cells when it has none (an older loader, or no /proc).
+interf_from_results() {
+	local out
+	out=$(python3 - "$1" <<'PY' 2>/dev/null
+import json, sys
+i = ((json.load(open(sys.argv[1])).get("cost") or {}).get("interference")) or {}
+if "cores" in i:
+    fmt = lambda v: "-" if v is None else f"{v:.2f}"
+    print(f"{i['cores']:.2f}", f"{i.get('steal_fraction') or 0:.3f}", 1 if i.get("disturbed") else 0,
+          fmt(i.get("load_avg_start")), fmt(i.get("load_avg_end")))
+PY
+)
+	if [[ -n $out ]]; then
+		interf_set $out
+	else
+		interf_cores=- interf_steal=- interf_disturbed=0 interf_cell=- interf_note="interference not measured" interf_last=""
+	fi
+}
+
+# interf_keep KEY: files the last run's interference under KEY (a row); interf_rows KEY: the
+# row's cell over its runs: the most interference of any run, and "DISTURBED N of M" when N of
+# its M runs were ("-" for a row none of whose runs measured it).
+declare -A interf_runs=()
+interf_keep() { [[ -z ${interf_last:-} ]] || interf_runs[$1]+="$interf_last "; }
+interf_rows() {
+	local r max=- n=0 m=0
+	for r in ${interf_runs[$1]:-}; do
+		m=$((m + 1))
+		[[ ${r#*:} == 0 ]] || n=$((n + 1))
+		if [[ $max == - ]] || python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)' "${r%:*}" "$max"; then
+			max=${r%:*}
+		fi
+	done
+	if ((n > 0)); then echo "$max DISTURBED $n of $m"; else echo "$max"; fi
 }

@@ -27,6 +27,10 @@ const header = "| experiment step | published figure (hardware) | this machine |
 // row is one line of a script's table.
 type row struct{ step, published, figure, verified, notes string }
 
+// interferenceNote is what a measured row's notes say about the other work on the machine
+// (scripts/experiments/lib.sh exp_interf): other processes' CPU in cores, maybe DISTURBED.
+var interferenceNote = regexp.MustCompile(`interference \d+\.\d\d cores( DISTURBED)?`)
+
 // parseTable returns the rows of the first table under header in out.
 func parseTable(t *testing.T, out string) []row {
 	t.Helper()
@@ -192,6 +196,9 @@ func TestExperimentsTiny(t *testing.T) {
 					}
 				case !strings.HasSuffix(r.figure, " rows/s"):
 					t.Errorf("step %q: figure %q is not a rate (notes: %s)", r.step, r.figure, r.notes)
+				case !interferenceNote.MatchString(r.notes):
+					// Every measured row says how much other work ran beside it.
+					t.Errorf("step %q: notes %q give no interference (want %q)", r.step, r.notes, interferenceNote)
 				case r.verified == "-":
 					// Serialisation steps load nothing.
 					if !strings.HasPrefix(r.step, "serialise") {

@@ -8,7 +8,8 @@
 #                             use $TSLOAD_BIN's)
 #   exp_start SERVER          scripts/start_SERVER.sh (fails loudly; the caller decides)
 #   exp_load STEP PUBLISHED LOADER [flags...]   one loader run: a table row from its results
-#   exp_row STEP PUBLISHED FIGURE VERIFIED [NOTES]   a row measured some other way
+#   exp_row STEP PUBLISHED FIGURE VERIFIED [NOTES]   a row measured some other way; its
+#                             notes give the interference measured around it (exp_interf)
 #   exp_finish TITLE GROUP    print the Markdown table, write table.md, the plots and exit
 #
 # Rows go to $EXP_OUT/rows.tsv; the loaders' results to $EXP_OUT/results, their stderr to
@@ -133,6 +134,17 @@ exp_start() {
 	}
 }
 
+# The interference functions of the bench scripts (interf_begin, interf_end, interf_from_results).
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+# exp_interf: after interf_end or interf_from_results, the words for a row's notes:
+# "interference 0.12 cores", with " DISTURBED" when it was over 0.5 cores or steal over 10%
+# ("interference not measured" when the loader recorded none).
+exp_interf() {
+	if [[ $interf_cores == - ]]; then echo "interference not measured"; else echo "interference $interf_cores cores${interf_cell#"$interf_cores"}"; fi
+}
+
 # exp_now: seconds since the epoch with nanoseconds.
 exp_now() { date +%s.%N; }
 
@@ -208,8 +220,9 @@ PY
 
 # exp_load STEP PUBLISHED LOADER [FLAGS...]: run $EXP_BIN/LOADER with FLAGS plus
 # --results-file and --reporting-period 1s, then add its row: rows/s (acknowledged rows over
-# wall time), the verified count, and notes: the load's wall time and the machine's load
-# average meanwhile (EXP_LAST_LOAD), then retries or the error. EXP_LAST_RESULTS names the
+# wall time), the verified count, and notes: the load's wall time, the machine's load
+# average meanwhile (EXP_LAST_LOAD) and the interference the loader measured (its results
+# file's cost.interference: other processes' CPU, in cores), then retries or the error. EXP_LAST_RESULTS names the
 # results file and EXP_LAST_OK is 1 when the run was ok and verified.
 exp_load() {
 	local step=$1 pub=$2 loader=$3
@@ -267,7 +280,8 @@ exp_load() {
 	# Every row says how long the load took and how busy the machine was meanwhile.
 	local secs
 	secs=$(python3 -c 'import json,sys; print("%.3f s" % json.load(open(sys.argv[1])).get("seconds", 0))' "$res")
-	notes="$secs, load avg $EXP_LAST_LOAD${notes:+; $notes}"
+	interf_from_results "$res"
+	notes="$secs, load avg $EXP_LAST_LOAD, $(exp_interf)${notes:+; $notes}"
 	if [[ -e $log.stopped ]]; then
 		rm -f "$log.stopped"
 		notes="$notes; stopped by the time budget (--stop-at $(date -u -d "@$EXP_STOP_AT" +%H:%MZ)) before the end of its input"

@@ -79,12 +79,15 @@ ws=(1)
 if [[ $n != 1 ]]; then ws+=("$n"); fi
 
 # Serialised: generation alone, to /dev/null, timed by wall clock.
-declare -A gen_start gen_end
+declare -A gen_start gen_end gen_interf
 for w in "${ws[@]}"; do
+	interf_begin
 	gen_start[$w]=$(exp_now)
 	"$EXP_BIN/generate_data" "${gen[@]}" --workers "$w" >/dev/null 2>"$EXP_OUT/logs/generate_w$w.log" ||
 		exp_die "generate_data failed: $(tail -n 1 "$EXP_OUT/logs/generate_w$w.log")"
 	gen_end[$w]=$(exp_now)
+	interf_end
+	gen_interf[$w]=$(exp_interf)
 done
 
 # The file every load reads: the same bytes, the table renamed so that nothing else on a shared
@@ -99,7 +102,7 @@ ln -sf cpu.ilp "$data/tcp.ilp"
 for w in "${ws[@]}"; do
 	if [[ $w == 1 ]]; then pub="1.17M rows/s ($hw; 1 thread, pandas to ILP buffer)"; else pub="5.66M rows/s ($hw; 8 threads)"; fi
 	exp_row "serialise: generate_data to ILP, $(exp_n_workers "$w")" "$pub" "$(exp_rate_cell "$(exp_rate "$rows" "${gen_start[$w]}" "${gen_end[$w]}")")" "-" \
-		"$(python3 -c 'import sys; print("%.3f s" % (float(sys.argv[2]) - float(sys.argv[1])))' "${gen_start[$w]}" "${gen_end[$w]}"), load avg $(exp_loadavg "${gen_start[$w]}" "${gen_end[$w]}"); generation included; $(exp_fmt "$rows") rows written"
+		"$(python3 -c 'import sys; print("%.3f s" % (float(sys.argv[2]) - float(sys.argv[1])))' "${gen_start[$w]}" "${gen_end[$w]}"), load avg $(exp_loadavg "${gen_start[$w]}" "${gen_end[$w]}"), ${gen_interf[$w]}; generation included; $(exp_fmt "$rows") rows written"
 done
 
 # The loads' rows come after the serialisation rows their --serialization-pass yields.
@@ -118,7 +121,7 @@ for transport in "${transports[@]}"; do
 			if [[ $w == 1 ]]; then pub="1.17M rows/s ($hw; 1 thread)"; else pub="5.66M rows/s ($hw; 8 threads)"; fi
 			step="serialise: load_questdb --serialization-pass (read + split), $(exp_n_workers "$w")"
 			if [[ $ser -gt 0 ]]; then
-				EXP_ROWS="" exp_row "$step" "$pub" "$(exp_rate_cell "$ser")" "-" "no network"
+				EXP_ROWS="" exp_row "$step" "$pub" "$(exp_rate_cell "$ser")" "-" "no network; $(exp_interf) (the whole run)"
 			else
 				EXP_ROWS="" exp_fail_row "$step" "$pub" "no serialization figures in $EXP_LAST_RESULTS"
 			fi

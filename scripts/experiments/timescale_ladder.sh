@@ -166,15 +166,17 @@ for tt in "${tables[@]}"; do
 		--file "$data/weather.csv" --limit 1 --verify=off --reporting-period 1h >"$EXP_OUT/logs/server_copy_$tt.log" 2>&1 &&
 		psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c 'TRUNCATE weather' >>"$EXP_OUT/logs/server_copy_$tt.log" 2>&1; then
 		# psql's own \timing: the statement's time, not psql's start-up.
+		interf_begin "$pg_url"
 		if out=$(psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c '\timing on' \
 			-c "COPY weather FROM '$shared/weather.csv' (FORMAT csv, HEADER true)" 2>&1); then
+			interf_end
 			echo "$out" >>"$EXP_OUT/logs/server_copy_$tt.log"
 			ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out" | tail -n 1)
 			n=$(psql -X -At "$(db_url "$db")" -c 'SELECT count(*) FROM weather')
 			if [[ -z $ms ]]; then
 				exp_fail_row "$name" "$pub" "no time in psql's output: $out"
 			elif [[ $n == "$copy_rows" ]]; then
-				exp_row "$name" "$pub" "$(exp_rate_cell "$(exp_rate "$n" 0 "$(python3 -c "print($ms/1000)")")")" "$(exp_fmt "$n")" "one backend, no client"
+				exp_row "$name" "$pub" "$(exp_rate_cell "$(exp_rate "$n" 0 "$(python3 -c "print($ms/1000)")")")" "$(exp_fmt "$n")" "one backend, no client; $(exp_interf)"
 			else
 				exp_fail_row "$name" "$pub" "count(*) is $n, the file has $copy_rows rows"
 			fi
@@ -196,13 +198,15 @@ for tt in "${tables[@]}"; do
 		if "$EXP_BIN/load_timescale" --postgres "$pg_url" --db-name "$db" --drop-db --use-hypertable "$(ht_flag "$tt")" \
 			--file "$data/weather.csv" --limit 1 --verify=off --reporting-period 1h >"$EXP_OUT/logs/tpc_$tt.log" 2>&1 &&
 			psql -X -q -v ON_ERROR_STOP=1 "$(db_url "$db")" -c 'TRUNCATE weather' >>"$EXP_OUT/logs/tpc_$tt.log" 2>&1; then
+			interf_begin "$pg_url"
 			start=$(exp_now)
 			if "$tpc" -connection "$(db_url "$db")" -table weather -file "$data/weather.csv" -skip-header \
 				-workers "$EXP_WORKERS" -batch-size 20000 -reporting-period 0s >>"$EXP_OUT/logs/tpc_$tt.log" 2>&1; then
 				end_t=$(exp_now)
+				interf_end
 				n=$(psql -X -At "$(db_url "$db")" -c 'SELECT count(*) FROM weather')
 				if [[ $n == "$copy_rows" ]]; then
-					exp_row "$name" "$pub" "$(exp_rate_cell "$(exp_rate "$n" "$start" "$end_t")")" "$(exp_fmt "$n")" "$tpc"
+					exp_row "$name" "$pub" "$(exp_rate_cell "$(exp_rate "$n" "$start" "$end_t")")" "$(exp_fmt "$n")" "$tpc; $(exp_interf)"
 				else
 					exp_fail_row "$name" "$pub" "count(*) is $n, the file has $copy_rows rows"
 				fi

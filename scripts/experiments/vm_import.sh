@@ -156,23 +156,23 @@ vm_rounds ${#names[@]} imp
 echo
 echo "cpu-only, scale $scale, 2016-01-01 to $ts_end at 10 s: $(python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$rows") rows; batch $batch, $workers workers; median of $runs runs in rounds, a fresh private server per step; $(nproc) cores; load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo
-echo "| API | rows/s | vs /write (curl) | server CPU-s / M rows | vs /write (curl) | client CPU-s / M rows | bytes sent / row | runs (rows/s) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---|"
+echo "| API | rows/s | vs /write (curl) | server CPU-s / M rows | vs /write (curl) | client CPU-s / M rows | bytes sent / row | runs (rows/s) | interference cores max |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|---:|"
 r0="" c0=""
 # shellcheck disable=SC2086 # lists of numbers
 [ -n "${failed[0]:-}" ] || { r0=$(median ${rate[0]}); c0=$(median ${scpu[0]}); }
 for i in "${!names[@]}"; do
   if [ -n "${failed[$i]:-}" ]; then
-    echo "| ${names[$i]} | failed: ${failed[$i]} | | | | | | |"
+    echo "| ${names[$i]} | failed: ${failed[$i]} | | | | | | | $(interf_rows "$i") |"
     continue
   fi
   # shellcheck disable=SC2086 # lists of numbers
-  python3 - "${names[$i]}" "$(median ${rate[$i]})" "${r0:-0}" "$(median ${scpu[$i]})" "${c0:-0}" "$(median ${ccpu[$i]})" "${body_bytes[$i]}" "$rows" "${rate[$i]% }" <<'EOF'
+  python3 - "${names[$i]}" "$(median ${rate[$i]})" "${r0:-0}" "$(median ${scpu[$i]})" "${c0:-0}" "$(median ${ccpu[$i]})" "${body_bytes[$i]}" "$rows" "${rate[$i]% }" "$(interf_rows "$i")" <<'EOF'
 import sys
 n = sys.argv[1]
 r, r0, c, c0, cc, b, rows = map(float, sys.argv[2:9])
 ratio = lambda a, z: f"{a / z:.2f}x" if z > 0 else "-"
-print(f"| {n} | {r:,.0f} | {ratio(r, r0)} | {c:.2f} | {ratio(c, c0)} | {cc:.2f} | {b / rows:.0f} | {sys.argv[9]} |")
+print(f"| {n} | {r:,.0f} | {ratio(r, r0)} | {c:.2f} | {ratio(c, c0)} | {cc:.2f} | {b / rows:.0f} | {sys.argv[9]} | {sys.argv[10]} |")
 EOF
 done
 echo
