@@ -175,14 +175,16 @@ func ClickHouse(dt64 bool) *Dialect {
 // ClickHouseWindows gives d, ClickHouse's dialect, the window functions a
 // query.Change needs, for a server of 21.9 or later (chDB among them):
 // lagInFrame and leadInFrame over the whole partition (the default frame
-// ends at the current row, where leadInFrame finds nothing).
+// ends at the current row, where leadInFrame finds nothing), of a
+// Nullable value (outside the frame they give the type's default, here
+// NULL).
 func ClickHouseWindows(d *Dialect) {
 	d.Seconds = func(c string) string { return c + " / 1000000000.0" } // a bucket's nanoseconds
-	d.Window = func(fn, e, def, part, order string) string {
+	d.Window = func(fn, e, part, order string) string {
 		over := "ORDER BY " + order + " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
 		if part != "" {
 			over = "PARTITION BY " + part + " " + over
 		}
-		return fn + "InFrame(" + e + ", 1, " + def + ") OVER (" + over + ")"
+		return fn + "InFrame(toNullable(" + e + ")) OVER (" + over + ")"
 	}
 }

@@ -67,11 +67,11 @@ type Dialect struct {
 	// since the epoch; nil: the database has no window functions, and a
 	// query with a Change is unsupported.
 	Seconds func(col string) string
-	// Window is fn (lag or lead) of expression e one row away, def where
+	// Window is fn (lag or lead) of expression e one row away, NULL where
 	// there is none, over the rows of each partition part in the order
-	// of order (part "": one partition); nil: fn(e, 1, def) OVER
-	// (PARTITION BY part ORDER BY order).
-	Window func(fn, e, def, part, order string) string
+	// of order (part "": one partition); nil: fn(e) OVER (PARTITION BY
+	// part ORDER BY order).
+	Window func(fn, e, part, order string) string
 }
 
 // Literal is s as an SQL string literal (a single quote doubled).

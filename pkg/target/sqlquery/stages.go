@@ -17,7 +17,8 @@ import (
 //     NULL or zero divisor keeps no row, and divides nothing by zero).
 //   - Change: the rows before with their state (tsq_on, 1 or 0) and
 //     their time in seconds (tsq_sec), the state of the row before in
-//     each group (lag, -1 for none); a rise is an on row after an off row;
+//     each group (lag, NULL for none: DataFusion before 2023 takes no
+//     default of another type than the offset's); a rise is an on row after an off row;
 //     runs are read from the rows whose state differs from the row
 //     before's, each with the next such row's time (lead): an on one
 //     followed by an off one is a run, its hours their times' difference.
@@ -130,12 +131,12 @@ func (d *Dialect) change(q *query.Query, c *query.Change, stmt string, lay Layou
 	part := strings.Join(keys, ", ")
 	window := d.Window
 	if window == nil {
-		window = func(fn, e, def, part, order string) string {
+		window = func(fn, e, part, order string) string {
 			over := "ORDER BY " + order
 			if part != "" {
 				over = "PARTITION BY " + part + " " + over
 			}
-			return fn + "(" + e + ", 1, " + def + ") OVER (" + over + ")"
+			return fn + "(" + e + ") OVER (" + over + ")"
 		}
 	}
 	t := lay.TimeName
@@ -146,12 +147,12 @@ func (d *Dialect) change(q *query.Query, c *query.Change, stmt string, lay Layou
 	val := "tsq_v" + strconv.Itoa(slices.Index(cols, c.Field))
 	states := fmt.Sprintf("SELECT %s%s, %s AS tsq_on, %s AS tsq_sec FROM (%s) tsq_c0", g, t,
 		d.Double("CASE WHEN "+val+" > "+v+" THEN 1 ELSE 0 END"), d.Double(d.Seconds(t)), stmt)
-	prev := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec, %s AS tsq_prev FROM (%s) tsq_c1", g, t, window("lag", "tsq_on", "-1.0", part, t), states)
+	prev := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec, %s AS tsq_prev FROM (%s) tsq_c1", g, t, window("lag", "tsq_on", part, t), states)
 	out := Layout{Groups: lay.Groups, TimeName: t, Values: 1}
 	if !c.Runs {
 		return fmt.Sprintf("SELECT %s%s, %s AS tsq_v0 FROM (%s) tsq_c2 WHERE tsq_on = 1 AND tsq_prev = 0", g, t, d.Double("1"), prev), out, nil
 	}
-	flips := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec FROM (%s) tsq_c2 WHERE tsq_prev >= 0 AND tsq_on <> tsq_prev", g, t, prev)
-	next := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec, %s AS tsq_stop FROM (%s) tsq_c3", g, t, window("lead", "tsq_sec", "-1.0", part, t), flips)
-	return fmt.Sprintf("SELECT %s%s, (tsq_stop - tsq_sec) / 3600 AS tsq_v0 FROM (%s) tsq_c4 WHERE tsq_on = 1 AND tsq_stop >= 0", g, t, next), out, nil
+	flips := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec FROM (%s) tsq_c2 WHERE tsq_prev IS NOT NULL AND tsq_on <> tsq_prev", g, t, prev)
+	next := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec, %s AS tsq_stop FROM (%s) tsq_c3", g, t, window("lead", "tsq_sec", part, t), flips)
+	return fmt.Sprintf("SELECT %s%s, (tsq_stop - tsq_sec) / 3600 AS tsq_v0 FROM (%s) tsq_c4 WHERE tsq_on = 1 AND tsq_stop IS NOT NULL", g, t, next), out, nil
 }
