@@ -149,6 +149,9 @@ func ClickHouse(dt64 bool) *Dialect {
 		Ident:  func(s string) string { return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(s) + "`" },
 		Double: func(e string) string { return "toFloat64(" + e + ")" },
 		ArgMax: true, // window functions only from 21.9; argMax and LIMIT BY on every version
+		Rebucket: func(c string, w time.Duration) string { // a bucket's start is its nanoseconds
+			return fmt.Sprintf("intDiv(%s, %d) * %d", c, int64(w), int64(w))
+		},
 	}
 	if dt64 {
 		d.Time = func(t time.Time) string {

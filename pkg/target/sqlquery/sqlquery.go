@@ -51,6 +51,9 @@ type Dialect struct {
 	// Bucket is the start of the epoch-aligned bucket of width w that
 	// holds the time in expression col.
 	Bucket func(col string, w time.Duration) string
+	// Rebucket is Bucket of expression col that is itself a bucket's start
+	// as Bucket gives it (a Rollup's bucket); nil: Bucket.
+	Rebucket func(col string, w time.Duration) string
 	// Double casts expression e to a double precision float.
 	Double func(e string) string
 	// DistinctOn: the database has SELECT DISTINCT ON (PostgreSQL,

@@ -50,7 +50,11 @@ func (d *Dialect) Stages(q *query.Query, base string) (string, Layout, error) {
 		}
 		next := Layout{Groups: len(r.GroupBy), Values: len(cols)}
 		if r.Bucket > 0 {
-			inner = append(inner, d.Bucket(lay.TimeName, r.Bucket)+" AS tsq_kb")
+			rebucket := d.Rebucket
+			if rebucket == nil {
+				rebucket = d.Bucket
+			}
+			inner = append(inner, rebucket(lay.TimeName, r.Bucket)+" AS tsq_kb")
 			outer = append(outer, "tsq_kb AS tsq_bucket")
 			keys = append(keys, "tsq_kb")
 			next.TimeName = "tsq_bucket"
