@@ -107,16 +107,31 @@ func (s Suite) RunTSBS(t *testing.T, prefix string) {
 }
 
 // tune is a copy of q whose thresholds on aggregated rows (its Having,
-// its Rollups') are the median of the values they compare over points,
+// its Change's, its Rollups') are the median of the values they compare over points,
 // so that its answer has rows (TSBS's thresholds are for days of data).
 func tune(q *query.Query, points []query.Point) *query.Query {
 	c := *q
 	c.Rollups = slices.Clone(q.Rollups)
 	cols := q.Fields
+	if q.Change != nil {
+		// The Change's threshold amid the values of the buckets it follows.
+		probe := *q
+		probe.Change, probe.Rollups = nil, nil
+		var vs []float64
+		for _, r := range query.Eval(&probe, slices.Values(points)).Rows {
+			vs = append(vs, r.Values[slices.Index(cols, q.Change.Field)])
+		}
+		ch := *q.Change
+		ch.Value = split(vs, false)
+		c.Change = &ch
+	}
 	for stage := 0; stage <= len(c.Rollups); stage++ {
 		h := c.Having
 		if stage > 0 {
 			h = c.Rollups[stage-1].Having
+			if stage == 1 && c.Change != nil {
+				cols = []string{c.Change.Column()}
+			}
 			if c.Rollups[stage-1].Agg == query.Count {
 				cols = []string{"count"}
 			}
@@ -127,7 +142,7 @@ func tune(q *query.Query, points []query.Point) *query.Query {
 		probe := c
 		probe.Rollups = c.Rollups[:stage]
 		if stage == 0 {
-			probe.Having = nil
+			probe.Having, probe.Change = nil, nil
 		} else {
 			probe.Rollups = slices.Clone(probe.Rollups)
 			probe.Rollups[stage-1].Having = nil
@@ -219,5 +234,9 @@ func changeNewest(t *testing.T, path, m, f string) string {
 // Staged are the catalogue's types with a threshold on aggregated rows or
 // a second aggregation (query.Query.Staged), for a target that declares
 // them unsupported.
-var Staged = []string{"low-fuel", "high-load", "stationary-trucks", "long-driving-sessions", "long-daily-sessions",
-	"avg-daily-driving-duration", "avg-load", "daily-activity"}
+var Staged = append([]string{"low-fuel", "high-load", "stationary-trucks", "long-driving-sessions", "long-daily-sessions",
+	"avg-daily-driving-duration", "avg-load", "daily-activity"}, Changes...)
+
+// Changes are the catalogue's types that follow a group's buckets one to
+// the next (query.Change), for a target that declares them unsupported.
+var Changes = []string{"avg-daily-driving-session", "breakdown-frequency"}

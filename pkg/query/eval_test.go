@@ -160,3 +160,53 @@ func TestValidateStages(t *testing.T) {
 		}
 	}
 }
+
+// TestChange checks a Change by hand: rises, and runs with their hours,
+// a run the window cuts at either end left out, a period without rows
+// skipped (the next period with rows follows).
+func TestChange(t *testing.T) {
+	// truck a's mean velocity per 10 minutes (-1: no row): on, off, on, on, -, off, on, off, on.
+	// truck b's: off, on (cut by the window's end).
+	speeds := map[string][]float64{"a": {5, 0, 5, 5, -1, 0, 5, 0, 5}, "b": {0, 5}}
+	var pts []Point
+	for name, vs := range speeds {
+		for i, v := range vs {
+			if v < 0 {
+				continue
+			}
+			// two readings per period, their mean v
+			for _, d := range []float64{-0.5, 0.5} {
+				pts = append(pts, Point{Time: t0.Add(time.Duration(i)*10*time.Minute + time.Duration(d+1)*time.Minute),
+					Tags: map[string]string{"name": name, "model": "m"}, Fields: map[string]float64{"velocity": v + d}})
+			}
+		}
+	}
+	q := &Query{Name: "runs", Table: "readings", Start: t0, End: t0.Add(24 * time.Hour), Fields: []string{"velocity"}, Agg: Avg,
+		GroupBy: []string{"model", "name"}, Bucket: 10 * time.Minute, Change: &Change{Field: "velocity", Value: 1, Runs: true}}
+	if err := q.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	got := Eval(q, slices.Values(pts))
+	// a's runs: [20m, 50m) (the empty 40m period skipped), [60m, 70m); the first run (no off row before) and the last (no
+	// off row after) are cut; b's run is cut.
+	want := &Answer{Rows: []Row{{Group: []string{"m", "a"}, Time: t0.Add(20 * time.Minute), Values: []float64{0.5}},
+		{Group: []string{"m", "a"}, Time: t0.Add(60 * time.Minute), Values: []float64{1.0 / 6}}}}
+	if d := Diff(want, got, 1e-12); d != "" {
+		t.Errorf("runs: %s", d)
+	}
+	q.Change.Runs = false
+	q.Rollups = []Rollup{{Agg: Count, GroupBy: []string{"model"}}}
+	if cols := q.Columns(); !slices.Equal(cols, []string{"count"}) {
+		t.Errorf("columns %v", cols)
+	}
+	got = Eval(q, slices.Values(pts))
+	// rises: a at 20m, 60m, 80m; b at 10m.
+	want = &Answer{Rows: []Row{{Group: []string{"m"}, Values: []float64{4}}}}
+	if d := Diff(want, got, 0); d != "" {
+		t.Errorf("rises: %s", d)
+	}
+	q.Bucket = 0
+	if err := q.Validate(); err == nil {
+		t.Error("a change without buckets is valid")
+	}
+}

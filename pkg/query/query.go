@@ -103,7 +103,11 @@ type Query struct {
 	// Having, when not nil, keeps the aggregated rows that pass it; then
 	// each of Rollups aggregates the rows before it again (stage.go).
 	// Both need an aggregate and no Limit.
-	Having  *Having
+	Having *Having
+	// Change, when not nil, follows each group's rows after the Having
+	// from one bucket to the next (stage.go); Rollups then aggregate its
+	// rows. It needs Bucket and GroupBy.
+	Change  *Change
 	Rollups []Rollup
 }
 
@@ -154,6 +158,9 @@ func (q *Query) String() string {
 	}
 	if q.Having != nil {
 		fmt.Fprintf(&b, " %s", q.Having)
+	}
+	if q.Change != nil {
+		fmt.Fprintf(&b, " then %s", q.Change)
 	}
 	for _, r := range q.Rollups {
 		fmt.Fprintf(&b, " then %s", r.Agg)

@@ -44,11 +44,74 @@ type Rollup struct {
 	Having *Having
 }
 
-// staged reports whether q has a Having or Rollups.
-func (q *Query) staged() bool { return q.Having != nil || len(q.Rollups) > 0 }
+// Change follows each group's rows of the stage before it (the query's
+// aggregated rows after its Having) in time order, one bucket to the next
+// bucket that has a row, as TSBS's iot queries follow a truck's 10-minute
+// periods with lag and lead. A row is on when its value Field is above
+// Value (NULL: off).
+//
+//   - Runs false ("rises"): one row per on row whose row before is off, at
+//     the on row's time, its one value 1: how often a truck broke down.
+//   - Runs true ("hours"): one row per run of on rows that follows an off
+//     row and that an off row ends, at the run's first row's time, its one
+//     value the hours from that time to the ending off row's: the length
+//     of a driving session. A run the window cuts (at its first or last
+//     row) is not a row, for its length is not known.
+type Change struct {
+	Field string
+	Value float64
+	Runs  bool
+}
 
-// Staged reports whether q has a Having or Rollups: a target whose dialect
-// cannot say them declares such a query unsupported.
+// Column is the name of the one value of a Change's rows.
+func (c *Change) Column() string {
+	if c.Runs {
+		return "hours"
+	}
+	return "rises"
+}
+
+func (c *Change) String() string {
+	what := "rises of"
+	if c.Runs {
+		what = "hours of runs of"
+	}
+	return fmt.Sprintf("%s %s > %g", what, c.Field, c.Value)
+}
+
+// apply is c over rows (sorted: Answer.Sort) whose values are named cols.
+func (c *Change) apply(cols []string, rows []Row) []Row {
+	at := slices.Index(cols, c.Field)
+	on := func(r Row) bool { v := r.Values[at]; return !math.IsNaN(v) && v > c.Value }
+	var out []Row
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && slices.Equal(rows[j].Group, rows[i].Group) {
+			j++
+		}
+		run := -1 // the first row of the run of on rows under way, after an off row
+		for k := i + 1; k < j; k++ {
+			was, is := on(rows[k-1]), on(rows[k])
+			switch {
+			case !c.Runs && !was && is:
+				out = append(out, Row{Group: rows[k].Group, Time: rows[k].Time, Values: []float64{1}})
+			case c.Runs && !was && is:
+				run = k
+			case c.Runs && was && !is && run >= 0:
+				out = append(out, Row{Group: rows[run].Group, Time: rows[run].Time, Values: []float64{rows[k].Time.Sub(rows[run].Time).Hours()}})
+				run = -1
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// staged reports whether q has a Having, a Change or Rollups.
+func (q *Query) staged() bool { return q.Having != nil || q.Change != nil || len(q.Rollups) > 0 }
+
+// Staged reports whether q has a Having, a Change or Rollups: a target
+// whose dialect cannot say them declares such a query unsupported.
 func (q *Query) Staged() bool { return q.staged() }
 
 // validateStages says what is wrong with q's Having and Rollups.
@@ -62,6 +125,17 @@ func (q *Query) validateStages() error {
 	cols := q.Fields
 	if err := checkHaving(q.Name, q.Having, cols); err != nil {
 		return err
+	}
+	if c := q.Change; c != nil {
+		switch {
+		case q.Bucket == 0:
+			return fmt.Errorf("query %s: a change follows buckets: the query has none", q.Name)
+		case !slices.Contains(cols, c.Field):
+			return fmt.Errorf("query %s: change: %q is not one of %s", q.Name, c.Field, strings.Join(cols, ","))
+		case math.IsNaN(c.Value) || math.IsInf(c.Value, 0):
+			return fmt.Errorf("query %s: change: threshold %g", q.Name, c.Value)
+		}
+		cols = []string{c.Column()}
 	}
 	groups, bucket := q.GroupBy, q.Bucket
 	for i, r := range q.Rollups {
@@ -105,9 +179,13 @@ func checkHaving(name string, h *Having, cols []string) error {
 }
 
 // Columns are the names of the values of each row of the answer to q:
-// its Fields, or "count" after a Count rollup.
+// its Fields, the Change's column after a Change, or "count" after a Count
+// rollup.
 func (q *Query) Columns() []string {
 	cols := q.Fields
+	if q.Change != nil {
+		cols = []string{q.Change.Column()}
+	}
 	for _, r := range q.Rollups {
 		if r.Agg == Count {
 			cols = []string{"count"}
@@ -151,6 +229,11 @@ func (h *Having) String() string {
 func (q *Query) stages(rows []Row) []Row {
 	cols := q.Fields
 	rows = having(q.Having, cols, rows)
+	if c := q.Change; c != nil {
+		(&Answer{Rows: rows}).Sort()
+		rows = c.apply(cols, rows)
+		cols = []string{c.Column()}
+	}
 	groups := q.GroupBy
 	for _, r := range q.Rollups {
 		idx := make([]int, len(r.GroupBy))

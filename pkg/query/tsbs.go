@@ -51,9 +51,19 @@ import (
 //     which a truck's mean status was below 1, over 144 (TSBS counts the
 //     periods' rows; here each period counts once).
 //
-// avg-daily-driving-session and breakdown-frequency compare each 10-minute
-// period with the one before it (lag/lead), which a Query cannot state:
-// they are not in the catalogue.
+//   - avg-daily-driving-session: per truck and day, the mean length in
+//     hours of its driving sessions (runs of 10-minute periods with mean
+//     velocity above 1, from the first such period to the next period
+//     with rows that is not one: a Change with Runs), by the day a
+//     session starts. TSBS's forms disagree on driving (its SQL says mean
+//     velocity above 5, its InfluxQL at least 10); here it is what the
+//     other driving types say.
+//   - breakdown-frequency: per model, how often a truck broke down: a
+//     10-minute period with mean status above 1 (not active, as
+//     daily-activity says) right after a period with rows that was not
+//     (a Change). TSBS's forms disagree (its SQL's test of the share of
+//     readings with status 0 holds for every period, its InfluxQL's
+//     follows the model's periods, not a truck's).
 //
 // A host or truck subset larger than the dataset's scale is all of it
 // (TSBS refuses such a scale). Windows are whole seconds.
@@ -77,6 +87,9 @@ const (
 	longDrivingPeriods = 22
 	longDailyPeriods   = 60
 	highLoad           = 0.9
+	// A truck is out of commission in a 10-minute period whose mean
+	// status is above 1 (daily-activity: active below it).
+	brokenStatus = 1
 )
 
 var truckKeys = []string{"name", "driver"}
@@ -212,6 +225,12 @@ var tsbsIoTKinds = []Kind{
 			q.Rollups = []Rollup{{Agg: Count, GroupBy: keys, Bucket: 24 * time.Hour, Scale: 1.0 / 6}, {Agg: Avg, GroupBy: keys}}
 			return q
 		}},
+	{Name: "avg-daily-driving-session", Doc: "per truck and day, the mean hours of its driving sessions (runs of 10-minute periods with mean velocity above 1)",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			return &Query{Table: d.TablePrefix + rdTable, Start: s, End: e, Fields: []string{"velocity"}, Agg: Avg,
+				GroupBy: []string{"name"}, Bucket: 10 * time.Minute, Change: &Change{Field: "velocity", Value: drivingVelocity, Runs: true},
+				Rollups: []Rollup{{Agg: Avg, GroupBy: []string{"name"}, Bucket: 24 * time.Hour}}}
+		}},
 	{Name: "avg-load", Doc: "per fleet and model, the mean over trucks of each truck's mean current_load, and the load_capacity (a model's)",
 		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
 			return &Query{Table: d.TablePrefix + diagTable, Start: s, End: e, Fields: []string{"current_load", "load_capacity"}, Agg: Avg,
@@ -222,6 +241,12 @@ var tsbsIoTKinds = []Kind{
 			return &Query{Table: d.TablePrefix + diagTable, Start: s, End: e, Fields: []string{"status"}, Agg: Avg,
 				GroupBy: []string{"fleet", "model", "name"}, Bucket: 10 * time.Minute, Having: &Having{Field: "status", Value: 1, Below: true},
 				Rollups: []Rollup{{Agg: Count, GroupBy: []string{"fleet", "model"}, Bucket: 24 * time.Hour, Scale: 1.0 / 144}}}
+		}},
+	{Name: "breakdown-frequency", Doc: "per model, how often a truck broke down (a 10-minute period with mean status above 1 after one without)",
+		build: func(d *Dataset, r *rand.Rand, s, e time.Time) *Query {
+			return &Query{Table: d.TablePrefix + diagTable, Start: s, End: e, Fields: []string{"status"}, Agg: Avg,
+				GroupBy: []string{"model", "name"}, Bucket: 10 * time.Minute, Change: &Change{Field: "status", Value: brokenStatus},
+				Rollups: []Rollup{{Agg: Count, GroupBy: []string{"model"}}}}
 		}},
 }
 

@@ -15,7 +15,7 @@ var tsbsNames = map[string][]string{
 		"single-groupby-5-1-12", "single-groupby-5-8-1", "cpu-max-all-1", "cpu-max-all-8", "cpu-max-all-32-24",
 		"double-groupby-1", "double-groupby-5", "double-groupby-all", "groupby-orderby-limit", "high-cpu-1", "high-cpu-all", "lastpoint"},
 	"iot": {"last-loc", "single-last-loc", "low-fuel", "high-load", "stationary-trucks", "long-driving-sessions", "long-daily-sessions",
-		"avg-vs-projected-fuel-consumption", "avg-daily-driving-duration", "avg-load", "daily-activity"},
+		"avg-vs-projected-fuel-consumption", "avg-daily-driving-duration", "avg-daily-driving-session", "avg-load", "daily-activity", "breakdown-frequency"},
 }
 
 func TestTSBSKinds(t *testing.T) {

@@ -248,6 +248,8 @@ func ExampleGenerate() {
 	// long-daily-sessions: avg(velocity) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) fleet in (North) by name,driver every 10m0s having velocity > 1 then count by name,driver having count > 60
 	// avg-vs-projected-fuel-consumption: avg(fuel_consumption,nominal_fuel_consumption) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) velocity > 1 by fleet
 	// avg-daily-driving-duration: avg(velocity) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by fleet,name,driver every 10m0s having velocity > 1 then count by fleet,name,driver every 24h0m0s times 0.16666666666666666 then avg by fleet,name,driver
+	// avg-daily-driving-session: avg(velocity) from readings [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by name every 10m0s then hours of runs of velocity > 1 then avg by name every 24h0m0s
 	// avg-load: avg(current_load,load_capacity) from diagnostics [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by fleet,model,name then avg by fleet,model
 	// daily-activity: avg(status) from diagnostics [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by fleet,model,name every 10m0s having status < 1 then count by fleet,model every 24h0m0s times 0.006944444444444444
+	// breakdown-frequency: avg(status) from diagnostics [2016-01-01T00:00:00Z, 2016-01-02T00:00:00Z) by model,name every 10m0s then rises of status > 1 then count by model
 }

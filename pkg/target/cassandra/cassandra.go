@@ -53,8 +53,9 @@
 // are not on disk, so the figure is a lower bound until the server flushes
 // (nodetool flush; CQL cannot ask for it).
 //
-// Queries while loading are not supported: CQL cannot group by time
-// buckets across partitions.
+// Queries: the rows of a window, kept by tags and a threshold, in CQL;
+// CQL cannot group by time buckets across partitions, so the aggregates
+// and the newest rows are declared unsupported (query.go).
 package cassandra
 
 import (

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -19,8 +20,12 @@ import (
 // sqlquery's in the ClickHouse dialect.
 func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 	t.mu.Lock()
-	dt64 := t.dt64
+	dt64, version := t.dt64, t.version
 	t.mu.Unlock()
+	d := sqlquery.ClickHouse(dt64)
+	if serverHasWindows(version) {
+		sqlquery.ClickHouseWindows(d)
+	}
 	if t.cfg.DBPath != "" { // chDB: its one connection, shared with the writers
 		be, err := t.open(ctx)
 		if err != nil {
@@ -30,7 +35,7 @@ func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 		if err := be.exec(ctx, "USE "+ident(t.cfg.DBName)); err != nil {
 			return nil, fmt.Errorf("clickhouse: query connection %d: %w", n, err)
 		}
-		return &querier{t: t, be: be, d: sqlquery.ClickHouse(dt64)}, nil
+		return &querier{t: t, be: be, d: d}, nil
 	}
 	db := ch.OpenDB(&ch.Options{
 		Addr:        []string{t.cfg.Addr},
@@ -42,7 +47,16 @@ func (t *Target) NewQuerier(ctx context.Context, n int) (load.Querier, error) {
 		db.Close()
 		return nil, fmt.Errorf("clickhouse: query connection %d: %w", n, err)
 	}
-	return &querier{t: t, db: db, d: sqlquery.ClickHouse(dt64)}, nil
+	return &querier{t: t, db: db, d: d}, nil
+}
+
+// serverHasWindows: window functions came with ClickHouse 21.9.
+func serverHasWindows(version string) bool {
+	major, rest, _ := strings.Cut(version, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	a, err1 := strconv.Atoi(major)
+	b, err2 := strconv.Atoi(minor)
+	return err1 == nil && err2 == nil && (a > 21 || a == 21 && b >= 9)
 }
 
 type querier struct {

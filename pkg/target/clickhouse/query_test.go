@@ -1,7 +1,9 @@
 package clickhouse
 
 import (
+	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,4 +60,29 @@ func TestChDBQueries(t *testing.T) {
 		tg, prep := chdbTarget(dir)(t, "", 0)
 		querytest.CheckOdd(t, tg, "load_clickhouse", prep)
 	})
+}
+
+// TestTSBSQueries runs a query set of TSBS's catalogue against the real server with every
+// answer checked (internal/querytest.RunTSBS). 18.16 has no window functions (before 21.9):
+// the types that follow a truck's buckets one to the next are declared unsupported there.
+func TestTSBSQueries(t *testing.T) {
+	addr, db := clickhousetest.RealDB(t)
+	tg, prep := serverTarget(db)(t, addr, 30*time.Second)
+	if err := tg.Prepare(context.Background(), prep); err != nil {
+		t.Fatal(err)
+	}
+	v, err := tg.(*Target).ServerVersion(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unsupported []string
+	if !serverHasWindows(strings.TrimPrefix(v, "ClickHouse ")) {
+		unsupported = querytest.Changes
+	}
+	querytest.Suite{Loader: "load_clickhouse", Upstream: addr, New: serverTarget(db), Unsupported: unsupported}.RunTSBS(t, "b")
+}
+
+// TestChDBTSBSQueries is TestTSBSQueries on chDB, which runs every type.
+func TestChDBTSBSQueries(t *testing.T) {
+	querytest.Suite{Loader: "load_clickhouse", New: chdbTarget(clickhousetest.ChDBDir(t))}.RunTSBS(t, "b")
 }

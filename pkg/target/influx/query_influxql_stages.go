@@ -1,6 +1,7 @@
 package influx
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,7 +11,7 @@ import (
 	"github.com/tsload/tsload/pkg/query"
 )
 
-// A query with a Having or Rollups (query.Query.Staged) is said in
+// A query with a Having or Rollups (query.Query.Staged; a Change is not) is said in
 // InfluxQL as subqueries around its first stage's statement:
 //
 //	Having   SELECT "v0", ... FROM (stage) WHERE <range> AND "vI" > v GROUP BY "g", ...
@@ -26,6 +27,10 @@ import (
 // aligned to the epoch, so the range does not move them).
 
 func influxQLStaged(q *query.Query, from string) (string, error) {
+	if q.Change != nil {
+		return "", fmt.Errorf("query %s: InfluxQL cannot follow a group's buckets one to the next (a SELECT has no comparison to make a "+
+			"bucket's state, no lag or lead): %w", q.Name, errors.ErrUnsupported)
+	}
 	base := *q
 	base.Having, base.Rollups = nil, nil
 	stmt, err := influxQL(&base, from)

@@ -80,6 +80,12 @@ func (q *promQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer
 	if err := qy.Validate(); err != nil {
 		return nil, err
 	}
+	if qy.Staged() {
+		// PromQL's subqueries re-evaluate a series at steps: a threshold on a
+		// group's aggregate, a second aggregation of its buckets or a bucket
+		// followed by the next are not said here.
+		return nil, fmt.Errorf("query %s: a having, change or rollup stage: %w", qy.Name, errors.ErrUnsupported)
+	}
 	if qy.Agg == query.Last {
 		return nil, fmt.Errorf("query %s: PromQL has no newest sample of a group with its time: %w", qy.Name, errors.ErrUnsupported)
 	}

@@ -22,3 +22,16 @@ func TestQuery(t *testing.T) {
 	in := promtest.StartInstance(t, "query")
 	querytest.Suite{Loader: "load_prometheus", Upstream: in.URL, New: suiteTarget("q"), Unsupported: promUnsupported}.Run(t, "q")
 }
+
+// promTSBSUnsupported are TSBS's types PromQL cannot state here (query.go): lastpoint and the
+// iot types that read a truck's newest row (Last), avg-vs-projected-fuel-consumption (a
+// threshold with an aggregate), and every type with a having, change or rollup stage.
+var promTSBSUnsupported = append([]string{"lastpoint", "last-loc", "single-last-loc", "avg-vs-projected-fuel-consumption"},
+	querytest.Staged...)
+
+// TestTSBSQueries runs a query set of TSBS's catalogue against a Prometheus of its own with
+// every answer checked (internal/querytest.RunTSBS).
+func TestTSBSQueries(t *testing.T) {
+	in := promtest.StartInstance(t, "tsbs")
+	querytest.Suite{Loader: "load_prometheus", Upstream: in.URL, New: suiteTarget("b"), Unsupported: promTSBSUnsupported}.RunTSBS(t, "b")
+}

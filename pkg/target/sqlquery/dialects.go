@@ -40,6 +40,7 @@ func Postgres(timescale bool) *Dialect {
 		},
 		Double:     func(e string) string { return "CAST(" + e + " AS double precision)" },
 		DistinctOn: true,
+		Seconds:    func(c string) string { return "EXTRACT(EPOCH FROM " + c + ")" },
 	}
 	if timescale {
 		d.Name = "timescaledb"
@@ -69,6 +70,7 @@ func QuestDB() *Dialect {
 		},
 		// count(*) inside an expression is read as a product.
 		CountRows: "count()",
+		Seconds:   func(c string) string { return "CAST(" + c + " AS long) / 1000000.0" }, // a timestamp's microseconds
 	}
 }
 
@@ -100,6 +102,7 @@ func DataFusion(name string) *Dialect {
 		Bucket: func(c string, w time.Duration) string {
 			return fmt.Sprintf("date_bin(INTERVAL %s, %s, CAST('1970-01-01T00:00:00Z' AS TIMESTAMP))", Literal(interval(w)), c)
 		},
+		Seconds: func(c string) string { return "CAST(" + c + " AS BIGINT) / 1000000000.0" }, // a timestamp's nanoseconds
 	}
 }
 
@@ -116,6 +119,7 @@ func DuckDB() *Dialect {
 			us := strconv.FormatInt(w.Microseconds(), 10)
 			return "make_timestamp((epoch_us(" + c + ") // " + us + ") * " + us + ")"
 		},
+		Seconds: func(c string) string { return "epoch_us(" + c + ") / 1000000.0" },
 	}
 }
 
@@ -131,6 +135,7 @@ func SQLite() *Dialect {
 			ns := strconv.FormatInt(int64(w), 10)
 			return "(" + c + " / " + ns + ") * " + ns
 		},
+		Seconds: func(c string) string { return c + " / 1000000000.0" },
 	}
 }
 
@@ -144,6 +149,9 @@ func ClickHouse(dt64 bool) *Dialect {
 		Ident:  func(s string) string { return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(s) + "`" },
 		Double: func(e string) string { return "toFloat64(" + e + ")" },
 		ArgMax: true, // window functions only from 21.9; argMax and LIMIT BY on every version
+		Rebucket: func(c string, w time.Duration) string { // a bucket's start is its nanoseconds
+			return fmt.Sprintf("intDiv(%s, %d) * %d", c, int64(w), int64(w))
+		},
 	}
 	if dt64 {
 		d.Time = func(t time.Time) string {
@@ -165,4 +173,21 @@ func ClickHouse(dt64 bool) *Dialect {
 		return fmt.Sprintf("intDiv(toInt64(toUnixTimestamp(%s)) * 1000000000, %d) * %d", c, int64(w), int64(w))
 	}
 	return d
+}
+
+// ClickHouseWindows gives d, ClickHouse's dialect, the window functions a
+// query.Change needs, for a server of 21.9 or later (chDB among them):
+// lagInFrame and leadInFrame over the whole partition (the default frame
+// ends at the current row, where leadInFrame finds nothing), of a
+// Nullable value (outside the frame they give the type's default, here
+// NULL).
+func ClickHouseWindows(d *Dialect) {
+	d.Seconds = func(c string) string { return c + " / 1000000000.0" } // a bucket's nanoseconds
+	d.Window = func(fn, e, part, order string) string {
+		over := "ORDER BY " + order + " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+		if part != "" {
+			over = "PARTITION BY " + part + " " + over
+		}
+		return fn + "InFrame(toNullable(" + e + ")) OVER (" + over + ")"
+	}
 }

@@ -51,6 +51,9 @@ type Dialect struct {
 	// Bucket is the start of the epoch-aligned bucket of width w that
 	// holds the time in expression col.
 	Bucket func(col string, w time.Duration) string
+	// Rebucket is Bucket of expression col that is itself a bucket's start
+	// as Bucket gives it (a Rollup's bucket); nil: Bucket.
+	Rebucket func(col string, w time.Duration) string
 	// Double casts expression e to a double precision float.
 	Double func(e string) string
 	// DistinctOn: the database has SELECT DISTINCT ON (PostgreSQL,
@@ -63,6 +66,15 @@ type Dialect struct {
 	ArgMax bool
 	// CountRows counts a group's rows; "": count(*).
 	CountRows string
+	// Seconds is the time in expression col (a bucket's start) as seconds
+	// since the epoch; nil: the database has no window functions, and a
+	// query with a Change is unsupported.
+	Seconds func(col string) string
+	// Window is fn (lag or lead) of expression e one row away, NULL where
+	// there is none, over the rows of each partition part in the order
+	// of order (part "": one partition); nil: fn(e) OVER (PARTITION BY
+	// part ORDER BY order).
+	Window func(fn, e, part, order string) string
 }
 
 // Literal is s as an SQL string literal (a single quote doubled).

@@ -37,6 +37,11 @@ var forms = []*query.Query{
 	{Name: "last-one", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user"}, Agg: query.Last},
 	{Name: "last-bucket", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user"}, Agg: query.Last, GroupBy: []string{"hostname"}, Bucket: 30 * time.Minute},
 	{Name: "last-bucket-limit", Table: "p_cpu", Start: t0, End: t1, Fields: []string{"usage_user"}, Agg: query.Last, GroupBy: []string{"hostname"}, Bucket: 30 * time.Minute, Limit: 2},
+	{Name: "change-runs", Table: "p_readings", Start: t0, End: t1, Fields: []string{"velocity"}, Agg: query.Avg, GroupBy: []string{"name"},
+		Bucket: 10 * time.Minute, Change: &query.Change{Field: "velocity", Value: 1, Runs: true},
+		Rollups: []query.Rollup{{Agg: query.Avg, GroupBy: []string{"name"}, Bucket: 24 * time.Hour}}},
+	{Name: "change-rises", Table: "p_diagnostics", Start: t0, End: t1, Fields: []string{"status"}, Agg: query.Avg, GroupBy: []string{"model", "name"},
+		Bucket: 10 * time.Minute, Change: &query.Change{Field: "status", Value: 1}, Rollups: []query.Rollup{{Agg: query.Count, GroupBy: []string{"model"}}}},
 }
 
 // TestGolden pins each dialect's statement of each form (-update rewrites
@@ -46,6 +51,10 @@ func TestGolden(t *testing.T) {
 		var b strings.Builder
 		for _, q := range forms {
 			s, lay, err := d.SQL(q, "time")
+			if errors.Is(err, errors.ErrUnsupported) {
+				fmt.Fprintf(&b, "-- %s: %v\n\n", q, err)
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%s %s: %v", d.Name, q.Name, err)
 			}

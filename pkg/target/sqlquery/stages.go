@@ -15,6 +15,13 @@ import (
 //   - Having: SELECT the columns FROM (base) WHERE tsq_vI > v, or
 //     CASE WHEN tsq_vJ <> 0 THEN tsq_vI / tsq_vJ END > v for a ratio (a
 //     NULL or zero divisor keeps no row, and divides nothing by zero).
+//   - Change: the rows before with their state (tsq_on, 1 or 0) and
+//     their time in seconds (tsq_sec), the state of the row before in
+//     each group (lag, NULL for none: DataFusion before 2023 takes no
+//     default of another type than the offset's); a rise is an on row after an off row;
+//     runs are read from the rows whose state differs from the row
+//     before's, each with the next such row's time (lead): an on one
+//     followed by an off one is a run, its hours their times' difference.
 //   - Rollup: the rows before renamed (tsq_k* the groups kept, tsq_kb
 //     the new bucket of their time, tsq_u* their values, tsq_one a
 //     constant that gives an empty input no group), aggregated GROUP BY
@@ -25,6 +32,12 @@ func (d *Dialect) Stages(q *query.Query, base string) (string, Layout, error) {
 	stmt, err := d.having(q, base, lay, cols, q.Having)
 	if err != nil {
 		return "", Layout{}, err
+	}
+	if c := q.Change; c != nil {
+		if stmt, lay, err = d.change(q, c, stmt, lay, cols); err != nil {
+			return "", Layout{}, err
+		}
+		cols = []string{c.Column()}
 	}
 	groups := q.GroupBy
 	for n, r := range q.Rollups {
@@ -37,7 +50,11 @@ func (d *Dialect) Stages(q *query.Query, base string) (string, Layout, error) {
 		}
 		next := Layout{Groups: len(r.GroupBy), Values: len(cols)}
 		if r.Bucket > 0 {
-			inner = append(inner, d.Bucket(lay.TimeName, r.Bucket)+" AS tsq_kb")
+			rebucket := d.Rebucket
+			if rebucket == nil {
+				rebucket = d.Bucket
+			}
+			inner = append(inner, rebucket(lay.TimeName, r.Bucket)+" AS tsq_kb")
 			outer = append(outer, "tsq_kb AS tsq_bucket")
 			keys = append(keys, "tsq_kb")
 			next.TimeName = "tsq_bucket"
@@ -99,4 +116,47 @@ func (d *Dialect) having(q *query.Query, stmt string, lay Layout, cols []string,
 		op = " < "
 	}
 	return "SELECT " + strings.Join(lay.Names(), ", ") + " FROM (" + stmt + ") tsq_h WHERE " + val + op + v, nil
+}
+
+// change wraps stmt (laid out as lay, its values named cols, with a
+// bucket) in c.
+func (d *Dialect) change(q *query.Query, c *query.Change, stmt string, lay Layout, cols []string) (string, Layout, error) {
+	if d.Seconds == nil {
+		return "", Layout{}, Unsupported(d.Name, q, "no window functions (lag, lead) to follow a group's buckets")
+	}
+	v, err := Number(c.Value)
+	if err != nil {
+		return "", Layout{}, fmt.Errorf("%s: query %s: %w", d.Name, q.Name, err)
+	}
+	var keys []string
+	for i := range lay.Groups {
+		keys = append(keys, "tsq_g"+strconv.Itoa(i))
+	}
+	part := strings.Join(keys, ", ")
+	window := d.Window
+	if window == nil {
+		window = func(fn, e, part, order string) string {
+			over := "ORDER BY " + order
+			if part != "" {
+				over = "PARTITION BY " + part + " " + over
+			}
+			return fn + "(" + e + ") OVER (" + over + ")"
+		}
+	}
+	t := lay.TimeName
+	g := ""
+	if part != "" {
+		g = part + ", "
+	}
+	val := "tsq_v" + strconv.Itoa(slices.Index(cols, c.Field))
+	states := fmt.Sprintf("SELECT %s%s, %s AS tsq_on, %s AS tsq_sec FROM (%s) tsq_c0", g, t,
+		d.Double("CASE WHEN "+val+" > "+v+" THEN 1 ELSE 0 END"), d.Double(d.Seconds(t)), stmt)
+	prev := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec, %s AS tsq_prev FROM (%s) tsq_c1", g, t, window("lag", "tsq_on", part, t), states)
+	out := Layout{Groups: lay.Groups, TimeName: t, Values: 1}
+	if !c.Runs {
+		return fmt.Sprintf("SELECT %s%s, %s AS tsq_v0 FROM (%s) tsq_c2 WHERE tsq_on = 1 AND tsq_prev = 0", g, t, d.Double("1"), prev), out, nil
+	}
+	flips := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec FROM (%s) tsq_c2 WHERE tsq_prev IS NOT NULL AND tsq_on <> tsq_prev", g, t, prev)
+	next := fmt.Sprintf("SELECT %s%s, tsq_on, tsq_sec, %s AS tsq_stop FROM (%s) tsq_c3", g, t, window("lead", "tsq_sec", part, t), flips)
+	return fmt.Sprintf("SELECT %s%s, (tsq_stop - tsq_sec) / 3600 AS tsq_v0 FROM (%s) tsq_c4 WHERE tsq_on = 1 AND tsq_stop IS NOT NULL", g, t, next), out, nil
 }

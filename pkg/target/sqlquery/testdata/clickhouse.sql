@@ -34,3 +34,7 @@ SELECT tsq_g0, tsq_bucket, tupleElement(tsq_last, 1) AS tsq_v0 FROM (SELECT tsq_
 -- last-bucket-limit: last(usage_user) from p_cpu [2016-01-04T00:00:00Z, 2016-01-04T02:00:00Z) by hostname every 30m0s newest 2 -> tsq_g0,tsq_bucket,tsq_v0
 SELECT tsq_g0, tsq_bucket, tupleElement(tsq_last, 1) AS tsq_v0 FROM (SELECT tsq_g0, tsq_bucket, argMax(tuple(tsq_v0), tsq_time) AS tsq_last FROM (SELECT `hostname` AS tsq_g0, intDiv(toInt64(toUnixTimestamp(`time`)) * 1000000000, 1800000000000) * 1800000000000 AS tsq_bucket, `time` AS tsq_time, toFloat64(`usage_user`) AS tsq_v0 FROM `p_cpu` WHERE `time` >= toDateTime('2016-01-04 00:00:00', 'UTC') AND `time` < toDateTime('2016-01-04 02:00:00', 'UTC') AND `usage_user` IS NOT NULL) tsq_rows GROUP BY tsq_g0, tsq_bucket) tsq_agg ORDER BY tsq_g0, tsq_bucket DESC LIMIT 2 BY tsq_g0;
 
+-- change-runs: avg(velocity) from p_readings [2016-01-04T00:00:00Z, 2016-01-04T02:00:00Z) by name every 10m0s then hours of runs of velocity > 1 then avg by name every 24h0m0s: clickhouse: query change-runs: no window functions (lag, lead) to follow a group's buckets: unsupported operation
+
+-- change-rises: avg(status) from p_diagnostics [2016-01-04T00:00:00Z, 2016-01-04T02:00:00Z) by model,name every 10m0s then rises of status > 1 then count by model: clickhouse: query change-rises: no window functions (lag, lead) to follow a group's buckets: unsupported operation
+
