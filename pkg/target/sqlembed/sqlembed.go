@@ -503,6 +503,8 @@ type session struct {
 	conn *sql.Conn
 	rows map[string]RowWriter
 	inTx bool
+	// ticket is the prepared insert of a batch's ticket (CommitBatch).
+	ticket *sql.Stmt
 }
 
 func (t *Target) newSession(ctx context.Context, db *sql.DB) (*session, error) {
@@ -556,6 +558,10 @@ func (s *session) close() {
 	if s.inTx {
 		s.conn.ExecContext(context.Background(), "ROLLBACK")
 		s.inTx = false
+	}
+	if s.ticket != nil {
+		s.ticket.Close()
+		s.ticket = nil
 	}
 	s.conn.Close()
 }
@@ -631,7 +637,16 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 		return rollback(err)
 	}
 	ticket := fmt.Sprintf("%s-%d", w.t.runID, w.t.ticketSeq.Add(1))
-	if _, err := s.conn.ExecContext(ctx, "INSERT INTO "+TicketTable+" VALUES (?)", ticket); err != nil {
+	if s.ticket == nil {
+		// Prepared once per connection: parsed and planned per batch, the
+		// statement was 4% of a per-batch load's CPU in a profile.
+		st, err := s.conn.PrepareContext(ctx, "INSERT INTO "+TicketTable+" VALUES (?)")
+		if err != nil {
+			return rollback(err)
+		}
+		s.ticket = st
+	}
+	if _, err := s.ticket.ExecContext(ctx, ticket); err != nil {
 		return rollback(err)
 	}
 	if w.onTicket != nil {
