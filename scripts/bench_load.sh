@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Loader throughput against a local server, with the ceiling measured in the same run.
 #
-#   scripts/bench_load.sh timescale|influx|questdb|clickhouse|duckdb|sqlite [--scale N] [--timestamp-end T]
+#   scripts/bench_load.sh timescale|influx|questdb|clickhouse|duckdb|sqlite|tonbo [--scale N] [--timestamp-end T]
 #                         [--batch-sizes 1000,5000] [--workers 1,2] [--methods M,...] [--out DIR]
 #                         [--rounds 3]
 #
@@ -42,6 +42,13 @@
 #     of --batch-sizes and --workers, last value of each) and with --commit one-transaction,
 #     from pgcopy, CSV and ILP, each into a new file and verified (its count; the ceilings' count
 #     is read back too).
+#   tonbo (embedded too, through the Rust bridge of scripts/build_tonbo.sh): the same rounds, the
+#     ceiling the bridge with no Go (bridge/tonbo's tonbo_ceiling, built with its feature
+#     "ceiling": the CSV's rows encoded into the bridge's row buffers first, then timed: tt_write
+#     of each batch, one transaction each, from as many threads as loader workers, and the
+#     flush; its count read back), then load_tonbo at its defaults (per-batch) from pgcopy, CSV
+#     and ILP. Its default size is smaller (--scale 100, --timestamp-end 2016-01-01T01:00:00Z,
+#     36,000 rows): tonbo 0.3 writes some thousands of rows a second.
 # The loader's --do-load=false rate (read and split only) is printed too. Results files go to
 # --out (default $TSLOAD_STATE/bench_load/<target>), with report.html (`report html`) of them. The server must be running
 # (scripts/start_<server>.sh). Rates are rows acknowledged per second of wall time. Every row
@@ -57,7 +64,7 @@ set -euo pipefail
 
 [ $# -ge 1 ] || usage
 target=$1; shift
-case "$target" in timescale|influx|questdb|clickhouse|duckdb|sqlite) ;; *) usage ;; esac
+case "$target" in timescale|influx|questdb|clickhouse|duckdb|sqlite|tonbo) ;; *) usage ;; esac
 
 scale=${TSLOAD_BENCH_SCALE:-1000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
@@ -66,8 +73,11 @@ workers_list=${TSLOAD_BENCH_WORKERS:-1,2}
 methods=${TSLOAD_BENCH_METHODS:-copy-binary,copy-csv,insert-multi}
 out=""
 rounds=${TSLOAD_BENCH_ROUNDS:-3}
-if [[ $target == duckdb || $target == sqlite ]]; then # the loader's defaults
+if [[ $target == duckdb || $target == sqlite || $target == tonbo ]]; then # the loader's defaults
   batch_sizes=${TSLOAD_BENCH_BATCH_SIZES:-5000} workers_list=${TSLOAD_BENCH_WORKERS:-2}
+fi
+if [[ $target == tonbo ]]; then
+  scale=${TSLOAD_BENCH_SCALE:-100} ts_end=${TSLOAD_BENCH_END:-2016-01-01T01:00:00Z}
 fi
 parse_flags bench_load.sh "--scale=scale --timestamp-end=ts_end --batch-sizes=batch_sizes --workers=workers_list
   --methods=methods --out=out --rounds=rounds" "$@"
@@ -325,7 +335,7 @@ influx)
   fi
   dry_run "$data/$ds.ilp"
   ;;
-duckdb|sqlite)
+duckdb|sqlite|tonbo)
   bs=${batch_sizes[-1]} w=${workers_list[-1]}
   generate "$data/$ds.pgcopy" --format pgcopy
   generate "$data/$ds.csv" --format csv
@@ -336,6 +346,14 @@ duckdb|sqlite)
   if [ "$target" = duckdb ]; then
     generate "$data/$ds.parquet" --format parquet
     build_tools "$bin" ./scripts/duckdb_import
+  elif [ "$target" = tonbo ]; then
+    bash "$scripts_dir/build_tonbo.sh" >/dev/null
+    build_tools "$bin" -tags tonbo ./cmd/load_tonbo
+    # The ceiling binary, in the bridge's cargo target directory (build_tonbo.sh's).
+    tonbo_target=${CARGO_TARGET_DIR:-${TSLOAD_CACHE:-$HOME/.cache/tsload}/tonbo-bridge/target}
+    PATH=$HOME/.cargo/bin:$PATH CARGO_TARGET_DIR=$tonbo_target nice -n 10 cargo build --release --locked -q \
+      --features ceiling --bin tonbo_ceiling --manifest-path "$root/bridge/tonbo/Cargo.toml"
+    tonbo_ceiling=$tonbo_target/release/tonbo_ceiling
   else
     command -v sqlite3 >/dev/null || apt_install sqlite3
     # The table as load_sqlite creates it, empty, for the CLI to import into.
@@ -349,6 +367,13 @@ duckdb|sqlite)
     local f=$files/ceiling n secs start end
     rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
     case "$1" in
+    tonbo)
+      if ! read -r n secs < <("$tonbo_ceiling" --dir "$f" --tags 10 --batch-size "$bs" --threads "$w" --mode 1 \
+          "$data/$ds.csv" 2>"$out/ceiling.log"); then
+        echo "0 failed:$(tail -n 1 "$out/ceiling.log" | tr ' |' '_/' | cut -c1-100)"; return
+      fi
+      [ "$n" = "$rows" ] || { echo "0 failed:$n/${rows}_rows"; return; }
+      python3 -c 'import sys; print(int(float(sys.argv[1])/float(sys.argv[2])), "ok")' "$rows" "$secs" ;;
     read_csv|read_parquet)
       local in=$data/$ds.csv; [ "$1" = read_parquet ] && in=$data/$ds.parquet
       if ! read -r n secs < <("$bin/duckdb_import" --db "$f" --threads "$w" "$in" 2>"$out/ceiling.log"); then
@@ -383,14 +408,24 @@ SQL
     if [ -s "$res" ]; then echo "$(field "$res" rows_per_sec) $(status "$res" | tr ' ' '_')"; else echo "0 failed"; fi
     rm -rf "$f" "$f.wal" "$f-wal" "$f-shm"
   }
-  if [ "$target" = duckdb ]; then
+  commits=(per-batch one-transaction)
+  if [ "$target" = tonbo ]; then
+    commits=(per-batch) # tonbo has no one-transaction mode (docs/loaders/tonbo.md)
+    runs=("ceiling: the bridge alone (tonbo_ceiling: tt_write per batch, one transaction each, $w threads, flush)|ceiling tonbo")
+  elif [ "$target" = duckdb ]; then
     runs=("ceiling: DuckDB's own import, CREATE TABLE AS read_csv + CHECKPOINT, $w threads|ceiling read_csv"
       "DuckDB's own import, CREATE TABLE AS read_parquet + CHECKPOINT, $w threads|ceiling read_parquet")
   else
     runs=("ceiling: sqlite3 CLI .import of the CSV, one transaction (WAL, synchronous=full)|ceiling sqlite3")
   fi
   for f in pgcopy csv ilp; do
-    runs+=("load_$target --file $f (default: per-batch)|loader $f per-batch" "load_$target --file $f --commit one-transaction|loader $f one-transaction")
+    for c in "${commits[@]}"; do
+      if [ "$c" = per-batch ]; then
+        runs+=("load_$target --file $f (default: per-batch)|loader $f per-batch")
+      else
+        runs+=("load_$target --file $f --commit $c|loader $f $c")
+      fi
+    done
   done
   declare -A emb_rates=() emb_status=()
   for ((r = 1; r <= rounds; r++)); do # interleaved: each round runs everything once

@@ -23,6 +23,10 @@ type engine struct{}
 
 func (engine) Name() string { return "duckdb" }
 
+// Stages: an Appender fills data chunks of its own; its Flush hands them to
+// the connection's transaction (sqlembed.Stager).
+func (engine) Stages() bool { return true }
+
 func (engine) Open(path string, workers int) (*sql.DB, error) {
 	db, err := sql.Open("duckdb", path)
 	if err != nil {
