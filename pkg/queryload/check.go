@@ -48,6 +48,27 @@ type storeTable struct {
 	hasTag       []bool
 	vals         []float64
 	has          []bool
+	// The rollups of the newest row (query.Last: lastpoint, last-loc)
+	// need a row's values only when no later row of its series and grain
+	// comes: pending keeps the newest line of each series (by every tag
+	// read) in its grain, and only its values are read, when a row of
+	// another grain comes or an answer needs them (flush). The other
+	// rollups' fields are eager: read from every row. raw: the fields of
+	// the row scan read.
+	lazy    []*query.Partials
+	eager   []bool // per field
+	pending map[string]*pendingRow
+	key     []byte
+	raw     []byte
+}
+
+// pendingRow is the newest line of a series in grain g that a lazy rollup
+// has not read yet.
+type pendingRow struct {
+	g, ns   int64
+	tagVals []string
+	hasTag  []bool
+	raw     []byte
 }
 
 // checkGrain is the grain of the partials: the greatest divisor of a
@@ -79,7 +100,7 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 	s := &checkStore{grain: checkGrain(kinds, ds, start), unit: unit, tables: map[string]*storeTable{}, held: map[int64]int{},
 		names: map[string]string{}}
 	var notes []string
-	countFields := map[string][]string{}
+	countFields, eagerFields := map[string][]string{}, map[string][]string{}
 	for _, k := range kinds {
 		sample := k.Build(ds, 0, start, start.Add(k.Span))
 		var r *query.Partials
@@ -102,7 +123,12 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 			continue
 		}
 		t := s.table(m)
-		t.rollups = append(t.rollups, r)
+		if sample.Agg == query.Last && !counts { // the counts read every row
+			t.lazy = append(t.lazy, r)
+		} else {
+			t.rollups = append(t.rollups, r)
+			eagerFields[m] = union(eagerFields[m], r.Fields())
+		}
 		t.tags = union(t.tags, r.Tags())
 		t.fields = union(t.fields, r.Fields())
 		countFields[m] = union(countFields[m], r.Fields())
@@ -114,12 +140,17 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 			r, _ := query.NewPartials(&query.Query{Name: "visible", Table: ds.TablePrefix + m, Fields: f, Agg: query.Count, Bucket: s.grain}, s.grain)
 			s.counts[m] = r
 			s.tables[m].rollups = append(s.tables[m].rollups, r)
+			eagerFields[m] = union(eagerFields[m], f)
 		}
 	}
-	for _, t := range s.tables {
+	for m, t := range s.tables {
 		t.tagVals, t.hasTag = make([]string, len(t.tags)), make([]bool, len(t.tags))
 		t.vals, t.has = make([]float64, len(t.fields)), make([]bool, len(t.fields))
-		for _, r := range t.rollups {
+		t.eager, t.pending = make([]bool, len(t.fields)), map[string]*pendingRow{}
+		for i, f := range t.fields {
+			t.eager[i] = slices.Contains(eagerFields[m], f)
+		}
+		for _, r := range append(slices.Clone(t.rollups), t.lazy...) {
 			if err := r.Bind(t.tags, t.fields); err != nil {
 				panic(err) // the union of the rollups' names
 			}
@@ -146,20 +177,26 @@ func union(a, b []string) []string {
 	return a
 }
 
-// add reads an acknowledged batch's line protocol into the partials.
-func (s *checkStore) add(data []byte) error {
+// add reads an acknowledged batch's line protocol into the partials; lo
+// and hi are the least and greatest timestamps (input units) of the rows
+// read (ok: there was one).
+func (s *checkStore) add(data []byte) (lo, hi int64, ok bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
-		return s.err
+		return 0, 0, false, s.err
 	}
-	if err := s.read(data); err != nil {
+	if lo, hi, ok, err = s.read(data); err != nil {
 		s.err = err
 	}
-	return s.err
+	return lo, hi, ok, s.err
 }
 
-func (s *checkStore) read(data []byte) error {
+func (s *checkStore) read(data []byte) (lo, hi int64, ok bool, err error) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	// Generated data has neither escapes nor quotes: one look at the
+	// whole batch spares one per line.
+	plain := bytes.IndexByte(data, '\\') < 0 && bytes.IndexByte(data, '"') < 0
 	for line := 1; len(data) > 0; line++ {
 		n := bytes.IndexByte(data, '\n')
 		if n < 0 {
@@ -169,27 +206,111 @@ func (s *checkStore) read(data []byte) error {
 		data = data[min(n+1, len(data)):]
 		var t *storeTable
 		var ns int64
-		var err error
-		if bytes.IndexByte(l, '\\') < 0 && bytes.IndexByte(l, '"') < 0 {
-			t, ns, err = s.scan(l)
+		decoded := !plain && (bytes.IndexByte(l, '\\') >= 0 || bytes.IndexByte(l, '"') >= 0)
+		if decoded {
+			t, ns, err = s.decode(l) // escapes, strings: the full grammar, every field
 		} else {
-			t, ns, err = s.decode(l) // escapes, strings: the full grammar
+			t, ns, err = s.scan(l, false)
 		}
-		if err != nil {
-			return fmt.Errorf("line %d of a batch: %w", line, err)
-		}
-		if t != nil {
+		if err == nil && t != nil {
+			lo, hi, ok = min(lo, ns), max(hi, ns), true
 			for _, r := range t.rollups {
 				r.AddRow(ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
 			}
+			if len(t.lazy) > 0 {
+				err = s.lazyRow(t, ns, decoded)
+			}
 		}
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("line %d of a batch: %w", line, err)
+		}
+	}
+	return lo, hi, ok, nil
+}
+
+// lazyRow hands the row in t's vectors (ns: its time; full: every field
+// read, else t.raw holds them) to the lazy rollups: it becomes its
+// series' pending row unless an older row of its grain is (then it
+// replaces it), or a newer one is (then it is dropped: the lazy rollups
+// keep the newest row of a grain, the first of those at one time).
+func (s *checkStore) lazyRow(t *storeTable, ns int64, full bool) error {
+	t.key = t.key[:0]
+	for i, v := range t.tagVals {
+		if t.hasTag[i] {
+			t.key = append(append(t.key, 1), v...)
+		}
+		t.key = append(t.key, 0)
+	}
+	p := t.pending[string(t.key)]
+	if full { // its values are read: straight to the rollups, after the pending
+		if p != nil {
+			delete(t.pending, string(t.key))
+			tagVals, hasTag, vals, has := slices.Clone(t.tagVals), slices.Clone(t.hasTag), slices.Clone(t.vals), slices.Clone(t.has)
+			if err := s.flush(t, p); err != nil {
+				return err
+			}
+			copy(t.tagVals, tagVals)
+			copy(t.hasTag, hasTag)
+			copy(t.vals, vals)
+			copy(t.has, has)
+		}
+		for _, r := range t.lazy {
+			r.AddRow(ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
+		}
+		return nil
+	}
+	g := floorTo(ns*s.unit, int64(s.grain))
+	switch {
+	case p != nil && p.g == g:
+		if ns > p.ns {
+			p.ns, p.raw = ns, append(p.raw[:0], t.raw...)
+		}
+		return nil
+	case p != nil: // the series moved to another grain: its row there is read
+		if err := s.flush(t, p); err != nil {
+			return err
+		}
+	default:
+		p = &pendingRow{tagVals: slices.Clone(t.tagVals), hasTag: slices.Clone(t.hasTag)}
+		t.pending[string(t.key)] = p
+	}
+	p.g, p.ns, p.raw = g, ns, append(p.raw[:0], t.raw...)
+	return nil
+}
+
+// flush reads pending row p of t into the lazy rollups (t's vectors are
+// overwritten).
+func (s *checkStore) flush(t *storeTable, p *pendingRow) error {
+	t.clear()
+	copy(t.tagVals, p.tagVals)
+	copy(t.hasTag, p.hasTag)
+	if err := t.readFields(p.raw, true); err != nil {
+		return err
+	}
+	for _, r := range t.lazy {
+		r.AddRow(p.ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
 	}
 	return nil
 }
 
+// flushAll reads every pending row (s.mu held): before an answer or a
+// forget, the lazy rollups hold every row added.
+func (s *checkStore) flushAll() {
+	for _, t := range s.tables {
+		for k, p := range t.pending {
+			if err := s.flush(t, p); err != nil && s.err == nil {
+				s.err = err
+			}
+			delete(t.pending, k)
+		}
+	}
+}
+
 // scan reads line l (without escapes or quotes) into its table's row
 // vectors: nil when l is blank, a comment or of a table no query reads.
-func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
+// Unless all, it reads the values of the eager fields only (t.raw keeps
+// the line's fields for the rest).
+func (s *checkStore) scan(l []byte, all bool) (*storeTable, int64, error) {
 	l = bytes.TrimLeft(l, " \t\r")
 	if len(l) == 0 || l[0] == '#' {
 		return nil, 0, nil
@@ -236,7 +357,46 @@ func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
 		return nil, 0, fmt.Errorf("no timestamp: %q", l)
 	}
 	fields, ts := rest[:sp], bytes.Trim(rest[sp:], " \r")
+	if err := t.readFields(fields, all); err != nil {
+		return nil, 0, err
+	}
+	t.raw = fields
+	if ns, ok := digits(ts); ok {
+		return t, ns, nil
+	}
+	ns, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(ts), len(ts)), 10, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("timestamp %q: %w", ts, err)
+	}
+	return t, ns, nil
+}
+
+// readFields reads a line's fields into the row vectors: all of them, or
+// the eager ones only.
+func (t *storeTable) readFields(fields []byte, all bool) error {
 	for hint := 0; len(fields) > 0; {
+		// The fast path: the field the order of the last line names next,
+		// with a plain decimal value (what generated data holds); anything
+		// else takes the general path below, from the field's start.
+		if hint < len(t.fields) {
+			if f := t.fields[hint]; len(fields) > len(f) && fields[len(f)] == '=' && string(fields[:len(f)]) == f {
+				if !all && !t.eager[hint] { // read with its row, if it is the newest (lazy)
+					if c := bytes.IndexByte(fields[len(f)+1:], ','); c >= 0 {
+						fields = fields[len(f)+1+c+1:]
+					} else {
+						fields = nil
+					}
+					hint++
+					continue
+				}
+				if v, n, ok := decimal(fields[len(f)+1:]); ok {
+					t.vals[hint], t.has[hint] = v, true
+					fields = fields[min(len(f)+1+n+1, len(fields)):]
+					hint++
+					continue
+				}
+			}
+		}
 		kv := fields
 		if c := bytes.IndexByte(fields, ','); c >= 0 {
 			kv, fields = fields[:c], fields[c+1:]
@@ -245,7 +405,7 @@ func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
 		}
 		eq := bytes.IndexByte(kv, '=')
 		if eq <= 0 || eq == len(kv)-1 {
-			return nil, 0, fmt.Errorf("field %q is not key=value", kv)
+			return fmt.Errorf("field %q is not key=value", kv)
 		}
 		i := hint
 		if i >= len(t.fields) || t.fields[i] != string(kv[:eq]) {
@@ -255,19 +415,79 @@ func (s *checkStore) scan(l []byte) (*storeTable, int64, error) {
 			continue
 		}
 		hint = i + 1 // lines name their fields in one order
+		if !all && !t.eager[i] {
+			continue
+		}
 		v, err := number(kv[eq+1:])
 		if err != nil {
-			return nil, 0, fmt.Errorf("field %s: %w", kv[:eq], err)
+			return fmt.Errorf("field %s: %w", kv[:eq], err)
 		}
 		if !math.IsNaN(v) {
 			t.vals[i], t.has[i] = v, true
 		}
 	}
-	ns, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(ts), len(ts)), 10, 64)
-	if err != nil {
-		return nil, 0, fmt.Errorf("timestamp %q: %w", ts, err)
+	return nil
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+	1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// decimal reads the plain decimal ([-]digits[.digits]) that starts v and
+// ends at a comma or v's end: its value, its length, and false when v
+// holds anything else or more digits than it reads exactly. With at most
+// 15 digits, the digits as an integer and the power of ten are exact
+// float64s, so their quotient is the correctly rounded value, the one
+// strconv.ParseFloat returns; it costs a fraction of ParseFloat's time,
+// and every row the checks read pays it for each field.
+func decimal(v []byte) (float64, int, bool) {
+	i, neg := 0, false
+	if len(v) > 0 && v[0] == '-' {
+		i, neg = 1, true
 	}
-	return t, ns, nil
+	var m uint64
+	nd, frac, dot := 0, 0, false
+	for ; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			nd++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot && nd > 0:
+			dot = true
+		case c == ',':
+			goto end
+		default:
+			return 0, 0, false
+		}
+	}
+end:
+	if nd == 0 || nd > 15 || dot && frac == 0 {
+		return 0, 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, i, true
+}
+
+// digits reads a timestamp of at most 18 digits (no sign).
+func digits(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // number is a line-protocol field value as a float: NaN for a boolean.
@@ -378,6 +598,7 @@ func indexIn(names []string, k []byte) int {
 func (s *checkStore) answer(ki int, q *query.Query) (*query.Answer, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAll()
 	if s.err != nil || s.kinds[ki] == nil {
 		return nil, false
 	}
@@ -390,6 +611,7 @@ func (s *checkStore) answer(ki int, q *query.Query) (*query.Answer, bool) {
 func (s *checkStore) counted(m string, start, end time.Time) (*query.Query, map[int64][]float64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAll()
 	r := s.counts[m]
 	if s.err != nil || r == nil {
 		return nil, nil, false
@@ -440,6 +662,7 @@ func (s *checkStore) release(start time.Time) {
 func (s *checkStore) forget(end, visible time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushAll()
 	minHeld := int64(math.MaxInt64)
 	for k := range s.held {
 		minHeld = min(minHeld, k)

@@ -15,10 +15,12 @@ import (
 
 // BenchmarkQueryCheck is what checking answers costs the loader, over
 // cpu-only scale 100, 6 h (216,000 rows), cut in batches of 5,000 rows:
-//   - timerange: the time range of every batch, which the watermark
-//     reads of each acknowledged batch anyway (the baseline);
-//   - store: every batch read into the partials of all five query types
-//     (once per load: compare its ns/row with timerange's);
+//   - timerange: the time range of every batch, what the watermark reads
+//     of each acknowledged batch when answers are not checked (the
+//     baseline);
+//   - store: every batch read into the partials of all five query types,
+//     which gives the watermark its time range too (once per load:
+//     compare its ns/row with timerange's);
 //   - answer/<type>: one expected answer over the type's widest window
 //     (per check).
 func BenchmarkQueryCheck(b *testing.B) {
@@ -60,7 +62,7 @@ func BenchmarkQueryCheck(b *testing.B) {
 		for b.Loop() {
 			s, _ := newCheckStore(kinds, &ds, start, 1, false)
 			for _, d := range batches {
-				if err := s.add(d); err != nil {
+				if _, _, _, err := s.add(d); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -69,7 +71,7 @@ func BenchmarkQueryCheck(b *testing.B) {
 	})
 	s, _ := newCheckStore(kinds, &ds, start, 1, false)
 	for _, d := range batches {
-		if err := s.add(d); err != nil {
+		if _, _, _, err := s.add(d); err != nil {
 			b.Fatal(err)
 		}
 	}

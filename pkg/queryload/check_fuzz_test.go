@@ -37,7 +37,7 @@ func FuzzCheckScan(f *testing.F) {
 		if dt != nil {
 			dv = storeTable{tagVals: slices.Clone(dt.tagVals), hasTag: slices.Clone(dt.hasTag), vals: slices.Clone(dt.vals), has: slices.Clone(dt.has)}
 		}
-		st, sns, serr := s.scan(l)
+		st, sns, serr := s.scan(l, true)
 		if derr != nil {
 			return // not line protocol: the server would not have taken it
 		}

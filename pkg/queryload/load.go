@@ -578,17 +578,21 @@ func (ql *Load) Done(b *load.Batch, err error) {
 		return
 	}
 	lo, hi, ok := int64(0), int64(0), false
-	if b.Format == format.ILP && b.Rows > 0 {
+	switch {
+	case b.Format != format.ILP:
+	case ql.checked && !ql.badData.Load():
+		// One read gives the partials and the batch's time range: the
+		// times of the rows the queries read, all the watermark needs.
+		var err error
+		if lo, hi, ok, err = ql.store.add(b.Data); err != nil && !ql.badData.Swap(true) {
+			fmt.Fprintf(ql.stderr, "query load: checks stopped: %v\n", err)
+		}
+	case b.Rows > 0:
 		var err error
 		lo, hi, ok, err = ilp.TimeRange(b.Data)
 		if err != nil {
 			ql.badData.Store(true)
 			ok = false
-		}
-	}
-	if ql.checked && !ql.badData.Load() && b.Format == format.ILP {
-		if err := ql.store.add(b.Data); err != nil && !ql.badData.Swap(true) {
-			fmt.Fprintf(ql.stderr, "query load: checks stopped: %v\n", err)
 		}
 	}
 	ql.wm.add(b.Seq, lo*ql.unit, hi*ql.unit, ok)
