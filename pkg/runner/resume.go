@@ -187,13 +187,14 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 	return nil
 }
 
-// attachTickets makes w hand its batches' tickets to the journal.
-func (r *run) attachTickets(w load.Writer) {
+// attachTickets, before the writers open, makes them hand their batches'
+// tickets (and the batches made durable) to the journal.
+func (r *run) attachTickets() {
 	if r.hooks.OnTicket != nil && r.jr != nil {
-		r.hooks.OnTicket(w, r.jr.Ticket)
+		r.hooks.OnTicket(r.jr.Ticket)
 	}
 	if r.hooks.OnDurable != nil && r.jr != nil {
-		r.hooks.OnDurable(w, r.jr.Durable)
+		r.hooks.OnDurable(r.jr.Durable)
 	}
 }
 

@@ -442,13 +442,13 @@ func (r *run) run(ctx context.Context) (err error) {
 				r.res.End = r.res.End.Add(time.Since(t0))
 			}
 		}()
+		r.attachTickets()
 		for i := 0; i < cfg.Workers; i++ {
 			w, err := r.target.NewWriter(ctx, i)
 			if err != nil {
 				return fmt.Errorf("worker %d: connect: %w", i, err)
 			}
 			writers = append(writers, w)
-			r.attachTickets(w)
 		}
 		defer func() {
 			if cerr := r.queries.close(); cerr != nil && err == nil {

@@ -369,6 +369,10 @@ func newTableInfo(t *schema.Table, inferred bool) *tableInfo {
 type Target struct {
 	cfg      Config
 	password string // masked in every message
+	// onTicket and onDurable are the load's (load.Hooks.OnTicket,
+	// OnDurable), set before the first writer opens; each writer keeps them.
+	onTicket  func(*load.Batch, string) error
+	onDurable func(*load.Batch)
 
 	mu         sync.Mutex
 	admin      *pgx.Conn // to the target database (Prepare, lazy DDL, Count)
