@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,7 +38,7 @@ func flags() []cli.Flag {
 			Usage: "password (prefer the CLICKHOUSE_PASSWORD environment variable; never printed)"},
 		&cli.BoolFlag{Name: flagDedup, Value: true,
 			Usage: "ReplacingMergeTree tables: a point of the same series and time is stored once (a resumed load sends batches in doubt again); false: MergeTree, every row kept"},
-		&cli.DurationFlag{Name: flagTimeout, Value: 60 * time.Second, Usage: "limit on one request; a timed-out write is retried"},
+		&cli.DurationFlag{Name: flagTimeout, Value: clickhouse.DefaultRequestTimeout, Usage: "limit on one request; a timed-out write is retried"},
 		&cli.StringFlag{Name: flagDBPath,
 			Usage: "chDB's data `DIR`: ClickHouse's engine runs inside the loader (no server; --host does not apply), from the chdb wheel of --chdb-dir"},
 		&cli.StringFlag{Name: flagChDBDir, EnvVars: []string{"TSLOAD_CHDB"}, DefaultText: "~/.cache/tsload/chdb-3.7.2/site",

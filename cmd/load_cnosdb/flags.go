@@ -1,14 +1,13 @@
 package main
 
 import (
-	"time"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
 	"github.com/tsload/tsload/pkg/target/cnosdb"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 )
 
 // Flag names of load_cnosdb (the HTTP ones are loadcli's).
@@ -37,7 +36,7 @@ var httpFlags = loadcli.HTTPFlagSet{
 	PasswordEnv:    []string{"CNOSDB_PASSWORD"},
 	PasswordUsage:  "password (prefer the CNOSDB_PASSWORD environment variable; never printed)",
 	NoToken:        true,
-	RequestTimeout: 60 * time.Second,
+	RequestTimeout: httpwrite.DefaultRequestTimeout,
 }
 
 // cnosdbFlags are load_cnosdb's own flags (pkg/loadcli adds the common ones).

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"time"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/influx"
 )
 
@@ -39,7 +38,7 @@ var httpFlags = loadcli.HTTPFlagSet{
 	UserUsage:      "v1: user name (Basic auth)",
 	PasswordEnv:    []string{"INFLUX_PASSWORD"},
 	PasswordUsage:  "v1: password (prefer the INFLUX_PASSWORD environment variable; never printed)",
-	RequestTimeout: 60 * time.Second,
+	RequestTimeout: httpwrite.DefaultRequestTimeout,
 }
 
 // flags are load_influx's own flags (loadcli adds the common ones).

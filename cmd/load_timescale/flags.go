@@ -66,7 +66,7 @@ func timescaleFlags() []cli.Flag {
 		&cli.BoolFlag{Name: flagDirectCompress, Usage: "compress rows while COPY writes them (timescaledb.enable_direct_compress_copy, TimescaleDB 2.21+; copy methods; implies --columnstore); pays off only with many rows per series in each batch (README)"},
 		&cli.BoolFlag{Name: flagUnlogged, Usage: "create UNLOGGED plain tables (not crash-safe; no hypertables)"},
 		&cli.StringFlag{Name: flagCreateIndexes, Value: string(timescale.IndexesNone), Usage: "indexes on (tags..., time DESC): none, before or after the load"},
-		&cli.DurationFlag{Name: flagRequestTimeout, Value: timescale.DefaultRequestTimeout, Usage: "limit on writing one batch (0: none); a batch without an answer in time is retried on a new connection once the server says its transaction did not commit"},
+		&cli.DurationFlag{Name: flagRequestTimeout, Value: timescale.DefaultRequestTimeout, Usage: "limit on writing one batch; a batch without an answer in time is retried on a new connection once the server says its transaction did not commit"},
 	}
 }
 

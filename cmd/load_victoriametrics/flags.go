@@ -1,13 +1,12 @@
 package main
 
 import (
-	"time"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/loadcli"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/target/httpwrite"
 	"github.com/tsload/tsload/pkg/target/victoriametrics"
 )
 
@@ -28,7 +27,7 @@ var httpFlags = loadcli.HTTPFlagSet{
 	PasswordEnv:    []string{"VM_PASSWORD"},
 	PasswordUsage:  "password (prefer the VM_PASSWORD environment variable; never printed)",
 	NoToken:        true,
-	RequestTimeout: 60 * time.Second,
+	RequestTimeout: httpwrite.DefaultRequestTimeout,
 }
 
 // flags are load_victoriametrics's own flags (pkg/loadcli adds the common ones).

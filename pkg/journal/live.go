@@ -40,6 +40,15 @@ type Live struct {
 	unsettled bool
 
 	stop func() // ends the snapshots: periodic.Every's answer
+	// settle settles the batches in doubt by their tickets (SettleBy);
+	// nil: they are sent again.
+	settle func(ctx context.Context, tickets []string) ([]bool, error)
+}
+
+// SettleBy has Settle settle the batches in doubt by their tickets:
+// settle answers for each ticket whether it was written (load.Hooks.Settle).
+func (l *Live) SettleBy(settle func(ctx context.Context, tickets []string) ([]bool, error)) {
+	l.settle = settle
 }
 
 // NewLive is the journal of a running load at path, starting as j says;
@@ -475,18 +484,21 @@ func (l *Live) EarlierAcked() (batches, rows int64) {
 	return batches, rows
 }
 
-// Settle settles the batches in doubt by their tickets: settle answers
-// for each ticket whether it was written (load.Hooks.Settle). A batch
-// found written is acknowledged (its metrics then unknown); the others are
-// known not written. Afterwards nothing is in doubt but what this run
-// sends.
-func (l *Live) Settle(ctx context.Context, settle func(ctx context.Context, tickets []string) ([]bool, error)) (written, lost int64, err error) {
+// Settle settles the batches in doubt by their tickets (SettleBy; without,
+// they are sent again and stay in doubt until acknowledged). A batch found
+// written is acknowledged (its metrics then unknown); the others are known
+// not written, and nothing is in doubt but what this run sends.
+func (l *Live) Settle(ctx context.Context) (written, lost int64, err error) {
+	settle := l.settle
+	if settle == nil {
+		return 0, 0, nil
+	}
 	cands := map[[2]int64]*Batch{}
 	for i := range l.pending {
 		b := &l.pending[i]
 		cands[[2]int64{int64(b.Input), b.Batch}] = b
 	}
-	if settle != nil && len(cands) > 0 {
+	if len(cands) > 0 {
 		keys := make([][2]int64, 0, len(cands))
 		var tickets []string
 		for k, c := range cands {

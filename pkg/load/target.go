@@ -157,19 +157,20 @@ type Hooks struct {
 	// batch it reports as not written cannot be written later (a
 	// transaction still in flight on the server is ended first).
 	Settle func(ctx context.Context, tickets []string) (written []bool, err error)
-	// OnTicket, set with Settle, gives writer w (one of the target's) the
-	// function its Write calls with the batch and its ticket once the
-	// ticket is known and before the batch can be committed (PostgreSQL:
-	// the transaction's id); an error from it fails the Write (the batch is
-	// then not written). A batch sent again (a retry) gets a new ticket; at
-	// most one of its tickets is ever written.
-	OnTicket func(w Writer, note func(b *Batch, ticket string) error)
+	// OnTicket, set with Settle, gives the target, once and before its
+	// first NewWriter, the function every Writer's Write calls with the
+	// batch and its ticket once the ticket is known and before the batch
+	// can be committed (PostgreSQL: the transaction's id); an error from it
+	// fails the Write (the batch is then not written). A batch sent again
+	// (a retry) gets a new ticket; at most one of its tickets is ever
+	// written.
+	OnTicket func(note func(b *Batch, ticket string) error)
 	// OnDurable, for a target whose acknowledgement may come before the
-	// rows are durable (Ack.Volatile), gives writer w the function it
-	// calls with each such batch (the same Seq) once the server has made
-	// it durable (PostgreSQL: a later synchronous commit flushed the WAL
-	// past it).
-	OnDurable func(w Writer, durable func(b *Batch))
+	// rows are durable (Ack.Volatile), gives the target, once and before
+	// its first NewWriter, the function every Writer calls with each such
+	// batch (the same Seq) once the server has made it durable
+	// (PostgreSQL: a later synchronous commit flushed the WAL past it).
+	OnDurable func(durable func(b *Batch))
 	// NewQuerier opens query connection n (0-based, of --query-workers;
 	// n = --query-workers is the final round's, after the load) for the
 	// query load that runs beside the writers (--query-rate). It is

@@ -37,7 +37,7 @@ type HTTPFlagSet struct {
 	// InsecureAliases are older names of --insecure-skip-verify.
 	InsecureAliases                []string
 	InsecureUsage                  string
-	RequestTimeout                 time.Duration // default of --request-timeout
+	RequestTimeout                 time.Duration // default of --request-timeout (httpwrite.DefaultRequestTimeout)
 	RequestTimeoutUsage, URLsUsage string
 }
 

@@ -59,8 +59,8 @@ func (r *run) query(name string, read *fingerprint.Read) fingerprint.Query {
 // verifyAll verifies the load: content fingerprints when asked for and
 // possible, the row counts otherwise.
 func (r *run) verifyAll(ctx context.Context, tot totals) (*results.Verification, error) {
-	if r.content != nil {
-		return r.content.Verify(ctx, tot.acked(), r.cfg.TablePrefix, r.checkDataset)
+	if c := r.verifier.Content; c != nil {
+		return c.Verify(ctx, tot.acked(), r.cfg.TablePrefix, r.checkDataset)
 	}
 	v, err := r.verifier.Verify(ctx, tot.acked())
 	if v != nil {
@@ -72,10 +72,10 @@ func (r *run) verifyAll(ctx context.Context, tot totals) (*results.Verification,
 // writeRead prints what the workers fingerprinted of a run without a
 // database (--do-load=false with content verification).
 func (r *run) writeRead() error {
-	if r.content == nil || r.cfg.DoLoad {
+	if r.verifier.Content == nil || r.cfg.DoLoad {
 		return nil
 	}
-	if a := r.content.WriteRead(r.cfg.TablePrefix); a != nil {
+	if a := r.verifier.Content.WriteRead(r.cfg.TablePrefix); a != nil {
 		return r.checkDataset(a)
 	}
 	return nil

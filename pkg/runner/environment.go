@@ -17,21 +17,33 @@ const serverVersionTimeout = 5 * time.Second
 // it (load.Target.ServerVersion). It never fails the run.
 func (r *run) askServerVersion(ctx context.Context) {
 	if r.target == nil {
-		r.server = results.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
+		r.setServer(results.Server{Error: "the " + r.cfg.Target + " target does not report the server version"})
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, serverVersionTimeout)
 	defer cancel()
 	s, err := r.target.ServerVersion(ctx)
 	if errors.Is(err, errors.ErrUnsupported) {
-		r.server = results.Server{Error: "the " + r.cfg.Target + " target does not report the server version"}
+		r.setServer(results.Server{Error: "the " + r.cfg.Target + " target does not report the server version"})
 		return
 	}
 	if err != nil {
-		r.server = results.Server{Error: "asking the server its version: " + err.Error()}
+		r.setServer(results.Server{Error: "asking the server its version: " + err.Error()})
 		return
 	}
-	r.server = results.Server{Version: strings.TrimSpace(s)}
+	r.setServer(results.Server{Version: strings.TrimSpace(s)})
+}
+
+// setServer records what the server said of its version (in the
+// results' Environment, filled at the end by environment).
+func (r *run) setServer(s results.Server) { r.res.Environment = &results.Environment{Server: s} }
+
+// serverAsked is what the server said of its version (zero: not asked).
+func (r *run) serverAsked() results.Server {
+	if r.res.Environment == nil {
+		return results.Server{}
+	}
+	return r.res.Environment.Server
 }
 
 // environment is the results' Environment: the server version asked after
@@ -39,7 +51,7 @@ func (r *run) askServerVersion(ctx context.Context) {
 // described it (a single generated input) or as loading saw it.
 func (r *run) environment() *results.Environment {
 	env := &results.Environment{
-		Server:  r.server,
+		Server:  r.serverAsked(),
 		Machine: envinfo.LocalMachine(),
 		Tsload:  envinfo.Build(),
 	}

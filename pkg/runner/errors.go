@@ -84,8 +84,8 @@ func (r *run) onSkip(s split.Skipped) {
 		// Said once; the summary's skipped records count them all.
 		fmt.Fprintf(r.cfg.Stderr, "%s: %s (this and every other such row: counted in skipped records)\n", where, s.Reason)
 	}
-	if r.errs != nil {
-		r.errs.add(where+": skipped", s.Reason, s.Raw)
+	if r.bad.file != nil {
+		r.bad.file.add(where+": skipped", s.Reason, s.Raw)
 	}
 }
 
@@ -97,7 +97,7 @@ func (r *run) onRefused(b *load.Batch, ack load.Ack) {
 		return
 	}
 	r.n.errorCount.Add(int64(b.Rows - acked))
-	if r.errs == nil {
+	if r.bad.file == nil {
 		return
 	}
 	for _, rj := range ack.Rejected {
@@ -109,10 +109,10 @@ func (r *run) onRefused(b *load.Batch, ack load.Ack) {
 		if rj.Line <= 0 {
 			where = b.Where() + ": a row refused by the server"
 		}
-		r.errs.add(where, rj.Reason, raw)
+		r.bad.file.add(where, rj.Reason, raw)
 	}
 	if n := b.Rows - acked - len(ack.Rejected); n > 0 {
-		r.errs.add(b.Where(), fmt.Sprintf("%d more rows refused by the server without naming them", n), nil)
+		r.bad.file.add(b.Where(), fmt.Sprintf("%d more rows refused by the server without naming them", n), nil)
 	}
 }
 

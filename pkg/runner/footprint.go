@@ -20,7 +20,7 @@ func (r *run) storage() cost.Storage {
 // verification), unless the load failed (the server may be gone: its
 // size would cost a timeout and mean nothing).
 func (r *run) footprintAfterLoad(ctx context.Context, tot totals, loadErr error) {
-	if loadErr != nil || !r.cfg.DoLoad || !r.started || len(tot.tables) == 0 {
+	if loadErr != nil || !r.cfg.DoLoad || !r.started() || len(tot.tables) == 0 {
 		return
 	}
 	r.cost.AfterLoad(ctx, r.storage(), sortedKeys(tot.tables))

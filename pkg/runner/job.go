@@ -98,3 +98,14 @@ func (r *run) batchObservers() observers {
 	}
 	return o
 }
+
+// batchRoutine are what each batch goes through on a worker, each list
+// built once when the writers start: its rewrites in order (rewrite.go),
+// and the observers of its events.
+type batchRoutine struct {
+	rewrites []rewrite
+	observers
+}
+
+// started reports whether the writers started (the load's clock runs).
+func (r *run) started() bool { return !r.start.IsZero() }

@@ -85,3 +85,12 @@ func (r *run) drainAbandoned(chk *split.Checker, q, free chan *job) {
 		}
 	}
 }
+
+// recordProblems is what the run keeps of the records it could not load: the
+// earliest malformed one (it ends the run) and the errors file
+// (Config.ErrorsFile, nil when not asked) where skipped and refused ones
+// are written.
+type recordProblems struct {
+	firstMalformed
+	file *errorsFile
+}

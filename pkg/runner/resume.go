@@ -72,8 +72,12 @@ func (r *run) openJournal(ctx context.Context) error {
 		if err := jr.Continue(old, cfg.Workers); err != nil {
 			return err
 		}
-		if err := r.checkInDoubt(ctx, old); err != nil {
+		mode, err := r.checkInDoubt(ctx, old)
+		if err != nil {
 			return err
+		}
+		if mode == load.SettleInDoubt {
+			jr.SettleBy(r.hooks.Settle)
 		}
 		r.verifier.SetBefore(old.Before)
 		r.res.Resume = &results.Resume{LoadID: old.LoadID, Previous: append([]string(nil), old.Runs...), Journal: jr.Path()}
@@ -116,9 +120,9 @@ func formatName(f format.Format) string {
 // checkInDoubt refuses a resume on a target that cannot settle batches in
 // doubt when the previous run may have left some: it was killed (its last
 // snapshot is not final) or it stopped with batches sent and unanswered.
-func (r *run) checkInDoubt(ctx context.Context, old *journal.Journal) error {
+func (r *run) checkInDoubt(ctx context.Context, old *journal.Journal) (load.InDoubt, error) {
 	if r.target == nil {
-		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
+		return 0, fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
 	}
 	tables := make([]string, 0, len(old.Tables))
 	for n := range old.Tables {
@@ -127,30 +131,27 @@ func (r *run) checkInDoubt(ctx context.Context, old *journal.Journal) error {
 	sort.Strings(tables)
 	mode, err := r.target.InDoubt(ctx, tables)
 	if errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
+		return 0, fmt.Errorf("%s cannot settle batches in doubt: a load into it cannot be resumed", r.cfg.Target)
 	}
 	if err == nil {
 		if mode == load.SettleInDoubt && (r.hooks.Settle == nil || r.hooks.OnTicket == nil) {
 			err = fmt.Errorf("%s settles batches in doubt but has no Settle", r.cfg.Target)
 		}
-		r.inDoubt = mode
-		return err
+		return mode, err
 	}
 	doubt := !old.Final || old.Unsettled || len(old.InDoubt) > 0
 	if !doubt {
-		r.inDoubt = load.ResendInDoubt // nothing in doubt: the rest is sent once
-		return nil
+		return load.ResendInDoubt, nil // nothing in doubt: the rest is sent once
 	}
 	if r.cfg.AcceptDuplicates {
 		fmt.Fprintf(r.cfg.Stderr, "resume: %v; sending the batches in doubt again as asked (their rows may be stored twice)\n", err)
-		r.inDoubt = load.ResendInDoubt
-		return nil
+		return load.ResendInDoubt, nil
 	}
 	why := "the earlier run was killed: batches it sent after its journal's last snapshot may be written without a record of it"
 	if old.Final {
 		why = fmt.Sprintf("the earlier run stopped with %d batches sent and not answered", len(old.InDoubt))
 	}
-	return load.Settingf("refusing to resume: %s, and %w; pass {AcceptDuplicates} to send them again anyway", why, err)
+	return 0, load.Settingf("refusing to resume: %s, and %w; pass {AcceptDuplicates} to send them again anyway", why, err)
 }
 
 // settleInDoubt, on a resumed run after Prepare, settles the batches the
@@ -165,11 +166,9 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 	}
 	info := r.res.Resume
 	batches, rows := jr.EarlierAcked()
-	if r.inDoubt == load.SettleInDoubt {
-		var err error
-		if info.SettledWritten, info.SettledLost, err = jr.Settle(ctx, r.hooks.Settle); err != nil {
-			return err
-		}
+	var err error
+	if info.SettledWritten, info.SettledLost, err = jr.Settle(ctx); err != nil {
+		return err
 	}
 	msg := fmt.Sprintf("resuming load %s (run %d of it): %d batches (%d rows) acknowledged by earlier runs are read again and skipped",
 		old.LoadID, len(old.Runs)+1, batches, rows)
@@ -188,13 +187,14 @@ func (r *run) settleInDoubt(ctx context.Context) error {
 	return nil
 }
 
-// attachTickets makes w hand its batches' tickets to the journal.
-func (r *run) attachTickets(w load.Writer) {
+// attachTickets, before the writers open, makes them hand their batches'
+// tickets (and the batches made durable) to the journal.
+func (r *run) attachTickets() {
 	if r.hooks.OnTicket != nil && r.jr != nil {
-		r.hooks.OnTicket(w, r.jr.Ticket)
+		r.hooks.OnTicket(r.jr.Ticket)
 	}
 	if r.hooks.OnDurable != nil && r.jr != nil {
-		r.hooks.OnDurable(w, r.jr.Durable)
+		r.hooks.OnDurable(r.jr.Durable)
 	}
 }
 

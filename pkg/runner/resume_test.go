@@ -188,6 +188,7 @@ type ticketTarget struct {
 	next      int
 	lostAt    int64 // this batch commits, and its answer is lost
 	failPrep  bool  // Prepare fails
+	hook      func(*load.Batch, string) error
 }
 
 func (t *ticketTarget) Prepare(ctx context.Context, opts load.PrepareOptions) error {
@@ -202,9 +203,7 @@ func (t *ticketTarget) InDoubt(context.Context, []string) (load.InDoubt, error) 
 }
 
 func (t *ticketTarget) Hooks() load.Hooks {
-	return load.Hooks{Settle: t.Settle, OnTicket: func(w load.Writer, note func(*load.Batch, string) error) {
-		w.(*ticketWriter).hook = note
-	}}
+	return load.Hooks{Settle: t.Settle, OnTicket: func(note func(*load.Batch, string) error) { t.hook = note }}
 }
 
 func (t *ticketTarget) Settle(_ context.Context, tickets []string) ([]bool, error) {
@@ -219,7 +218,7 @@ func (t *ticketTarget) Settle(_ context.Context, tickets []string) ([]bool, erro
 
 func (t *ticketTarget) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
 	w, err := t.fakeTarget.NewWriter(ctx, worker)
-	return &ticketWriter{fakeWriter: w.(*fakeWriter), t: t}, err
+	return &ticketWriter{fakeWriter: w.(*fakeWriter), t: t, hook: t.hook}, err
 }
 
 type ticketWriter struct {

@@ -36,7 +36,7 @@ func (r *run) batchRewrites() []rewrite {
 // rewrite applies the run's rewrites to b in order, up to the first that
 // fails, keeping what undoes each in undos; it returns how many to undo.
 func (r *run) rewrite(j *job, undos *[maxRewrites]func()) (n int, err error) {
-	for i, s := range r.rewrites {
+	for i, s := range r.steps.rewrites {
 		undo, err := s.apply(&j.Batch, &j.scratch[i])
 		if undo != nil {
 			undos[n] = undo

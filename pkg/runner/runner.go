@@ -218,7 +218,7 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 	}
 	r.verifier = &verify.Verifier{Target: t, Hooks: r.hooks, Dropped: cfg.Prepare.DropDB, Policy: r.retryPolicy(), Retries: &r.n.retries, Stderr: cfg.Stderr,
 		Distinct: r.distinctKeys} // distinct.go
-	r.content = r.newContent()
+	r.verifier.Content = r.newContent()
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion,
 		Loader:        cfg.Loader,
@@ -245,13 +245,13 @@ func Run(ctx context.Context, cfg Config, t load.Target) (*results.Results, erro
 		noLoad, err = serializationPass(ctx, cfg, t)
 	}
 	if err == nil && cfg.ErrorsFile != "" {
-		r.errs, err = createErrorsFile(cfg.ErrorsFile)
+		r.bad.file, err = createErrorsFile(cfg.ErrorsFile)
 	}
 	if err == nil {
 		err = r.run(ctx)
 	}
-	if r.errs != nil {
-		if cerr := r.errs.close(); cerr != nil && err == nil {
+	if r.bad.file != nil {
+		if cerr := r.bad.file.close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
@@ -281,28 +281,21 @@ type run struct {
 	hooks  load.Hooks // target's, read once
 	res    *results.Results
 	err    error
-	bad    firstMalformed // the earliest malformed record found (malformed.go)
+	bad    recordProblems // the earliest malformed record, the errors file (malformed.go)
 	in     inputs         // what the inputs are and how far they were read
 	n      counters       // the reader's and the workers' counts
 
 	verifier    *verify.Verifier // counts before and after, judges (pkg/verify)
-	content     *verify.Content  // content verification (content.go); nil when off
-	errs        *errorsFile      // ErrorsFile, when set
-	server      results.Server   // the server's version, asked after Prepare
 	workers     []*workerStats
 	start       time.Time
 	interrupted bool
-	started     bool
 	cost        cost.Meter   // what the load costs (pkg/cost)
 	prefix      *prefixer    // TablePrefix (nil: none)
 	jr          *runJournal  // the load's journal (resume.go), nil when not journaled
-	inDoubt     load.InDoubt // how the target settles batches in doubt (a resumed run)
 	pace        *pace.Pacer  // the schedule of a paced run (pkg/pace); nil: closed loop
 	loop        *looper      // Loop and Duration (loop.go); nil: neither
-	rewrites    []rewrite    // of each batch, in order (rewrite.go)
-	obs         observers    // of each batch, in order (job.go)
+	steps       batchRoutine // of each batch, in order (rewrite.go, job.go)
 	own         *ownData     // existing tables and CSV as lines (tabular.go)
-	readStop    *stopper     // ends a wait for stdin (stdin.go)
 	queries     *queryLoad   // the queries beside the writers (pkg/queryload); nil: none
 }
 
@@ -317,6 +310,7 @@ type inputs struct {
 	totalSize  int64         // compressed size of all inputs (-1: unknown)
 	doneSize   atomic.Int64  // sizes of finished inputs
 	curInput   atomic.Pointer[split.Input]
+	readStop   *stopper // ends a wait for stdin (stdin.go)
 }
 
 // counters are the run's counts, shared by the reader, the workers and
@@ -372,9 +366,9 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.in.firstInput.Close()
 		}
 	}()
-	r.readStop = newStopper() // a read of stdin ends at a stop (stdin.go)
-	defer r.readStop.watch(ctx)()
-	cfg.Stdin = newStdin(cfg.Stdin, r.readStop.c)
+	r.in.readStop = newStopper() // a read of stdin ends at a stop (stdin.go)
+	defer r.in.readStop.watch(ctx)()
+	cfg.Stdin = newStdin(cfg.Stdin, r.in.readStop.c)
 	r.own = r.newOwnData(ctx)
 	defer r.own.Done()
 	if err := r.openInputs(); err != nil {
@@ -385,7 +379,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	r.res.Format = r.in.first.InputFormat().String()
-	if r.errs != nil {
+	if r.bad.file != nil {
 		for _, in := range r.in.formats {
 			if in.format != format.ILP {
 				return fmt.Errorf("%s: %s input: the errors file takes ILP input only (a skipped %s record cannot be written back as a line)", in.source, in.format, in.format)
@@ -444,17 +438,17 @@ func (r *run) run(ctx context.Context) (err error) {
 					err = fmt.Errorf("worker %d: close: %w", i, cerr)
 				}
 			}
-			if r.started {
+			if r.started() {
 				r.res.End = r.res.End.Add(time.Since(t0))
 			}
 		}()
+		r.attachTickets()
 		for i := 0; i < cfg.Workers; i++ {
 			w, err := r.target.NewWriter(ctx, i)
 			if err != nil {
 				return fmt.Errorf("worker %d: connect: %w", i, err)
 			}
 			writers = append(writers, w)
-			r.attachTickets(w)
 		}
 		defer func() {
 			if cerr := r.queries.Close(); cerr != nil && err == nil {
@@ -575,7 +569,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 			return
 		case <-gctx.Done():
 		}
-		r.readStop.stop() // a reader waiting for stdin stops too
+		r.in.readStop.stop() // a reader waiting for stdin stops too
 		select {
 		case <-stopWatch:
 		case <-time.After(cfg.Grace):
@@ -600,9 +594,7 @@ func (r *run) pipeline(ctx context.Context, writers []load.Writer) error {
 	r.start = time.Now()
 	r.pace = pace.New(cfg.Pace, r.start, cfg.BatchSize, nw)
 	r.loop = r.newLooper()
-	r.rewrites = r.batchRewrites()
-	r.obs = r.batchObservers()
-	r.started = true
+	r.steps = batchRoutine{rewrites: r.batchRewrites(), observers: r.batchObservers()}
 	r.res.Start = r.start
 	stopReport := r.startReporter()
 	var readDone atomic.Bool
@@ -796,7 +788,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job, free chan *job) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.content.Acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.TimeUnit(), Loaded: r.own.Loaded, NoValueSkipped: r.own.Lines()} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.verifier.Content.Acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.TimeUnit(), Loaded: r.own.Loaded, NoValueSkipped: r.own.Lines()} // validates and counts the splitter's unchecked batches
 	for {
 		var j *job
 		var ok bool
@@ -811,7 +803,7 @@ func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job
 		}
 		j.worker = id
 		err := r.workOne(ctx, wctx, st, w, &chk, j)
-		for _, done := range r.obs.done {
+		for _, done := range r.steps.done {
 			done(j, err)
 		}
 		j.Release() // the one release of a batch handed out: a zero-copy batch's memory goes back to the reader
@@ -831,7 +823,7 @@ func (r *run) workOne(ctx, wctx context.Context, st *workerStats, w load.Writer,
 		r.checkAbandoned(chk, b) // malformed.go: an earlier bad record than the one that stopped the run
 		return ctx.Err()
 	}
-	for _, taken := range r.obs.taken {
+	for _, taken := range r.steps.taken {
 		taken(j)
 	}
 	skipped, err := chk.Check(b, r.cfg.SkipInvalid)
@@ -874,7 +866,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, j
 				b.Where(), wait.Round(time.Millisecond), n, all, err)
 		}
 	}
-	for _, sending := range r.obs.sending {
+	for _, sending := range r.steps.sending {
 		sending(j)
 	}
 	err := p.Do(ctx, func(context.Context) error {
@@ -888,7 +880,7 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, j
 		}
 		lat := time.Since(t0)
 		st.record(b, ack, lat)
-		for _, acked := range r.obs.acked {
+		for _, acked := range r.steps.acked {
 			acked(j, ack, lat)
 		}
 		return nil
@@ -987,7 +979,7 @@ func (r *run) totals(withTables bool) totals {
 // finish fills the results, verifies, and prints the summary.
 func (r *run) finish(ctx context.Context, err error) {
 	res := r.res
-	if !r.started {
+	if !r.started() {
 		res.Status = results.StatusFailed
 		if r.interrupted {
 			res.Status = results.StatusInterrupted
@@ -1063,7 +1055,7 @@ func (r *run) finish(ctx context.Context, err error) {
 	r.err = err
 	r.describe(tot.tables)
 	summary.Write(r.cfg.Stderr, res, summary.Options{DoLoad: r.cfg.DoLoad, MaxBatchBytes: split.DefaultMaxBatchBytes})
-	summary.Where(r.cfg.Stderr, r.cfg.Target, res.Setup, r.server)
+	summary.Where(r.cfg.Stderr, r.cfg.Target, res.Setup, r.serverAsked())
 }
 
 // lockedWriter serialises writes from several goroutines.

@@ -47,6 +47,8 @@ type Verifier struct {
 	// Distinct, when set, counts the input's distinct (series, time)
 	// keys per table, or says why it cannot.
 	Distinct func(ctx context.Context, names []string) (*KeyCount, string)
+	// Content is the run's content verification (nil when not asked).
+	Content *Content
 
 	mu     sync.Mutex
 	before map[string]int64 // rows in each table before this run wrote to it

@@ -45,9 +45,6 @@ func openNative(cfg Config) (*native, error) {
 		Compression:      &ch.Compression{Method: ch.CompressionLZ4},
 		ConnOpenStrategy: ch.ConnOpenInOrder,
 	}
-	if opt.ReadTimeout == 0 {
-		opt.ReadTimeout = 24 * time.Hour
-	}
 	conn, err := ch.Open(opt)
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse: %s: %w", cfg.Addr, err)

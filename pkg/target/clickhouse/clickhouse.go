@@ -65,7 +65,7 @@ type Config struct {
 	// Dedup: ReplacingMergeTree tables (a point of the same series and time stored once);
 	// false: MergeTree, every row kept.
 	Dedup bool
-	// RequestTimeout bounds each request (0: none).
+	// RequestTimeout bounds each request (0: DefaultRequestTimeout).
 	RequestTimeout time.Duration
 	Workers        int
 	Log            io.Writer
@@ -87,6 +87,10 @@ type Target struct {
 	opts     load.PrepareOptions
 	prepared bool
 }
+
+// DefaultRequestTimeout bounds each request when Config.RequestTimeout is
+// zero, in a library Config as in load_clickhouse.
+const DefaultRequestTimeout = 60 * time.Second
 
 // New returns the target; it does not connect.
 func New(cfg Config) (*Target, error) {
@@ -112,6 +116,9 @@ func New(cfg Config) (*Target, error) {
 	}
 	if cfg.RequestTimeout < 0 {
 		return nil, load.Settingf("invalid {RequestTimeout} %s", cfg.RequestTimeout)
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard

@@ -5,21 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/schema"
 )
-
-// LineUnit (load.Hooks.LineUnit) is the unit of the lines' timestamps: the
-// precision the writes name (New refused any other).
-func (t *Target) LineUnit() time.Duration {
-	if u, err := format.ParseUnit(t.cfg.Precision); err == nil {
-		return u
-	}
-	return time.Nanosecond
-}
 
 // catalogTypes are the CnosDB field types tsload has a schema.Type for.
 var catalogTypes = map[string]schema.Type{

@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
@@ -86,6 +87,7 @@ type Target struct {
 	cfg    Config
 	client *httpwrite.Client
 	sqlp   *httpwrite.Poster
+	unit   time.Duration // of the lines' timestamps: Precision, parsed once (load.Hooks.LineUnit)
 	// noExact: the server has no exact_count (learnt once, said once on
 	// Log: verification and content verification both count).
 	noExact atomic.Bool
@@ -108,7 +110,11 @@ func New(cfg Config) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Target{cfg: cfg, client: client, sqlp: client.NewPoster(0)}, nil
+	unit, err := format.ParseUnit(cfg.Precision)
+	if err != nil {
+		return nil, load.Settingf("invalid {Precision} %q: %v", cfg.Precision, err)
+	}
+	return &Target{cfg: cfg, client: client, sqlp: client.NewPoster(0), unit: unit}, nil
 }
 
 // Close releases idle connections.

@@ -7,7 +7,7 @@ func (t *Target) Hooks() load.Hooks {
 	return load.Hooks{
 		Overwrites:   t.Overwrites(),
 		Catalog:      t.Catalog,
-		LineUnit:     t.LineUnit(),
+		LineUnit:     t.unit,
 		FlushStorage: t.FlushStorage,
 		NewQuerier:   t.NewQuerier,
 	}

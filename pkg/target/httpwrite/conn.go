@@ -21,10 +21,14 @@ type Conn struct {
 	// User and Password are sent as Basic auth.
 	User, Password     string
 	InsecureSkipVerify bool
-	// RequestTimeout bounds each request (0: no limit beyond the
-	// context's); a timed-out write is retried.
+	// RequestTimeout bounds each request (0: DefaultRequestTimeout, the
+	// loaders' --request-timeout default); a timed-out write is retried.
 	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is what bounds one request when Conn.RequestTimeout
+// is zero, in a library Config as on the command line.
+const DefaultRequestTimeout = 60 * time.Second
 
 // Validate checks the settings; errors name them as {Field} placeholders
 // (load.Settingf).
@@ -32,6 +36,8 @@ func (c Conn) Validate() error {
 	switch {
 	case len(c.URLs) == 0:
 		return load.Settingf("no URL given ({URLs})")
+	case c.RequestTimeout < 0:
+		return load.Settingf("invalid {RequestTimeout} %s", c.RequestTimeout)
 	case c.Gzip && !ValidGzipLevel(c.GzipLevel):
 		return load.Settingf("invalid {GzipLevel} %d (want 1-9)", c.GzipLevel)
 	}
@@ -40,8 +46,12 @@ func (c Conn) Validate() error {
 
 // Options are the client options of c.
 func (c Conn) Options() Options {
+	timeout := c.RequestTimeout
+	if timeout == 0 {
+		timeout = DefaultRequestTimeout
+	}
 	return Options{
 		URLs: c.URLs, Gzip: c.Gzip, GzipLevel: c.GzipLevel, InsecureSkipVerify: c.InsecureSkipVerify,
-		User: c.User, Password: c.Password, Timeout: c.RequestTimeout,
+		User: c.User, Password: c.Password, Timeout: timeout,
 	}
 }

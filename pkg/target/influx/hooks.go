@@ -7,7 +7,7 @@ func (t *Target) Hooks() load.Hooks {
 	return load.Hooks{
 		Await:      t.Await,
 		Overwrites: t.Overwrites(),
-		LineUnit:   t.LineUnit(),
+		LineUnit:   t.unit,
 		NewQuerier: t.NewQuerier,
 		// InfluxDB 3 with no_sync acknowledges before its write-ahead log
 		// is persisted, and rows become queryable only after.

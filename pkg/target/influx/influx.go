@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
@@ -133,6 +134,7 @@ type Target struct {
 	cfg    Config
 	client *httpwrite.Client
 	query  *httpwrite.Poster // management requests, to the first URL
+	unit   time.Duration     // of the lines' timestamps: Precision, parsed once (load.Hooks.LineUnit)
 
 	mu  sync.Mutex
 	api api // nil until named or detected
@@ -155,7 +157,11 @@ func New(cfg Config) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{cfg: cfg, client: client, query: client.NewPoster(0)}
+	unit, err := format.ParseUnit(cfg.Precision)
+	if err != nil {
+		return nil, load.Settingf("invalid {Precision} %q: %v", cfg.Precision, err)
+	}
+	t := &Target{cfg: cfg, client: client, query: client.NewPoster(0), unit: unit}
 	if cfg.API != "" {
 		t.api = newAPI(cfg.API)
 	}

@@ -126,9 +126,12 @@ type Config struct {
 
 // Target is an embedded database as a load.Target.
 type Target struct {
-	cfg    Config
-	eng    Engine
-	prefix string // the load's table prefix
+	cfg Config
+	eng Engine
+	// onTicket is the load's (load.Hooks.OnTicket), set before the first
+	// writer opens; each writer keeps it.
+	onTicket func(*load.Batch, string) error
+	prefix   string // the load's table prefix
 
 	mu      sync.Mutex
 	db      *sql.DB
@@ -365,7 +368,7 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{t: t, worker: worker}
+	w := &Writer{t: t, worker: worker, onTicket: t.onTicket}
 	if t.cfg.Commit == CommitLoad {
 		t.sharedMu.Lock()
 		defer t.sharedMu.Unlock()
@@ -465,11 +468,7 @@ func (t *Target) Hooks() load.Hooks {
 		FlushStorage: t.FlushStorage,
 		Settle:       t.Settle,
 		NewQuerier:   t.NewQuerier,
-		OnTicket: func(w load.Writer, note func(*load.Batch, string) error) {
-			if ew, ok := w.(*Writer); ok {
-				ew.onTicket = note
-			}
-		},
+		OnTicket:     func(note func(*load.Batch, string) error) { t.onTicket = note },
 	}
 }
 

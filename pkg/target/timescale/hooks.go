@@ -12,15 +12,7 @@ func (t *Target) Hooks() load.Hooks {
 		Catalog:    t.Catalog,
 		Settle:     t.Settle,
 		NewQuerier: t.NewQuerier,
-		OnTicket: func(w load.Writer, note func(*load.Batch, string) error) {
-			if w, ok := w.(*Writer); ok {
-				w.OnTicket(note)
-			}
-		},
-		OnDurable: func(w load.Writer, durable func(*load.Batch)) {
-			if w, ok := w.(*Writer); ok {
-				w.onDurable = durable
-			}
-		},
+		OnTicket:   func(note func(*load.Batch, string) error) { t.onTicket = note },
+		OnDurable:  func(durable func(*load.Batch)) { t.onDurable = durable },
 	}
 }

@@ -19,11 +19,6 @@ func (t *Target) InDoubt(context.Context, []string) (load.InDoubt, error) {
 	return load.SettleInDoubt, nil
 }
 
-// OnTicket sets the function each batch's transaction id is handed to
-// once its transaction has begun, before anything of the batch can commit
-// (load.Hooks.OnTicket).
-func (w *Writer) OnTicket(f func(*load.Batch, string) error) { w.onTicket = f }
-
 // ticket names the batch's transaction: its id, the backend's pid and the
 // server's start time, as Settle reads them.
 func (w *Writer) ticket() string {

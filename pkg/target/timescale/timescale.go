@@ -156,15 +156,17 @@ type Config struct {
 	DirectCompress bool
 	Unlogged       bool // CREATE UNLOGGED TABLE (plain tables only)
 	CreateIndexes  Indexes
-	// RequestTimeout bounds the writing of one batch (0: no limit). A
-	// batch that times out is retried on a new connection (see Writer).
+	// RequestTimeout bounds the writing of one batch (0:
+	// DefaultRequestTimeout). A batch that times out is retried on a new
+	// connection (see Writer).
 	RequestTimeout time.Duration
 	// Log receives notes (the server's synchronous_commit=off); nil
 	// discards them.
 	Log io.Writer
 }
 
-// DefaultRequestTimeout is load_timescale's RequestTimeout (0 in a Config means no limit).
+// DefaultRequestTimeout bounds the writing of one batch when
+// Config.RequestTimeout is zero, in a library Config as in load_timescale.
 const DefaultRequestTimeout = 5 * time.Minute
 
 func (c *Config) setDefaults() error {
@@ -214,6 +216,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.RequestTimeout < 0 {
 		return load.Settingf("{RequestTimeout} %s is negative", c.RequestTimeout)
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = DefaultRequestTimeout
 	}
 	if c.Unlogged && c.UseHypertable == HypertableOn {
 		return load.Settingf("{Unlogged} needs plain tables: TimescaleDB hypertables cannot be unlogged (use {UseHypertable}=false)")
@@ -364,6 +369,10 @@ func newTableInfo(t *schema.Table, inferred bool) *tableInfo {
 type Target struct {
 	cfg      Config
 	password string // masked in every message
+	// onTicket and onDurable are the load's (load.Hooks.OnTicket,
+	// OnDurable), set before the first writer opens; each writer keeps them.
+	onTicket  func(*load.Batch, string) error
+	onDurable func(*load.Batch)
 
 	mu         sync.Mutex
 	admin      *pgx.Conn // to the target database (Prepare, lazy DDL, Count)

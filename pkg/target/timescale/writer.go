@@ -80,7 +80,7 @@ var (
 
 // NewWriter opens worker's connection to the target database.
 func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error) {
-	w := &Writer{t: t, worker: worker, byTable: map[*schema.Table]*tableInfo{}, multiSQL: map[multiKey]string{}}
+	w := &Writer{t: t, worker: worker, byTable: map[*schema.Table]*tableInfo{}, multiSQL: map[multiKey]string{}, onTicket: t.onTicket, onDurable: t.onDurable}
 	if err := w.ensureConn(ctx); err != nil {
 		return nil, w.wrap(err, fmt.Sprintf("timescale: worker %d: connecting to database %q: %s", worker, t.cfg.DBName, describe(err, nil)))
 	}

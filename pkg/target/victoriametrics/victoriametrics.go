@@ -98,6 +98,7 @@ type Target struct {
 	cfg    Config
 	client *httpwrite.Client
 	p      *httpwrite.Poster // queries and admin calls
+	unit   time.Duration     // of the lines' timestamps: Precision, parsed once (load.Hooks.LineUnit)
 	// dedup is the server's -dedup.minScrapeInterval, read by Prepare
 	// (-1 until then).
 	dedup time.Duration
@@ -151,7 +152,11 @@ func New(cfg Config) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Target{cfg: cfg, client: client, p: client.NewPoster(0), dedup: -1, known: map[string]bool{}, shape: map[string]int{}}, nil
+	unit, err := format.ParseUnit(cfg.Precision)
+	if err != nil {
+		return nil, load.Settingf("invalid {Precision} %q: %v", cfg.Precision, err)
+	}
+	return &Target{cfg: cfg, client: client, p: client.NewPoster(0), unit: unit, dedup: -1, known: map[string]bool{}, shape: map[string]int{}}, nil
 }
 
 // Close releases idle connections.
@@ -166,15 +171,6 @@ func (t *Target) Accepts(f format.Format) error {
 		return fmt.Errorf("VictoriaMetrics takes line protocol here, not %s (generate the data as ILP)", f)
 	}
 	return nil
-}
-
-// LineUnit: lines made from CSV carry timestamps in the
-// unit of Config.Precision.
-func (t *Target) LineUnit() time.Duration {
-	if u, err := format.ParseUnit(t.cfg.Precision); err == nil {
-		return u
-	}
-	return time.Nanosecond
 }
 
 // Ping checks once that the server listens at every URL.
@@ -223,7 +219,7 @@ func (t *Target) Overwrites() bool {
 func (t *Target) Hooks() load.Hooks {
 	return load.Hooks{
 		Overwrites:   t.Overwrites(),
-		LineUnit:     t.LineUnit(),
+		LineUnit:     t.unit,
 		FlushStorage: t.FlushStorage,
 		NewQuerier:   t.NewQuerier,
 	}
