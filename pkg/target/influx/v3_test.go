@@ -15,7 +15,6 @@ import (
 	"github.com/tsload/tsload/internal/contenttest"
 	"github.com/tsload/tsload/internal/influx3test"
 	"github.com/tsload/tsload/pkg/fingerprint"
-	"github.com/tsload/tsload/pkg/journal"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/results"
 	"github.com/tsload/tsload/pkg/runner"
@@ -105,8 +104,7 @@ func itoa[T int | int64](n T) string { return strconv.FormatInt(int64(n), 10) }
 // TestV3Load: on the real server the API is detected from /ping (with the
 // token), the batches go gzip-compressed to /api/v3/write_lp, and the count
 // through /api/v3/query_sql is exact, with and without --no-sync (whose
-// acknowledged rows become countable only later: Await waits for them, and
-// are counted as not durable).
+// acknowledged rows become countable only later: Await waits for them).
 func TestV3Load(t *testing.T) {
 	r, at := v3Real(t)
 	for _, noSync := range []bool{false, true} {
@@ -123,11 +121,6 @@ func TestV3Load(t *testing.T) {
 		}
 		if n := r.Count(t, at.db, "cpu"); n != 3333 {
 			t.Fatalf("no_sync=%v: the server holds %d cpu rows", noSync, n)
-		}
-		// A no_sync acknowledgement comes before the write-ahead log is
-		// persisted: none of those rows is known durable.
-		if want := map[bool]int64{false: 0, true: 5000}[noSync]; res.NotDurableRows != want {
-			t.Fatalf("no_sync=%v: %d rows not durable, want %d", noSync, res.NotDurableRows, want)
 		}
 	}
 }
@@ -533,35 +526,5 @@ func TestV3NoSyncAwait(t *testing.T) {
 	res, err, log = v3Load(t, standIn(s), v3Data(3000), func(c *Config, _ *runner.Config) { c.NoSync = true })
 	if err == nil || res.Verify.OK || !strings.Contains(log, "verify: influx: no_sync rows: nothing more became countable within 300ms: cpu has 0 of 2000 rows, mem has 0 of 1000 rows") {
 		t.Fatalf("%v verify %+v\n%s", err, res.Verify, log)
-	}
-}
-
-// TestV3NoSyncInDoubt: on the real InfluxDB 3, every batch acknowledged
-// with no_sync is not known durable (the server answers before its
-// write-ahead log is persisted), so the results file counts its rows in
-// not_durable_rows and the journal keeps it in doubt: a resumed run sends
-// those batches again (InfluxDB stores a point sent twice once) and
-// verifies, instead of skipping them as loaded.
-func TestV3NoSyncInDoubt(t *testing.T) {
-	_, at := v3Real(t)
-	resFile := filepath.Join(t.TempDir(), "results.json")
-	mod := func(c *Config, rc *runner.Config) { c.NoSync, rc.ResultsFile = true, resFile }
-	res, err, log := v3Load(t, at, v3Data(5000), mod)
-	if err != nil || res.Rows != 5000 || res.NotDurableRows != 5000 {
-		t.Fatalf("rows %d, %d not durable (want 5000 of 5000): %v\n%s", res.Rows, res.NotDurableRows, err, log)
-	}
-	j, _, err := journal.Read(resFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err, log = v3Load(t, at, "", func(c *Config, rc *runner.Config) {
-		mod(c, rc)
-		rc.Inputs, rc.Resume, rc.Prepare.DropDB = []string{j.Inputs[0].Path}, j, false
-	})
-	if err != nil {
-		t.Fatalf("resume: %v\n%s", err, log)
-	}
-	if r := res.Resume; r == nil || r.InDoubt != 5 || r.SkippedBatches != 0 || !res.Verify.OK || r.LoadRows != 5000 {
-		t.Fatalf("resumed: %+v verify %+v\n%s", res.Resume, res.Verify, log)
 	}
 }
