@@ -44,6 +44,12 @@ import (
 //   - CSV timestamps: RFC 3339 with and without an offset load and verify
 //     by content, with the instants read (a target that refuses CSV says
 //     so in Accepts: skipped);
+//   - values: each value class at its extremes (integers at and beyond
+//     2^53, int64's, uint64's and float64's extremes, -0, NaN, infinities,
+//     booleans, empty, non-ASCII, invalid and long strings, a long tag) is
+//     stored as sent, verified by content, or refused with one line naming
+//     the input line, as the target's column of the value table in
+//     docs/formats.md declares (Values);
 //   - the fault scenarios (Faults) and the loader kills with --resume
 //     (Resume), when set.
 type TargetSuite struct {
@@ -69,6 +75,10 @@ type TargetSuite struct {
 	// whole seconds sets time.Second. Faults and Resume take it unless
 	// they set their own.
 	Step time.Duration
+	// Values is the target's column in the value table of docs/formats.md
+	// ("What each target stores"): the declaration the values check holds
+	// the target to. "": the check is skipped.
+	Values string
 }
 
 // suiteRows is the size of the suite's loads: five batches per writer.
@@ -81,6 +91,7 @@ func (s TargetSuite) Run(t *testing.T, prefix string) {
 	t.Run("paced", func(t *testing.T) { s.paced(t, prefix+"_paced") })
 	t.Run("queries while loading", func(t *testing.T) { s.queries(t, prefix+"_q_") })
 	t.Run("csv timestamps", func(t *testing.T) { s.csvTimes(t, prefix+"_csv") })
+	t.Run("values", func(t *testing.T) { s.values(t, prefix+"_val") })
 	// TODO(issue 35): default-flag verification of an input that repeats
 	// a (series, time) key, the same way on every target.
 	// TODO(issue 43): a CSV whose time column is not named "time",

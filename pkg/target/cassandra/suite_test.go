@@ -35,7 +35,7 @@ func TestTargetSuite(t *testing.T) {
 	rows := func(t *testing.T, _ load.Target, table string) (int64, int64) {
 		return cassandratest.Rows(t, addr, ks, table)
 	}
-	s := loadtest.TargetSuite{Loader: "load_cassandra", Upstream: addr, New: newTarget(ks), Rows: rows}
+	s := loadtest.TargetSuite{Loader: "load_cassandra", Upstream: addr, New: newTarget(ks), Rows: rows, Values: "Cassandra"}
 	s.Faults = &loadtest.FaultSuite{
 		Refuse: func(line string) string {
 			return strings.Replace(line, "host=", "host="+strings.Repeat("x", 70000), 1)

@@ -24,7 +24,7 @@ func TestChDBTargetSuite(t *testing.T) {
 		t.Cleanup(func() { tg.Close() })
 		return tg, load.PrepareOptions{DBName: "suite", CreateDB: true, DropDB: true}
 	}
-	loadtest.TargetSuite{Loader: "load_clickhouse", New: newTarget, Rows: chdbRows, Embedded: true}.Run(t, "suite")
+	loadtest.TargetSuite{Loader: "load_clickhouse", New: newTarget, Rows: chdbRows, Embedded: true, Values: "chDB"}.Run(t, "suite")
 }
 
 // chdbRows closes the target and reads table from its data path with an engine of its own

@@ -96,7 +96,7 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 			exprs = append(exprs, "toInt64(count("+c+"))", "toFloat64(ifNull(sum("+c+"), 0))", "toFloat64(ifNull(sum(abs("+c+")), 0))")
 			dest = append(dest, &f.Count, &s.sum, &s.abs)
 		case schema.Int8, schema.Int4:
-			if fq.Kind != fingerprint.Uint {
+			if fq.Kind != fingerprint.Uint && fq.Kind != fingerprint.Bool { // a boolean is stored as 1 or 0
 				f.Kind = fingerprint.Int
 			}
 			s.isInt = true
@@ -125,6 +125,8 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		switch {
 		case s.fl:
 			s.f.Sum, s.f.AbsSum = s.sum, s.abs
+		case s.isInt && s.f.Kind == fingerprint.Bool:
+			s.f.True = s.wrapped // the sum of 1s and 0s: the true values
 		case s.isInt:
 			s.f.IntSum = contentq.Unwrap(s.wrapped, s.approx)
 		default:

@@ -28,7 +28,7 @@ func suite(t *testing.T) loadtest.TargetSuite {
 	rows := func(t *testing.T, _ load.Target, table string) (int64, int64) {
 		return clickhousetest.Rows(t, addr, db, table)
 	}
-	return loadtest.TargetSuite{Loader: "load_clickhouse", Upstream: addr, New: newTarget, Rows: rows}
+	return loadtest.TargetSuite{Loader: "load_clickhouse", Upstream: addr, New: newTarget, Rows: rows, Values: "ClickHouse"}
 }
 
 // TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on the real ClickHouse,

@@ -259,6 +259,9 @@ func (d *decoder) ilp(ctx context.Context, t *Target, b *load.Batch) error {
 				return where(fmt.Errorf("table %q has no column %q", tb.schema.Name, f.Key))
 			}
 			v, err := fieldValue(cols[i].Type, f.Value)
+			if err == nil {
+				err = t.storable(v)
+			}
 			if err != nil {
 				return where(fmt.Errorf("field %q: %v", f.Key, err))
 			}
@@ -315,6 +318,9 @@ func (d *decoder) tabular(ctx context.Context, t *Target, b *load.Batch) error {
 			default:
 				v, err = textValue(typ, f)
 			}
+			if err == nil {
+				err = t.storable(v)
+			}
 			if err != nil {
 				return where(fmt.Errorf("column %q: %v", in[i].Name, err))
 			}
@@ -323,6 +329,35 @@ func (d *decoder) tabular(ctx context.Context, t *Target, b *load.Batch) error {
 		g.rows = append(g.rows, row)
 		return nil
 	})
+}
+
+// storable refuses a value the engine would not store as sent: chDB reads a
+// subnormal float (5e-324) as 0, the native server keeps it.
+func (t *Target) storable(v any) error {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+		if f != 0 && math.Abs(f) < math.SmallestNonzeroFloat32*(1<<23) {
+			return t.subnormal(f)
+		}
+		return nil
+	default:
+		return nil
+	}
+	if f != 0 && math.Abs(f) < 0x1p-1022 {
+		return t.subnormal(f)
+	}
+	return nil
+}
+
+func (t *Target) subnormal(f float64) error {
+	if t.cfg.DBPath == "" {
+		return nil
+	}
+	return fmt.Errorf("%g is a subnormal float, which chDB reads as 0", f)
 }
 
 // csvLine adds the input line to an error of the rec-th record (1-based) of a CSV batch

@@ -12,7 +12,7 @@ import (
 // the test's own, written gzip-compressed, counted directly.
 func suite(t *testing.T) loadtest.TargetSuite {
 	base, db := cnosdbtest.RealDB(t)
-	return loadtest.TargetSuite{Loader: "load_cnosdb", Upstream: base, New: faultTarget(db), Rows: faultRows(base, db)}
+	return loadtest.TargetSuite{Loader: "load_cnosdb", Upstream: base, New: faultTarget(db), Rows: faultRows(base, db), Values: "CnosDB"}
 }
 
 // TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on the

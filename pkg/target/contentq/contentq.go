@@ -52,6 +52,15 @@ func Unwrap(wrapped int64, approx float64) fingerprint.Int128 {
 	return x
 }
 
+// Halves is the exact sum of int64 values from the sums of their halves,
+// for a database whose integer sum is 64 bits wide and fails on overflow
+// (SQLite): hi is the sum of the values shifted right by 32 bits
+// (arithmetically) and lo the sum of their low 32 bits (v & 0xffffffff).
+// Neither can overflow below 2^31 values, and hi*2^32 + lo is the sum.
+func Halves(hi, lo int64) fingerprint.Int128 {
+	return fingerprint.Int128{Hi: hi >> 32, Lo: uint64(hi) << 32}.AddInt64(lo)
+}
+
 // Each answers every query with one, keyed by table name. It stops at
 // the first error and returns it with the tables answered before it.
 func Each(qs []fingerprint.Query, one func(fingerprint.Query) (*fingerprint.Table, error)) (map[string]*fingerprint.Table, error) {

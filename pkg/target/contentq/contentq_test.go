@@ -52,3 +52,26 @@ func TestUnwrap(t *testing.T) {
 		}
 	}
 }
+
+// TestHalves: the sum put together from the sums of the halves is the
+// exact sum, at int64's extremes and across its overflow.
+func TestHalves(t *testing.T) {
+	for _, vs := range [][]int64{
+		{math.MaxInt64, math.MaxInt64},
+		{math.MinInt64, math.MinInt64, math.MinInt64},
+		{math.MaxInt64, math.MinInt64, -1, 0, 1},
+		{-5, 7, 1 << 40, -(1 << 33)},
+		{},
+	} {
+		var hi, lo int64
+		want := new(big.Int)
+		for _, v := range vs {
+			hi += v >> 32
+			lo += v & 0xffffffff
+			want.Add(want, big.NewInt(v))
+		}
+		if got := Halves(hi, lo); got.Big().Cmp(want) != 0 {
+			t.Errorf("%v: %s, want %s", vs, got, want)
+		}
+	}
+}

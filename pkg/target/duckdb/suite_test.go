@@ -16,5 +16,7 @@ func TestTargetSuite(t *testing.T) {
 	e := &loadtest.Embedded{Loader: "load_duckdb", Driver: "duckdb", Open: func(path string, workers int) (load.Target, error) {
 		return New(Config{Path: path, Workers: workers})
 	}}
-	e.Suite().Run(t, "suite")
+	s := e.Suite()
+	s.Values = "DuckDB"
+	s.Run(t, "suite")
 }

@@ -252,5 +252,6 @@ func (t *Target) NewWriter(ctx context.Context, worker int) (load.Writer, error)
 		return nil, load.Settingf("no database name ({DBName})")
 	}
 	path, query := a.write(&t.cfg)
-	return &Writer{p: t.client.NewPoster(worker), api: a, path: path, query: query, gzip: t.cfg.Gzip, db: t.cfg.DBName, rp: t.cfg.RP}, nil
+	return &Writer{p: t.client.NewPoster(worker), api: a, path: path, query: query, gzip: t.cfg.Gzip, db: t.cfg.DBName, rp: t.cfg.RP,
+		volatile: t.cfg.NoSync}, nil
 }

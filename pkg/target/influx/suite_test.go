@@ -22,7 +22,7 @@ import (
 // point sent twice once).
 func TestTargetSuite(t *testing.T) {
 	base := influxURL(t)
-	loadtest.TargetSuite{Loader: "load_influx", Upstream: base, New: faultTarget(uniqueDB(t)), Rows: pointRows,
+	loadtest.TargetSuite{Loader: "load_influx", Upstream: base, New: faultTarget(uniqueDB(t)), Rows: pointRows, Values: "InfluxDB 1.x",
 		Faults: &loadtest.FaultSuite{
 			Refuse:      func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },
 			RefuseErr:   []string{"field type conflict", "rows rejected by the server"},
@@ -46,7 +46,7 @@ func TestTargetSuite(t *testing.T) {
 // (a bucket per target); its faults are TestV2FaultCutMidBatch's.
 func TestTargetSuiteV2(t *testing.T) {
 	base := influx2(t)
-	loadtest.TargetSuite{Loader: "load_influx", Upstream: base.URLs[0], Rows: pointRows,
+	loadtest.TargetSuite{Loader: "load_influx", Upstream: base.URLs[0], Rows: pointRows, Values: "InfluxDB 2.x",
 		New: func(t *testing.T, addr string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 			cfg := base
 			cfg.URLs, cfg.RequestTimeout = []string{"http://" + addr}, timeout
@@ -68,7 +68,7 @@ func TestTargetSuiteV2(t *testing.T) {
 // and its server restart TestV3ServerRestart's.
 func TestTargetSuiteV3(t *testing.T) {
 	r := influx3test.RealServer(t)
-	loadtest.TargetSuite{Loader: "load_influx", Upstream: r.URL,
+	loadtest.TargetSuite{Loader: "load_influx", Upstream: r.URL, Values: "InfluxDB 3",
 		New: func(t *testing.T, addr string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 			db := influx3test.UniqueDB(t)
 			r.DropAtEnd(t, db)

@@ -23,6 +23,10 @@ type Writer struct {
 	gzip  bool
 	db    string
 	rp    string
+	// volatile: the server acknowledges before its write-ahead log is
+	// persisted (InfluxDB 3 no_sync), so a server crash may lose an
+	// acknowledged batch: every acknowledgement is load.Ack.Volatile.
+	volatile bool
 }
 
 var _ load.Writer = (*Writer)(nil)
@@ -40,7 +44,11 @@ func (w *Writer) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
 	if err != nil {
 		return load.Ack{}, err
 	}
-	return w.api.interpret(ctx, w, b, res)
+	ack, err := w.api.interpret(ctx, w, b, res)
+	if err == nil && ack.Rows > 0 {
+		ack.Volatile = w.volatile
+	}
+	return ack, err
 }
 
 func (w *Writer) post(ctx context.Context, data []byte) (*httpwrite.Response, error) {

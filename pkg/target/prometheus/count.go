@@ -315,7 +315,7 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		f.Count++
 		switch f.Kind {
 		case fingerprint.Int, fingerprint.Uint:
-			if x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
+			if x != math.Trunc(x) || x < -(1<<63) || x >= 1<<64 { // int64's least to uint64's greatest: -2^63 is a float64
 				return fmt.Errorf("%s.%s holds %v, not an integer", q.Table, f.Name, x)
 			}
 			if x < 0 {

@@ -44,7 +44,7 @@ func TestTargetSuite(t *testing.T) {
 			return promtest.Rows(t, base, db, table+"_v")
 		}
 	}
-	s := loadtest.TargetSuite{Loader: "load_prometheus", Upstream: in.URL, New: suiteTarget(db), Rows: rows(in.URL)}
+	s := loadtest.TargetSuite{Loader: "load_prometheus", Upstream: in.URL, New: suiteTarget(db), Rows: rows(in.URL), Values: "Prometheus"}
 	s.Faults = &loadtest.FaultSuite{
 		Refuse:    func(line string) string { return strings.Replace(line, ",n=", ",n=9007199254740993i,m=", 1) },
 		RefuseErr: []string{"no exact float64"},

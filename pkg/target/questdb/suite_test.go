@@ -17,7 +17,7 @@ import (
 // sent twice once).
 func TestTargetSuite(t *testing.T) {
 	s := server(t)
-	loadtest.TargetSuite{Loader: "load_questdb", Upstream: s.http, New: proxied(s.pg), Rows: rowsThenDrop,
+	loadtest.TargetSuite{Loader: "load_questdb", Upstream: s.http, New: proxied(s.pg), Rows: rowsThenDrop, Values: "QuestDB",
 		Faults: &loadtest.FaultSuite{
 			// A string where the table has a DOUBLE: 400, the request rolled back.
 			Refuse:    func(line string) string { return strings.Replace(line, " v=", ` v="oops",w=`, 1) },

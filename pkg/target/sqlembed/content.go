@@ -17,7 +17,10 @@ type Aggregates struct {
 	// the epoch; TimeUnit the resolution the engine stores (fingerprint).
 	TimeNS   func(c string) string
 	TimeUnit int64
-	// IntSum is the exact sum of integer column c, as text.
+	// IntSum is the exact sum of integer column c, as text. Nil: the
+	// engine's sum is 64 bits wide and fails on overflow (SQLite's
+	// "integer overflow" for two int64 maxima), so the sum is taken as
+	// two that cannot overflow (contentq.Halves).
 	IntSum func(c string) string
 	// OctetLen is the length in bytes of text column c.
 	OctetLen func(c string) string
@@ -76,7 +79,8 @@ func content(ctx context.Context, db *sql.DB, eng Engine, q fingerprint.Query) (
 		f        *fingerprint.Field
 		sum, abs sql.NullFloat64
 		text     sql.NullString
-		n        sql.NullInt64
+		n, lo    sql.NullInt64
+		halves   bool
 	}
 	for _, fq := range q.Fields {
 		fp.Fields = append(fp.Fields, fingerprint.Field{Name: fq.Name, Kind: fq.Kind})
@@ -98,11 +102,20 @@ func content(ctx context.Context, db *sql.DB, eng Engine, q fingerprint.Query) (
 			exprs = append(exprs, "sum("+c+")", "sum(abs("+c+"))")
 			dest = append(dest, &s.sum, &s.abs)
 		case schema.Int8, schema.Int4:
-			if fq.Kind != fingerprint.Uint {
+			switch fq.Kind {
+			case fingerprint.Bool: // stored as 1 and 0: the sum counts the true values
+			case fingerprint.Uint:
+			default:
 				f.Kind = fingerprint.Int
 			}
-			exprs = append(exprs, a.IntSum(c))
-			dest = append(dest, &s.text)
+			if a.IntSum == nil {
+				s.halves = true
+				exprs = append(exprs, "sum("+c+" >> 32)", "sum("+c+" & 4294967295)")
+				dest = append(dest, &s.n, &s.lo)
+			} else {
+				exprs = append(exprs, a.IntSum(c))
+				dest = append(dest, &s.text)
+			}
 		case schema.Text:
 			f.Kind = fingerprint.String
 			exprs = append(exprs, "sum("+a.OctetLen(c)+")")
@@ -124,12 +137,17 @@ func content(ctx context.Context, db *sql.DB, eng Engine, q fingerprint.Query) (
 			s.f.Sum, s.f.AbsSum = s.sum.Float64, s.abs.Float64
 		case s.f.Kind == fingerprint.String:
 			s.f.Len = s.n.Int64
+		case s.halves:
+			s.f.IntSum = contentq.Halves(s.n.Int64, s.lo.Int64)
 		case s.text.Valid:
 			x, err := contentq.ParseInt128(s.text.String)
 			if err != nil {
 				return nil, err
 			}
 			s.f.IntSum = x
+		}
+		if s.f.Kind == fingerprint.Bool {
+			s.f.True, s.f.IntSum = s.f.IntSum.Big().Int64(), fingerprint.Int128{}
 		}
 	}
 	var tags []string

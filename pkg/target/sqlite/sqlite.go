@@ -127,7 +127,6 @@ func (*engine) Aggregates() sqlembed.Aggregates {
 	return sqlembed.Aggregates{
 		TimeNS:   func(c string) string { return c },
 		TimeUnit: 1,
-		IntSum:   func(c string) string { return "CAST(sum(" + c + ") AS TEXT)" },
 		OctetLen: func(c string) string { return "length(CAST(" + c + " AS BLOB))" },
 	}
 }

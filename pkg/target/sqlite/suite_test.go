@@ -14,5 +14,7 @@ func TestTargetSuite(t *testing.T) {
 	e := &loadtest.Embedded{Loader: "load_sqlite", Driver: "sqlite3", Open: func(path string, workers int) (load.Target, error) {
 		return New(Config{Path: path, Workers: workers})
 	}}
-	e.Suite().Run(t, "suite")
+	s := e.Suite()
+	s.Values = "SQLite"
+	s.Run(t, "suite")
 }

@@ -2,11 +2,13 @@ package timescale
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 	"github.com/tsload/tsload/pkg/schema"
@@ -25,6 +27,11 @@ import (
 //   - text: sum(octet_length(f));
 //   - boolean: count(*) FILTER (WHERE f).
 //
+// A float8 sum whose magnitude passes float8's largest fails the query
+// ("value out of range: overflow", SQLSTATE 22003) where the loader's sum
+// is infinite and compares the count only; the query is then asked again
+// with each float sum split (wideSums), so that a correct load verifies.
+//
 // PostgreSQL keeps microseconds: the times come back as the stored
 // microsecond times in nanoseconds (the loader floors nanoseconds to
 // them). A table that does not exist has no rows. Like Count, it makes one
@@ -36,7 +43,11 @@ func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[strin
 	var out map[string]*fingerprint.Table
 	err := t.adminOnce(ctx, func(conn *pgx.Conn) (err error) {
 		out, err = contentq.Each(qs, func(q fingerprint.Query) (*fingerprint.Table, error) {
-			fp, err := content(ctx, conn, q)
+			fp, err := content(ctx, conn, q, false)
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "22003" {
+				fp, err = content(ctx, conn, q, true)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("timescale: content of %q: %w", q.Table, &writeError{msg: describe(err, nil), err: err})
 			}
@@ -55,7 +66,16 @@ type pgColumn struct {
 	name, typ string
 }
 
-func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerprint.Table, error) {
+// wideSums split each float sum in two that cannot overflow: the values
+// below bigFloat in magnitude, and the others divided by 2^64 (exact: a
+// power of two, and they stay normal); the sum is the first plus the
+// second times 2^64, which is infinite where the true sum is.
+const (
+	bigFloat   = "1e288"
+	bigDivisor = "18446744073709551616::float8"
+)
+
+func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query, wideSums bool) (*fingerprint.Table, error) {
 	rows, err := conn.Query(ctx, `SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
 		WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`, schema.QuoteIdent(q.Table))
 	if err != nil {
@@ -133,6 +153,14 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		agg("count("+c+")", "coalesce(sum($), 0)::int8")
 		switch k {
 		case fingerprint.Float:
+			if wideSums {
+				small, big := " FILTER (WHERE abs("+c+"::float8) < "+bigFloat+")", " FILTER (WHERE abs("+c+"::float8) >= "+bigFloat+")"
+				agg("sum("+c+"::float8)"+small, "coalesce(sum($), 0)")
+				agg("sum(abs("+c+"::float8))"+small, "coalesce(sum($), 0)")
+				agg("sum("+c+"::float8 / "+bigDivisor+")"+big, "coalesce(sum($), 0)")
+				agg("sum(abs("+c+"::float8) / "+bigDivisor+")"+big, "coalesce(sum($), 0)")
+				break
+			}
 			agg("sum("+c+"::float8)", "sum($)")
 			agg("sum(abs("+c+"::float8))", "sum($)")
 		case fingerprint.Int:
@@ -151,9 +179,10 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		dest = append(dest, &series)
 	}
 	type sums struct {
-		sum, abs *float64
-		text     *string
-		n        *int64
+		sum, abs       *float64
+		bigSum, bigAbs float64 // wideSums: the sums of the large values over 2^64
+		text           *string
+		n              *int64
 	}
 	got := make([]sums, len(scans))
 	for i, s := range scans {
@@ -161,6 +190,9 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		switch s.kind {
 		case fingerprint.Float:
 			dest = append(dest, &got[i].sum, &got[i].abs)
+			if wideSums {
+				dest = append(dest, &got[i].bigSum, &got[i].bigAbs)
+			}
 		case fingerprint.Int:
 			dest = append(dest, &got[i].text)
 		default:
@@ -198,7 +230,7 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query) (*fingerp
 		g := got[i]
 		switch {
 		case g.sum != nil:
-			s.f.Sum, s.f.AbsSum = *g.sum, *g.abs
+			s.f.Sum, s.f.AbsSum = *g.sum+g.bigSum*0x1p64, *g.abs+g.bigAbs*0x1p64
 		case g.text != nil:
 			x, err := contentq.ParseInt128(*g.text)
 			if err != nil {

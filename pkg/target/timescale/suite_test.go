@@ -14,7 +14,7 @@ import (
 // hypertables and plain tables.
 func TestTargetSuite(t *testing.T) {
 	requireServer(t)
-	loadtest.TargetSuite{Loader: "load_timescale", Upstream: pgURL(), New: faultTarget(hypertableMode()), Rows: faultRows,
+	loadtest.TargetSuite{Loader: "load_timescale", Upstream: pgURL(), New: faultTarget(hypertableMode()), Rows: faultRows, Values: "TimescaleDB",
 		Resume: &loadtest.ResumeSuite{
 			Args: func(t *testing.T, proxy, _, _ string) []string {
 				u, err := url.Parse(pgURL())

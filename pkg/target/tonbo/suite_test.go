@@ -33,7 +33,7 @@ func TestTargetSuite(t *testing.T) {
 				t.Cleanup(func() { tg.Close() })
 				return tg, load.PrepareOptions{DBName: "suite", CreateDB: true, DropDB: true}
 			}
-			loadtest.TargetSuite{Loader: "load_tonbo", New: newTarget, Rows: tableRows, Embedded: true}.Run(t, "suite")
+			loadtest.TargetSuite{Loader: "load_tonbo", New: newTarget, Rows: tableRows, Embedded: true, Values: "tonbo"}.Run(t, "suite")
 		})
 	}
 }

@@ -18,7 +18,7 @@ import (
 // the loader before anything is sent.
 func TestRemoteWriteSuite(t *testing.T) {
 	base, db := vmtest.RealDB(t)
-	s := loadtest.TargetSuite{Loader: "load_victoriametrics", Upstream: base, Rows: suiteRows(base, db),
+	s := loadtest.TargetSuite{Loader: "load_victoriametrics", Upstream: base, Rows: suiteRows(base, db), Values: "VictoriaMetrics",
 		New: func(t *testing.T, proxy string, timeout time.Duration) (load.Target, load.PrepareOptions) {
 			tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://" + proxy}, RequestTimeout: timeout}, Precision: "ns",
 				DBName: db, Protocol: ProtocolRemoteWrite})

@@ -12,7 +12,7 @@ import (
 // label of the test's own, counted from the server's export.
 func suite(t *testing.T) loadtest.TargetSuite {
 	base, db := vmtest.RealDB(t)
-	return loadtest.TargetSuite{Loader: "load_victoriametrics", Upstream: base, New: suiteTarget(db), Rows: suiteRows(base, db)}
+	return loadtest.TargetSuite{Loader: "load_victoriametrics", Upstream: base, New: suiteTarget(db), Rows: suiteRows(base, db), Values: "VictoriaMetrics"}
 }
 
 // TestTargetSuite runs the conformance suite (loadtest.TargetSuite) on the
