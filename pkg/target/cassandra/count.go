@@ -185,7 +185,9 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 			d := "cast(" + c + " as double)"
 			exprs = append(exprs, "sum("+d+")", "sum(abs("+d+"))")
 		case schema.Int8, schema.Int4:
-			if fq.Kind != fingerprint.Uint {
+			// A boolean is stored as 0 or 1 (write.go): its sum is its
+			// true count, compared as the file's.
+			if fq.Kind != fingerprint.Uint && fq.Kind != fingerprint.Bool {
 				f.Kind = fingerprint.Int
 			}
 			exprs = append(exprs, "sum(cast("+c+" as varint))")
@@ -246,7 +248,9 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		switch a.f.Kind {
 		case fingerprint.Float:
 			a.f.Sum, a.f.AbsSum = a.sum, a.abs
-		case fingerprint.Int, fingerprint.Uint, fingerprint.Bool:
+		case fingerprint.Bool:
+			a.f.True = a.isum.Int64()
+		case fingerprint.Int, fingerprint.Uint:
 			x, err := contentq.ParseInt128(a.isum.String())
 			if err != nil {
 				return nil, err
