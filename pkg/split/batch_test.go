@@ -23,6 +23,9 @@ func TestDetect(t *testing.T) {
 		{"cpu v=1\n", format.ILP},
 		{"my\\ table,a=b v=1\n", format.ILP},
 		{"a,b=c\n", format.CSV},
+		// A first line longer than Detect reads, cut inside a tag value.
+		{"cpu,host=" + strings.Repeat("x", 70<<10), format.ILP},
+		{"time,host," + strings.Repeat("x", 70<<10), format.CSV},
 	}
 	for _, tc := range tests {
 		if got := DetectBytes([]byte(tc.head)); got != tc.want {

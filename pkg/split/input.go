@@ -230,7 +230,9 @@ func (in *Input) releaseMapping() {
 // Detect returns the format of the input from its first bytes (without
 // consuming them): PGCOPY or TSLCOPY magic => pgcopy; "#tsload-csv v1" =>
 // csv; a first data line (comments and blank lines skipped) that has a
-// space followed later by '=' => ilp; anything else => csv with a header.
+// space followed later by '=' => ilp (or, cut at 64 KiB before its first
+// space, one with a '=': a long tag value); anything else => csv with a
+// header.
 // An empty input is an error. It decides on what has arrived as soon as
 // that tells (a first data line that is whole), reading on only while it
 // does not, up to 64 KiB: a stream typed or trickled in is not held until
@@ -282,13 +284,13 @@ func detectPrefix(head []byte, final bool) (format.Format, bool) {
 	}
 	rest := head
 	for len(rest) > 0 {
-		line := rest
+		line, cut := rest, false
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i], rest[i+1:]
 		} else if !final {
 			return format.Unknown, false // the line may go on
 		} else {
-			rest = nil
+			rest, cut = nil, len(head) >= detectLimit
 		}
 		t := bytes.TrimLeft(line, " \t\r")
 		if len(t) == 0 || t[0] == '#' {
@@ -296,6 +298,12 @@ func detectPrefix(head []byte, final bool) (format.Format, bool) {
 		}
 		sp := indexUnescaped(line, ' ')
 		if sp > 0 && bytes.IndexByte(line[sp:], '=') >= 0 {
+			return format.ILP, true
+		}
+		if sp < 0 && cut && bytes.IndexByte(line, '=') >= 0 {
+			// A first line longer than Detect reads, its measurement and
+			// tags (key=value) not yet ended by a space: line protocol
+			// with a long tag value. A CSV header names columns, no '='.
 			return format.ILP, true
 		}
 		return format.CSV, true
