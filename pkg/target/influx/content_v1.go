@@ -3,6 +3,7 @@ package influx
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,8 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 		"SELECT * FROM " + from + " ORDER BY time DESC LIMIT 1",
 	}
 	var aggs []string
-	var bools []int
+	var bools, floats []int
+	floatAggs := map[int]bool{} // the indexes in aggs of the float sums
 	fp := &fingerprint.Table{Name: q.Table, SeriesExact: true}
 	for i, f := range q.Fields {
 		out := fingerprint.Field{Name: f.Name, Kind: f.Kind}
@@ -60,6 +62,8 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			switch k {
 			case fingerprint.Float:
 				aggs = append(aggs, "sum("+c+") AS s"+n)
+				floats = append(floats, i)
+				floatAggs[len(aggs)-1] = true
 			case fingerprint.Int:
 				aggs = append(aggs, "sum("+c+") AS w"+n, "sum("+c+"::float) AS a"+n)
 			case fingerprint.String:
@@ -75,6 +79,27 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 		stmts = append(stmts, "SELECT "+strings.Join(aggs, ", ")+" FROM "+from)
 	}
 	qr, err := t.query1(ctx, t.cfg.DBName, strings.Join(stmts, "; "), true)
+	var nonFinite map[int]float64
+	if err != nil && len(floats) > 0 && nonFiniteAnswer(err) != 0 {
+		// A float sum beyond float64 (values near its maximum) is +Inf,
+		// which the server cannot write in JSON: the whole answer is that
+		// error. Each float's sum is asked alone, the rest again without
+		// them.
+		if nonFinite, err = t.floatSums(ctx, from, q.Fields, floats); err != nil {
+			return nil, err
+		}
+		if len(aggs) > 0 {
+			kept := aggs[:0:0]
+			for j, a := range aggs {
+				if !floatAggs[j] {
+					kept = append(kept, a)
+				}
+			}
+			aggs = kept
+			stmts[len(stmts)-1] = "SELECT " + strings.Join(aggs, ", ") + " FROM " + from
+		}
+		qr, err = t.query1(ctx, t.cfg.DBName, strings.Join(stmts, "; "), true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +163,11 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			}
 			switch {
 			case f.Kind == fingerprint.Float:
-				f.Sum = num("s" + n)
+				if v, ok := nonFinite[i]; ok {
+					f.Sum = v
+				} else {
+					f.Sum = num("s" + n)
+				}
 			case f.Kind == fingerprint.Int || f.Kind == fingerprint.Uint:
 				w, err := contentq.Int64(row["w"+n])
 				if err != nil {
@@ -210,4 +239,52 @@ func influxKind(typ string) fingerprint.Kind {
 		return fingerprint.Bool
 	}
 	return contentq.Opaque
+}
+
+// nonFiniteAnswer tells an answer InfluxDB 1.x could not encode because a
+// value was not finite ("json: unsupported value: +Inf"): +1, -1, or 2 for
+// NaN; 0 for any other error.
+func nonFiniteAnswer(err error) int {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "unsupported value: +Inf"):
+		return 1
+	case strings.Contains(msg, "unsupported value: -Inf"):
+		return -1
+	case strings.Contains(msg, "unsupported value: NaN"):
+		return 2
+	}
+	return 0
+}
+
+// floatSums asks each float field's sum alone: the sum, or the infinity
+// (or NaN) the server could not encode.
+func (t *Target) floatSums(ctx context.Context, from string, fields []fingerprint.FieldQuery, floats []int) (map[int]float64, error) {
+	out := map[int]float64{}
+	for _, i := range floats {
+		out[i] = 0 // no values: no series in the answer
+		qr, err := t.query1(ctx, t.cfg.DBName, "SELECT sum("+quoteIdent(fields[i].Name)+") AS s FROM "+from, true)
+		switch sign := 0; {
+		case err != nil:
+			if sign = nonFiniteAnswer(err); sign == 0 {
+				return nil, err
+			}
+			out[i] = math.Inf(sign)
+			if sign == 2 {
+				out[i] = math.NaN()
+			}
+		case len(qr.Results) == 1 && len(qr.Results[0].Series) > 0 && len(qr.Results[0].Series[0].Values) > 0:
+			s := qr.Results[0].Series[0]
+			for j, col := range s.Columns {
+				if col == "s" && j < len(s.Values[0]) {
+					v, err := contentq.Float64(s.Values[0][j])
+					if err != nil {
+						return nil, fmt.Errorf("sum of %s: %v", fields[i].Name, err)
+					}
+					out[i] = v
+				}
+			}
+		}
+	}
+	return out, nil
 }
