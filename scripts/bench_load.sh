@@ -432,7 +432,15 @@ SQL
     for run in "${runs[@]}"; do
       IFS='|' read -r name how <<<"$run"
       read -r kind a b <<<"$how"
-      if [ "$kind" = ceiling ]; then res=$(ceiling_run "$a"); else res=$(loader_run "$a" "$b"); fi
+      if [ "$kind" = ceiling ]; then
+        interf_begin # the database runs in the command: the machine less the command's CPU
+        res=$(ceiling_run "$a")
+        interf_end
+      else
+        res=$(loader_run "$a" "$b")
+        interf_from_results "$out/${a}_$b.json"
+      fi
+      interf_keep "$name"
       read -r v s <<<"$res"
       emb_rates[$name]+=" $v"
       [ "$s" = ok ] || emb_status[$name]="${s//_/ } (round $r)"
@@ -444,7 +452,7 @@ SQL
     # shellcheck disable=SC2086 # the rounds' rates, one word each
     m=$(median ${emb_rates[$name]}); m=${m%.*}
     [ "$ceiling" != 0 ] || ceiling=$m
-    pending+=("$name (median of $rounds: ${emb_rates[$name]# })|$( [[ $how == ceiling* ]] && echo - || echo "$bs")|$w|$m|${emb_status[$name]:-ok}|$ceiling")
+    pending+=("$name (median of $rounds: ${emb_rates[$name]# })|$( [[ $how == ceiling* ]] && echo - || echo "$bs")|$w|$m|${emb_status[$name]:-ok}|$ceiling|$(interf_rows "$name")")
   done
   dry_run "$data/$ds.pgcopy"
   ;;
