@@ -11,12 +11,8 @@ import (
 	"github.com/tsload/tsload/pkg/gen"
 )
 
-// generated writes a generated line-protocol file with its description.
-func generated(t testing.TB, uc string, scale int, span time.Duration) (string, int64) {
-	return generatedAs(t, uc+".ilp", uc, scale, span)
-}
-
-// generatedAs is generated into a file of that name (".gz": gzip members).
+// generatedAs writes a generated line-protocol file of that name (".gz":
+// gzip members), with its description.
 func generatedAs(t testing.TB, name, uc string, scale int, span time.Duration) (string, int64) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
