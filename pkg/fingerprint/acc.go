@@ -223,7 +223,7 @@ func (t *TableAcc) Field(name []byte, kind Kind) *FieldAcc {
 		f = &FieldAcc{name: string(name), kind: kind}
 		t.fields[f.name] = f
 	} else if f.kind != kind {
-		f.mixed = true
+		f.mixed, f.kind = true, mixedKind(f.kind, kind)
 	}
 	if t.next < len(t.order) {
 		t.order[t.next] = f
@@ -381,9 +381,22 @@ func (f *FieldAcc) Bool(v bool) {
 	}
 }
 
+// mixedKind is the kind a field seen with kinds a and b is asked for:
+// the same whatever order the rows and the workers' parts came in (its
+// aggregates are not compared, but a database reads the field by its kind,
+// and an integer's reading of a float fails). Strings over numbers over
+// booleans, a float over an integer.
+func mixedKind(a, b Kind) Kind {
+	rank := [...]int{Bool: 1, Uint: 2, Int: 3, Float: 4, String: 5}
+	if int(a) < len(rank) && int(b) < len(rank) && rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
 func (f *FieldAcc) merge(o *FieldAcc) {
 	if o.kind != f.kind {
-		f.mixed = true
+		f.mixed, f.kind = true, mixedKind(f.kind, o.kind)
 	}
 	f.mixed = f.mixed || o.mixed
 	f.count += o.count
