@@ -35,7 +35,7 @@ func TestMain_Load(t *testing.T) {
 	}
 	db := influxDB(t, url)
 	r := loadtest.RunOnInput(t, spec(), "in.ilp", b.String(), "", "--urls", url+","+url,
-		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3", "--table-prefix", "t_")
+		"--db-name", db, "--drop-db", "--precision", "ms", "--batch-size", "300", "--workers", "3", "--table-prefix", "t_", "--verify", "content")
 	// The results record the API detected (1.x speaks v1), typed.
 	res := r.Decoded(t)
 	if s := res.Setup; s == nil || s.API != "v1" || s.Database != db || res.Flags["gzip"] != true || res.Flags["batch-size"] != 300.0 {
@@ -44,8 +44,9 @@ func TestMain_Load(t *testing.T) {
 	if !strings.Contains(r.Stderr, "into influx at "+url+","+url+" (v1), database "+db+", tables t_cpu; server InfluxDB") {
 		t.Errorf("the summary does not say where the load went:\n%s", r.Stderr)
 	}
-	// --table-prefix: the measurement is t_cpu, in the data and the count.
-	if !strings.Contains(r.Stderr, "verify OK") || !strings.Contains(r.Stderr, " t_cpu 2500/2500") {
+	// --table-prefix: the measurement is t_cpu, in the data and the count;
+	// the content's time range is read in --precision's unit.
+	if !strings.Contains(r.Stderr, "verify content OK") || !strings.Contains(r.Stderr, "verify OK") || !strings.Contains(r.Stderr, " t_cpu 2500/2500") {
 		t.Fatalf("no exact verify in the summary:\n%s", r.Stderr)
 	}
 }

@@ -142,8 +142,10 @@ type Hooks struct {
 	// everything the target loads.
 	Drops func(table string) bool
 	// LineUnit is the unit in which a line-protocol target reads its
-	// lines' timestamps when not nanoseconds (a --precision): the runner
-	// writes the lines it makes from tabular input (CSV) in that unit.
+	// lines' timestamps when not nanoseconds (its Precision, parsed once
+	// by the target): the one home of that unit. The runner writes the
+	// lines it makes from tabular input (CSV) in it, and reads the input's
+	// times in it for the content fingerprints and the query checks.
 	LineUnit time.Duration
 	// FlushStorage is for a target whose Footprint counts only what the
 	// server has written to its files: it asks the server to write what it

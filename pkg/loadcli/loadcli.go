@@ -294,7 +294,11 @@ func action(c *cli.Context, spec Spec, stdin io.Reader, stderr io.Writer) error 
 		}
 		defer stop()
 	}
-	qb, err := benchConfig(c, spec, cfg) // querybench.go: --queries
+	var unit time.Duration
+	if t != nil {
+		unit = t.Hooks().LineUnit
+	}
+	qb, err := benchConfig(c, spec, cfg, unit) // querybench.go: --queries
 	if err != nil {
 		return err
 	}

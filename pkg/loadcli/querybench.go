@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -50,8 +51,9 @@ type queryBench struct {
 
 // benchConfig maps the benchmark flags; nil without --queries. With
 // --check the reference answers are computed here, in one pass over the
-// input, before anything is loaded.
-func benchConfig(c *cli.Context, spec Spec, cfg runner.Config) (*queryBench, error) {
+// input, before anything is loaded; unit is the input's timestamps' unit,
+// the target's (load.Hooks.LineUnit; 0: nanoseconds).
+func benchConfig(c *cli.Context, spec Spec, cfg runner.Config, unit time.Duration) (*queryBench, error) {
 	path := c.String(FlagQueries)
 	if path == "" {
 		// A value other than the default, not a flag set: a resumed load
@@ -86,7 +88,7 @@ func benchConfig(c *cli.Context, spec Spec, cfg runner.Config) (*queryBench, err
 		return nil, fmt.Errorf("--%s checks its answers against one --file (the data as loaded; or --%s=false)", FlagQueries, FlagCheck)
 	}
 	fmt.Fprintf(cfg.Stderr, "%s: computing the %d answers of %s over %s\n", spec.Name, len(set.Queries), path, cfg.Inputs[0])
-	if qb.cfg.Expected, err = querybench.Expect(cfg.Inputs[0], cfg.TablePrefix, cfg.ILPUnit, set.Queries); err != nil {
+	if qb.cfg.Expected, err = querybench.Expect(cfg.Inputs[0], cfg.TablePrefix, unit, set.Queries); err != nil {
 		return nil, fmt.Errorf("--%s: %w", FlagQueries, err)
 	}
 	qb.cfg.Input = cfg.Inputs[0]

@@ -3,11 +3,9 @@ package loadcli
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/runner"
 )
 
@@ -36,31 +34,13 @@ func ParseVerify(s string) (Verify, error) {
 	return "", fmt.Errorf("--%s %q: want %s, %s or %s", FlagVerify, strings.ToLower(s), VerifyCount, VerifyContent, VerifyOff)
 }
 
-// verifyConfig maps --verify (and, for content, --precision: the unit of
-// ILP timestamps) to cfg.
+// verifyConfig maps --verify to cfg. The unit of the input's timestamps
+// (--precision) is the target's to parse and declare (load.Hooks.LineUnit).
 func verifyConfig(c *cli.Context, cfg *runner.Config) error {
 	v, err := ParseVerify(c.String(FlagVerify))
 	if err != nil {
 		return err
 	}
 	cfg.Verify, cfg.VerifyContent = v != VerifyOff, v == VerifyContent
-	unit, err := precisionUnit(c.String(FlagPrecision))
-	if err != nil {
-		return err
-	}
-	cfg.ILPUnit = unit
 	return nil
-}
-
-// precisionUnit is the unit of --precision (InfluxDB's and CnosDB's
-// names; empty: the loader has no such flag, nanoseconds).
-func precisionUnit(p string) (time.Duration, error) {
-	if p == "" {
-		return time.Nanosecond, nil
-	}
-	u, err := format.ParseUnit(p)
-	if err != nil {
-		return 0, fmt.Errorf("--%s %q: unknown timestamp precision", FlagPrecision, p)
-	}
-	return u, nil
 }

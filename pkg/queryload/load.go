@@ -114,13 +114,12 @@ type Config struct {
 	Inputs  []string  // the load's inputs: one generated file ("-": stdin)
 	// What the load does to its rows: each of these leaves the answers
 	// unchecked (the input no longer says what the tables hold).
-	DoLoad      bool          // false: no database (refused)
-	TablePrefix string        // starts every table's name
-	ILPUnit     time.Duration // the unit of the input's timestamps
-	HashWorkers bool          // batches cut out of input order
-	Loop        bool          // the input's times shifted pass after pass
-	Resumed     bool          // the tables hold rows of an earlier run
-	DropDB      bool          // the tables were emptied first
+	DoLoad      bool   // false: no database (refused)
+	TablePrefix string // starts every table's name
+	HashWorkers bool   // batches cut out of input order
+	Loop        bool   // the input's times shifted pass after pass
+	Resumed     bool   // the tables hold rows of an earlier run
+	DropDB      bool   // the tables were emptied first
 	Stderr      io.Writer
 }
 
@@ -212,7 +211,7 @@ func New(cfg Config, hooks load.Hooks) (*Load, error) {
 		return nil, load.Settingf("{QueryMix}: %w", err)
 	}
 	ql := &Load{rate: cfg.Rate, nw: max(cfg.Workers, DefaultWorkers), kinds: kinds, weights: weights,
-		ds: query.Dataset{UseCase: d.UseCase, Scale: d.Scale, TablePrefix: cfg.TablePrefix}, stderr: cfg.Stderr, unit: int64(max(cfg.ILPUnit, 1))}
+		ds: query.Dataset{UseCase: d.UseCase, Scale: d.Scale, TablePrefix: cfg.TablePrefix}, stderr: cfg.Stderr, unit: int64(max(hooks.LineUnit, 1))}
 	mix := make(query.Mix, len(kinds))
 	for i, k := range kinds {
 		mix[i] = query.Weight{Name: k.Name, Weight: weights[i]}

@@ -84,7 +84,7 @@ func (r *run) writeRead() error {
 // checkDataset compares what the workers read of a single whole input
 // with the fingerprint its dataset description carries.
 func (r *run) checkDataset(a *fingerprint.Acc) error {
-	if len(r.cfg.Inputs) != 1 || r.cfg.Limit > 0 || r.cfg.ILPUnit > 1 {
+	if len(r.cfg.Inputs) != 1 || r.cfg.Limit > 0 || r.hooks.LineUnit > 1 {
 		return nil
 	}
 	return verify.CheckDataset(r.cfg.Inputs[0], a, r.cfg.Stderr)

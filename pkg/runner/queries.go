@@ -10,6 +10,6 @@ type queryLoad = queryload.Load
 func (r *run) newQueryLoad() (*queryLoad, error) {
 	cfg := &r.cfg
 	return queryload.New(queryload.Config{Rate: cfg.QueryRate, Workers: cfg.QueryWorkers, Mix: cfg.QueryMix, Target: cfg.Target,
-		Inputs: cfg.Inputs, DoLoad: cfg.DoLoad, TablePrefix: cfg.TablePrefix, ILPUnit: cfg.ILPUnit, HashWorkers: cfg.HashWorkers,
+		Inputs: cfg.Inputs, DoLoad: cfg.DoLoad, TablePrefix: cfg.TablePrefix, HashWorkers: cfg.HashWorkers,
 		Loop: cfg.Loop, Resumed: cfg.Resume != nil, DropDB: cfg.Prepare.DropDB, Stderr: cfg.Stderr}, r.hooks)
 }

@@ -74,9 +74,6 @@ type Config struct {
 	// its count: fingerprints computed while reading, compared with the
 	// database's aggregates (verify.Content; counts where it cannot).
 	VerifyContent bool
-	// ILPUnit is the unit of the ILP input's timestamps (its precision,
-	// format.ParseUnit; 0: nanoseconds), for the fingerprints' time range.
-	ILPUnit time.Duration
 
 	ReportingPeriod time.Duration // default 10s
 	// AutoPeriods records the results' periods at a length chosen from the
@@ -788,7 +785,7 @@ func (r *run) readOne(ctx context.Context, sp *split.Splitter, free chan *job, q
 func (r *run) work(ctx, wctx context.Context, id int, w load.Writer, q chan *job, free chan *job) error {
 	split.WatchFaults() // a mapped input truncated under it: workOne's error
 	st := r.workers[id]
-	chk := split.Checker{OnSkip: r.onSkip, FP: r.verifier.Content.Acc(id), ILPUnit: r.cfg.ILPUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.TimeUnit(), Loaded: r.own.Loaded, NoValueSkipped: r.own.Lines()} // validates and counts the splitter's unchecked batches
+	chk := split.Checker{OnSkip: r.onSkip, FP: r.verifier.Content.Acc(id), ILPUnit: r.hooks.LineUnit, TimeColumn: r.cfg.Mapping.TimeColumn, TimeUnit: r.own.TimeUnit(), Loaded: r.own.Loaded, NoValueSkipped: r.own.Lines()} // validates and counts the splitter's unchecked batches
 	for {
 		var j *job
 		var ok bool
