@@ -6,8 +6,8 @@
 package main
 
 import (
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/cassandra"
 )
 
 func main() { loadcli.Main(spec()) }
@@ -15,5 +15,5 @@ func main() { loadcli.Main(spec()) }
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
 	return loadcli.Spec{Name: "load_cassandra", Usage: "load line-protocol or CSV files into Apache Cassandra over CQL", Target: "cassandra",
-		Flags: cassandraFlags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV}}
+		Flags: cassandraFlags(), New: newTarget, Settings: settings, Takes: cassandra.Takes}
 }

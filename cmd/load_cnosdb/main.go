@@ -6,13 +6,13 @@
 package main
 
 import (
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/cnosdb"
 )
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_cnosdb", Usage: "load line-protocol (or CSV, written as lines) files into CnosDB 2.x", Target: "cnosdb", Flags: cnosdbFlags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV}}
+	return loadcli.Spec{Name: "load_cnosdb", Usage: "load line-protocol (or CSV, written as lines) files into CnosDB 2.x", Target: "cnosdb", Flags: cnosdbFlags(), New: newTarget, Settings: settings, Takes: cnosdb.Takes}
 }

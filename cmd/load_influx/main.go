@@ -7,13 +7,13 @@
 package main
 
 import (
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/influx"
 )
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_influx", Usage: "load line-protocol (or CSV, written as lines) files into InfluxDB 1.x, 2.x or 3.x", Target: "influx", Flags: flags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV}}
+	return loadcli.Spec{Name: "load_influx", Usage: "load line-protocol (or CSV, written as lines) files into InfluxDB 1.x, 2.x or 3.x", Target: "influx", Flags: flags(), New: newTarget, Settings: settings, Takes: influx.Takes}
 }

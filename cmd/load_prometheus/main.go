@@ -8,8 +8,8 @@
 package main
 
 import (
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/prometheus"
 )
 
 func main() { loadcli.Main(spec()) }
@@ -17,5 +17,5 @@ func main() { loadcli.Main(spec()) }
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
 	return loadcli.Spec{Name: "load_prometheus", Usage: "load line-protocol (or CSV, written as lines) files into Prometheus by remote write",
-		Target: "prometheus", Flags: flags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV}}
+		Target: "prometheus", Flags: flags(), New: newTarget, Settings: settings, Takes: prometheus.Takes}
 }

@@ -6,15 +6,15 @@
 package main
 
 import (
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/questdb"
 )
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_questdb", Usage: "load ILP (or CSV, written as ILP) files into QuestDB over HTTP or TCP", Target: "questdb", Flags: questdbFlags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV},
+	return loadcli.Spec{Name: "load_questdb", Usage: "load ILP (or CSV, written as ILP) files into QuestDB over HTTP or TCP", Target: "questdb", Flags: questdbFlags(), New: newTarget, Settings: settings, Takes: questdb.Takes,
 		// QuestDB has one namespace: no database to name.
 		Unused: []string{loadcli.FlagDBName}}
 }

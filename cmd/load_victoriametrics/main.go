@@ -8,13 +8,13 @@
 package main
 
 import (
-	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/loadcli"
+	"github.com/tsload/tsload/pkg/target/victoriametrics"
 )
 
 func main() { loadcli.Main(spec()) }
 
 // spec is the command line of the loader (its tests run it too).
 func spec() loadcli.Spec {
-	return loadcli.Spec{Name: "load_victoriametrics", Usage: "load line-protocol (or CSV, written as lines) files into VictoriaMetrics", Target: "victoriametrics", Flags: flags(), New: newTarget, Settings: settings, Formats: []format.Format{format.ILP, format.CSV}}
+	return loadcli.Spec{Name: "load_victoriametrics", Usage: "load line-protocol (or CSV, written as lines) files into VictoriaMetrics", Target: "victoriametrics", Flags: flags(), New: newTarget, Settings: settings, Takes: victoriametrics.Takes}
 }

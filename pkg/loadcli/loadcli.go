@@ -12,7 +12,7 @@
 // # Common flags
 //
 //	--file F (repeatable)   inputs, read in order; stdin when absent; gzip or zstd detected from the content
-//	--format ilp|csv|pgcopy|parquet default: detected from the first bytes (Spec.Formats: what --help offers)
+//	--format ilp|csv|pgcopy|parquet default: detected from the first bytes (Spec.Takes: what --help offers)
 //	--table T               (csv/pgcopy loaders) table of a single-table input (default: file name, cpu.csv.gz => cpu)
 //	--batch-size 5000       rows per batch (per request / COPY)
 //	--workers 2             parallel writers (connections)
@@ -78,7 +78,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -90,6 +89,7 @@ import (
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/runner"
+	"github.com/tsload/tsload/pkg/tabular"
 )
 
 // Spec describes one loader command.
@@ -101,9 +101,13 @@ type Spec struct {
 	// about the common settings it returns as Overrides, which the command
 	// applies and records. It must not connect.
 	New func(c *cli.Context, cfg runner.Config) (load.Target, Overrides, error)
-	// Formats are the input formats the target takes (nil: all); the help
-	// offers no other, and no --table when all are line protocol.
-	Formats []format.Format
+	// Takes are the input formats the target loads itself: its package's
+	// declaration, which its Accepts is made of (nil: ilp, csv and pgcopy,
+	// or a choice its settings make, as TimescaleDB's --method). The help
+	// offers these, CSV too for a target of lines only (the runner writes
+	// CSV as lines: tabular.Loadable) and Parquet; no --table when all
+	// are line protocol.
+	Takes []format.Format
 	// Unused are common flags the loader takes (so that one command line
 	// fits every loader) but does not use: the results do not record
 	// them (load_questdb has no database to name).
@@ -171,14 +175,15 @@ func (spec Spec) withFlags(err error) error {
 }
 
 // CommonFlags returns the flags shared by every loader, as spec's help shows
-// them: --format offers spec.Formats, and --table is left out when spec
+// them: --format offers what the runner loads into a target that takes
+// spec.Takes, and --table is left out when spec
 // takes line protocol only (it names the table of a csv or pgcopy input).
 func CommonFlags(spec Spec) []cli.Flag {
-	formats := spec.Formats
-	if formats == nil {
-		formats = []format.Format{format.ILP, format.CSV, format.PGCopy}
+	formats := []format.Format{format.ILP, format.CSV, format.PGCopy}
+	if spec.Takes != nil {
+		formats = tabular.Loadable(spec.Takes)
 	}
-	formats = append(slices.Clip(formats), format.Parquet) // every loader reads Parquet (turned into what it takes)
+	formats = append(formats, format.Parquet) // every loader reads Parquet (turned into what it takes)
 	names := make([]string, len(formats))
 	tables := false
 	for i, f := range formats {

@@ -55,17 +55,38 @@ type Input struct {
 // workers turn into lines (Data). It returns t's own refusal otherwise.
 func Accepts(t load.Target, f format.Format) error {
 	err := t.Accepts(f)
-	if err != nil && f == format.CSV && linesOnly(t) {
+	if err != nil && f == format.CSV && linesOnly(t.Accepts) {
 		return nil
 	}
 	return err
 }
 
-// linesOnly reports whether t takes line protocol and neither CSV nor
-// pgcopy (QuestDB, InfluxDB, CnosDB; not a PostgreSQL method that takes
-// ILP and pgcopy: its refusal of CSV stands).
-func linesOnly(t load.Target) bool {
-	return t.Accepts(format.ILP) == nil && t.Accepts(format.CSV) != nil && t.Accepts(format.PGCopy) != nil
+// Loadable is what a run loads into a target that takes the formats takes
+// itself (a target package's declaration, which its Accepts is made of):
+// takes, and CSV when takes is line protocol only, as Accepts has it.
+func Loadable(takes []format.Format) []format.Format {
+	own := func(f format.Format) error {
+		if slices.Contains(takes, f) {
+			return nil
+		}
+		return errNotTaken
+	}
+	var out []format.Format
+	for _, f := range []format.Format{format.ILP, format.CSV, format.PGCopy} {
+		if own(f) == nil || f == format.CSV && linesOnly(own) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+var errNotTaken = errors.New("not taken")
+
+// linesOnly reports whether a target whose Accepts is accepts takes line
+// protocol and neither CSV nor pgcopy (QuestDB, InfluxDB, CnosDB; not a
+// PostgreSQL method that takes ILP and pgcopy: its refusal of CSV stands).
+func linesOnly(accepts func(format.Format) error) bool {
+	return accepts(format.ILP) == nil && accepts(format.CSV) != nil && accepts(format.PGCopy) != nil
 }
 
 // Data is how a run loads tabular data it did not write itself: the
@@ -238,7 +259,7 @@ func (o *Data) Prepare(inputs []Input) error {
 		return nil
 	}
 	for i, in := range o.inputs {
-		lines := in.Format == format.CSV && linesOnly(o.cfg.Target)
+		lines := in.Format == format.CSV && linesOnly(o.cfg.Target.Accepts)
 		var sample *sampled
 		if in.Format == format.PGCopy && len(o.inputTables[i]) == 1 {
 			if err := refuse(o.samplePGCopy(i, o.inputTables[i][0])); err != nil {
@@ -754,7 +775,7 @@ func (o *Data) checkCatalog(c *catalog) error {
 				continue
 			}
 			timeCol := -1 // written as lines: the timestamp is the table's, whatever its name
-			if in.Format == format.CSV && linesOnly(o.cfg.Target) {
+			if in.Format == format.CSV && linesOnly(o.cfg.Target.Accepts) {
 				timeCol = max(0, slices.Index(t.ColumnNames(), o.cfg.Mapping.TimeColumn))
 			}
 			if err := fits(in.Format, t, ct, c.prefix, timeCol); err != nil {

@@ -63,6 +63,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,11 +222,16 @@ func (t *Target) Close() error {
 	return nil
 }
 
+// Takes are the input formats the target loads itself, its Accepts and
+// its command's --format help made of them (loadcli.Spec.Takes; the
+// runner writes CSV as lines for it).
+var Takes = []format.Format{format.ILP}
+
 // Accepts takes line protocol: the runner writes CSV (and what it reads as
 // CSV) as lines, with their names and types checked on the way, so a CSV
 // time column and its tags land in the layout as a line's would.
 func (t *Target) Accepts(f format.Format) error {
-	if f != format.ILP {
+	if !slices.Contains(Takes, f) {
 		return fmt.Errorf("the Cassandra target takes line protocol, not %s (CSV is written as lines)", f)
 	}
 	return nil

@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -229,9 +230,14 @@ func (t *Target) exists(ctx context.Context, db string) (bool, error) {
 	return false, nil
 }
 
+// Takes are the input formats the target loads itself, its Accepts and
+// its command's --format help made of them (loadcli.Spec.Takes; the
+// runner writes CSV as lines for it).
+var Takes = []format.Format{format.ILP}
+
 // Accepts takes line protocol only: CnosDB's write API reads nothing else.
 func (t *Target) Accepts(f format.Format) error {
-	if f != format.ILP {
+	if !slices.Contains(Takes, f) {
 		return fmt.Errorf("CnosDB takes line protocol, not %s (generate the data as ILP)", f)
 	}
 	return nil

@@ -206,9 +206,14 @@ func (t *Target) theAPI(ctx context.Context) (api, error) {
 // count (load.Hooks.Overwrites).
 func (t *Target) Overwrites() bool { return true }
 
+// Takes are the input formats the target loads itself, its Accepts and
+// its command's --format help made of them (loadcli.Spec.Takes; the
+// runner writes CSV as lines for it).
+var Takes = []format.Format{format.ILP}
+
 // Accepts takes line protocol only: InfluxDB's write APIs read nothing else.
 func (t *Target) Accepts(f format.Format) error {
-	if f != format.ILP {
+	if !slices.Contains(Takes, f) {
 		return fmt.Errorf("InfluxDB takes line protocol, not %s (generate the data as ILP)", f)
 	}
 	return nil

@@ -50,6 +50,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -288,9 +289,14 @@ func (t *Target) Drops(table string) bool {
 	return t.known[table] != nil || load.LookupPrefixed(t.cfg.Lookup, t.opts.TablePrefix, table) != nil
 }
 
+// Takes are the input formats the target loads itself, its Accepts and
+// its command's --format help made of them (loadcli.Spec.Takes; the
+// runner writes CSV as lines for it).
+var Takes = []format.Format{format.ILP}
+
 // Accepts takes line protocol only: both transports send ILP.
 func (t *Target) Accepts(f format.Format) error {
-	if f != format.ILP {
+	if !slices.Contains(Takes, f) {
 		return fmt.Errorf("QuestDB is loaded over ILP, not %s (generate the data as ILP)", f)
 	}
 	return nil

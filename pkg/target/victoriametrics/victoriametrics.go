@@ -42,6 +42,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,9 +166,14 @@ func (t *Target) Close() error {
 	return nil
 }
 
+// Takes are the input formats the target loads itself, its Accepts and
+// its command's --format help made of them (loadcli.Spec.Takes; the
+// runner writes CSV as lines for it).
+var Takes = []format.Format{format.ILP}
+
 // Accepts takes line protocol (CSV is written as lines by the runner).
 func (t *Target) Accepts(f format.Format) error {
-	if f != format.ILP {
+	if !slices.Contains(Takes, f) {
 		return fmt.Errorf("VictoriaMetrics takes line protocol here, not %s (generate the data as ILP)", f)
 	}
 	return nil
