@@ -81,7 +81,7 @@ func loadChDB(dir, libPython string) error {
 			a.err = fmt.Errorf("chDB: no %s (run scripts/install_chdb.sh, or set --chdb-dir): %w", so, err)
 			return
 		}
-		py, err := purego.Dlopen(libPython, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		py, err := dlopen(libPython)
 		if err != nil {
 			a.err = fmt.Errorf("chDB: loading %s (Debian: apt-get install libpython3.11): %w", libPython, err)
 			return
@@ -108,7 +108,7 @@ func loadChDB(dir, libPython string) error {
 			a.err = fmt.Errorf("chDB: Python could not import %s (its error is above)", so)
 			return
 		}
-		lib, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		lib, err := dlopen(so)
 		if err != nil {
 			a.err = fmt.Errorf("chDB: %w", err)
 			return

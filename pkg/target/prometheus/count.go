@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
@@ -452,8 +451,8 @@ func diskUsage(dir string) (int64, error) {
 			if err != nil {
 				return nil
 			}
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				n += st.Blocks * 512
+			if b, ok := allocated(info); ok {
+				n += b
 			} else {
 				n += info.Size()
 			}
