@@ -23,8 +23,12 @@ func TestFootprint(t *testing.T) {
 			fp.Rows != st.Rows || fp.BytesPerRow <= 0 || fp.InputRatio <= 0 {
 			t.Fatalf("footprint %+v", fp)
 		}
-		// The same accounting as the target's own report.
-		if float64(fp.AfterLoadBytes) != r.TargetReport["size_bytes"] {
+		// The same accounting as the target's own report, read a moment
+		// earlier (Finish): equal, or a few pages more if autovacuum
+		// added a free-space or visibility map in between (a busy CI
+		// machine saw 8,192 bytes more); another accounting (without
+		// indexes, say) would be hundreds of KiB off.
+		if d := float64(fp.AfterLoadBytes) - r.TargetReport["size_bytes"]; d < 0 || d > 128<<10 {
 			t.Errorf("footprint %d bytes, size_bytes %v", fp.AfterLoadBytes, r.TargetReport["size_bytes"])
 		}
 		sizes[i] = fp.AfterLoadBytes
@@ -51,7 +55,8 @@ func TestFootprintAfterCompression(t *testing.T) {
 	file, _ := genDays(t, 5, 1)
 	r, _ := loadResults(t, file, Config{ChunkTime: 6 * time.Hour, CompressAfter: true}, 2000, 2)
 	fp := r.Cost.Footprint
-	if fp.NotMeasured != "" || fp.AfterLoadBytes <= 0 || float64(fp.AfterLoadBytes) != r.TargetReport["size_bytes"] ||
+	d := float64(fp.AfterLoadBytes) - r.TargetReport["size_bytes"] // as in TestFootprint
+	if fp.NotMeasured != "" || fp.AfterLoadBytes <= 0 || d < 0 || d > 128<<10 ||
 		float64(fp.AfterLoadBytes) >= r.TargetReport["size_before_compress_bytes"] {
 		t.Fatalf("footprint %+v, report %v", fp, r.TargetReport)
 	}
