@@ -27,6 +27,7 @@ type Partials struct {
 	groupAt []int // GroupBy tag i is keyTags[groupAt[i]]
 	nf      int
 	series  map[string]*rseries
+	byID    []*rseries // AddRowID's series by the caller's number
 	key     []byte
 	from    int64 // the first grain kept (grain index)
 	// Bind's vectors: where AddRow finds each key tag, each field and
@@ -171,16 +172,41 @@ func (r *Partials) Add(p Point) {
 	r.AddRow(p.Time.UnixNano(), r.tagBuf, r.hasTag, r.valBuf, r.hasBuf)
 }
 
+// Keeps reports whether a row with these fields (in the order given to
+// Bind) passes the shape's Filter: AddRow ignores a row it does not keep,
+// so a caller may read the other fields only of the rows it keeps.
+func (r *Partials) Keeps(vals []float64, has []bool) bool {
+	f := r.shape.Filter
+	if f == nil {
+		return true
+	}
+	v := vals[r.filterAt]
+	return has[r.filterAt] && !math.IsNaN(v) && (f.Below && v < f.Value || !f.Below && v > f.Value)
+}
+
+// Filter is the field of the shape's Filter ("" without one).
+func (r *Partials) Filter() string {
+	if r.shape.Filter == nil {
+		return ""
+	}
+	return r.shape.Filter.Field
+}
+
 // AddRow reads a row of the shape's table at ns (Unix nanoseconds) whose
 // tags (hasTag: set) and fields (has: set) come in the order given to
 // Bind. It is Add without maps.
 func (r *Partials) AddRow(ns int64, tags []string, hasTag []bool, vals []float64, has []bool) {
+	r.AddRowID(-1, ns, tags, hasTag, vals, has)
+}
+
+// AddRowID is AddRow for a caller that numbers the series it reads: id
+// (from 0, dense) is the same for every row with the same tags, and
+// differs between rows whose tags the shape tells apart; -1: not
+// numbered. It spares a lookup per row.
+func (r *Partials) AddRowID(id int, ns int64, tags []string, hasTag []bool, vals []float64, has []bool) {
 	q := &r.shape
-	if f := q.Filter; f != nil {
-		v := vals[r.filterAt]
-		if !has[r.filterAt] || math.IsNaN(v) || (f.Below && !(v < f.Value)) || (!f.Below && !(v > f.Value)) {
-			return
-		}
+	if !r.Keeps(vals, has) {
+		return
 	}
 	any := false
 	for _, i := range r.fieldAt {
@@ -201,7 +227,19 @@ func (r *Partials) AddRow(ns int64, tags []string, hasTag []bool, vals []float64
 	if g < r.from {
 		return // before every window Answer accepts
 	}
-	s := r.seriesOf(tags)
+	var s *rseries
+	if id >= 0 && id < len(r.byID) {
+		s = r.byID[id]
+	}
+	if s == nil {
+		s = r.seriesOf(tags)
+		if id >= 0 {
+			if id >= len(r.byID) {
+				r.byID = append(r.byID, make([]*rseries, id+1-len(r.byID))...)
+			}
+			r.byID[id] = s
+		}
+	}
 	value := func(i int) float64 {
 		if !has[r.fieldAt[i]] {
 			return math.NaN()
@@ -314,6 +352,7 @@ func (r *Partials) Forget(t time.Time) {
 		return
 	}
 	r.from = g
+	clear(r.byID) // a series may be dropped below
 	for k, s := range r.series {
 		if r.shape.Agg == Rows {
 			s.rows = slices.DeleteFunc(s.rows, func(row Row) bool { return floorDiv(row.Time.UnixNano(), r.grain) < g })

@@ -35,7 +35,9 @@ type checkStore struct {
 	counts map[string]*query.Partials
 	held   map[int64]int // window starts of answers not yet checked (ns)
 	names  map[string]string
-	err    error // a batch could not be read: no more checks
+	lastM  string      // the table of the last line scan read
+	lastT  *storeTable // (its name)
+	err    error       // a batch could not be read: no more checks
 }
 
 // storeTable is what is read of the rows of one table, and the row being
@@ -55,20 +57,37 @@ type storeTable struct {
 	// another grain comes or an answer needs them (flush). The other
 	// rollups' fields are eager: read from every row. raw: the fields of
 	// the row scan read.
-	lazy    []*query.Partials
-	eager   []bool // per field
-	pending map[string]*pendingRow
-	key     []byte
-	raw     []byte
+	lazy   []*query.Partials
+	eager  []bool // per field
+	nEager int    // the eager fields: a line's fields are read up to the last of them
+	// The rollups of rows over a threshold (query.Rows with a Filter:
+	// high-cpu, low-fuel) keep a fraction of the rows: only the
+	// Filter's field is eager for them, and a row's other fields are
+	// read when one of them keeps the row.
+	gated    []*query.Partials
+	pending  []*pendingRow // by series number
+	borrowed []*pendingRow // whose raw is in the batch being read
+	// ids number the series (the values of every tag read): the rollups
+	// find a row's series by its number (query.Partials.AddRowID).
+	ids        map[string]int
+	seriesTags [][]string // by series number: its tag values
+	id         int        // the series of the row read
+	tagRaw     [][]byte   // scan's tag values, in the line
+	key        []byte
+	raw        []byte
 }
 
 // pendingRow is the newest line of a series in grain g that a lazy rollup
 // has not read yet.
 type pendingRow struct {
+	id      int
 	g, ns   int64
 	tagVals []string
 	hasTag  []bool
-	raw     []byte
+	// raw: the row's fields; while the batch is read, in the batch
+	// (borrowed), else in buf.
+	raw, buf []byte
+	borrowed bool
 }
 
 // checkGrain is the grain of the partials: the greatest divisor of a
@@ -123,9 +142,16 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 			continue
 		}
 		t := s.table(m)
-		if sample.Agg == query.Last && !counts { // the counts read every row
+		switch {
+		case counts: // the counts read every field of every row
+			t.rollups = append(t.rollups, r)
+			eagerFields[m] = union(eagerFields[m], r.Fields())
+		case sample.Agg == query.Last:
 			t.lazy = append(t.lazy, r)
-		} else {
+		case sample.Agg == query.Rows && sample.Filter != nil:
+			t.gated = append(t.gated, r)
+			eagerFields[m] = union(eagerFields[m], []string{r.Filter()})
+		default:
 			t.rollups = append(t.rollups, r)
 			eagerFields[m] = union(eagerFields[m], r.Fields())
 		}
@@ -146,11 +172,14 @@ func newCheckStore(kinds []query.Kind, ds *query.Dataset, start time.Time, unit 
 	for m, t := range s.tables {
 		t.tagVals, t.hasTag = make([]string, len(t.tags)), make([]bool, len(t.tags))
 		t.vals, t.has = make([]float64, len(t.fields)), make([]bool, len(t.fields))
-		t.eager, t.pending = make([]bool, len(t.fields)), map[string]*pendingRow{}
+		t.eager, t.ids, t.tagRaw = make([]bool, len(t.fields)), map[string]int{}, make([][]byte, len(t.tags))
 		for i, f := range t.fields {
 			t.eager[i] = slices.Contains(eagerFields[m], f)
+			if t.eager[i] {
+				t.nEager++
+			}
 		}
-		for _, r := range append(slices.Clone(t.rollups), t.lazy...) {
+		for _, r := range slices.Concat(t.rollups, t.lazy, t.gated) {
 			if err := r.Bind(t.tags, t.fields); err != nil {
 				panic(err) // the union of the rollups' names
 			}
@@ -214,26 +243,38 @@ func (s *checkStore) read(data []byte) (lo, hi int64, ok bool, err error) {
 		}
 		if err == nil && t != nil {
 			lo, hi, ok = min(lo, ns), max(hi, ns), true
+			id := t.id
 			for _, r := range t.rollups {
-				r.AddRow(ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
+				r.AddRowID(id, ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
 			}
-			if len(t.lazy) > 0 {
-				err = s.lazyRow(t, ns, decoded)
+			full := decoded
+			for _, r := range t.gated {
+				if !r.Keeps(t.vals, t.has) {
+					continue
+				}
+				if !full {
+					if err = t.readFields(t.raw, true); err != nil {
+						break
+					}
+					full = true
+				}
+				r.AddRowID(id, ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
+			}
+			if len(t.lazy) > 0 && err == nil {
+				err = s.lazyRow(t, id, ns, decoded)
 			}
 		}
 		if err != nil {
+			s.own()
 			return 0, 0, false, fmt.Errorf("line %d of a batch: %w", line, err)
 		}
 	}
+	s.own()
 	return lo, hi, ok, nil
 }
 
-// lazyRow hands the row in t's vectors (ns: its time; full: every field
-// read, else t.raw holds them) to the lazy rollups: it becomes its
-// series' pending row unless an older row of its grain is (then it
-// replaces it), or a newer one is (then it is dropped: the lazy rollups
-// keep the newest row of a grain, the first of those at one time).
-func (s *checkStore) lazyRow(t *storeTable, ns int64, full bool) error {
+// seriesID numbers the series of the row in t's vectors (t.id).
+func (t *storeTable) seriesID() {
 	t.key = t.key[:0]
 	for i, v := range t.tagVals {
 		if t.hasTag[i] {
@@ -241,10 +282,76 @@ func (s *checkStore) lazyRow(t *storeTable, ns int64, full bool) error {
 		}
 		t.key = append(t.key, 0)
 	}
-	p := t.pending[string(t.key)]
+	t.number()
+}
+
+// number sets t.id to the number of the series t.key spells, a new one
+// for a new series (t.tagVals then hold its values).
+func (t *storeTable) number() {
+	id, ok := t.ids[string(t.key)]
+	if !ok {
+		id = len(t.ids)
+		t.ids[string(t.key)] = id
+		t.seriesTags = append(t.seriesTags, slices.Clone(t.tagVals))
+	}
+	t.id = id
+}
+
+// seriesRaw numbers the series of the tags scan found in the line
+// (t.tagRaw), and sets t.tagVals to their values: one lookup per row.
+func (t *storeTable) seriesRaw(s *checkStore) {
+	t.key = t.key[:0]
+	for i, v := range t.tagRaw {
+		if t.hasTag[i] {
+			t.key = append(append(t.key, 1), v...)
+		}
+		t.key = append(t.key, 0)
+	}
+	if id, ok := t.ids[string(t.key)]; ok {
+		t.id = id
+		copy(t.tagVals, t.seriesTags[id])
+		return
+	}
+	for i, v := range t.tagRaw {
+		if t.hasTag[i] {
+			t.tagVals[i] = s.name(v)
+		}
+	}
+	t.number()
+}
+
+// isSpace is a blank of a line's edges.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+// own copies the pending rows that lie in the batch just read: the
+// batch's bytes are not kept.
+func (s *checkStore) own() {
+	for _, t := range s.tables {
+		for _, p := range t.borrowed {
+			if p.borrowed && p.raw != nil {
+				p.buf = append(p.buf[:0], p.raw...)
+				p.raw = p.buf
+			}
+			p.borrowed = false
+		}
+		clear(t.borrowed)
+		t.borrowed = t.borrowed[:0]
+	}
+}
+
+// lazyRow hands the row in t's vectors (id: its series; ns: its time;
+// full: every field read, else t.raw holds them) to the lazy rollups: it
+// becomes its series' pending row unless an older row of its grain is
+// (then it replaces it), or a newer one is (then it is dropped: the lazy
+// rollups keep the newest row of a grain, the first of those at one
+// time).
+func (s *checkStore) lazyRow(t *storeTable, id int, ns int64, full bool) error {
+	if id >= len(t.pending) {
+		t.pending = append(t.pending, make([]*pendingRow, id+1-len(t.pending))...)
+	}
+	p := t.pending[id]
 	if full { // its values are read: straight to the rollups, after the pending
-		if p != nil {
-			delete(t.pending, string(t.key))
+		if p != nil && p.raw != nil {
 			tagVals, hasTag, vals, has := slices.Clone(t.tagVals), slices.Clone(t.hasTag), slices.Clone(t.vals), slices.Clone(t.has)
 			if err := s.flush(t, p); err != nil {
 				return err
@@ -255,40 +362,45 @@ func (s *checkStore) lazyRow(t *storeTable, ns int64, full bool) error {
 			copy(t.has, has)
 		}
 		for _, r := range t.lazy {
-			r.AddRow(ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
+			r.AddRowID(id, ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
 		}
 		return nil
 	}
 	g := floorTo(ns*s.unit, int64(s.grain))
 	switch {
-	case p != nil && p.g == g:
-		if ns > p.ns {
-			p.ns, p.raw = ns, append(p.raw[:0], t.raw...)
+	case p != nil && p.raw != nil && p.g == g:
+		if ns <= p.ns {
+			return nil
 		}
-		return nil
-	case p != nil: // the series moved to another grain: its row there is read
+	case p != nil && p.raw != nil: // the series moved to another grain: its row there is read
 		if err := s.flush(t, p); err != nil {
 			return err
 		}
-	default:
-		p = &pendingRow{tagVals: slices.Clone(t.tagVals), hasTag: slices.Clone(t.hasTag)}
-		t.pending[string(t.key)] = p
+	case p == nil:
+		p = &pendingRow{id: id, tagVals: slices.Clone(t.tagVals), hasTag: slices.Clone(t.hasTag)}
+		t.pending[id] = p
 	}
-	p.g, p.ns, p.raw = g, ns, append(p.raw[:0], t.raw...)
+	p.g, p.ns, p.raw = g, ns, t.raw
+	if !p.borrowed {
+		p.borrowed = true
+		t.borrowed = append(t.borrowed, p)
+	}
 	return nil
 }
 
 // flush reads pending row p of t into the lazy rollups (t's vectors are
-// overwritten).
+// overwritten); p is then empty (raw nil).
 func (s *checkStore) flush(t *storeTable, p *pendingRow) error {
 	t.clear()
 	copy(t.tagVals, p.tagVals)
 	copy(t.hasTag, p.hasTag)
-	if err := t.readFields(p.raw, true); err != nil {
+	raw := p.raw
+	p.raw = nil
+	if err := t.readFields(raw, true); err != nil {
 		return err
 	}
 	for _, r := range t.lazy {
-		r.AddRow(p.ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
+		r.AddRowID(p.id, p.ns*s.unit, t.tagVals, t.hasTag, t.vals, t.has)
 	}
 	return nil
 }
@@ -297,11 +409,13 @@ func (s *checkStore) flush(t *storeTable, p *pendingRow) error {
 // forget, the lazy rollups hold every row added.
 func (s *checkStore) flushAll() {
 	for _, t := range s.tables {
-		for k, p := range t.pending {
+		for _, p := range t.pending {
+			if p == nil || p.raw == nil {
+				continue
+			}
 			if err := s.flush(t, p); err != nil && s.err == nil {
 				s.err = err
 			}
-			delete(t.pending, k)
 		}
 	}
 }
@@ -311,15 +425,23 @@ func (s *checkStore) flushAll() {
 // Unless all, it reads the values of the eager fields only (t.raw keeps
 // the line's fields for the rest).
 func (s *checkStore) scan(l []byte, all bool) (*storeTable, int64, error) {
-	l = bytes.TrimLeft(l, " \t\r")
+	for len(l) > 0 && isSpace(l[0]) {
+		l = l[1:]
+	}
 	if len(l) == 0 || l[0] == '#' {
 		return nil, 0, nil
 	}
-	end := bytes.IndexAny(l, ", ")
-	if end < 0 {
-		end = len(l)
+	end := 0
+	for end < len(l) && l[end] != ',' && l[end] != ' ' {
+		end++
 	}
-	t := s.tables[string(l[:end])]
+	t := s.lastT
+	if string(l[:end]) != s.lastM {
+		t = s.tables[string(l[:end])]
+		if t != nil {
+			s.lastM, s.lastT = string(l[:end]), t
+		}
+	}
 	if t == nil {
 		return nil, 0, nil // no table a query reads (the load judged the line)
 	}
@@ -345,18 +467,29 @@ func (s *checkStore) scan(l []byte, all bool) (*storeTable, int64, error) {
 				return nil, 0, fmt.Errorf("tag %q is not key=value", kv)
 			}
 			if i := indexIn(t.tags, kv[:eq]); i >= 0 && !t.hasTag[i] {
-				t.tagVals[i], t.hasTag[i] = s.name(kv[eq+1:]), true
+				t.tagRaw[i], t.hasTag[i] = kv[eq+1:], true
 				found++ // the other tags are not read
 			}
 		}
 		rest = rest[sp:]
 	}
-	rest = bytes.TrimLeft(rest, " ")
-	sp := bytes.IndexByte(rest, ' ')
+	t.seriesRaw(s)
+	// Fields hold no blank (no quotes): the timestamp is the line's
+	// last word, read from its end.
+	for len(rest) > 0 && rest[0] == ' ' {
+		rest = rest[1:]
+	}
+	for len(rest) > 0 && (rest[len(rest)-1] == ' ' || rest[len(rest)-1] == '\r') {
+		rest = rest[:len(rest)-1]
+	}
+	sp := bytes.LastIndexByte(rest, ' ')
 	if sp < 0 {
 		return nil, 0, fmt.Errorf("no timestamp: %q", l)
 	}
-	fields, ts := rest[:sp], bytes.Trim(rest[sp:], " \r")
+	fields, ts := rest[:sp], rest[sp+1:]
+	for len(fields) > 0 && fields[len(fields)-1] == ' ' {
+		fields = fields[:len(fields)-1]
+	}
 	if err := t.readFields(fields, all); err != nil {
 		return nil, 0, err
 	}
@@ -372,9 +505,14 @@ func (s *checkStore) scan(l []byte, all bool) (*storeTable, int64, error) {
 }
 
 // readFields reads a line's fields into the row vectors: all of them, or
-// the eager ones only.
+// the eager ones only (then it stops after the last of them: generated
+// lines name each field once).
 func (t *storeTable) readFields(fields []byte, all bool) error {
-	for hint := 0; len(fields) > 0; {
+	left := t.nEager
+	if all {
+		left = -1
+	}
+	for hint := 0; len(fields) > 0 && left != 0; {
 		// The fast path: the field the order of the last line names next,
 		// with a plain decimal value (what generated data holds); anything
 		// else takes the general path below, from the field's start.
@@ -393,6 +531,7 @@ func (t *storeTable) readFields(fields []byte, all bool) error {
 					t.vals[hint], t.has[hint] = v, true
 					fields = fields[min(len(f)+1+n+1, len(fields)):]
 					hint++
+					left--
 					continue
 				}
 			}
@@ -425,6 +564,7 @@ func (t *storeTable) readFields(fields []byte, all bool) error {
 		if !math.IsNaN(v) {
 			t.vals[i], t.has[i] = v, true
 		}
+		left--
 	}
 	return nil
 }
@@ -475,19 +615,20 @@ end:
 	return f, i, true
 }
 
-// digits reads a timestamp of at most 18 digits (no sign).
+// digits reads a timestamp of at most 19 digits (no sign) that int64
+// holds.
 func digits(v []byte) (int64, bool) {
-	if len(v) == 0 || len(v) > 18 {
+	if len(v) == 0 || len(v) > 19 {
 		return 0, false
 	}
-	var n int64
+	var n uint64 // 19 digits stay below 2^64
 	for _, c := range v {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + uint64(c-'0')
 	}
-	return n, true
+	return int64(n), n <= math.MaxInt64
 }
 
 // number is a line-protocol field value as a float: NaN for a boolean.
@@ -540,6 +681,7 @@ func (s *checkStore) decode(l []byte) (*storeTable, int64, error) {
 			t.tagVals[i], t.hasTag[i] = s.name(v), true
 		}
 	}
+	t.seriesID()
 	for {
 		k, val, err := dec.NextField()
 		if err != nil {
