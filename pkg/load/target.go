@@ -188,10 +188,11 @@ type Hooks struct {
 	QueryLag time.Duration
 	// AcksNotVisible: an acknowledged batch's rows may stay invisible to a
 	// Querier for a time nobody bounds (ILP over TCP acknowledges nothing;
-	// InfluxDB 3 with no_sync acknowledges before its write-ahead log is
-	// persisted). The query load then checks an answer only over rows it
-	// has counted in the database first (per field, on a querier of its
-	// own), as many as the input holds.
+	// InfluxDB 3 acknowledges rows before they are all queryable). The
+	// query load then checks an answer only over rows it has counted in
+	// the database first (per field, on a querier of its own), as many as
+	// the input holds. It is read after Prepare (Hooks is asked again
+	// then).
 	AcksNotVisible bool
 }
 

@@ -244,13 +244,7 @@ func New(cfg Config, hooks load.Hooks) (*Load, error) {
 	case interval <= 0:
 		ql.note = "answers not checked: the description has no interval"
 	default:
-		ql.checked = true
-		var notes []string
-		ql.store, notes = newCheckStore(kinds, &ql.ds, ql.dsStart, ql.unit, hooks.AcksNotVisible)
-		ql.note = strings.Join(notes, "; ")
-		if hooks.AcksNotVisible {
-			ql.vis = newVisibility(ql.dsStart)
-		}
+		ql.checked = true // the store is made by Open
 	}
 	ql.wm.reset()
 	ql.acked = make(chan struct{})
@@ -259,10 +253,20 @@ func New(cfg Config, hooks load.Hooks) (*Load, error) {
 	return ql, nil
 }
 
-// Open connects the query workers (after Prepare).
+// Open connects the query workers, after Prepare: t are the target's
+// hooks then (AcksNotVisible may depend on what Prepare learned of the
+// server: InfluxDB's API).
 func (ql *Load) Open(ctx context.Context, t load.Hooks) error {
 	if ql == nil {
 		return nil
+	}
+	if ql.checked && ql.store == nil {
+		var notes []string
+		ql.store, notes = newCheckStore(ql.kinds, &ql.ds, ql.dsStart, ql.unit, t.AcksNotVisible)
+		ql.note = strings.Join(notes, "; ")
+		if t.AcksNotVisible {
+			ql.vis = newVisibility(ql.dsStart)
+		}
 	}
 	ql.connect = t.NewQuerier
 	for i := 0; i < ql.nw; i++ {
@@ -579,7 +583,7 @@ func (ql *Load) Done(b *load.Batch, err error) {
 	lo, hi, ok := int64(0), int64(0), false
 	switch {
 	case b.Format != format.ILP:
-	case ql.checked && !ql.badData.Load():
+	case ql.checked && ql.store != nil && !ql.badData.Load():
 		// One read gives the partials and the batch's time range: the
 		// times of the rows the queries read, all the watermark needs.
 		var err error

@@ -33,9 +33,10 @@ type queryFake struct {
 	lag    time.Duration
 	chunks []lagChunk
 	// unseen: the lag is not declared as QueryLag but as AcksNotVisible
-	// (not at all when unsaid).
-	unseen, unsaid bool
-	visible        int
+	// (not at all when unsaid; only once Prepare ran when late, as
+	// InfluxDB's target learns its API).
+	unseen, unsaid, late bool
+	visible              int
 	// tamper changes a stored row as a query reads it (a value changed
 	// behind the loader's back).
 	tamper func(p *query.Point)
@@ -55,7 +56,7 @@ func (f *queryFake) Hooks() load.Hooks {
 	h := load.Hooks{NewQuerier: f.NewQuerier, QueryLag: f.lag, Finish: func(context.Context) error { f.finished.Store(true); return nil }}
 	if f.unseen {
 		// The lag is the fake's, and the target does not say it.
-		h.QueryLag, h.AcksNotVisible = 0, !f.unsaid
+		h.QueryLag, h.AcksNotVisible = 0, !f.unsaid && (!f.late || f.memTarget.prepared != nil)
 	}
 	return h
 }

@@ -15,13 +15,15 @@ import (
 // mean visible (load.Hooks.AcksNotVisible), every answer checked is right
 // and every type is checked: the rows are counted visible first. The same
 // target that does not say so gets wrong answers (the race, when it shows).
+// A target that says so only once Prepare ran (InfluxDB, when it has
+// learned that its server is InfluxDB 3) is heard: the rows are counted.
 func TestQueriesAcksNotVisible(t *testing.T) {
-	for _, said := range []bool{true, false} {
-		name := map[bool]string{true: "said", false: "unsaid"}[said]
+	for _, name := range []string{"said", "said after Prepare", "unsaid"} {
+		said := name != "unsaid"
 		t.Run(name, func(t *testing.T) {
 			path, rows := generated(t, "cpu-only", 4, 3*time.Hour)
 			f := newQueryFake()
-			f.lag, f.unseen, f.unsaid = 150*time.Millisecond, true, !said
+			f.lag, f.unseen, f.unsaid, f.late = 150*time.Millisecond, true, !said, name == "said after Prepare"
 			cfg := queryConfig(path)
 			cfg.Pace = pace.Pace{Rate: 4000}
 			cfg.QueryRate = 200
@@ -48,6 +50,9 @@ func TestQueriesAcksNotVisible(t *testing.T) {
 			}
 			if all := res.Queries.All; all.Checked <= int64(len(res.Queries.Types)) {
 				t.Errorf("only the final round was checked: %+v\n%s", all, cfg.Stderr)
+			}
+			if n := f.opened.Load(); n != 4 { // 2 workers, the final round's and the counting's
+				t.Errorf("%d queriers opened, want 4 (the rows not counted?)", n)
 			}
 			t.Logf("%d of %d answers checked", res.Queries.All.Checked, res.Queries.All.Count)
 		})

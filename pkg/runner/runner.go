@@ -452,7 +452,9 @@ func (r *run) run(ctx context.Context) (err error) {
 				err = cerr
 			}
 		}()
-		if err := r.queries.Open(ctx, r.hooks); err != nil {
+		// The hooks as they are after Prepare: a target may have learned
+		// what its server is (InfluxDB's API).
+		if err := r.queries.Open(ctx, r.target.Hooks()); err != nil {
 			return err
 		}
 		if cfg.Verify {

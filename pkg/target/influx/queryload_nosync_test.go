@@ -57,15 +57,27 @@ func TestQueryLoadNoSync(t *testing.T) {
 	t.Logf("%d of %d answers checked", q.All.Checked, q.All.Count)
 }
 
-// TestQueryLoadSyncVisible: without no_sync a write is acknowledged once
-// its write-ahead log is persisted, and then queryable.
-func TestQueryLoadSyncVisible(t *testing.T) {
-	tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{"http://127.0.0.1:1"}}, API: APIv3, Precision: "n", DBName: "d"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tg.Hooks().AcksNotVisible {
-		t.Error("a durable write says its acknowledgement does not mean visible")
+// TestQueryLoadV3AcksNotVisible: InfluxDB 3 acknowledges rows before they
+// are all queryable, with or without no_sync (3.6.0 counted 2,400 of 2,880
+// rows written with sync right after a load), so the query load counts
+// them visible before it checks; 1.x and 2.x answer what they
+// acknowledged. An API not yet detected says nothing until Prepare.
+func TestQueryLoadV3AcksNotVisible(t *testing.T) {
+	for _, c := range []struct {
+		api  API
+		want bool
+	}{{APIv3, true}, {APIv1, false}, {APIv2, false}, {"", false}} {
+		cfg := Config{Conn: httpwrite.Conn{URLs: []string{"http://127.0.0.1:1"}}, API: c.api, Precision: "n", DBName: "d"}
+		if c.api == APIv2 {
+			cfg.DBName, cfg.Bucket, cfg.Org = "", "b", "o"
+		}
+		tg, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.Hooks().AcksNotVisible; got != c.want {
+			t.Errorf("API %q: AcksNotVisible %v", c.api, got)
+		}
 	}
 }
 
