@@ -170,3 +170,25 @@ func BenchmarkDecode(b *testing.B) {
 		b.Fatalf("%d partitions, want 100", len(w.parts))
 	}
 }
+
+// TestAcksVisible: the query load checks answers at once only where a read
+// at the writes' consistency meets every acknowledged write (W + R > RF);
+// elsewhere it counts the rows visible first (load.Hooks.AcksNotVisible).
+func TestAcksVisible(t *testing.T) {
+	for _, c := range []struct {
+		cons    string
+		rf      int
+		visible bool
+	}{
+		{"ONE", 1, true}, {"ONE", 3, false}, {"LOCAL_ONE", 2, false}, {"TWO", 3, true}, {"TWO", 4, false},
+		{"QUORUM", 3, true}, {"QUORUM", 4, true}, {"LOCAL_QUORUM", 5, true}, {"ALL", 3, true}, {"THREE", 6, false},
+	} {
+		tg, err := New(Config{Addr: "127.0.0.1:9042", Consistency: c.cons, ReplicationFactor: c.rf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := !tg.Hooks().AcksNotVisible; got != c.visible {
+			t.Errorf("%s, replication factor %d: visible once acknowledged %v", c.cons, c.rf, got)
+		}
+	}
+}
