@@ -13,7 +13,7 @@ import (
 
 // A query with a Having, a Change or Rollups (query.Query.Staged) is said
 // in InfluxQL as subqueries around its first stage's statement (with a
-// Change, influxChange's, which states the Having too):
+// Change, influxChange's, which states the Having and the Change):
 //
 //	Having   SELECT "v0", ... FROM (stage) WHERE <range> AND "vI" > v GROUP BY "g", ...
 //	ratio    the same around SELECT "v0", ..., "vI" / "vJ" AS "tsq_r" FROM (stage) ...
@@ -33,7 +33,7 @@ func influxQLStaged(q *query.Query, from string) (string, error) {
 	var err error
 	cols := q.Fields
 	if q.Change != nil {
-		if stmt, err = influxChange(q, from, span); err != nil {
+		if stmt, err = influxChange(q, from); err != nil {
 			return "", err
 		}
 		cols = []string{q.Change.Column()}
@@ -140,7 +140,7 @@ func shapeOf(q *query.Query) *query.Query {
 	return &s
 }
 
-// influxChange states q's aggregate, its Having and its Change (rises):
+// influxChange states q's aggregate, its Having and its Change:
 //
 //	base     SELECT mean("f") AS "v0" FROM ... GROUP BY time(b), "g", ... fill(none)
 //	state    SELECT step("v0" - v) AS "tsq_on" FROM (base) WHERE <range> [AND <Having>] GROUP BY "g", ...
@@ -161,32 +161,22 @@ func shapeOf(q *query.Query) *query.Query {
 // field (off), which fill(none) leaves out of the state (a NULL state is
 // no row): the base then counts each field ("tsq_n0", ...) with fill(0),
 // the state keeps the buckets whose counts are not all 0 and multiplies
-// step by "tsq_nI" / "tsq_nI" (0 without a value). 1.6.7 fills wrongly
-// under a statement that groups by fewer tags (each row of the subquery
-// becomes a series of its own, filled over the window: a Rollup counted 6
-// rises of 7 in TestChangeV1), so such a query with a Rollup that regroups
-// is refused.
+// step by "tsq_nI" / "tsq_nI" (0 without a value).
 //
-// The hours of runs are refused: difference() and elapsed() answer at the
-// later of two rows, so a run's length is known at the off row that ends
-// it while its row is the run's first, whose day the Rollup buckets by;
-// ORDER BY time DESC answers at the earlier row, but at the row before a
-// flip, not at the flip, and a statement runs every subquery in one
-// direction (1.6.7 refuses "subqueries must be ordered in the same
-// direction as the query itself").
-func influxChange(q *query.Query, from, span string) (string, error) {
+// The hours of runs are influxRuns'. Under a Rollup that groups by fewer
+// tags 1.6.7 reads the subqueries with the outer groups: fill(0) then
+// fills each row as a series of its own over the window (a Rollup counted
+// 6 rises of 7 in TestChangeV1), and the runs came out wrong too
+// (runs-regrouped there), so a Change of several fields or of runs under
+// such a Rollup is refused.
+func influxChange(q *query.Query, from string) (string, error) {
 	c := q.Change
-	if c.Runs {
-		return "", fmt.Errorf("query %s: InfluxQL has no run's length at its first bucket: difference() and elapsed() answer at "+
-			"the later of two rows, ORDER BY time DESC at the row before a flip, and every subquery of a statement runs in its "+
-			"direction: %w", q.Name, errors.ErrUnsupported)
-	}
 	counted := len(q.Fields) > 1
-	if counted {
+	if counted || c.Runs {
 		for _, r := range q.Rollups {
 			if len(r.GroupBy) != len(q.GroupBy) {
-				return "", fmt.Errorf("query %s: a bucket without a value of %s is kept by fill(0) only, which InfluxDB 1.x "+
-					"fills wrongly under a Rollup by fewer tags: %w", q.Name, c.Field, errors.ErrUnsupported)
+				return "", fmt.Errorf("query %s: InfluxDB 1.x answers a Change of several fields (fill(0)) or of runs (an anchor, "+
+					"a union, fill(linear)) wrongly under a Rollup by fewer tags: %w", q.Name, errors.ErrUnsupported)
 			}
 		}
 	}
@@ -196,17 +186,21 @@ func influxChange(q *query.Query, from, span string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The range of the stages: from the window's first bucket (or its
+	// day, as span) on.
+	first := query.BucketStart(q.Start, q.Bucket)
+	rng := fmt.Sprintf(" WHERE time >= %d AND time < %d", min(first.UnixNano(), query.BucketStart(q.Start, 24*time.Hour).UnixNano()), q.End.UnixNano())
 	by := ""
-	if len(q.GroupBy) > 0 {
-		var gs []string
-		for _, g := range q.GroupBy {
-			gs = append(gs, quoteIdent(g))
-		}
+	var gs []string
+	for _, g := range q.GroupBy {
+		gs = append(gs, quoteIdent(g))
+	}
+	if len(gs) > 0 {
 		by = " GROUP BY " + strings.Join(gs, ", ")
 	}
 	val := func(f string) string { return quoteIdent("v" + strconv.Itoa(slices.Index(q.Fields, f))) }
 	count := func(f string) string { return quoteIdent("tsq_n" + strconv.Itoa(slices.Index(q.Fields, f))) }
-	where := span
+	where := rng
 	// Counted, a value without a count is fill(0)'s (a Count's 0 is its own).
 	nulls := counted && q.Agg != query.Count
 	if counted {
@@ -244,9 +238,77 @@ func influxChange(q *query.Query, from, span string) (string, error) {
 	if nulls {
 		on += " * " + count(c.Field) + " / " + count(c.Field)
 	}
-	stmt = "SELECT " + on + " AS " + quoteIdent("tsq_on") + " FROM (" + stmt + ")" + where + by
-	stmt = "SELECT difference(" + quoteIdent("tsq_on") + ") AS " + quoteIdent("tsq_d") + " FROM (" + stmt + ")" + span + by
-	return "SELECT " + quoteIdent("tsq_d") + " AS " + quoteIdent("v0") + " FROM (" + stmt + ")" + span + " AND " + quoteIdent("tsq_d") + " > 0" + by, nil
+	state := "SELECT " + on + " AS " + quoteIdent("tsq_on") + " FROM (" + stmt + ")" + where + by
+	if c.Runs {
+		return influxRuns(q, state, rng, by, gs, first), nil
+	}
+	stmt = "SELECT difference(" + quoteIdent("tsq_on") + ") AS " + quoteIdent("tsq_d") + " FROM (" + state + ")" + rng + by
+	return "SELECT " + quoteIdent("tsq_d") + " AS " + quoteIdent("v0") + " FROM (" + stmt + ")" + rng + " AND " + quoteIdent("tsq_d") + " > 0" + by, nil
+}
+
+// influxRuns states the hours of the runs of on rows of state (influxChange's),
+// each at its first row, over rng (a WHERE clause), grouped by (a GROUP BY
+// clause of) the tags gs; first is the window's first bucket.
+//
+// InfluxQL's functions from one row to the next answer at the later row,
+// so a run's length is known at its end, not at its first row: it is made
+// there by interpolation. Times become values as bucket counts from an
+// anchor row at first in every group (first("tsq_on") * 0 over one
+// GROUP BY time bucket that starts there), put with the rows and summed:
+// cumulative_sum(elapsed(x, b)) is tau, the buckets since the anchor. A
+// value rides along a cumulative_sum as cumulative_sum(difference(x)),
+// which is x less the anchor's 0.
+//
+//	rises   the on rows after an off row, x = elapsed("tsq_on", b): e, the
+//	        buckets since the off row before, and tau as above
+//	offs    the off rows, tau^2 ("tsq_g2"), then
+//	        max("tsq_g2") GROUP BY time(b), "g", ... fill(linear)
+//
+// At a rise r, whose off row before is l (tau_l = tau_r - e) and whose run
+// the off row f ends, fill(linear) interpolates tau^2 between l and f (no
+// off row between them): tau_l^2 + (tau_r - tau_l)(tau_l + tau_f), from
+// which tau_f is round((g2 - tau_l^2) / e) - tau_l; without an f there is
+// g2 (fill(linear) does not extrapolate) and no row, as the run the window
+// cuts is not a row. The two are put side by side by a union (FROM of
+// both, read raw first: an aggregate over a union of transformed
+// subqueries loses one side's fields in 1.6.7) and max() per bucket; the
+// hours are (tau_f - tau_r) times the bucket's.
+func influxRuns(q *query.Query, state, rng, by string, gs []string, first time.Time) string {
+	b := influxDuration(q.Bucket)
+	id := quoteIdent
+	// One bucket from first past the window's end, timed at first.
+	whole := q.End.Sub(first)
+	whole += (q.Bucket - whole%q.Bucket) % q.Bucket
+	off := first.UnixNano() % int64(whole)
+	if off < 0 {
+		off += int64(whole)
+	}
+	byTime := func(d string) string {
+		return " GROUP BY " + strings.Join(append([]string{"time(" + d + ")"}, gs...), ", ")
+	}
+	anchor := "SELECT first(" + id("tsq_on") + ") * 0 AS " + id("tsq_x") + " FROM (" + state + ")" + rng +
+		byTime(influxDuration(whole)+", "+influxDuration(time.Duration(off))) + " fill(none)"
+	flips := "SELECT difference(" + id("tsq_on") + ") AS " + id("tsq_d") + ", elapsed(" + id("tsq_on") + ", " + b + ") AS " + id("tsq_e") +
+		" FROM (" + state + ")" + rng + by
+	rises := "SELECT " + id("tsq_x") + " FROM (SELECT " + id("tsq_e") + " AS " + id("tsq_x") + " FROM (" + flips + ")" + rng +
+		" AND " + id("tsq_d") + " > 0" + by + "), (" + anchor + ")" + rng + by
+	rises = "SELECT elapsed(" + id("tsq_x") + ", " + b + ") AS " + id("tsq_el") + ", difference(" + id("tsq_x") + ") AS " + id("tsq_dx") +
+		" FROM (" + rises + ")" + rng + by
+	rises = "SELECT cumulative_sum(" + id("tsq_el") + ") AS " + id("tsq_r") + ", cumulative_sum(" + id("tsq_dx") + ") AS " + id("tsq_e") +
+		" FROM (" + rises + ")" + rng + by
+	offs := "SELECT " + id("tsq_x") + " FROM (SELECT " + id("tsq_on") + " AS " + id("tsq_x") + " FROM (" + state + ")" + rng +
+		" AND " + id("tsq_on") + " = 0" + by + "), (" + anchor + ")" + rng + by
+	offs = "SELECT elapsed(" + id("tsq_x") + ", " + b + ") AS " + id("tsq_el") + " FROM (" + offs + ")" + rng + by
+	offs = "SELECT cumulative_sum(" + id("tsq_el") + ") AS " + id("tsq_t") + " FROM (" + offs + ")" + rng + by
+	offs = "SELECT " + id("tsq_t") + " * " + id("tsq_t") + " AS " + id("tsq_g2") + " FROM (" + offs + ")" + rng + by
+	offs = "SELECT max(" + id("tsq_g2") + ") AS " + id("tsq_g2") + " FROM (" + offs + ")" + rng + byTime(b) + " fill(linear)"
+	both := "SELECT " + id("tsq_g2") + ", " + id("tsq_r") + ", " + id("tsq_e") + " FROM (" + offs + "), (" + rises + ")" + rng + by
+	both = "SELECT max(" + id("tsq_g2") + ") AS " + id("tsq_g2") + ", max(" + id("tsq_r") + ") AS " + id("tsq_r") + ", max(" + id("tsq_e") +
+		") AS " + id("tsq_e") + " FROM (" + both + ")" + rng + byTime(b) + " fill(none)"
+	l := "(" + id("tsq_r") + " - " + id("tsq_e") + ")"
+	runs := "(round((" + id("tsq_g2") + " - " + l + " * " + l + ") / " + id("tsq_e") + ") - " + l + " - " + id("tsq_r") + ")"
+	return "SELECT " + runs + " * " + strconv.FormatInt(int64(q.Bucket), 10) + " / 3600000000000.0 AS " + id("v0") +
+		" FROM (" + both + ")" + rng + " AND " + id("tsq_r") + " > 0 AND " + id("tsq_g2") + " >= 0" + by
 }
 
 // floatLiteral is v as an InfluxQL float literal: decimal, with a point.
