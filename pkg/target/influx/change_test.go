@@ -79,6 +79,8 @@ func TestChangeV1(t *testing.T) {
 	count := query.Rollup{Agg: query.Count, GroupBy: []string{"k"}}
 	unaligned := q("rises-unaligned", []string{"a"}, query.Avg, nil, rises)
 	unaligned.Start, unaligned.End = t0.Add(5*time.Minute), t0.Add(115*time.Minute)
+	runsUnaligned := q("runs-unaligned", []string{"a"}, query.Avg, nil, hours)
+	runsUnaligned.Start, runsUnaligned.End = unaligned.Start, unaligned.End
 	sum := query.Rollup{Agg: query.Count, GroupBy: []string{"g", "k"}, Bucket: time.Hour}
 	qs := []*query.Query{
 		q("rises-nulls", []string{"a", "b"}, query.Avg, nil, rises),
@@ -96,6 +98,7 @@ func TestChangeV1(t *testing.T) {
 		q("rises-nulls-regrouped", []string{"a", "b"}, query.Avg, nil, rises, count),
 		q("runs", []string{"a"}, query.Avg, nil, hours, query.Rollup{Agg: query.Avg, GroupBy: []string{"g", "k"}, Bucket: 24 * time.Hour}),
 		q("runs-each", []string{"a"}, query.Max, nil, hours),
+		runsUnaligned,
 		q("runs-nulls", []string{"b", "a"}, query.Avg, nil, hours),
 		q("runs-having", []string{"a", "b"}, query.Avg, &query.Having{Field: "b", Value: 1}, hours),
 		q("runs-negative", []string{"a"}, query.Avg, nil, query.Change{Field: "a", Value: -0.75, Runs: true}),
