@@ -77,6 +77,14 @@ func influxQL(q *query.Query, from string) (string, error) {
 	if q.Staged() {
 		return influxQLStaged(q, from)
 	}
+	return influxQLAgg(q, from, false)
+}
+
+// influxQLAgg states q without its stages. With counted (buckets only),
+// each field's count follows the values ("tsq_n0", ...) and fill(0) makes
+// a row of every bucket of the window: a bucket without a value of a
+// field has 0 there, and one without rows 0 in every count.
+func influxQLAgg(q *query.Query, from string, counted bool) (string, error) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	fn := ""
@@ -107,6 +115,11 @@ func influxQL(q *query.Query, from string) (string, error) {
 			b.WriteString(quoteIdent(f))
 		}
 		b.WriteString(" AS " + quoteIdent("v"+strconv.Itoa(i)))
+	}
+	if counted {
+		for i, f := range q.Fields {
+			b.WriteString(", count(" + quoteIdent(f) + ") AS " + quoteIdent("tsq_n"+strconv.Itoa(i)))
+		}
 	}
 	b.WriteString(" FROM " + from)
 	fmt.Fprintf(&b, " WHERE time >= %d AND time < %d", q.Start.UnixNano(), q.End.UnixNano())
@@ -141,7 +154,10 @@ func influxQL(q *query.Query, from string) (string, error) {
 	if len(group) > 0 {
 		b.WriteString(" GROUP BY " + strings.Join(group, ", "))
 	}
-	if q.Bucket > 0 {
+	switch {
+	case counted:
+		b.WriteString(" fill(0)")
+	case q.Bucket > 0:
 		b.WriteString(" fill(none)")
 	}
 	switch {
