@@ -73,3 +73,48 @@ func TestResumeRecordsDedup(t *testing.T) {
 		t.Fatalf("a resumed run that wrote nothing describes dedup %v, tables %+v", d.Settings["dedup"], d.Tables)
 	}
 }
+
+// TestResumeResultsSayDedup: the results file of a resumed load made with
+// DEDUP says dedup true (settings, flags and each table), read from the
+// table, whether the resumed run writes nothing (every batch acknowledged
+// earlier) or the rest of the load.
+func TestResumeResultsSayDedup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the loader")
+	}
+	s := server(t)
+	table := uniqueName(t, "resume_says_dedup")
+	direct := newTarget(t, s, HTTP, true, testTable(table))
+	qr, err := direct.withQuerier(context.Background())
+	if err == nil {
+		_, err = qr.query(context.Background(), CreateTableSQL(testTable(table), true))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := loadtest.BuildCommand(t, "github.com/tsload/tsload/cmd/load_questdb")
+	in := loadtest.RateLines(t, table, 1000)
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.json")
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := loadtest.RunCommand(bin, args...); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	says := func(when string) {
+		t.Helper()
+		r := loadtest.ReadResults(t, res)
+		if r.Resume == nil {
+			t.Fatalf("%s: the results file is not a resumed run's", when)
+		}
+		if r.Setup == nil || r.Setup.Settings["dedup"] != true || r.Flags["dedup"] != true || len(r.Setup.Tables) != 1 ||
+			r.Setup.Tables[0].Name != table || r.Setup.Tables[0].Dedup == nil || !*r.Setup.Tables[0].Dedup {
+			t.Fatalf("%s: the results file says flag dedup %v, setup %+v; the table has DEDUP", when, r.Flags["dedup"], r.Setup)
+		}
+	}
+	run("--file", in, "--batch-size", "100", "--http-url", s.http, "--pg", s.pg, "--dedup", "--results-file", res)
+	loadtest.AsKilled(t, res)
+	run("--resume", res, "--pg", s.pg)
+	says("resumed with every batch acknowledged")
+}
