@@ -474,3 +474,36 @@ func TestRefusedBatchNotInDoubt(t *testing.T) {
 		})
 	}
 }
+
+// TestResumedRunNotDurable: a resumed run that fails again with rows
+// acknowledged and not known durable names them apart from the load's
+// durable rows (it read "0 rows acknowledged over 2 runs (9,000 by this
+// one)").
+func TestResumedRunNotDurable(t *testing.T) {
+	in, _ := ilpInput(t, 20_000)
+	dir := t.TempDir()
+	f := &volatileTarget{fakeTarget: newFake()}
+	cfg := resumeConfig(dir, in)
+	cfg.Workers = 1
+	f.fail = failAt(9)
+	if _, err := Run(context.Background(), cfg, f); !errors.Is(err, errDisk) {
+		t.Fatalf("the load did not stop at the refused batch: %v", err)
+	}
+	// The resume sends the 8 batches in doubt and batch 9 again, then
+	// stops at its 10th batch.
+	f.fail = failAt(10)
+	rc := resumeFrom(t, cfg)
+	var stderr strings.Builder
+	rc.Stderr = &stderr
+	res, err := Run(context.Background(), rc, f)
+	if !errors.Is(err, errDisk) {
+		t.Fatalf("the resumed run did not stop at the refused batch: %v\n%s", err, stderr.String())
+	}
+	if res.NotDurableRows != 9000 || res.Rows != 9000 {
+		t.Fatalf("resumed run: %d rows acknowledged, %d not known durable; want 9000 and 9000\n%s", res.Rows, res.NotDurableRows, stderr.String())
+	}
+	want := fmt.Sprintf("load %s: 0 rows acknowledged and known durable over 2 runs; this one acknowledged 9,000, 9,000 of them not known durable\n", res.Resume.LoadID)
+	if !strings.Contains(stderr.String(), want) {
+		t.Fatalf("the summary lacks %q:\n%s", want, stderr.String())
+	}
+}
