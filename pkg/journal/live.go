@@ -571,8 +571,9 @@ type Closed struct {
 }
 
 // Close writes the run's last snapshot with its status; complete: the
-// run ended with every batch answered and the server up, so a batch still
-// not named durable (a target without OnDurable) was lost by no failure.
+// run ended with every batch answered and their rows counted in the server
+// (verified), so a batch still not named durable (a target without
+// OnDurable) was lost by no failure.
 func (l *Live) Close(status string, complete bool) (Closed, error) {
 	l.stop()
 	if complete {

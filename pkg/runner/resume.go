@@ -199,13 +199,24 @@ func (r *run) attachTickets() {
 }
 
 // closeJournal writes the run's last snapshot (with its status) and fills
-// the results' resume figures.
+// the results' resume figures. Batches acknowledged before they were
+// durable and never named durable (InfluxDB 3 --no-sync, QuestDB over
+// TCP) are counted durable at the end of an ok run only when verification
+// counted their rows in the server: unverified, the server may not have
+// written them yet, and they stay in doubt (the load is not complete).
 func (r *run) closeJournal() {
 	jr := r.jr
 	if jr == nil {
 		return
 	}
-	c, err := jr.Close(r.res.Status, r.res.Status == results.StatusOK)
+	complete := r.res.Status == results.StatusOK
+	unverified := false
+	if complete && r.res.Verify == nil {
+		if n, _ := jr.NotDurable(); n > 0 {
+			complete, unverified = false, true
+		}
+	}
+	c, err := jr.Close(r.res.Status, complete)
 	if err != nil {
 		fmt.Fprintf(r.cfg.Stderr, "journal: %v\n", err)
 		if r.err == nil {
@@ -214,8 +225,12 @@ func (r *run) closeJournal() {
 	}
 	if n := c.NotDurableRows; n > 0 {
 		r.res.NotDurableRows = n
-		fmt.Fprintf(r.cfg.Stderr, "journal: %d batches (%s rows) were acknowledged and not known to be durable when the run ended: "+
-			"they stay in doubt, and a resumed run checks them\n", c.NotDurableBatches, count(n))
+		why := ""
+		if unverified {
+			why = " (not verified: the server may not have written them yet)"
+		}
+		fmt.Fprintf(r.cfg.Stderr, "journal: %d batches (%s rows) were acknowledged and not known to be durable when the run ended%s: "+
+			"they stay in doubt, and a resumed run checks them\n", c.NotDurableBatches, count(n), why)
 	}
 	if info := r.res.Resume; info != nil {
 		info.SkippedBatches, info.SkippedRows, info.LoadRows = c.SkippedBatches, c.SkippedRows, c.Rows

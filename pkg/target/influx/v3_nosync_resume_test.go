@@ -122,3 +122,77 @@ func TestV3NoSyncFailedRunResume(t *testing.T) {
 	}
 	t.Logf("the server held %d of the failed run's 1000 acknowledged rows after the kill; resumed to %d", held, n)
 }
+
+// TestV3NoSyncUnverifiedRun: a --no-sync load into a private InfluxDB 3
+// (WAL flushed every 5 s) that ends ok without verification has not seen
+// its rows in the server: its results say none of its 1,000 rows is known
+// durable, its journal keeps the 10 batches in doubt and the load not
+// complete. The server is then killed (SIGKILL) and started again, and
+// --resume sends the 10 batches again: exact.
+func TestV3NoSyncUnverifiedRun(t *testing.T) {
+	influx3test.RealServer(t)
+	in := influx3test.StartInstance(t, "nosyncunverified", influx3test.InstanceOptions{Args: "--wal-flush-interval 5s"})
+	const (
+		db, table = "nosyncunverified", "nsu"
+		rows      = 1000
+	)
+	var b bytes.Buffer
+	for i := 0; i < rows; i++ {
+		fmt.Fprintf(&b, "%s,host=h%d v=%d.5 %d\n", table, i%5, i, int64(1704067200000000000)+int64(i)*1e9)
+	}
+	path := filepath.Join(t.TempDir(), "in.ilp")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newTarget := func() *Target {
+		tg, err := New(Config{Conn: httpwrite.Conn{URLs: []string{in.URL}, RequestTimeout: 10 * time.Second},
+			API: APIv3, Precision: "n", Token: in.Token, NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		return tg
+	}
+	cfg := loadtest.FaultConfig(path, 100, 1)
+	cfg.Verify, cfg.ReportingPeriod = false, 50*time.Millisecond
+	cfg.ResultsFile, cfg.Loader, cfg.Target = filepath.Join(t.TempDir(), "r.json"), "load_influx", "influx"
+	cfg.Prepare = load.PrepareOptions{DBName: db, CreateDB: true, DropDB: true}
+	var stderr bytes.Buffer
+	cfg.Stderr = &stderr
+	first, err := runner.Run(context.Background(), cfg, newTarget())
+	if kerr := in.Kill(); kerr != nil {
+		t.Fatal(kerr)
+	}
+	if err != nil || first.Status != results.StatusOK {
+		t.Fatalf("the unverified load: %v\n%s", err, stderr.String())
+	}
+	if first.Rows != rows || first.NotDurableRows != rows || !strings.Contains(stderr.String(), "not verified") {
+		t.Fatalf("unverified run: %d rows acknowledged, %d not known durable; want %d and %d, said so\n%s",
+			first.Rows, first.NotDurableRows, rows, rows, stderr.String())
+	}
+	j, _, err := journal.Read(cfg.ResultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Complete || j.Rows != 0 || len(j.InDoubt) != 10 {
+		t.Fatalf("the unverified run's journal: complete %v, %d rows acknowledged for good, %d batches in doubt; want false, 0, 10",
+			j.Complete, j.Rows, len(j.InDoubt))
+	}
+	if err := in.Start(); err != nil {
+		t.Fatal(err)
+	}
+	held := in.Count(t, db, table)
+	stderr.Reset()
+	cfg.Resume, cfg.Verify = j, true
+	cfg.Prepare.DropDB = false
+	res, err := runner.Run(context.Background(), cfg, newTarget())
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr.String())
+	}
+	n := in.Count(t, db, table)
+	if res.Status != results.StatusOK || res.Verify == nil || !res.Verify.OK || n != rows || res.Resume.InDoubt != 10 || res.NotDurableRows != 0 {
+		t.Fatalf("resumed: status %s, verify %+v, resume %+v, not durable %d; the table holds %d rows of %d\n%s",
+			res.Status, res.Verify, res.Resume, res.NotDurableRows, n, rows, stderr.String())
+	}
+	t.Logf("the server held %d of the unverified run's %d rows after the kill; resumed to %d", held, rows, n)
+}
