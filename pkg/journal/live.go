@@ -317,6 +317,20 @@ func (l *Live) Acked(b *load.Batch, ack load.Ack) {
 	l.ackLocked(f.input, f.k, f.from, f.to, int64(acked), tables)
 }
 
+// NotWritten records that the server refused b at its one attempt, writing
+// nothing of it (load.NotWritten): b is not in doubt, a resumed run sends
+// it like a batch never sent.
+func (l *Live) NotWritten(b *load.Batch) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if f := l.fly[b.Seq]; f != nil && !f.volatile {
+		delete(l.fly, b.Seq)
+	}
+}
+
 // durable records that b, acknowledged before it was durable, is durable
 // now (load.Hooks.OnDurable).
 func (l *Live) Durable(b *load.Batch) {
@@ -557,8 +571,9 @@ type Closed struct {
 }
 
 // Close writes the run's last snapshot with its status; complete: the
-// run ended with every batch answered and the server up, so a batch still
-// not named durable (a target without OnDurable) was lost by no failure.
+// run ended with every batch answered and their rows counted in the server
+// (verified), so a batch still not named durable (a target without
+// OnDurable) was lost by no failure.
 func (l *Live) Close(status string, complete bool) (Closed, error) {
 	l.stop()
 	if complete {

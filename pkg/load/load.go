@@ -180,3 +180,28 @@ func IsRetryable(err error) bool {
 	var r *retryableError
 	return errors.As(err, &r)
 }
+
+type notWrittenError struct{ err error }
+
+func (e *notWrittenError) Error() string { return e.err.Error() }
+func (e *notWrittenError) Unwrap() error { return e.err }
+
+// NotWritten marks err, a batch's refusal, as certain that nothing of the
+// batch is written: the server refused the whole request (it rolled back),
+// or the batch was refused before it was sent. A journaled load then does
+// not keep the batch in doubt when this was its first attempt (an earlier
+// attempt without an answer may have written it). Never for an error after
+// which the batch may be written: a lost answer, a timeout.
+func NotWritten(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &notWrittenError{err: err}
+}
+
+// IsNotWritten reports whether err (or an error it wraps) was marked
+// NotWritten.
+func IsNotWritten(err error) bool {
+	var n *notWrittenError
+	return errors.As(err, &n)
+}

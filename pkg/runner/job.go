@@ -27,14 +27,17 @@ type scratch struct {
 // An observer watches batches go by on the workers; a nil func is an event
 // it does not watch. taken: a worker took the batch, before its checks;
 // sending: checked and rewritten, about to be written (the first attempt);
-// acked: a write was acknowledged (lat: the send's latency); done: the
-// batch is given back, err nil when it was written.
+// acked: a write was acknowledged (lat: the send's latency); unwritten:
+// the server answered the batch's one attempt that nothing of it was
+// written (load.NotWritten); done: the batch is given back, err nil when it
+// was written.
 type observer struct {
-	name    string
-	taken   func(j *job)
-	sending func(j *job)
-	acked   func(j *job, ack load.Ack, lat time.Duration)
-	done    func(j *job, err error)
+	name      string
+	taken     func(j *job)
+	sending   func(j *job)
+	acked     func(j *job, ack load.Ack, lat time.Duration)
+	unwritten func(j *job)
+	done      func(j *job, err error)
 }
 
 // A batchWatcher is a concern beside the engine that watches the batches
@@ -53,10 +56,11 @@ func watching(name string, w batchWatcher) observer {
 
 // observers are the run's observers by event, in the order of the list.
 type observers struct {
-	taken   []func(j *job)
-	sending []func(j *job)
-	acked   []func(j *job, ack load.Ack, lat time.Duration)
-	done    []func(j *job, err error)
+	taken     []func(j *job)
+	sending   []func(j *job)
+	acked     []func(j *job, ack load.Ack, lat time.Duration)
+	unwritten []func(j *job)
+	done      []func(j *job, err error)
 }
 
 // batchObservers is the ordered list of what watches the run's batches,
@@ -73,8 +77,9 @@ func (r *run) batchObservers() observers {
 	}
 	if r.jr != nil {
 		list = append(list, observer{name: "journal (resume.go)",
-			sending: func(j *job) { r.jr.Sending(&j.Batch) },
-			acked:   func(j *job, ack load.Ack, _ time.Duration) { r.jr.Acked(&j.Batch, ack) }})
+			sending:   func(j *job) { r.jr.Sending(&j.Batch) },
+			acked:     func(j *job, ack load.Ack, _ time.Duration) { r.jr.Acked(&j.Batch, ack) },
+			unwritten: func(j *job) { r.jr.NotWritten(&j.Batch) }})
 	}
 	if r.queries != nil {
 		list = append(list, watching("queries' watermark (pkg/queryload)", r.queries))
@@ -91,6 +96,9 @@ func (r *run) batchObservers() observers {
 		}
 		if ob.acked != nil {
 			o.acked = append(o.acked, ob.acked)
+		}
+		if ob.unwritten != nil {
+			o.unwritten = append(o.unwritten, ob.unwritten)
 		}
 		if ob.done != nil {
 			o.done = append(o.done, ob.done)

@@ -421,3 +421,89 @@ func TestVolatileAcknowledgements(t *testing.T) {
 		t.Fatalf("journal after the resume: rows %d, in doubt %d, complete %v", j.Rows, len(j.InDoubt), j.Complete)
 	}
 }
+
+// TestRefusedBatchNotInDoubt: a batch the target refuses at its one attempt
+// with load.NotWritten (the server wrote nothing of it) is not left in
+// doubt by the failed run; after an attempt without an answer (a
+// retryable error) it is, as is a batch refused with an error that does
+// not say nothing was written.
+func TestRefusedBatchNotInDoubt(t *testing.T) {
+	in, _ := ilpInput(t, 20_000)
+	refuse := func(b *load.Batch, attempt int) (load.Ack, error) {
+		switch {
+		case b.Seq != 5:
+			return load.Ack{Rows: b.Rows}, nil
+		case attempt == 1:
+			return load.Ack{}, load.NotWritten(errDisk)
+		}
+		return load.Ack{}, errDisk
+	}
+	lostThenRefused := func(b *load.Batch, attempt int) (load.Ack, error) {
+		switch {
+		case b.Seq != 5:
+			return load.Ack{Rows: b.Rows}, nil
+		case attempt == 1:
+			return load.Ack{}, load.Retryable(errors.New("connection reset before the answer"))
+		}
+		return load.Ack{}, load.NotWritten(errDisk)
+	}
+	for _, c := range []struct {
+		name   string
+		fail   func(*load.Batch, int) (load.Ack, error)
+		doubts int
+	}{
+		{"refused at its one attempt", refuse, 0},
+		{"refused after an attempt without an answer", lostThenRefused, 1},
+		{"failed without saying nothing was written", failAt(5), 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake()
+			cfg := resumeConfig(t.TempDir(), in)
+			cfg.Workers = 1
+			f.fail = c.fail
+			if _, err := Run(context.Background(), cfg, f); !errors.Is(err, errDisk) {
+				t.Fatalf("the load did not stop at the refused batch: %v", err)
+			}
+			j, _, err := journal.Read(cfg.ResultsFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(j.InDoubt) != c.doubts || j.Rows != 4000 {
+				t.Fatalf("journal: %d rows acknowledged, in doubt %+v; want 4000 and %d batches in doubt", j.Rows, j.InDoubt, c.doubts)
+			}
+		})
+	}
+}
+
+// TestResumedRunNotDurable: a resumed run that fails again with rows
+// acknowledged and not known durable names them apart from the load's
+// durable rows (it read "0 rows acknowledged over 2 runs (9,000 by this
+// one)").
+func TestResumedRunNotDurable(t *testing.T) {
+	in, _ := ilpInput(t, 20_000)
+	dir := t.TempDir()
+	f := &volatileTarget{fakeTarget: newFake()}
+	cfg := resumeConfig(dir, in)
+	cfg.Workers = 1
+	f.fail = failAt(9)
+	if _, err := Run(context.Background(), cfg, f); !errors.Is(err, errDisk) {
+		t.Fatalf("the load did not stop at the refused batch: %v", err)
+	}
+	// The resume sends the 8 batches in doubt and batch 9 again, then
+	// stops at its 10th batch.
+	f.fail = failAt(10)
+	rc := resumeFrom(t, cfg)
+	var stderr strings.Builder
+	rc.Stderr = &stderr
+	res, err := Run(context.Background(), rc, f)
+	if !errors.Is(err, errDisk) {
+		t.Fatalf("the resumed run did not stop at the refused batch: %v\n%s", err, stderr.String())
+	}
+	if res.NotDurableRows != 9000 || res.Rows != 9000 {
+		t.Fatalf("resumed run: %d rows acknowledged, %d not known durable; want 9000 and 9000\n%s", res.Rows, res.NotDurableRows, stderr.String())
+	}
+	want := fmt.Sprintf("load %s: 0 rows acknowledged and known durable over 2 runs; this one acknowledged 9,000, 9,000 of them not known durable\n", res.Resume.LoadID)
+	if !strings.Contains(stderr.String(), want) {
+		t.Fatalf("the summary lacks %q:\n%s", want, stderr.String())
+	}
+}

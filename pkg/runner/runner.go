@@ -868,7 +868,9 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, j
 	for _, sending := range r.steps.sending {
 		sending(j)
 	}
+	attempts := 0
 	err := p.Do(ctx, func(context.Context) error {
+		attempts++
 		t0 := time.Now()
 		ack := load.Ack{Rows: b.Rows}
 		if w != nil {
@@ -884,6 +886,13 @@ func (r *run) write(ctx, wctx context.Context, st *workerStats, w load.Writer, j
 		}
 		return nil
 	})
+	if err != nil && attempts == 1 && load.IsNotWritten(err) {
+		// Refused at its one attempt: not in doubt (after an attempt
+		// without an answer it would be).
+		for _, unwritten := range r.steps.unwritten {
+			unwritten(j)
+		}
+	}
 	var g *retry.GiveUpError
 	if errors.As(err, &g) && g.Stopped {
 		return fmt.Errorf("%s: not written (stopped while retrying): %w", b.Where(), g.Err)

@@ -331,8 +331,8 @@ func (apiV1) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpwri
 	case 404:
 		return load.Ack{}, load.Settingf("influx: %s (404): create it with {CreateDB} or check {DBName}", msg)
 	case 413:
-		return load.Ack{}, load.Settingf("influx: request body too large (413: %s): lower {BatchSize} (this batch has %d rows, %d bytes before compression)"+
-			map[bool]string{false: " or enable {Gzip}", true: ""}[w.gzip]+"; or raise [http] max-body-size on the server", msg, b.Rows, len(b.Data))
+		return load.Ack{}, load.NotWritten(load.Settingf("influx: request body too large (413: %s): lower {BatchSize} (this batch has %d rows, %d bytes before compression)"+
+			map[bool]string{false: " or enable {Gzip}", true: ""}[w.gzip]+"; or raise [http] max-body-size on the server", msg, b.Rows, len(b.Data)))
 	case 429, 503:
 		return load.Ack{}, busy(res, msg)
 	case 500:

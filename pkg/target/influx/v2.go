@@ -89,7 +89,7 @@ func (a apiV2) interpret(ctx context.Context, w *Writer, b *load.Batch, res *htt
 	case 404:
 		return load.Ack{}, load.Settingf("influx: %s (404): create the bucket with {CreateDB}, or check the organization ({Org}) and bucket ({Bucket})", msg)
 	case 413:
-		return load.Ack{}, load.Settingf("influx: request body too large (413 %s): lower {BatchSize} (this batch has %d rows, %d bytes before compression)", msg, b.Rows, len(b.Data))
+		return load.Ack{}, load.NotWritten(load.Settingf("influx: request body too large (413 %s): lower {BatchSize} (this batch has %d rows, %d bytes before compression)", msg, b.Rows, len(b.Data)))
 	case 422:
 		if rest, ok := strings.CutPrefix(msg, v2StoragePrefix); ok && strings.HasPrefix(rest, partialPrefix) {
 			// The storage layer's partial write: the same words as 1.x.
@@ -115,7 +115,7 @@ func (a apiV2) interpret(ctx context.Context, w *Writer, b *load.Batch, res *htt
 func (a apiV2) refused(ctx context.Context, w *Writer, b *load.Batch, msg string) (load.Ack, error) {
 	we := parseWriteError([]byte(msg))
 	if we.partial || len(we.parse) == 0 {
-		return load.Ack{}, fmt.Errorf("influx: server refused the batch (400 %s); nothing of it is written", httpwrite.Snippet([]byte(msg), 500))
+		return load.Ack{}, load.NotWritten(fmt.Errorf("influx: server refused the batch (400 %s); nothing of it is written", httpwrite.Snippet([]byte(msg), 500)))
 	}
 	idx := indexLines(b.Data)
 	drop := make(map[int64]bool, len(we.parse))

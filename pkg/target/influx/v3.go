@@ -117,7 +117,7 @@ func (a apiV3) interpret(_ context.Context, w *Writer, b *load.Batch, res *httpw
 				if v3Limit(le.ErrorMessage) {
 					hint = ""
 				}
-				return load.Ack{}, load.Settingf("influx: server refused the batch, nothing of it written (%d %s): %s: %s"+hint, res.Status, msg, where, v3Reason(le.ErrorMessage))
+				return load.Ack{}, load.NotWritten(load.Settingf("influx: server refused the batch, nothing of it written (%d %s): %s: %s"+hint, res.Status, msg, where, v3Reason(le.ErrorMessage)))
 			}
 		}
 		if v3Limit(msg) {
@@ -155,7 +155,7 @@ func v3TooLarge(b *load.Batch, status int, msg string) error {
 			hint = fmt.Sprintf("the server takes at most %d bytes per request, decompressed; lower {BatchSize} to %d rows or fewer", limit, max(rows, 1))
 		}
 	}
-	return load.Settingf("influx: request body too large, nothing of the batch written (%d %s): "+hint+" (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", status, msg, b.Rows, len(b.Data))
+	return load.NotWritten(load.Settingf("influx: request body too large, nothing of the batch written (%d %s): "+hint+" (this batch has %d rows, %d bytes before compression), or raise the server's --max-http-request-size", status, msg, b.Rows, len(b.Data)))
 }
 
 // v3Partial reads the refused lines of an accept_partial write: the others

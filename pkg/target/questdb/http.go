@@ -57,11 +57,12 @@ func (t *Target) requestTimeout(n int) time.Duration {
 }
 
 func (w *httpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	// Refused before it is sent: nothing of it is written.
 	if err := checkILP(b); err != nil {
-		return load.Ack{}, err
+		return load.Ack{}, load.NotWritten(err)
 	}
 	if err := w.t.tablesReady(ctx, w.seen, b); err != nil {
-		return load.Ack{}, err
+		return load.Ack{}, load.NotWritten(err)
 	}
 	data := body(&w.buf, b, w.version)
 	if len(data) == 0 {
@@ -130,5 +131,5 @@ func classify(status int, msg []byte, b *load.Batch) (load.Ack, error) {
 		fmt.Fprintf(&sb, " (code %s, errorId %s)", se.Code, se.ErrorID)
 	}
 	sb.WriteString("; the whole request was rolled back")
-	return load.Ack{}, fmt.Errorf("%s", sb.String())
+	return load.Ack{}, load.NotWritten(fmt.Errorf("%s", sb.String()))
 }

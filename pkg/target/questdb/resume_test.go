@@ -2,12 +2,16 @@ package questdb
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/pkg/journal"
+	"github.com/tsload/tsload/pkg/results"
 )
 
 // TestResumeWithoutDedupRefused: a load into tables without DEDUP whose
@@ -71,5 +75,113 @@ func TestResumeRecordsDedup(t *testing.T) {
 	d := tg.Describe()
 	if d.Settings["dedup"] != true || len(d.Tables) != 1 || d.Tables[0].Name != name || !*d.Tables[0].Dedup {
 		t.Fatalf("a resumed run that wrote nothing describes dedup %v, tables %+v", d.Settings["dedup"], d.Tables)
+	}
+}
+
+// TestResumeResultsSayDedup: the results file of a resumed load made with
+// DEDUP says dedup true (settings, flags and each table), read from the
+// table, whether the resumed run writes nothing (every batch acknowledged
+// earlier) or the rest of the load.
+func TestResumeResultsSayDedup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the loader")
+	}
+	s := server(t)
+	table := uniqueName(t, "resume_says_dedup")
+	direct := newTarget(t, s, HTTP, true, testTable(table))
+	qr, err := direct.withQuerier(context.Background())
+	if err == nil {
+		_, err = qr.query(context.Background(), CreateTableSQL(testTable(table), true))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := loadtest.BuildCommand(t, "github.com/tsload/tsload/cmd/load_questdb")
+	in := loadtest.RateLines(t, table, 1000)
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.json")
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := loadtest.RunCommand(bin, args...); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	says := func(when string) {
+		t.Helper()
+		r := loadtest.ReadResults(t, res)
+		if r.Resume == nil {
+			t.Fatalf("%s: the results file is not a resumed run's", when)
+		}
+		if r.Setup == nil || r.Setup.Settings["dedup"] != true || r.Flags["dedup"] != true || len(r.Setup.Tables) != 1 ||
+			r.Setup.Tables[0].Name != table || r.Setup.Tables[0].Dedup == nil || !*r.Setup.Tables[0].Dedup {
+			t.Fatalf("%s: the results file says flag dedup %v, setup %+v; the table has DEDUP", when, r.Flags["dedup"], r.Setup)
+		}
+	}
+	run("--file", in, "--batch-size", "100", "--http-url", s.http, "--pg", s.pg, "--dedup", "--results-file", res)
+	loadtest.AsKilled(t, res)
+	run("--resume", res, "--pg", s.pg)
+	says("resumed with every batch acknowledged")
+}
+
+// TestResumeAfterRefusedBatch: a load without DEDUP whose 5th batch the
+// server refuses (a string for the table's LONG column s: 400, the request
+// rolled back) stops with nothing in doubt: the refused batch is not
+// written, so --resume, once the column is dropped, is not refused for
+// batches in doubt, sends batch 5 and the rest, and ends exact.
+func TestResumeAfterRefusedBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the loader")
+	}
+	s := server(t)
+	table := uniqueName(t, "resume_refused")
+	direct := newTarget(t, s, HTTP, true, testTable(table))
+	qr, err := direct.withQuerier(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := func(sql string) {
+		t.Helper()
+		if _, err := qr.query(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	query(CreateTableSQL(testTable(table), false))
+	query("ALTER TABLE " + quote(table) + " ADD COLUMN s LONG")
+	const rows = 1000
+	var b strings.Builder
+	for i := 0; i < rows; i++ {
+		s := ""
+		if i == 450 { // in batch 5 of 100 rows
+			s = `,s="text"`
+		}
+		fmt.Fprintf(&b, "%s,host=h%d,region=r%d v=%d.5,n=%di%s %d\n", table, i%7, i%3, i, i, s, int64(1704067200000000000)+int64(i)*1e6)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ilp")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := loadtest.BuildCommand(t, "github.com/tsload/tsload/cmd/load_questdb")
+	res := filepath.Join(dir, "r.json")
+	out, err := loadtest.RunCommand(bin, "--file", in, "--batch-size", "100", "--workers", "1", "--http-url", s.http, "--pg", s.pg,
+		"--dedup=false", "--wal-timeout", "1m", "--results-file", res)
+	if err == nil || !strings.Contains(out, "input line 451") || !strings.Contains(out, "rolled back") {
+		t.Fatalf("the load with a refused line: %v\n%s", err, out)
+	}
+	j, _, err := journal.Read(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.InDoubt) != 0 || j.Rows != 400 {
+		t.Fatalf("after the refusal the journal holds %d rows acknowledged, in doubt %+v; want 400 and none", j.Rows, j.InDoubt)
+	}
+	query("ALTER TABLE " + quote(table) + " DROP COLUMN s")
+	out, err = loadtest.RunCommand(bin, "--resume", res, "--pg", s.pg)
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	r := loadtest.ReadResults(t, res)
+	if r.Status != results.StatusOK || r.Verify == nil || !r.Verify.OK || r.Resume == nil || r.Resume.InDoubt != 0 || r.Resume.SkippedRows != 400 || r.Rows != rows-400 {
+		t.Fatalf("resumed: status %s, verify %+v, resume %+v, %d rows\n%s", r.Status, r.Verify, r.Resume, r.Rows, out)
 	}
 }

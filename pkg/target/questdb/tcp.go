@@ -49,11 +49,12 @@ func (w *tcpWriter) connect(ctx context.Context) error {
 }
 
 func (w *tcpWriter) Write(ctx context.Context, b *load.Batch) (load.Ack, error) {
+	// Refused before it is sent: nothing of it is written.
 	if err := checkILP(b); err != nil {
-		return load.Ack{}, err
+		return load.Ack{}, load.NotWritten(err)
 	}
 	if err := w.t.tablesReady(ctx, w.seen, b); err != nil {
-		return load.Ack{}, err
+		return load.Ack{}, load.NotWritten(err)
 	}
 	if w.conn == nil {
 		if err := w.connect(ctx); err != nil {
