@@ -333,13 +333,10 @@ func (s *rseries) cell(g int64, nf int) int {
 		s.last = slices.Insert(s.last, 0, make([]int64, k)...)
 		s.base = g
 	}
-	for i := int(g - s.base); len(s.kept) <= i; {
-		s.kept = append(s.kept, 0)
-		s.last = append(s.last, 0)
-		for range nf {
-			s.vals = append(s.vals, 0)
-			s.n = append(s.n, 0)
-		}
+	if i, l := int(g-s.base), len(s.kept); l <= i {
+		k := i + 1 - l // append(x, make(...)...) grows x without a slice of its own
+		s.kept, s.last = append(s.kept, make([]int64, k)...), append(s.last, make([]int64, k)...)
+		s.vals, s.n = append(s.vals, make([]float64, k*nf)...), append(s.n, make([]int64, k*nf)...)
 	}
 	return int(g - s.base)
 }

@@ -1,6 +1,7 @@
 package questdb
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -8,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -115,14 +115,12 @@ func (q *execQuerier) query(ctx context.Context, sql string) ([][]string, error)
 	}
 	body, status := resp.Body, resp.Status
 	var doc struct {
-		Error   string            `json:"error"`
-		Dataset [][]any           `json:"dataset"`
-		DDL     string            `json:"ddl"`
-		Columns []json.RawMessage `json:"columns"`
+		Error   string              `json:"error"`
+		Dataset [][]json.RawMessage `json:"dataset"`
+		DDL     string              `json:"ddl"`
+		Columns []json.RawMessage   `json:"columns"`
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
+	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, fmt.Errorf("questdb: /exec %s: HTTP %d: %.200q", sql, status, body)
 	}
 	if doc.Error != "" || status != http.StatusOK {
@@ -132,18 +130,31 @@ func (q *execQuerier) query(ctx context.Context, sql string) ([][]string, error)
 	for i, r := range doc.Dataset {
 		row := make([]string, len(r))
 		for j, v := range r {
-			switch v := v.(type) {
-			case nil:
-				row[j] = ""
-			case string:
-				row[j] = v
-			default:
-				row[j] = fmt.Sprint(v)
+			t, err := jsonText(v)
+			if err != nil {
+				return nil, fmt.Errorf("questdb: /exec %s: row %d, column %d: %w", sql, i+1, j+1, err)
 			}
+			row[j] = t
 		}
 		out[i] = row
 	}
 	return out, nil
+}
+
+// jsonText is a JSON value of /exec's dataset as text: "" for null, a
+// string's content, a number or boolean as written.
+func jsonText(v json.RawMessage) (string, error) {
+	switch {
+	case string(v) == "null":
+		return "", nil
+	case len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0:
+		return string(v[1 : len(v)-1]), nil
+	case len(v) > 0 && v[0] == '"':
+		var s string
+		err := json.Unmarshal(v, &s)
+		return s, err
+	}
+	return string(v), nil
 }
 
 func (q *execQuerier) close() error { return nil }
