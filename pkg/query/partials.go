@@ -254,7 +254,12 @@ func (r *Partials) AddRowID(id int, ns int64, tags []string, hasTag []bool, vals
 		s.rows = append(s.rows, row)
 		return
 	}
-	c := s.cell(g, r.nf)
+	// Rows come mostly in order: their cell is there, found without a call
+	// (g below base wraps past every length).
+	c := int(g - s.base)
+	if uint64(g-s.base) >= uint64(len(s.kept)) {
+		c = s.grow(g, r.nf)
+	}
 	first := s.kept[c] == 0
 	s.kept[c]++
 	cv, n := s.vals[c*r.nf:(c+1)*r.nf], s.n[c*r.nf:(c+1)*r.nf]
@@ -320,8 +325,8 @@ func (r *Partials) seriesOf(tags []string) *rseries {
 	return s
 }
 
-// cell is the index of grain g's cell, made when missing.
-func (s *rseries) cell(g int64, nf int) int {
+// grow makes grain g's cell (of nf values) and returns its index.
+func (s *rseries) grow(g int64, nf int) int {
 	switch {
 	case len(s.kept) == 0:
 		s.base = g
@@ -393,6 +398,18 @@ func (r *Partials) Answer(q *Query) (ans *Answer, ok bool) {
 		seen  bool
 	}
 	groups := map[gkey]*acc{}
+	// The accumulators' vectors are cut from slabs: an answer has one per
+	// group and bucket, hundreds over a long window.
+	var valSlab []float64
+	var nSlab []int64
+	newAcc := func() *acc {
+		if len(valSlab) < r.nf {
+			valSlab, nSlab = make([]float64, 64*r.nf), make([]int64, 64*r.nf)
+		}
+		a := &acc{vals: valSlab[:r.nf:r.nf], n: nSlab[:r.nf:r.nf]}
+		valSlab, nSlab = valSlab[r.nf:], nSlab[r.nf:]
+		return a
+	}
 	ans = &Answer{}
 	for _, s := range r.series {
 		if !r.where(q, s) {
@@ -418,11 +435,11 @@ func (r *Partials) Answer(q *Query) (ans *Answer, ok bool) {
 			if a == nil || (q.Bucket > 0 && g >= bucketEnd) {
 				k := gkey{group: s.group}
 				if q.Bucket > 0 {
-					k.bucket = BucketStart(time.Unix(0, g*r.grain), q.Bucket).UnixNano()
+					k.bucket = floorDiv(g*r.grain, int64(q.Bucket)) * int64(q.Bucket) // BucketStart
 					bucketEnd = (k.bucket + int64(q.Bucket)) / r.grain
 				}
 				if a = groups[k]; a == nil {
-					a = &acc{vals: make([]float64, r.nf), n: make([]int64, r.nf)}
+					a = newAcc()
 					for _, i := range r.groupAt {
 						a.group = append(a.group, s.tags[i])
 					}

@@ -100,7 +100,7 @@ func (q *querier) query(ctx context.Context, qr *query.Query) (*query.Answer, er
 		return nil, fmt.Errorf("%s: %w", stmt, err)
 	}
 	defer rows.Close()
-	vals := make([]any, len(lay.Names()))
+	vals := make([]any, lay.Columns())
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
@@ -141,7 +141,7 @@ func (q *querier) text(ctx context.Context, stmt string, lay sqlquery.Layout) (*
 		return sqlquery.Time(v)
 	}
 	a := &query.Answer{}
-	vals := make([]any, len(lay.Names()))
+	vals := make([]any, lay.Columns())
 	for _, r := range rows {
 		if len(r) != len(vals) {
 			return nil, fmt.Errorf("%s: a row of %d columns, want %d", stmt, len(r), len(vals))

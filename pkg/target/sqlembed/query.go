@@ -88,7 +88,7 @@ func (q *sqlQuerier) query(ctx context.Context, qr *query.Query) (*query.Answer,
 		return nil, fmt.Errorf("%s: %w", stmt, err)
 	}
 	defer rows.Close()
-	vals := make([]any, len(lay.Names()))
+	vals := make([]any, lay.Columns())
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]

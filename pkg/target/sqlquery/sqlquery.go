@@ -114,6 +114,15 @@ type Layout struct {
 	Values   int
 }
 
+// Columns is the number of the result's columns (len(Names())).
+func (l Layout) Columns() int {
+	n := l.Groups + l.Values
+	if l.TimeName != "" {
+		n++
+	}
+	return n
+}
+
 // Names are the result's column names, in order.
 func (l Layout) Names() []string {
 	var out []string
@@ -311,8 +320,8 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 // is "", a NULL value NaN, and the time is read by readTime (nil:
 // time.Time values and RFC 3339 text only), in UTC.
 func (l Layout) Row(vals []any, readTime func(any) (time.Time, error)) (query.Row, error) {
-	if len(vals) != len(l.Names()) {
-		return query.Row{}, fmt.Errorf("%d columns, want %d", len(vals), len(l.Names()))
+	if len(vals) != l.Columns() {
+		return query.Row{}, fmt.Errorf("%d columns, want %d", len(vals), l.Columns())
 	}
 	var r query.Row
 	i := 0

@@ -58,6 +58,9 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", d.Name, q.Name, err)
 			}
+			if lay.Columns() != len(lay.Names()) {
+				t.Errorf("%s %s: Columns %d, Names %v", d.Name, q.Name, lay.Columns(), lay.Names())
+			}
 			fmt.Fprintf(&b, "-- %s -> %s\n%s;\n\n", q, strings.Join(lay.Names(), ","), s)
 		}
 		path := filepath.Join("testdata", d.Name+".sql")
