@@ -55,9 +55,9 @@
 # gives the interference in cores (other processes' CPU beside the command and the server: the
 # loader's results file, else measured around the command by lib.sh's interf_begin/interf_end),
 # DISTURBED over 0.5 cores (docs/benchmarks.md).
-# TSLOAD_BENCH_SCALE, TSLOAD_BENCH_END, TSLOAD_BENCH_BATCH_SIZES, TSLOAD_BENCH_WORKERS and
-# TSLOAD_BENCH_METHODS set the defaults of --scale, --timestamp-end, --batch-sizes, --workers
-# and --methods.
+# TSLOAD_BENCH_SCALE, TSLOAD_BENCH_END, TSLOAD_BENCH_BATCH_SIZES, TSLOAD_BENCH_WORKERS,
+# TSLOAD_BENCH_METHODS and TSLOAD_BENCH_ROUNDS set the defaults of --scale, --timestamp-end,
+# --batch-sizes, --workers, --methods and --rounds.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -11,25 +11,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzztime=${TSLOAD_FUZZTIME:-10s}
+t0=$SECONDS
+# phase names a step of the run with the minutes and seconds since its start.
+phase() { printf '== %s (at %dm%02ds)\n' "$1" $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)); }
 
-echo "== starting servers"
+phase "starting servers"
 bash scripts/start_postgres.sh
 bash scripts/start_influxdb.sh
 bash scripts/start_influxdb.sh --version 2   # builds influxd 2.7.12 once (cached under ~/.cache/tsload)
-bash scripts/start_influxdb.sh --version 3 || echo "== InfluxDB 3 not started: its integration tests fail under CI=true, skip otherwise" >&2
+bash scripts/start_influxdb.sh --version 3 || phase "InfluxDB 3 not started: its integration tests fail under CI=true, skip otherwise" >&2
 bash scripts/start_questdb.sh
 # CnosDB comes from ../shared/vendor (no registry carries it); without it the rest still
 # runs, and the CnosDB tests fail under CI=true (skip otherwise).
 bash scripts/start_victoriametrics.sh   # builds VictoriaMetrics v1.151.0 once (cached under ~/.cache/tsload)
 bash scripts/start_prometheus.sh   # Debian's Prometheus 2.42.0 (apt-get download, unpacked into ~/.cache/tsload: seconds)
-bash scripts/start_cnosdb.sh || echo "== CnosDB not started: its integration tests fail under CI=true, skip otherwise" >&2
+bash scripts/start_cnosdb.sh || phase "CnosDB not started: its integration tests fail under CI=true, skip otherwise" >&2
 bash scripts/start_clickhouse.sh   # Debian's clickhouse-server 18.16.1, unpacked into ~/.cache/tsload once
 bash scripts/install_chdb.sh >/dev/null   # chDB 3.7.2 (ClickHouse 25.8 in-process) for load_clickhouse --db-path
 bash scripts/start_cassandra.sh   # cassandra-all 5.0.9 from Maven Central once (cached under ~/.cache/tsload)
 
 # pkg/report renders its HTML page in headless Chromium (Debian's package) and checks it.
 if ! command -v chromium >/dev/null 2>&1; then
-  echo "== installing chromium (the HTML report test renders its page)"
+  phase "installing chromium (the HTML report test renders its page)"
   as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
   as_root apt-get -o DPkg::Lock::Timeout=900 update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -q \
@@ -38,7 +41,7 @@ fi
 
 # load_duckdb and load_sqlite link their databases through cgo (DuckDB's library is C++).
 if ! command -v gcc >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
-  echo "== installing gcc and g++ (cgo: the DuckDB and SQLite drivers)"
+  phase "installing gcc and g++ (cgo: the DuckDB and SQLite drivers)"
   as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
   as_root apt-get -o DPkg::Lock::Timeout=900 update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends gcc g++ >/dev/null
@@ -48,14 +51,14 @@ fi
 # cargo and cached under ~/.cache/tsload (from an empty cache about 7.5 CPU-minutes, 12 minutes
 # on the 2-core VM while other work ran; a no-op afterwards). rustup without a toolchain gets
 # the stable one; with no Rust at all build_tonbo.sh stops the run saying so (https://rustup.rs).
-echo "== building the tonbo bridge"
+phase "building the tonbo bridge"
 export PATH=$PATH:$HOME/.cargo/bin
 if ! cargo --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
   rustup toolchain install stable --profile minimal && rustup default stable
 fi
 bash scripts/build_tonbo.sh
 
-echo "== go vet"
+phase "go vet"
 go vet ./...
 go vet -tags tonbo ./pkg/target/tonbo/ ./cmd/load_tonbo/
 # The builds without amd64 assembly (arm64: the pure-Go ILP scanner) and without memory mapping
@@ -63,14 +66,14 @@ go vet -tags tonbo ./pkg/target/tonbo/ ./cmd/load_tonbo/
 GOARCH=arm64 go vet ./...
 GOOS=windows go vet ./pkg/split/ ./pkg/runner/ ./pkg/loadcli/ ./pkg/gen/
 
-echo "== go test"
+phase "go test"
 go test -count=1 -timeout 20m ./...
 # load_tonbo with its bridge: the conformance suite in every mode, and the built loader.
 go test -count=1 -timeout 10m -tags tonbo ./pkg/target/tonbo/ ./cmd/load_tonbo/
 
 # Every shell command of README.md, in order, at a small size, against the servers started
 # above; alone, because the commands load into the databases the README names.
-echo "== README examples"
+phase "README examples"
 TSLOAD_README_TEST=1 go test -count=1 -timeout 30m -run '^TestREADME$' ./internal/readmetest
 
 # fuzz PKG FN runs one fuzzer for $fuzztime. Go 1.26's fuzzing coordinator can fail a target
@@ -108,14 +111,14 @@ fuzz() {
 }
 
 if [ "$fuzztime" != "0" ]; then
-  echo "== fuzzing each target for $fuzztime"
+  phase "fuzzing each target for $fuzztime"
   # Every "func FuzzX(f *testing.F)" in the tree, run alone for a bounded time.
   grep -rl --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]+\(f \*testing\.F\)' . | sort | while read -r file; do
     pkg=./$(dirname "${file#./}")
     for fn in $(grep -oE '^func Fuzz[A-Za-z0-9_]+' "$file" | sed 's/^func //'); do
-      echo "-- $pkg $fn"
+      printf -- '-- %s %s (at %ds)\n' "$pkg" "$fn" $((SECONDS - t0))
       fuzz "$pkg" "$fn"
     done
   done
 fi
-echo "== all tests passed"
+phase "all tests passed"

@@ -27,6 +27,7 @@ const (
 var smallEnv = []string{
 	"SCALE=5", "END=" + smallEnd, // bench_generate.sh
 	"TSLOAD_BENCH_SCALE=5", "TSLOAD_BENCH_END=" + smallEnd, "TSLOAD_BENCH_BATCH_SIZES=5000", "TSLOAD_BENCH_WORKERS=2", // bench_load.sh
+	"TSLOAD_BENCH_ROUNDS=1",                      // bench_load.sh duckdb|sqlite|tonbo: one round of each run, not the median of three
 	"TSLOAD_RATE_EVERY=1s", "TSLOAD_RATE_MAX=4k", // bench_rate.sh: two or three 1 s steps, not a 40-80 s staircase
 }
 

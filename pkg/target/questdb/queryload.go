@@ -117,6 +117,21 @@ func (q *loadQuerier) query(ctx context.Context, qr *query.Query) (*query.Answer
 	if err := q.applied(ctx, qr.Table); err != nil {
 		return nil, err
 	}
+	if q.exec != nil { // text: read as text, not boxed
+		text, err := q.exec.query(ctx, stmt)
+		if err != nil {
+			return nil, err
+		}
+		a := &query.Answer{Rows: make([]query.Row, 0, len(text))}
+		for i, vals := range text {
+			r, err := lay.TextRow(vals)
+			if err != nil {
+				return nil, fmt.Errorf("%s: row %d: %w", stmt, i+1, err)
+			}
+			a.Rows = append(a.Rows, r)
+		}
+		return a, nil
+	}
 	rows, err := q.rows(ctx, stmt)
 	if err != nil {
 		return nil, err

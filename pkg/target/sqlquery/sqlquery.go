@@ -358,6 +358,43 @@ func (l Layout) Row(vals []any, readTime func(any) (time.Time, error)) (query.Ro
 	return r, nil
 }
 
+// TextRow is Row for a result given as text (an HTTP API's JSON): ""
+// is NULL, a number or a time as the database wrote it. It spares a
+// boxed value per column; the row's Group is vals' first columns, not a
+// copy.
+func (l Layout) TextRow(vals []string) (query.Row, error) {
+	if len(vals) != l.Columns() {
+		return query.Row{}, fmt.Errorf("%d columns, want %d", len(vals), l.Columns())
+	}
+	var r query.Row
+	i := 0
+	if l.Groups > 0 {
+		r.Group = vals[:l.Groups:l.Groups]
+		i = l.Groups
+	}
+	if l.TimeName != "" {
+		if vals[i] == "" {
+			return query.Row{}, fmt.Errorf("column %d: time is NULL", i+1)
+		}
+		t, err := ParseTime(vals[i])
+		if err != nil {
+			return query.Row{}, fmt.Errorf("column %d: %w", i+1, err)
+		}
+		r.Time = t
+		i++
+	}
+	r.Values = make([]float64, l.Values)
+	for j := range r.Values {
+		v, err := parseFloat(vals[i])
+		if err != nil {
+			return query.Row{}, fmt.Errorf("column %d: %w", i+1, err)
+		}
+		r.Values[j] = v
+		i++
+	}
+	return r, nil
+}
+
 // MapRow reads a result row given as a map by column name (a JSON
 // object) as Row does.
 func (l Layout) MapRow(m map[string]any, readTime func(any) (time.Time, error)) (query.Row, error) {

@@ -119,6 +119,19 @@ func TestRow(t *testing.T) {
 			t.Errorf("%v was read", bad)
 		}
 	}
+	r, err = lay.TextRow([]string{"a", "", "2016-01-04T00:00:01.5Z", "", "2.5", "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Time = t0.Add(1500 * time.Millisecond)
+	if d := query.Diff(&query.Answer{Rows: []query.Row{want}}, &query.Answer{Rows: []query.Row{r}}, 0); d != "" {
+		t.Error(d)
+	}
+	for _, bad := range [][]string{{"a"}, {"a", "b", "", "1", "2", "3"}, {"a", "b", "yesterday", "1", "2", "3"}, {"a", "b", "2016-01-04T00:00:00Z", "x", "2", "3"}} {
+		if _, err := lay.TextRow(bad); err == nil {
+			t.Errorf("%q was read", bad)
+		}
+	}
 }
 
 // FuzzRow: a result row of any text is read or refused, never a panic,
@@ -130,8 +143,16 @@ func FuzzRow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, g, tm, v string) {
 		lay := Layout{Groups: 1, TimeName: "tsq_time", Values: 1}
 		r, err := lay.Row([]any{g, tm, v}, nil)
+		// TextRow reads the same text as Row, "" being NULL.
+		tr, terr := lay.TextRow([]string{g, tm, v})
+		if (err == nil) != (terr == nil) {
+			t.Fatalf("%q %q %q: Row error %v, TextRow error %v", g, tm, v, err, terr)
+		}
 		if err != nil {
 			return
+		}
+		if d := query.Diff(&query.Answer{Rows: []query.Row{r}}, &query.Answer{Rows: []query.Row{tr}}, 0); d != "" {
+			t.Errorf("%q %q %q: TextRow differs from Row: %s", g, tm, v, d)
 		}
 		if r.Group[0] != g || r.Time.Location() != time.UTC {
 			t.Errorf("%q %q %q read as %v", g, tm, v, r)
