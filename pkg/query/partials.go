@@ -339,11 +339,24 @@ func (s *rseries) grow(g int64, nf int) int {
 		s.base = g
 	}
 	if i, l := int(g-s.base), len(s.kept); l <= i {
-		k := i + 1 - l // append(x, make(...)...) grows x without a slice of its own
-		s.kept, s.last = append(s.kept, make([]int64, k)...), append(s.last, make([]int64, k)...)
-		s.vals, s.n = append(s.vals, make([]float64, k*nf)...), append(s.n, make([]int64, k*nf)...)
+		k := i + 1 - l
+		s.kept, s.last = extend(s.kept, k), extend(s.last, k)
+		s.vals, s.n = extend(s.vals, k*nf), extend(s.n, k*nf)
 	}
 	return int(g - s.base)
+}
+
+// extend appends k zeros to x. A series gains a cell a grain at a time:
+// the capacity doubles (append grows a long slice by a quarter, copying
+// it each time).
+func extend[T int64 | float64](x []T, k int) []T {
+	l := len(x)
+	if l+k > cap(x) {
+		x = slices.Grow(x, max(k, l))
+	}
+	x = x[:l+k]
+	clear(x[l:])
+	return x
 }
 
 // Forget drops the rows before t (rounded down to a grain): Answer then
