@@ -34,7 +34,8 @@ type Partials struct {
 	// the Filter's field (-1: none).
 	tagAt, fieldAt []int
 	filterAt       int
-	own            bool // bound to Add's vectors
+	own            bool      // bound to Add's vectors
+	slab           []float64 // Agg Rows: where the next rows' values go
 	// Add's vectors.
 	tagBuf []string
 	hasTag []bool
@@ -247,7 +248,11 @@ func (r *Partials) AddRowID(id int, ns int64, tags []string, hasTag []bool, vals
 		return vals[r.fieldAt[i]]
 	}
 	if q.Agg == Rows {
-		row := Row{Time: time.Unix(0, ns).UTC(), Values: make([]float64, r.nf)}
+		if len(r.slab) < r.nf { // the rows' values, cut from blocks
+			r.slab = make([]float64, 512*r.nf)
+		}
+		row := Row{Time: time.Unix(0, ns).UTC(), Values: r.slab[:r.nf:r.nf]}
+		r.slab = r.slab[r.nf:]
 		for i := range row.Values {
 			row.Values[i] = value(i)
 		}
