@@ -34,8 +34,9 @@
 # MB/s, CPU seconds (user + system), peak RSS (GNU time; the largest process of a pipe), and
 # the ratios the targets use.
 # Files go to --out (default $TSLOAD_STATE/bench_overhead, TSLOAD_STATE defaults to
-# /tmp/tsload), named by their parameters so a later run reuses them. TSLOAD_BENCH_SCALE and
-# TSLOAD_BENCH_END set the defaults of --scale (4000) and --timestamp-end (03:00, 3 hours).
+# /tmp/tsload), named by their parameters so a later run reuses them. TSLOAD_BENCH_SCALE,
+# TSLOAD_BENCH_END and TSLOAD_BENCH_ROUNDS set the defaults of --scale (4000), --timestamp-end
+# (03:00, 3 hours) and --runs (3).
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -43,7 +44,7 @@ set -euo pipefail
 scale=${TSLOAD_BENCH_SCALE:-4000}
 ts_end=${TSLOAD_BENCH_END:-2016-01-01T03:00:00Z}
 workers=2
-runs=3
+runs=${TSLOAD_BENCH_ROUNDS:-3}
 out=""
 parse_flags bench_overhead.sh "--scale=scale --timestamp-end=ts_end --workers=workers --runs=runs --out=out" "$@"
 

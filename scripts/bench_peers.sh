@@ -29,8 +29,9 @@
 # TSBS's public source (github.com/timescale/tsbs, cmd/tsbs_load_victoriametrics) outside this
 # repository; without it its rows are left out with a message. TSLOAD_LOCK=FILE runs each load
 # under flock FILE (a machine whose servers are shared with tests). Files go to --out (default
-# $TSLOAD_STATE/bench_peers, TSLOAD_STATE defaults to /tmp/tsload). TSLOAD_BENCH_SCALE and
-# TSLOAD_BENCH_END set the defaults of --scale and --timestamp-end.
+# $TSLOAD_STATE/bench_peers, TSLOAD_STATE defaults to /tmp/tsload). TSLOAD_BENCH_SCALE,
+# TSLOAD_BENCH_END and TSLOAD_BENCH_ROUNDS set the defaults of --scale, --timestamp-end and
+# --runs.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -39,7 +40,7 @@ scale=${TSLOAD_BENCH_SCALE:-100}
 ts_end=${TSLOAD_BENCH_END:-2016-01-02T00:00:00Z}
 batch=5000
 workers=2
-runs=3
+runs=${TSLOAD_BENCH_ROUNDS:-3}
 url=""
 out=""
 parse_flags bench_peers.sh "--scale=scale --timestamp-end=ts_end --batch-size=batch --workers=workers
