@@ -25,9 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/influxdata/line-protocol/v2/lineprotocol"
-
 	"github.com/tsload/tsload/internal/loadtest"
+	"github.com/tsload/tsload/internal/lppoints"
 	"github.com/tsload/tsload/pkg/format"
 	"github.com/tsload/tsload/pkg/gen"
 	"github.com/tsload/tsload/pkg/load"
@@ -142,46 +141,12 @@ func Points(path, prefix string) (map[string][]query.Point, error) {
 		return nil, err
 	}
 	out := map[string][]query.Point{}
-	dec := lineprotocol.NewDecoderWithBytes(data)
-	for line := 1; dec.Next(); line++ {
-		m, err := dec.Measurement()
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		p := query.Point{Tags: map[string]string{}, Fields: map[string]float64{}}
-		table := prefix + string(m)
-		for {
-			k, v, err := dec.NextTag()
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-			}
-			if k == nil {
-				break
-			}
-			p.Tags[string(k)] = string(v)
-		}
-		for {
-			k, v, err := dec.NextField()
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-			}
-			if k == nil {
-				break
-			}
-			switch v.Kind() {
-			case lineprotocol.Float:
-				p.Fields[string(k)] = v.FloatV()
-			case lineprotocol.Int:
-				p.Fields[string(k)] = float64(v.IntV())
-			case lineprotocol.Uint:
-				p.Fields[string(k)] = float64(v.UintV())
-			}
-		}
-		if p.Time, err = dec.Time(lineprotocol.Nanosecond, time.Time{}); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		p.Time = p.Time.UTC()
-		out[table] = append(out[table], p)
+	err = lppoints.Each(data, func(table string, p query.Point) bool {
+		out[prefix+table] = append(out[prefix+table], p)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
 }

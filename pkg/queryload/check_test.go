@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/influxdata/line-protocol/v2/lineprotocol"
-
+	"github.com/tsload/tsload/internal/lppoints"
 	"github.com/tsload/tsload/pkg/query"
 )
 
@@ -80,47 +79,15 @@ type tablePoint struct {
 	query.Point
 }
 
-// ilpPoints is every line of data, decoded (booleans and strings left out,
-// as the checks read them).
+// ilpPoints is every line of data, decoded.
 func ilpPoints(t *testing.T, data []byte) []tablePoint {
 	t.Helper()
 	var out []tablePoint
-	dec := lineprotocol.NewDecoderWithBytes(data)
-	for dec.Next() {
-		m, err := dec.Measurement()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := tablePoint{table: string(m), Point: query.Point{Tags: map[string]string{}, Fields: map[string]float64{}}}
-		for {
-			k, v, err := dec.NextTag()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if k == nil {
-				break
-			}
-			p.Tags[string(k)] = string(v)
-		}
-		for {
-			k, v, err := dec.NextField()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if k == nil {
-				break
-			}
-			switch v.Kind() {
-			case lineprotocol.Float:
-				p.Fields[string(k)] = v.FloatV()
-			case lineprotocol.Int:
-				p.Fields[string(k)] = float64(v.IntV())
-			}
-		}
-		if p.Time, err = dec.Time(lineprotocol.Nanosecond, time.Time{}); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
+	if err := lppoints.Each(data, func(table string, p query.Point) bool {
+		out = append(out, tablePoint{table, p})
+		return true
+	}); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

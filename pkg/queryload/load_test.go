@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/influxdata/line-protocol/v2/lineprotocol"
-
+	"github.com/tsload/tsload/internal/lppoints"
 	"github.com/tsload/tsload/pkg/load"
 	"github.com/tsload/tsload/pkg/pace"
 	"github.com/tsload/tsload/pkg/query"
@@ -119,55 +118,15 @@ func (q fakeQuerier) Query(ctx context.Context, qy *query.Query) (*query.Answer,
 	f.dataMu.Unlock()
 	var err error
 	ans := query.Eval(qy, func(yield func(query.Point) bool) {
-		dec := lineprotocol.NewDecoderWithBytes(data)
-		for dec.Next() {
-			m, e := dec.Measurement()
-			if e != nil {
-				err = e
-				return
-			}
-			p := query.Point{Tags: map[string]string{}, Fields: map[string]float64{}}
-			for {
-				k, v, e := dec.NextTag()
-				if e != nil {
-					err = e
-					return
-				}
-				if k == nil {
-					break
-				}
-				p.Tags[string(k)] = string(v)
-			}
-			for {
-				k, v, e := dec.NextField()
-				if e != nil {
-					err = e
-					return
-				}
-				if k == nil {
-					break
-				}
-				switch v.Kind() {
-				case lineprotocol.Float:
-					p.Fields[string(k)] = v.FloatV()
-				case lineprotocol.Int:
-					p.Fields[string(k)] = float64(v.IntV())
-				}
-			}
-			if p.Time, e = dec.Time(lineprotocol.Nanosecond, time.Time{}); e != nil {
-				err = e
-				return
-			}
-			if string(m) != qy.Table {
-				continue
+		err = lppoints.Each(data, func(table string, p query.Point) bool {
+			if table != qy.Table {
+				return true
 			}
 			if f.tamper != nil {
 				f.tamper(&p)
 			}
-			if !yield(p) {
-				return
-			}
-		}
+			return yield(p)
+		})
 	})
 	return ans, err
 }
