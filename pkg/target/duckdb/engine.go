@@ -82,6 +82,8 @@ func (engine) NewRows(ctx context.Context, conn *sql.Conn, tb *schema.Table, per
 	if perRow {
 		return sqlembed.NewInsertRows(ctx, conn, tb, true)
 	}
+	// The Appender: a table function fed from Go slices and Arrow views
+	// were tried and left (docs/loaders/duckdb.md, What a row costs).
 	var a *duckdb.Appender
 	err := conn.Raw(func(dc any) error {
 		c, ok := dc.(driver.Conn)
