@@ -370,7 +370,9 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // and independent of order).
 func (f *FieldAcc) Decimal(mant uint64, exp int, neg bool) {
 	if exp < 0 || exp >= len(pow10) {
-		v := float64(mant) * math.Pow(10, -float64(exp))
+		// Rounded once, as a database parses the text (the min and max
+		// are compared exactly); not a case the ILP reader gives.
+		v, _ := strconv.ParseFloat(strconv.FormatUint(mant, 10)+"e"+strconv.Itoa(-exp), 64)
 		if neg {
 			v = -v
 		}
