@@ -224,8 +224,8 @@ func numeric(k Kind) bool { return k == Float || k == Int || k == Uint }
 // float4 column, where the read value is rounded to float32 and one
 // float32 unit in the last place is allowed (a database may round the
 // decimal text to 32 bits directly, not through float64), and a value the
-// database printed with 15 significant digits (Field.Printed), where
-// 2⁻⁴⁹ of it is allowed, as FloatTolerance allows a printed sum.
+// database printed with fewer digits than a float64 needs (Field.Printed),
+// where 2⁻⁴⁹ of it is allowed, as FloatTolerance allows a printed sum.
 func compareExtremes(e, f *Field, bad func(field, what, e, f, tol string)) {
 	for _, m := range [2]struct {
 		what      string

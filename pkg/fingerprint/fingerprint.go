@@ -99,9 +99,9 @@ type Field struct {
 	Extremes       bool
 	Min, Max       float64
 	IntMin, IntMax Int128
-	// Printed marks float extremes a database gave as decimal text of
-	// 15 significant digits (not enough to tell neighbouring float64s
-	// apart): compared within 2⁻⁴⁹ of the value.
+	// Printed marks float extremes a database gave as decimal text with
+	// fewer digits than a float64 needs (VictoriaMetrics' export: 16 where
+	// float64's greatest needs 17): compared within 2⁻⁴⁹ of the value.
 	Printed bool
 	// String fields: the sum of the values' lengths in bytes (after
 	// unescaping), where the database can compute it (Len < 0: not known).
