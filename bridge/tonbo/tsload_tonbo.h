@@ -10,7 +10,7 @@
 
 typedef struct tt_handle tt_handle;
 
-/* The tonbo release linked in and the bridge's ABI, "... abi 2)" (a static string). */
+/* The tonbo release linked in and the bridge's ABI, "... abi 3)" (a static string). */
 const char *tt_version(void);
 
 /* Frees a message the bridge returned. */
@@ -31,10 +31,12 @@ int tt_write(tt_handle *h, int mode, const uint8_t *buf, size_t len, size_t rows
 /* Scans every live row: rows, time range, distinct series (the key less
  * its last 16 bytes), and per column the non-NULL count, the exact integer
  * sum (isum_hi:isum_lo, two's complement; string byte lengths, true
- * booleans), the double sum and the sum of magnitudes. */
+ * booleans), the double sum and the sum of magnitudes, and the smallest
+ * and largest value of integer (imin, imax) and double (fmin, fmax)
+ * columns (left as they are for a column without values). */
 int tt_scan(tt_handle *h, int64_t *rows, int64_t *tmin, int64_t *tmax, int64_t *series,
             int64_t *counts, int64_t *isum_hi, uint64_t *isum_lo, double *fsums, double *fabs,
-            char **err);
+            int64_t *imin, int64_t *imax, double *fmin, double *fmax, char **err);
 
 /* Flushes the WAL and the memtables to files and frees the handle (also
  * on an error). */

@@ -21,9 +21,9 @@ import (
 	"github.com/tsload/tsload/pkg/usecase"
 )
 
-// Same fails t unless got equals want: every count, sum, length and time
-// exactly, float sums within 1e-9 relative (the database adds in its own
-// order).
+// Same fails t unless got equals want: every count, sum, length, time
+// and min and max (Extremes, Min, Max, IntMin, IntMax) exactly, float
+// sums within 1e-9 relative (the database adds in its own order).
 func Same(t testing.TB, got *fingerprint.Table, want fingerprint.Table) {
 	t.Helper()
 	if got == nil {

@@ -173,20 +173,40 @@ func (m *memTarget) Content(_ context.Context, qs []fingerprint.Query) (map[stri
 	return out, nil
 }
 
-// add adds one value to a field's aggregates.
+// add adds one value to a field's aggregates (numeric fields: min and
+// max too; a target that cannot compute them leaves Extremes false).
 func add(f *fingerprint.Field, v lineprotocol.Value) {
 	f.Count++
+	first := !f.Extremes
+	widen := func(x fingerprint.Int128) {
+		if first || x.Cmp(f.IntMin) < 0 {
+			f.IntMin = x
+		}
+		if first || x.Cmp(f.IntMax) > 0 {
+			f.IntMax = x
+		}
+		f.Extremes = true
+	}
 	switch v.Kind() {
 	case lineprotocol.Float:
 		x := v.FloatV()
 		f.Sum += x
 		f.AbsSum += math.Abs(x)
+		if first || x < f.Min {
+			f.Min = x
+		}
+		if first || x > f.Max {
+			f.Max = x
+		}
+		f.Extremes = true
 	case lineprotocol.Int:
 		f.IntSum = f.IntSum.AddInt64(v.IntV())
 		f.AbsSum += math.Abs(float64(v.IntV()))
+		widen(fingerprint.Int128FromInt64(v.IntV()))
 	case lineprotocol.Uint:
 		f.IntSum = f.IntSum.AddUint64(v.UintV())
 		f.AbsSum += float64(v.UintV())
+		widen(fingerprint.Int128FromUint64(v.UintV()))
 	case lineprotocol.String:
 		f.Len += int64(len(v.StringV()))
 	case lineprotocol.Bool:

@@ -2,6 +2,7 @@ package envinfo
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/tsload/tsload/pkg/fingerprint"
 )
@@ -29,8 +30,13 @@ type FieldFingerprint struct {
 	Sum    float64 `json:"sum,omitempty"`
 	AbsSum float64 `json:"abs_sum,omitempty"`
 	IntSum string  `json:"int_sum,omitempty"` // decimal: exact beyond 2^53
-	Len    int64   `json:"len,omitempty"`
-	True   int64   `json:"true,omitempty"`
+	// Min and Max of a numeric field, as text (integers in decimal,
+	// floats in round-trip text, "+Inf" included); empty when not known
+	// (a file described before they were recorded, or holding NaN).
+	Min  string `json:"min,omitempty"`
+	Max  string `json:"max,omitempty"`
+	Len  int64  `json:"len,omitempty"`
+	True int64  `json:"true,omitempty"`
 }
 
 var kinds = map[string]fingerprint.Kind{}
@@ -50,6 +56,13 @@ func FingerprintOf(reads map[string]*fingerprint.Read) []TableFingerprint {
 			ff := FieldFingerprint{Name: f.Name, Kind: f.Kind.String(), Count: f.Count, Sum: f.Sum, AbsSum: f.AbsSum, Len: f.Len, True: f.True}
 			if f.Kind == fingerprint.Int || f.Kind == fingerprint.Uint {
 				ff.IntSum = f.IntSum.String()
+			}
+			if f.Extremes {
+				if f.Kind == fingerprint.Float {
+					ff.Min, ff.Max = strconv.FormatFloat(f.Min, 'g', -1, 64), strconv.FormatFloat(f.Max, 'g', -1, 64)
+				} else {
+					ff.Min, ff.Max = f.IntMin.String(), f.IntMax.String()
+				}
 			}
 			t.Fields = append(t.Fields, ff)
 		}
@@ -73,6 +86,17 @@ func (t TableFingerprint) Read() *fingerprint.Read {
 				ff.IntSum = v
 			} else {
 				ff.Count = -1
+			}
+		}
+		if f.Min != "" && f.Max != "" {
+			if k == fingerprint.Float {
+				lo, err1 := strconv.ParseFloat(f.Min, 64)
+				hi, err2 := strconv.ParseFloat(f.Max, 64)
+				ff.Extremes, ff.Min, ff.Max = err1 == nil && err2 == nil, lo, hi
+			} else {
+				lo, ok1 := fingerprint.ParseInt128(f.Min)
+				hi, ok2 := fingerprint.ParseInt128(f.Max)
+				ff.Extremes, ff.IntMin, ff.IntMax = ok1 && ok2, lo, hi
 			}
 		}
 		r.Fields = append(r.Fields, ff)

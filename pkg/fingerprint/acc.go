@@ -3,6 +3,7 @@ package fingerprint
 import (
 	"math"
 	"sort"
+	"strconv"
 )
 
 // Options bound what an accumulator remembers.
@@ -220,7 +221,7 @@ func (t *TableAcc) Field(name []byte, kind Kind) *FieldAcc {
 	}
 	f := t.fields[string(name)]
 	if f == nil {
-		f = &FieldAcc{name: string(name), kind: kind}
+		f = newFieldAcc(string(name), kind)
 		t.fields[f.name] = f
 	} else if f.kind != kind {
 		f.mixed, f.kind = true, mixedKind(f.kind, kind)
@@ -258,7 +259,7 @@ func (t *TableAcc) merge(o *TableAcc) {
 	for n, of := range o.fields {
 		f := t.fields[n]
 		if f == nil {
-			f = &FieldAcc{name: n, kind: of.kind}
+			f = newFieldAcc(n, of.kind)
 			t.fields[n] = f
 		}
 		f.merge(of)
@@ -298,13 +299,36 @@ type FieldAcc struct {
 	nonFinite bool
 	isum      Int128
 	n         int64 // string bytes or true values
+	// The extremes of the values given to Float, Int and Uint, each pair
+	// empty (min > max) until one is given (newFieldAcc), so that a value
+	// costs two comparisons; nan: a NaN was given (the extremes are then
+	// not compared: databases order NaN each their own way). Decimal keeps
+	// its own in dec.
+	fmin, fmax float64
+	imin, imax int64
+	umin, umax uint64
+	nan        bool
+}
+
+func newFieldAcc(name string, kind Kind) *FieldAcc {
+	return &FieldAcc{name: name, kind: kind,
+		fmin: math.Inf(1), fmax: math.Inf(-1),
+		imin: math.MaxInt64, imax: math.MinInt64,
+		umin: math.MaxUint64, umax: 0}
 }
 
 // Float adds a float value.
 func (f *FieldAcc) Float(v float64) {
 	f.count++
+	if v < f.fmin {
+		f.fmin = v
+	}
+	if v > f.fmax {
+		f.fmax = v
+	}
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		f.nonFinite = true
+		f.nan = f.nan || v != v
 		return
 	}
 	f.add(v)
@@ -312,8 +336,29 @@ func (f *FieldAcc) Float(v float64) {
 }
 
 // decSum is the exact sum of decimals with the same number of digits
-// after the point, as integers: the signed values and their magnitudes.
-type decSum struct{ sum, abs Int128 }
+// after the point, as integers: the signed values and their magnitudes;
+// and their extremes, lo and hi (seen: there is one).
+type decSum struct {
+	sum, abs Int128
+	lo, hi   Int128
+	seen     bool
+}
+
+// extremes adds d's extremes (as float64, each rounded once as a
+// database parsing the decimal text rounds it) to lo and hi.
+func (d *decSum) extremes(e int, lo, hi *float64) {
+	if !d.seen {
+		return
+	}
+	*lo = min(*lo, decFloat(d.lo, e))
+	*hi = max(*hi, decFloat(d.hi, e))
+}
+
+// decFloat is v / 10^e rounded to the nearest float64.
+func decFloat(v Int128, e int) float64 {
+	x, _ := strconv.ParseFloat(v.String()+"e-"+strconv.Itoa(e), 64)
+	return x
+}
 
 // pow10 holds the powers of ten a float64 represents exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -325,7 +370,9 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // and independent of order).
 func (f *FieldAcc) Decimal(mant uint64, exp int, neg bool) {
 	if exp < 0 || exp >= len(pow10) {
-		v := float64(mant) * math.Pow(10, -float64(exp))
+		// Rounded once, as a database parses the text (the min and max
+		// are compared exactly); not a case the ILP reader gives.
+		v, _ := strconv.ParseFloat(strconv.FormatUint(mant, 10)+"e"+strconv.Itoa(-exp), 64)
 		if neg {
 			v = -v
 		}
@@ -337,12 +384,19 @@ func (f *FieldAcc) Decimal(mant uint64, exp int, neg bool) {
 		f.dec = new([len(pow10)]decSum)
 	}
 	d := &f.dec[exp]
+	v := Int128FromUint64(mant)
 	if neg {
-		d.sum = d.sum.Add(Int128FromUint64(mant).Neg())
-	} else {
-		d.sum = d.sum.AddUint64(mant)
+		v = v.Neg()
 	}
+	d.sum = d.sum.Add(v)
 	d.abs = d.abs.AddUint64(mant)
+	if !d.seen || v.Cmp(d.lo) < 0 {
+		d.lo = v
+	}
+	if !d.seen || v.Cmp(d.hi) > 0 {
+		d.hi = v
+	}
+	d.seen = true
 }
 
 // add is one Neumaier step.
@@ -361,6 +415,12 @@ func (f *FieldAcc) Int(v int64) {
 	f.count++
 	f.isum = f.isum.AddInt64(v)
 	f.abs += math.Abs(float64(v))
+	if v < f.imin {
+		f.imin = v
+	}
+	if v > f.imax {
+		f.imax = v
+	}
 }
 
 // Uint adds an unsigned integer value.
@@ -368,6 +428,12 @@ func (f *FieldAcc) Uint(v uint64) {
 	f.count++
 	f.isum = f.isum.AddUint64(v)
 	f.abs += float64(v)
+	if v < f.umin {
+		f.umin = v
+	}
+	if v > f.umax {
+		f.umax = v
+	}
 }
 
 // String adds a string value of n bytes (after unescaping).
@@ -409,12 +475,26 @@ func (f *FieldAcc) merge(o *FieldAcc) {
 			f.dec = new([len(pow10)]decSum)
 		}
 		for e := range o.dec {
-			f.dec[e].sum = f.dec[e].sum.Add(o.dec[e].sum)
-			f.dec[e].abs = f.dec[e].abs.Add(o.dec[e].abs)
+			d, od := &f.dec[e], &o.dec[e]
+			d.sum = d.sum.Add(od.sum)
+			d.abs = d.abs.Add(od.abs)
+			if od.seen {
+				if !d.seen || od.lo.Cmp(d.lo) < 0 {
+					d.lo = od.lo
+				}
+				if !d.seen || od.hi.Cmp(d.hi) > 0 {
+					d.hi = od.hi
+				}
+				d.seen = true
+			}
 		}
 	}
 	f.isum = f.isum.Add(o.isum)
 	f.n += o.n
+	f.fmin, f.fmax = min(f.fmin, o.fmin), max(f.fmax, o.fmax)
+	f.imin, f.imax = min(f.imin, o.imin), max(f.imax, o.imax)
+	f.umin, f.umax = min(f.umin, o.umin), max(f.umax, o.umax)
+	f.nan = f.nan || o.nan
 }
 
 func (f *FieldAcc) result() Field {
@@ -436,8 +516,25 @@ func (f *FieldAcc) result() Field {
 		if f.nonFinite {
 			r.Sum = math.NaN()
 		}
-	case Int, Uint:
+		lo, hi := f.fmin, f.fmax
+		if f.dec != nil {
+			for e := range f.dec {
+				f.dec[e].extremes(e, &lo, &hi)
+			}
+		}
+		if lo <= hi && !f.nan {
+			r.Extremes, r.Min, r.Max = true, lo, hi
+		}
+	case Int:
 		r.IntSum, r.AbsSum = f.isum, f.abs
+		if f.imin <= f.imax {
+			r.Extremes, r.IntMin, r.IntMax = true, Int128FromInt64(f.imin), Int128FromInt64(f.imax)
+		}
+	case Uint:
+		r.IntSum, r.AbsSum = f.isum, f.abs
+		if f.umin <= f.umax {
+			r.Extremes, r.IntMin, r.IntMax = true, Int128FromUint64(f.umin), Int128FromUint64(f.umax)
+		}
 	case String:
 		r.Len = f.n
 	case Bool:
@@ -445,6 +542,7 @@ func (f *FieldAcc) result() Field {
 	}
 	if f.mixed {
 		r.Count = -1
+		r.Extremes, r.Min, r.Max, r.IntMin, r.IntMax = false, 0, 0, Int128{}, Int128{}
 	}
 	return r
 }

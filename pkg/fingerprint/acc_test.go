@@ -273,7 +273,8 @@ func TestDecimalAgreesWithFloat(t *testing.T) {
 	}
 	dec.Merge(half)
 	d, f := dec.Result()["t"].Fields[0], flt.Result()["t"].Fields[0]
-	if d.Count != f.Count || math.Abs(d.Sum-f.Sum) > 1e-12*f.AbsSum || math.Abs(d.AbsSum-f.AbsSum) > 1e-12*f.AbsSum {
+	if d.Count != f.Count || math.Abs(d.Sum-f.Sum) > 1e-12*f.AbsSum || math.Abs(d.AbsSum-f.AbsSum) > 1e-12*f.AbsSum ||
+		!d.Extremes || !f.Extremes || d.Min != f.Min || d.Max != f.Max {
 		t.Fatalf("decimal %+v, float %+v", d, f)
 	}
 }

@@ -4,8 +4,9 @@ import "sort"
 
 // Combine is the expectation after appending run to a table that held
 // before (what the database answered before the load): "before + this run
-// = after". Rows, non-NULL counts and sums add; the time range is the
-// union of the two; series cannot be added, since the run's series may be
+// = after". Rows, non-NULL counts and sums add; the time range and the
+// fields' extremes are the union of the two (extremes unknown when before
+// did not give them); series cannot be added, since the run's series may be
 // ones the table held, so after the load there are between the larger of
 // the two counts and their sum, and that range is all Compare checks.
 // On an overwriting database (overwrites) the run's rows may also have
@@ -74,11 +75,14 @@ func addField(f, b *Field) {
 		f.Count = -1
 		return
 	}
+	runCount := f.Count
 	f.Count += b.Count
 	switch {
 	case b.Kind == Float && f.Kind != Float:
-		// Stored as floats before: the expectation becomes a float sum.
+		// Stored as floats before: the expectation becomes a float sum,
+		// and the extremes the floats the run's integers round to.
 		f.Sum, f.Kind = f.IntSum.Float64(), Float
+		f.Min, f.Max = f.IntMin.Float64(), f.IntMax.Float64()
 		fallthrough
 	case f.Kind == Float:
 		bs := b.Sum
@@ -104,6 +108,42 @@ func addField(f, b *Field) {
 	case f.Kind == Bool:
 		f.True += b.True
 	}
+	addExtremes(f, b, runCount)
+}
+
+// addExtremes widens f's extremes (the run's, of runCount values, already
+// in f's kind) by b's: the union when both are known; b's alone when the
+// run had no values of the field; unknown when b had values and did not
+// give them.
+func addExtremes(f, b *Field, runCount int64) {
+	if !numeric(f.Kind) || b.Count == 0 {
+		return
+	}
+	if !b.Extremes || runCount > 0 && !f.Extremes {
+		f.Extremes, f.Min, f.Max, f.IntMin, f.IntMax = false, 0, 0, Int128{}, Int128{}
+		return
+	}
+	bMin, bMax := b.Min, b.Max
+	if b.Kind != Float {
+		bMin, bMax = b.IntMin.Float64(), b.IntMax.Float64()
+	}
+	first := runCount == 0
+	if f.Kind == Float {
+		if first || bMin < f.Min {
+			f.Min = bMin
+		}
+		if first || bMax > f.Max {
+			f.Max = bMax
+		}
+	} else {
+		if first || b.IntMin.Cmp(f.IntMin) < 0 {
+			f.IntMin = b.IntMin
+		}
+		if first || b.IntMax.Cmp(f.IntMax) > 0 {
+			f.IntMax = b.IntMax
+		}
+	}
+	f.Extremes = true
 }
 
 func abs(v float64) float64 {

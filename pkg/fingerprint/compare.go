@@ -3,8 +3,10 @@ package fingerprint
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -68,7 +70,8 @@ type Mismatch struct {
 	// Field is empty for a table's own aggregates (rows, series, time).
 	Field string
 	// What is the aggregate: "rows", "series", "min time", "max time",
-	// "count", "sum", "length", "true values", "kind", "missing".
+	// "count", "sum", "min", "max", "length", "true values", "kind",
+	// "missing".
 	What            string
 	Expected, Found string
 	// Tolerance is the difference allowed, when there is one.
@@ -165,6 +168,7 @@ func Compare(exp *Expect, found *Table) Result {
 		r.Notes = append(r.Notes, fmt.Sprintf("table %q: field counts and sums not compared: %s", name, exp.FieldsUnproven))
 		return r
 	}
+	var noExt, unknownExt []string // fields whose extremes are not compared
 	byName := make(map[string]*Field, len(found.Fields))
 	for i := range found.Fields {
 		byName[found.Fields[i].Name] = &found.Fields[i]
@@ -191,8 +195,96 @@ func Compare(exp *Expect, found *Table) Result {
 			continue
 		}
 		compareField(e, f, &r, bad)
+		if numeric(e.Kind) && numeric(f.Kind) && e.Count > 0 {
+			switch {
+			case !e.Extremes:
+				unknownExt = append(unknownExt, strconv.Quote(e.Name))
+			case !f.Extremes:
+				noExt = append(noExt, strconv.Quote(e.Name))
+			default:
+				compareExtremes(e, f, bad)
+			}
+		}
+	}
+	if len(noExt) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("table %q: min and max of %s not compared: the database does not give them", name, strings.Join(noExt, ", ")))
+	}
+	if len(unknownExt) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("table %q: min and max of %s not compared: the input holds NaN, or they were not known before the load", name, strings.Join(unknownExt, ", ")))
 	}
 	return r
+}
+
+func numeric(k Kind) bool { return k == Float || k == Int || k == Uint }
+
+// compareExtremes checks a numeric field's min and max. Integers are
+// compared exactly, also against a float the database stores them in
+// (9007199254740993 stored as 9007199254740992 differs: a float64 cannot
+// hold it). Floats are compared exactly (-0 equals +0), except in a
+// float4 column, where the read value is rounded to float32 and one
+// float32 unit in the last place is allowed (a database may round the
+// decimal text to 32 bits directly, not through float64), and a value the
+// database printed with fewer digits than a float64 needs (Field.Printed),
+// where 2⁻⁴⁹ of it is allowed, as FloatTolerance allows a printed sum.
+func compareExtremes(e, f *Field, bad func(field, what, e, f, tol string)) {
+	for _, m := range [2]struct {
+		what      string
+		want, got float64
+		wi, gi    Int128
+	}{{"min", e.Min, f.Min, e.IntMin, f.IntMin}, {"max", e.Max, f.Max, e.IntMax, f.IntMax}} {
+		switch {
+		case e.Kind != Float && f.Kind != Float:
+			if m.wi.Cmp(m.gi) != 0 {
+				bad(e.Name, m.what, m.wi.String(), m.gi.String(), "")
+			}
+		case e.Kind != Float || f.Kind != Float:
+			// One side an integer, the other a float: compared exactly.
+			w, g := exact(e, m.want, m.wi), exact(f, m.got, m.gi)
+			if w == nil || g == nil || w.Cmp(g) != 0 {
+				bad(e.Name, m.what, extremeString(e, m.want, m.wi), extremeString(f, m.got, m.gi), "")
+			}
+		case f.Float4:
+			w := float64(float32(m.want))
+			tol := 0.0
+			if a := float32(math.Abs(w)); !math.IsInf(w, 0) {
+				tol = float64(math.Nextafter32(a, float32(math.Inf(1))) - a)
+			}
+			if !(math.Abs(m.got-w) <= tol) && m.got != w {
+				bad(e.Name, m.what, fmtFloat(w), fmtFloat(m.got), fmtFloat(tol)+": float4")
+			}
+		case f.Printed:
+			tol := 0x1p-49 * math.Abs(m.want)
+			if !(math.Abs(m.got-m.want) <= tol) && m.got != m.want {
+				bad(e.Name, m.what, fmtFloat(m.want), fmtFloat(m.got), fmtFloat(tol))
+			}
+		default:
+			if m.got != m.want {
+				bad(e.Name, m.what, fmtFloat(m.want), fmtFloat(m.got), "")
+			}
+		}
+	}
+}
+
+// exact is a field's extreme as an exact number: v for a Float field, i
+// for an integer one (nil for NaN).
+func exact(f *Field, v float64, i Int128) *big.Float {
+	if f.Kind != Float {
+		return new(big.Float).SetInt(i.Big())
+	}
+	if v != v {
+		return nil
+	}
+	return new(big.Float).SetFloat64(v)
+}
+
+func extremeString(f *Field, v float64, i Int128) string {
+	if f.Kind != Float {
+		return i.String()
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+		return strconv.FormatFloat(v, 'f', -1, 64) // an integer, in full
+	}
+	return fmtFloat(v)
 }
 
 func compareSeries(exp *Expect, found *Table, r *Result, bad func(field, what, e, f, tol string)) {

@@ -31,15 +31,18 @@ func dbTable(t *testing.T, name string, rows []row, float4 bool, unit int64) *Ta
 			continue
 		}
 		var s float64
+		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, w := range rows {
 			if v, ok := w.floats[f.Name]; ok && w.table == name {
 				if float4 {
 					v = float64(float32(v))
 				}
 				s += v
+				lo, hi = min(lo, v), max(hi, v)
 			}
 		}
 		f.Sum, f.AbsSum, f.Float4 = s, 0, float4
+		f.Min, f.Max = lo, hi
 	}
 	if unit > 1 {
 		got.MinTime -= got.MinTime % unit

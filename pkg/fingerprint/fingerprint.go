@@ -1,9 +1,18 @@
 // Package fingerprint describes the content of a table as a few aggregates
 // that both a loader (while it reads the input) and a database (with one
 // query after the load) can compute: rows, distinct series, the time range,
-// and per field the count of non-NULL values and their sum. Verification
-// compares the two: a count proves the rows arrived, a fingerprint that
-// they arrived unchanged.
+// and per field the count of non-NULL values and their sum, and for a
+// numeric field its min and max. Verification compares the two: a count
+// proves the rows arrived, a fingerprint that they arrived unchanged.
+//
+// What a fingerprint cannot see is a change that leaves every aggregate as
+// it was: values swapped between rows of a field, or changes that
+// compensate (one value up, another down by as much) and move neither the
+// smallest nor the largest value. The sum alone misses every compensating
+// change, including a float64 column rounding 9007199254740993 down and
+// 9007199254741003 up; min and max catch those that touch an extreme.
+// Targets that cannot compute min and max leave Field.Extremes false, and
+// Compare notes it.
 //
 // This file is the contract between the reader side (which accumulates a
 // Table per table while it checks the input) and the targets (which answer
@@ -79,6 +88,21 @@ type Field struct {
 	Float4 bool
 	// Int and Uint fields: the exact sum.
 	IntSum Int128
+	// Extremes is true when the smallest and largest value of a numeric
+	// field (Float, Int, Uint) are known: Min and Max for a Float field,
+	// IntMin and IntMax (exact) for an Int or Uint one. The loader knows
+	// them for every numeric field with values (not when the input holds a
+	// NaN); a target gives them where its query can compute them, and
+	// leaves Extremes false where it cannot. A sum misses changes that
+	// compensate (one value up, another down); the extremes catch those
+	// that move the smallest or the largest value.
+	Extremes       bool
+	Min, Max       float64
+	IntMin, IntMax Int128
+	// Printed marks float extremes a database gave as decimal text with
+	// fewer digits than a float64 needs (VictoriaMetrics' export: 16 where
+	// float64's greatest needs 17): compared within 2⁻⁴⁹ of the value.
+	Printed bool
 	// String fields: the sum of the values' lengths in bytes (after
 	// unescaping), where the database can compute it (Len < 0: not known).
 	// Bool fields: the number of true values.

@@ -7,8 +7,8 @@ import (
 )
 
 // FuzzMergeSplit: any rows, cut anywhere into two accumulators, merge in
-// either order to what one accumulator reads; and the read fingerprint
-// always verifies against itself.
+// either order to what one accumulator reads (counts, exact sums,
+// extremes); and the read fingerprint always verifies against itself.
 func FuzzMergeSplit(f *testing.F) {
 	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11"), uint16(3))
 	f.Add([]byte("\xff\xff\xff\xff\xff\xff\xff\x7f\x00\x00\x00\x00\x00\x00\x00\x80\x01"), uint16(1))
@@ -71,7 +71,8 @@ func FuzzMergeSplit(f *testing.F) {
 				}
 				for i, f := range w.Fields {
 					h := g.Fields[i]
-					if h.Count != f.Count || h.IntSum != f.IntSum || h.Len != f.Len || h.True != f.True {
+					if h.Count != f.Count || h.IntSum != f.IntSum || h.Len != f.Len || h.True != f.True ||
+						h.Extremes != f.Extremes || h.Min != f.Min || h.Max != f.Max || h.IntMin != f.IntMin || h.IntMax != f.IntMax {
 						t.Fatalf("field %s: %+v, want %+v", f.Name, h, f)
 					}
 				}

@@ -38,7 +38,7 @@ const KEY_TIME: usize = 16;
 /// The tonbo release linked in, for the results' server version, and the
 /// bridge's ABI (the Go side refuses another: a stale archive in the
 /// shared build cache must not be called with the wrong arguments).
-const TONBO_VERSION: &str = "tonbo 0.3.2 (embedded, through tsload's C bridge, abi 2)\0";
+const TONBO_VERSION: &str = "tonbo 0.3.2 (embedded, through tsload's C bridge, abi 3)\0";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -282,8 +282,10 @@ pub unsafe extern "C" fn tt_write(
 /// KEY_TIME), and per column (in spec order) the non-NULL count and the
 /// sum: integers exactly as a 128-bit sum (isum_hi, isum_lo), doubles in
 /// fsum with the sum of their magnitudes in fabs, string byte lengths and
-/// booleans' true count in isum_lo. counts, isum_hi, isum_lo, fsums and
-/// fabs hold one entry per column.
+/// booleans' true count in isum_lo; and the smallest and largest value of
+/// integer (imin, imax) and double (fmin, fmax) columns, left as they are
+/// for a column without values. counts, isum_hi, isum_lo, fsums, fabs,
+/// imin, imax, fmin and fmax hold one entry per column.
 #[no_mangle]
 pub unsafe extern "C" fn tt_scan(
     h: *mut Handle,
@@ -296,12 +298,18 @@ pub unsafe extern "C" fn tt_scan(
     isum_lo: *mut u64,
     fsums: *mut f64,
     fabs: *mut f64,
+    imin: *mut i64,
+    imax: *mut i64,
+    fmin: *mut f64,
+    fmax: *mut f64,
     err: *mut *mut c_char,
 ) -> c_int {
     guard(err, || {
         let h = unsafe { h.as_ref() }.ok_or("a NULL handle")?;
         let n = h.cols.len();
         let (mut cnt, mut isum, mut fsum, mut fab) = (vec![0i64; n], vec![0i128; n], vec![0f64; n], vec![0f64; n]);
+        let (mut ilo, mut ihi) = (vec![i64::MAX; n], vec![i64::MIN; n]);
+        let (mut flo, mut fhi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
         let (mut total, mut lo, mut hi) = (0i64, i64::MAX, i64::MIN);
         let mut seen: HashSet<Vec<u8>> = HashSet::new();
         h.rt.block_on(async {
@@ -332,6 +340,8 @@ pub unsafe extern "C" fn tt_scan(
                             if let Some(x) = cell::<i64>(v) {
                                 cnt[i] += 1;
                                 isum[i] += x as i128;
+                                ilo[i] = ilo[i].min(x);
+                                ihi[i] = ihi[i].max(x);
                             }
                         }
                         Kind::Float => {
@@ -340,6 +350,12 @@ pub unsafe extern "C" fn tt_scan(
                                 let f = f64::from_bits(x);
                                 fsum[i] += f;
                                 fab[i] += f.abs();
+                                if f < flo[i] {
+                                    flo[i] = f;
+                                }
+                                if f > fhi[i] {
+                                    fhi[i] = f;
+                                }
                             }
                         }
                         Kind::Str => {
@@ -370,6 +386,19 @@ pub unsafe extern "C" fn tt_scan(
                 *isum_lo.add(i) = isum[i] as u64;
                 *fsums.add(i) = fsum[i];
                 *fabs.add(i) = fab[i];
+                if cnt[i] > 0 {
+                    match h.cols[i].kind {
+                        Kind::Int => {
+                            *imin.add(i) = ilo[i];
+                            *imax.add(i) = ihi[i];
+                        }
+                        Kind::Float => {
+                            *fmin.add(i) = flo[i];
+                            *fmax.add(i) = fhi[i];
+                        }
+                        _ => {}
+                    }
+                }
             }
         }
         Ok(())

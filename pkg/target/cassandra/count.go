@@ -132,8 +132,9 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 
 // Content computes each table's fingerprint token range by token range:
 // rows, the time range, per field the non-null count and the sum (integers
-// exact, as varint; floats in double with the sum of magnitudes); the
-// distinct tag sets of the partition keys. CQL has no length function for
+// exact, as varint; floats in double with the sum of magnitudes), and the
+// numeric fields' min and max (scanned in binary: exact); the distinct tag
+// sets of the partition keys. CQL has no length function for
 // text: a string field's Len is -1.
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	if len(qs) == 0 {
@@ -183,14 +184,14 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		case schema.Float8, schema.Float4:
 			f.Kind, f.Float4 = fingerprint.Float, a.typ == schema.Float4
 			d := "cast(" + c + " as double)"
-			exprs = append(exprs, "sum("+d+")", "sum(abs("+d+"))")
+			exprs = append(exprs, "sum("+d+")", "sum(abs("+d+"))", "min("+d+")", "max("+d+")")
 		case schema.Int8, schema.Int4:
 			// A boolean is stored as 0 or 1 (write.go): its sum is its
 			// true count, compared as the file's.
 			if fq.Kind != fingerprint.Uint && fq.Kind != fingerprint.Bool {
 				f.Kind = fingerprint.Int
 			}
-			exprs = append(exprs, "sum(cast("+c+" as varint))")
+			exprs = append(exprs, "sum(cast("+c+" as varint))", "min(cast("+c+" as bigint))", "max(cast("+c+" as bigint))")
 		case schema.Text:
 			f.Kind, f.Len = fingerprint.String, -1
 		}
@@ -203,16 +204,17 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		var mn, mx time.Time
 		dest := []any{&n, &mn, &mx}
 		counts := make([]int64, len(accs))
-		sums := make([]float64, 2*len(accs))
+		sums := make([]float64, 4*len(accs)) // sum, sum of magnitudes, min, max
 		isums := make([]*big.Int, len(accs))
+		iext := make([]int64, 2*len(accs))
 		for i, a := range accs {
 			dest = append(dest, &counts[i])
 			switch a.typ {
 			case schema.Float8, schema.Float4:
-				dest = append(dest, &sums[2*i], &sums[2*i+1])
+				dest = append(dest, &sums[4*i], &sums[4*i+1], &sums[4*i+2], &sums[4*i+3])
 			case schema.Int8, schema.Int4:
 				isums[i] = new(big.Int)
-				dest = append(dest, isums[i])
+				dest = append(dest, isums[i], &iext[2*i], &iext[2*i+1])
 			}
 		}
 		for it.Scan(dest...) {
@@ -228,10 +230,21 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 			}
 			for i, a := range accs {
 				a.count += counts[i]
-				a.sum += sums[2*i]
-				a.abs += sums[2*i+1]
+				a.sum += sums[4*i]
+				a.abs += sums[4*i+1]
 				if isums[i] != nil {
 					a.isum.Add(a.isum, isums[i])
+				}
+				if counts[i] == 0 || a.f.Kind == fingerprint.Bool {
+					continue
+				}
+				switch a.typ {
+				case schema.Float8, schema.Float4:
+					contentq.Widen(a.f, sums[4*i+2])
+					contentq.Widen(a.f, sums[4*i+3])
+				case schema.Int8, schema.Int4:
+					contentq.WidenInt(a.f, fingerprint.Int128FromInt64(iext[2*i]))
+					contentq.WidenInt(a.f, fingerprint.Int128FromInt64(iext[2*i+1]))
 				}
 			}
 		}

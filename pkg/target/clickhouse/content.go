@@ -17,7 +17,8 @@ import (
 // ReplacingMergeTree): rows, distinct tag sets (uniqExact), time range, and per field the
 // non-NULL count and the sum (integers summed in 64 bits and unwrapped with a float sum,
 // since ClickHouse 18.16 has no Int128; floats with the sum of magnitudes; strings' byte
-// lengths).
+// lengths); and per numeric field min and max (toString: floats in round-trip text, integers
+// exact).
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	if len(qs) == 0 {
 		return map[string]*fingerprint.Table{}, nil
@@ -73,6 +74,8 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 	type scan struct {
 		f         *fingerprint.Field
 		sum, abs  float64
+		lo, hi    float64
+		ilo, ihi  fingerprint.Int128
 		wrapped   int64
 		approx    float64
 		n         int64
@@ -93,15 +96,17 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		switch typ {
 		case schema.Float8, schema.Float4:
 			f.Kind, f.Float4, s.fl = fingerprint.Float, typ == schema.Float4, true
-			exprs = append(exprs, "toInt64(count("+c+"))", "toFloat64(ifNull(sum("+c+"), 0))", "toFloat64(ifNull(sum(abs("+c+")), 0))")
-			dest = append(dest, &f.Count, &s.sum, &s.abs)
+			exprs = append(exprs, "toInt64(count("+c+"))", "toFloat64(ifNull(sum("+c+"), 0))", "toFloat64(ifNull(sum(abs("+c+")), 0))",
+				"toFloat64(ifNull(min("+c+"), 0))", "toFloat64(ifNull(max("+c+"), 0))")
+			dest = append(dest, &f.Count, &s.sum, &s.abs, &s.lo, &s.hi)
 		case schema.Int8, schema.Int4:
 			if fq.Kind != fingerprint.Uint && fq.Kind != fingerprint.Bool { // a boolean is stored as 1 or 0
 				f.Kind = fingerprint.Int
 			}
 			s.isInt = true
-			exprs = append(exprs, "toInt64(count("+c+"))", "toInt64(ifNull(sum(toInt64("+c+")), 0))", "toFloat64(ifNull(sum(toFloat64("+c+")), 0))")
-			dest = append(dest, &f.Count, &s.wrapped, &s.approx)
+			exprs = append(exprs, "toInt64(count("+c+"))", "toInt64(ifNull(sum(toInt64("+c+")), 0))", "toFloat64(ifNull(sum(toFloat64("+c+")), 0))",
+				"ifNull(min("+c+"), 0)", "ifNull(max("+c+"), 0)")
+			dest = append(dest, &f.Count, &s.wrapped, &s.approx, &s.ilo, &s.ihi)
 		case schema.Text:
 			f.Kind = fingerprint.String
 			exprs = append(exprs, "toInt64(count("+c+"))", "toInt64(ifNull(sum(length("+c+")), 0))")
@@ -125,10 +130,12 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 		switch {
 		case s.fl:
 			s.f.Sum, s.f.AbsSum = s.sum, s.abs
+			s.f.Extremes, s.f.Min, s.f.Max = s.f.Count > 0, s.lo, s.hi
 		case s.isInt && s.f.Kind == fingerprint.Bool:
 			s.f.True = s.wrapped // the sum of 1s and 0s: the true values
 		case s.isInt:
 			s.f.IntSum = contentq.Unwrap(s.wrapped, s.approx)
+			s.f.Extremes, s.f.IntMin, s.f.IntMax = s.f.Count > 0, s.ilo, s.ihi
 		default:
 			s.f.Len = s.n
 		}
@@ -164,7 +171,8 @@ func (t *Target) Footprint(ctx context.Context, tables []string) (load.Size, err
 	return sz, nil
 }
 
-// scanStrings runs stmt, of one row, and parses its columns into dest (*int64, *float64);
+// scanStrings runs stmt, of one row, and parses its columns into dest (*int64, *float64,
+// *fingerprint.Int128);
 // each expression of stmt is wrapped in toString.
 func scanStrings(ctx context.Context, conn backend, stmt string, dest ...any) error {
 	rows, err := conn.rows(ctx, stmt)
@@ -181,6 +189,8 @@ func scanStrings(ctx context.Context, conn backend, stmt string, dest ...any) er
 			*p, err = strconv.ParseInt(cell, 10, 64)
 		case *float64:
 			*p, err = strconv.ParseFloat(cell, 64)
+		case *fingerprint.Int128:
+			*p, err = contentq.ParseInt128(cell)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: column %d: %w", stmt, i+1, err)

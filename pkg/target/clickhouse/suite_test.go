@@ -90,7 +90,9 @@ func TestWholeSeconds(t *testing.T) {
 		}
 		fp := fps["ws"]
 		if fp.Rows != 3000 || fp.Series != 10 || fp.MinTime != 1704067200000000000 || fp.MaxTime != 1704067200000000000+2999*1e9 ||
-			fp.Fields[0].IntSum.Lo != 2999*3000/2 || fp.Fields[1].Sum != 2999*3000/2+1500 {
+			fp.Fields[0].IntSum.Lo != 2999*3000/2 || fp.Fields[1].Sum != 2999*3000/2+1500 ||
+			!fp.Fields[0].Extremes || fp.Fields[0].IntMin != (fingerprint.Int128{}) || fp.Fields[0].IntMax.Lo != 2999 ||
+			!fp.Fields[1].Extremes || fp.Fields[1].Min != 0.5 || fp.Fields[1].Max != 2999.5 {
 			t.Fatalf("round %d: fingerprint %+v", round, fp)
 		}
 		if sz, err := tg.Footprint(ctx, []string{"ws"}); err != nil || sz.Bytes <= 0 {

@@ -29,11 +29,13 @@ var contentQuery = fingerprint.Query{Table: "m", Time: "time", Tags: []string{"h
 
 var contentWant = fingerprint.Table{Name: "m", Rows: 4, Series: 3, SeriesExact: true, MinTime: 1e9, MaxTime: 4e9, Fields: []fingerprint.Field{
 	{Name: "b", Kind: fingerprint.Bool, Count: 3, True: 2},
-	{Name: "f", Kind: fingerprint.Float, Count: 3, Sum: 3.875, AbsSum: 3.875},
+	{Name: "f", Kind: fingerprint.Float, Count: 3, Sum: 3.875, AbsSum: 3.875, Extremes: true, Min: 0.125, Max: 2.25},
 	{Name: "gone", Kind: fingerprint.Float},
-	{Name: "i", Kind: fingerprint.Int, Count: 3, IntSum: fingerprint.Int128{Lo: math.MaxUint64 - 6}},
+	{Name: "i", Kind: fingerprint.Int, Count: 3, IntSum: fingerprint.Int128{Lo: math.MaxUint64 - 6},
+		Extremes: true, IntMin: fingerprint.Int128FromInt64(-5), IntMax: fingerprint.Int128FromInt64(math.MaxInt64)},
 	{Name: "s", Kind: fingerprint.String, Count: 2, Len: 6},
-	{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128{Lo: math.MaxUint64}},
+	{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128{Lo: math.MaxUint64},
+		Extremes: true, IntMin: fingerprint.Int128{Lo: math.MaxUint64}, IntMax: fingerprint.Int128{Lo: math.MaxUint64}},
 }}
 
 func TestContent(t *testing.T) {
@@ -69,7 +71,8 @@ func TestContent(t *testing.T) {
 	if _, err := w.Write(ctx, batch("m,host=b i=-6i,u=18446744073709551615u 3000000000\n", 1)); err != nil {
 		t.Fatal(err)
 	}
-	if bad := verify(); !strings.Contains(bad, `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`) || strings.Contains(bad, "rows") {
+	if bad := verify(); !strings.Contains(bad, `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`) ||
+		!strings.Contains(bad, `table "m" field "i": min expected -5, found -6`) || strings.Contains(bad, "rows") {
 		t.Errorf("after rewriting i=-5 as -6, verification says:\n%s", bad)
 	}
 
@@ -115,5 +118,5 @@ func TestContentTimeNamedOtherwise(t *testing.T) {
 		t.Fatal(err)
 	}
 	contenttest.Same(t, got["meter"], fingerprint.Table{Name: "meter", Rows: 2, Series: 2, SeriesExact: true, MinTime: 1e9, MaxTime: 2e9,
-		Fields: []fingerprint.Field{{Name: "kwh", Kind: fingerprint.Float, Count: 2, Sum: 4, AbsSum: 4}}})
+		Fields: []fingerprint.Field{{Name: "kwh", Kind: fingerprint.Float, Count: 2, Sum: 4, AbsSum: 4, Extremes: true, Min: 1.5, Max: 2.5}}})
 }

@@ -93,3 +93,26 @@ func NoTagSeries(rows int64) int64 {
 	}
 	return 0
 }
+
+// Widen counts x in f's min and max, for a target that reads the values
+// and aggregates them itself (Extremes: one was seen).
+func Widen(f *fingerprint.Field, x float64) {
+	if !f.Extremes || x < f.Min {
+		f.Min = x
+	}
+	if !f.Extremes || x > f.Max {
+		f.Max = x
+	}
+	f.Extremes = true
+}
+
+// WidenInt counts the integer v in f's min and max (IntMin, IntMax).
+func WidenInt(f *fingerprint.Field, v fingerprint.Int128) {
+	if !f.Extremes || v.Cmp(f.IntMin) < 0 {
+		f.IntMin = v
+	}
+	if !f.Extremes || v.Cmp(f.IntMax) > 0 {
+		f.IntMax = v
+	}
+	f.Extremes = true
+}

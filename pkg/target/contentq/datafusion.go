@@ -3,6 +3,7 @@ package contentq
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,9 @@ import (
 // around silently (two int64 maxima and -5 sum to -7), so integers are
 // summed as DECIMAL(38,0), exact to 10^38, and read as text (the JSON
 // writers refuse decimals); floats are summed in float64 in the order the
-// scan meets them; octet_length is a string's length in bytes.
+// scan meets them; octet_length is a string's length in bytes. Numeric
+// fields' min and max: floats as JSON numbers (shortest round-trip text),
+// integers as text (exact for any int64 or uint64).
 type Plan struct {
 	SQL     string
 	q       fingerprint.Query
@@ -87,9 +90,15 @@ func DataFusion(q fingerprint.Query, cols map[string]fingerprint.Kind, quote fun
 		case fingerprint.Float:
 			sum("s"+n, c)
 			sum("a"+n, "abs("+c+")")
+			add("m"+n, "min("+c+")", "min("+c+")", "min($)")
+			add("x"+n, "max("+c+")", "max("+c+")", "max($)")
 		case fingerprint.Int, fingerprint.Uint:
 			d := "sum(CAST(" + c + " AS DECIMAL(38,0)))"
 			add("s"+n, "CAST("+d+" AS VARCHAR)", d, "CAST(sum($) AS VARCHAR)")
+			for _, a := range [...]string{"m", "x"} {
+				e := map[string]string{"m": "min", "x": "max"}[a]
+				add(a+n, "CAST("+e+"("+c+") AS VARCHAR)", e+"("+c+")", "CAST("+e+"($) AS VARCHAR)")
+			}
 		case fingerprint.String:
 			sum("l"+n, "octet_length("+c+")")
 		case fingerprint.Bool:
@@ -157,6 +166,28 @@ func Add(t, part *fingerprint.Table) {
 			f.Len = -1
 		}
 		f.True += o.True
+		AddExtremes(f, o)
+	}
+}
+
+// AddExtremes widens f's min and max (what some rows of a table hold) by
+// o's (what other rows hold), both of the same kind: unknown when either
+// has values and does not give them.
+func AddExtremes(f, o *fingerprint.Field) {
+	switch {
+	case o.Count == 0:
+	case f.Count == o.Count: // f had none (Count already added)
+		f.Extremes, f.Min, f.Max, f.IntMin, f.IntMax = o.Extremes, o.Min, o.Max, o.IntMin, o.IntMax
+	case !f.Extremes || !o.Extremes:
+		f.Extremes = false
+	default:
+		f.Min, f.Max = min(f.Min, o.Min), max(f.Max, o.Max)
+		if o.IntMin.Cmp(f.IntMin) < 0 {
+			f.IntMin = o.IntMin
+		}
+		if o.IntMax.Cmp(f.IntMax) > 0 {
+			f.IntMax = o.IntMax
+		}
 	}
 }
 
@@ -203,14 +234,23 @@ func (p *Plan) Read(row map[string]any) (*fingerprint.Table, error) {
 		switch k {
 		case fingerprint.Float:
 			out.Sum, out.AbsSum = getF("s"+n), getF("a"+n)
-		case fingerprint.Int, fingerprint.Uint:
-			if s, ok := row["s"+n].(string); ok {
-				x, e := ParseInt128(s)
-				if e != nil && err == nil {
-					err = e
-				}
-				out.IntSum = x
+			if out.Count > 0 {
+				out.Extremes, out.Min, out.Max = true, getF("m"+n), getF("x"+n)
 			}
+		case fingerprint.Int, fingerprint.Uint:
+			for _, a := range [...]struct {
+				key string
+				to  *fingerprint.Int128
+			}{{"s" + n, &out.IntSum}, {"m" + n, &out.IntMin}, {"x" + n, &out.IntMax}} {
+				if s, ok := row[a.key].(string); ok {
+					x, e := ParseInt128(s)
+					if e != nil && err == nil {
+						err = e
+					}
+					*a.to = x
+				}
+			}
+			out.Extremes = out.Count > 0
 		case fingerprint.String:
 			out.Len = get("l" + n)
 		case fingerprint.Bool:
@@ -238,6 +278,24 @@ func Int64(v any) (int64, error) {
 		return int64(x), nil
 	}
 	return 0, fmt.Errorf("unexpected value %v (%T)", v, v)
+}
+
+// Int128 reads a JSON integer (json.Number, a decimal string, or a
+// float64 that is an integer) exactly.
+func Int128(v any) (fingerprint.Int128, error) {
+	switch x := v.(type) {
+	case json.Number:
+		return ParseInt128(string(x))
+	case string:
+		return ParseInt128(x)
+	case float64:
+		if b, acc := big.NewFloat(x).Int(nil); acc == big.Exact {
+			if i, ok := fingerprint.Int128FromBig(b); ok {
+				return i, nil
+			}
+		}
+	}
+	return fingerprint.Int128{}, fmt.Errorf("unexpected value %v (%T)", v, v)
 }
 
 // Float64 reads a JSON number (json.Number, float64, or a string such as

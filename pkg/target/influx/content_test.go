@@ -38,14 +38,16 @@ func contentQuery() fingerprint.Query {
 func contentWant(unsigned bool, strCount, strLen int64, absSum float64) fingerprint.Table {
 	w := fingerprint.Table{Name: "m", Rows: 4, Series: 3, SeriesExact: true, MinTime: 1e9, MaxTime: 4e9, Fields: []fingerprint.Field{
 		{Name: "b", Kind: fingerprint.Bool, Count: 3, True: 2},
-		{Name: "f", Kind: fingerprint.Float, Count: 3, Sum: 3.875, AbsSum: absSum},
+		{Name: "f", Kind: fingerprint.Float, Count: 3, Sum: 3.875, AbsSum: absSum, Extremes: true, Min: 0.125, Max: 2.25},
 		{Name: "gone", Kind: fingerprint.Float},
-		{Name: "i", Kind: fingerprint.Int, Count: 3, IntSum: fingerprint.Int128{Lo: math.MaxUint64 - 6}},
+		{Name: "i", Kind: fingerprint.Int, Count: 3, IntSum: fingerprint.Int128{Lo: math.MaxUint64 - 6},
+			Extremes: true, IntMin: fingerprint.Int128FromInt64(-5), IntMax: fingerprint.Int128FromInt64(math.MaxInt64)},
 		{Name: "s", Kind: fingerprint.String, Count: strCount, Len: strLen},
 		{Name: "u", Kind: fingerprint.Uint},
 	}}
 	if unsigned {
-		w.Fields[5] = fingerprint.Field{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128{Lo: math.MaxUint64}}
+		w.Fields[5] = fingerprint.Field{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128{Lo: math.MaxUint64},
+			Extremes: true, IntMin: fingerprint.Int128{Lo: math.MaxUint64}, IntMax: fingerprint.Int128{Lo: math.MaxUint64}}
 	}
 	return w
 }
@@ -101,7 +103,8 @@ func checkContent(t *testing.T, tg, shifted *Target, unsigned bool, strCount, st
 		t.Errorf("the load does not verify:\n%s", bad)
 	}
 	writeILP(t, tg, "m,host=b i=-6i 3000000000\n")
-	if bad := verify(); !strings.Contains(bad, `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`) || strings.Contains(bad, "rows") {
+	if bad := verify(); !strings.Contains(bad, `table "m" field "i": sum expected 18446744073709551609, found 18446744073709551608`) ||
+		!strings.Contains(bad, `table "m" field "i": min expected -5, found -6`) || strings.Contains(bad, "rows") {
 		t.Errorf("after rewriting i=-5 as -6, verification says:\n%s", bad)
 	}
 

@@ -21,12 +21,15 @@ import (
 //   - count(f) per field; sum(f) for floats; for integers sum(i), which
 //     wraps around at 64 bits (two int64 maxima and -5 give -7), and
 //     sum(i::float), from which contentq.Unwrap recovers the exact sum;
+//   - min(f) and max(f) per numeric field (JSON numbers read exactly:
+//     floats in Go's shortest round-trip text, integers as json.Number);
 //   - count(b) WHERE b = true per boolean.
 //
 // InfluxQL has no string length: a string field's Len is -1. sum(abs())
 // is not allowed: AbsSum stays 0 (appending bounds with |Sum| instead,
-// which is the same for values of one sign; min and max to tell would
-// read every field twice more).
+// which is the same for values of one sign). A float sum, min or max
+// that is infinite cannot be written in JSON: the float sums are then
+// asked one by one (floatSums) and the floats' min and max not given.
 func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fingerprint.Table, error) {
 	types, err := t.fieldTypes(ctx, q.Table)
 	if err != nil {
@@ -61,11 +64,13 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 			aggs = append(aggs, "count("+c+") AS c"+n)
 			switch k {
 			case fingerprint.Float:
-				aggs = append(aggs, "sum("+c+") AS s"+n)
+				aggs = append(aggs, "sum("+c+") AS s"+n, "min("+c+") AS m"+n, "max("+c+") AS x"+n)
 				floats = append(floats, i)
-				floatAggs[len(aggs)-1] = true
+				floatAggs[len(aggs)-1], floatAggs[len(aggs)-2], floatAggs[len(aggs)-3] = true, true, true
 			case fingerprint.Int:
-				aggs = append(aggs, "sum("+c+") AS w"+n, "sum("+c+"::float) AS a"+n)
+				aggs = append(aggs, "sum("+c+") AS w"+n, "sum("+c+"::float) AS a"+n, "min("+c+") AS m"+n, "max("+c+") AS x"+n)
+			case fingerprint.Uint:
+				aggs = append(aggs, "min("+c+") AS m"+n, "max("+c+") AS x"+n)
 			case fingerprint.String:
 				out.Len = -1
 			case fingerprint.Bool:
@@ -167,13 +172,27 @@ func (apiV1) content(ctx context.Context, t *Target, q fingerprint.Query) (*fing
 					f.Sum = v
 				} else {
 					f.Sum = num("s" + n)
+					if f.Count > 0 {
+						f.Extremes, f.Min, f.Max = true, num("m"+n), num("x"+n)
+					}
 				}
 			case f.Kind == fingerprint.Int || f.Kind == fingerprint.Uint:
-				w, err := contentq.Int64(row["w"+n])
-				if err != nil {
-					return nil, err
+				if f.Kind == fingerprint.Int {
+					w, err := contentq.Int64(row["w"+n])
+					if err != nil {
+						return nil, err
+					}
+					f.IntSum = contentq.Unwrap(w, num("a"+n))
 				}
-				f.IntSum = contentq.Unwrap(w, num("a"+n))
+				if f.Count > 0 {
+					if f.IntMin, err = contentq.Int128(row["m"+n]); err != nil {
+						return nil, fmt.Errorf("min of %s: %v", f.Name, err)
+					}
+					if f.IntMax, err = contentq.Int128(row["x"+n]); err != nil {
+						return nil, fmt.Errorf("max of %s: %v", f.Name, err)
+					}
+					f.Extremes = true
+				}
 			}
 			if ferr != nil {
 				return nil, ferr

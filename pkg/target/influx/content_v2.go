@@ -20,7 +20,8 @@ import (
 //     group(columns: ["_field"]) misses empty strings on 2.7.12);
 //   - t0, t1: the first and the last time;
 //   - ser: the distinct tag sets (the group key less _field), exact;
-//   - sum per float field; per integer field sum, min and max: Flux's
+//   - sum, min and max per float field (CSV text that round-trips);
+//   - per integer field sum, min and max (exact, as text): Flux's
 //     integer sum wraps around at 64 bits, so when count × the largest
 //     magnitude could reach 2^62 a second script sums toFloat() values,
 //     from which contentq.Unwrap recovers the exact sum;
@@ -69,6 +70,8 @@ data |> first() |> drop(columns: ["_value", "_field", "_time"]) |> group(columns
 		s.WriteString(`src(fn: (r) => r._measurement == ` + m + ` and (` + strings.Join(or, " or ") + `)) |> ` + pipe + ` |> yield(name: "` + name + `")` + "\n")
 	}
 	each(floats, `sum() |> group(columns: ["_field"]) |> sum()`, "sum")
+	each(floats, `min() |> group(columns: ["_field"]) |> min()`, "fmin")
+	each(floats, `max() |> group(columns: ["_field"]) |> max()`, "fmax")
 	each(ints, `sum() |> group(columns: ["_field"]) |> sum()`, "isum")
 	each(ints, `min() |> group(columns: ["_field"]) |> min()`, "imin")
 	each(ints, `max() |> group(columns: ["_field"]) |> max()`, "imax")
@@ -87,6 +90,12 @@ data |> first() |> drop(columns: ["_value", "_field", "_time"]) |> group(columns
 		switch f.Kind {
 		case fingerprint.Float:
 			out.Sum, err = floatOrZero(one("sum", f.Name))
+			if out.Count > 0 && err == nil {
+				var err1, err2 error
+				out.Min, err1 = floatOrZero(one("fmin", f.Name))
+				out.Max, err2 = floatOrZero(one("fmax", f.Name))
+				out.Extremes, err = true, errors.Join(err1, err2)
+			}
 		case fingerprint.String:
 			// Flux reads an empty string as null in some paths and not
 			// in others (count() of fresh points missed it; the same
@@ -115,6 +124,13 @@ data |> first() |> drop(columns: ["_value", "_field", "_time"]) |> group(columns
 		if err := errors.Join(err1, err2); err != nil {
 			return nil, err
 		}
+		var err3, err4 error
+		f.IntMin, err3 = contentq.ParseInt128(one("imin", f.Name))
+		f.IntMax, err4 = contentq.ParseInt128(one("imax", f.Name))
+		if err := errors.Join(err3, err4); err != nil {
+			return nil, err
+		}
+		f.Extremes = true
 		if float64(f.Count)*math.Max(math.Abs(lo), math.Abs(hi)) < 1<<62 {
 			f.IntSum = contentq.Unwrap(w, float64(w)) // cannot have wrapped
 			if f.Kind == fingerprint.Uint {

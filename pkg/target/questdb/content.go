@@ -25,6 +25,8 @@ import (
 //	BOOLEAN             count(x) is every row (no NULL booleans), sum of trues
 //	SYMBOL (a field)    count(x), sum(length(x)) in characters: Len -1
 //
+// and min(x) and max(x) of the numeric columns (a FLOAT as DOUBLE).
+//
 // Timestamps come back in the column's unit (TIMESTAMP: microseconds,
 // TimeUnit 1000; TIMESTAMP_NS: nanoseconds).
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
@@ -96,10 +98,10 @@ func (t *Target) content(ctx context.Context, q querier, fq fingerprint.Query) (
 		switch c.typ {
 		case "DOUBLE", "FLOAT":
 			d := "cast(" + x + " AS DOUBLE)"
-			sel = append(sel, "count("+x+")", "sum("+d+")", "sum(abs("+d+"))")
+			sel = append(sel, "count("+x+")", "sum("+d+")", "sum(abs("+d+"))", "min("+d+")", "max("+d+")")
 		case "LONG", "INT", "SHORT", "BYTE":
 			d := "cast(" + x + " AS DOUBLE)"
-			sel = append(sel, "count("+x+")", "sum("+x+")", "sum("+d+")", "sum(abs("+d+"))")
+			sel = append(sel, "count("+x+")", "sum("+x+")", "sum("+d+")", "sum(abs("+d+"))", "cast(min("+x+") AS LONG)", "cast(max("+x+") AS LONG)")
 		case "VARCHAR":
 			sel = append(sel, "count("+x+")", "sum(length_bytes("+x+"))")
 		case "BOOLEAN":
@@ -149,14 +151,17 @@ func (t *Target) content(ctx context.Context, q querier, fq fingerprint.Query) (
 		switch p.col.typ {
 		case "DOUBLE", "FLOAT":
 			f.Kind, f.Sum, f.AbsSum, f.Float4 = fingerprint.Float, mustF(flt(p.at+1)), mustF(flt(p.at+2)), p.col.typ == "FLOAT"
+			f.Extremes, f.Min, f.Max = f.Count > 0, mustF(flt(p.at+3)), mustF(flt(p.at+4))
 		case "LONG", "INT", "SHORT", "BYTE":
 			f.Kind = fingerprint.Int
 			exact := must(num(p.at + 1))
 			f.Sum, f.AbsSum = mustF(flt(p.at+2)), mustF(flt(p.at+3))
 			if f.AbsSum < 0x1p62 {
 				f.IntSum = fingerprint.Int128FromInt64(exact)
+				lo, hi := must(num(p.at+4)), must(num(p.at+5))
+				f.Extremes, f.IntMin, f.IntMax = f.Count > 0, fingerprint.Int128FromInt64(lo), fingerprint.Int128FromInt64(hi)
 			} else {
-				f.Kind = fingerprint.Float // the LONG sum may have wrapped
+				f.Kind = fingerprint.Float // the LONG sum may have wrapped (and the extremes are not given as floats)
 			}
 		case "VARCHAR":
 			f.Kind, f.Len = fingerprint.String, must(num(p.at+1))

@@ -29,7 +29,8 @@ type Aggregates struct {
 // Content reads each table's fingerprint: rows,
 // distinct tag sets, time range, and per field the non-NULL count and the
 // sum (integers exact, floats with the sum of magnitudes, strings' byte
-// lengths).
+// lengths), and min and max of the numeric fields (scanned in binary:
+// exact).
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	if len(qs) == 0 {
 		return map[string]*fingerprint.Table{}, nil
@@ -78,6 +79,10 @@ func content(ctx context.Context, db *sql.DB, eng Engine, q fingerprint.Query) (
 	type scan struct {
 		f        *fingerprint.Field
 		sum, abs sql.NullFloat64
+		fmin     sql.NullFloat64
+		fmax     sql.NullFloat64
+		imin     sql.NullInt64
+		imax     sql.NullInt64
 		text     sql.NullString
 		n, lo    sql.NullInt64
 		halves   bool
@@ -99,8 +104,8 @@ func content(ctx context.Context, db *sql.DB, eng Engine, q fingerprint.Query) (
 		switch typ {
 		case schema.Float8, schema.Float4:
 			f.Kind, f.Float4 = fingerprint.Float, typ == schema.Float4
-			exprs = append(exprs, "sum("+c+")", "sum(abs("+c+"))")
-			dest = append(dest, &s.sum, &s.abs)
+			exprs = append(exprs, "sum("+c+")", "sum(abs("+c+"))", "min("+c+")", "max("+c+")")
+			dest = append(dest, &s.sum, &s.abs, &s.fmin, &s.fmax)
 		case schema.Int8, schema.Int4:
 			switch fq.Kind {
 			case fingerprint.Bool: // stored as 1 and 0: the sum counts the true values
@@ -116,6 +121,8 @@ func content(ctx context.Context, db *sql.DB, eng Engine, q fingerprint.Query) (
 				exprs = append(exprs, a.IntSum(c))
 				dest = append(dest, &s.text)
 			}
+			exprs = append(exprs, "min("+c+")", "max("+c+")")
+			dest = append(dest, &s.imin, &s.imax)
 		case schema.Text:
 			f.Kind = fingerprint.String
 			exprs = append(exprs, "sum("+a.OctetLen(c)+")")
@@ -146,8 +153,14 @@ func content(ctx context.Context, db *sql.DB, eng Engine, q fingerprint.Query) (
 			}
 			s.f.IntSum = x
 		}
-		if s.f.Kind == fingerprint.Bool {
+		switch {
+		case s.f.Kind == fingerprint.Bool:
 			s.f.True, s.f.IntSum = s.f.IntSum.Big().Int64(), fingerprint.Int128{}
+		case s.fmin.Valid && s.fmax.Valid:
+			s.f.Extremes, s.f.Min, s.f.Max = true, s.fmin.Float64, s.fmax.Float64
+		case s.imin.Valid && s.imax.Valid:
+			s.f.Extremes = true
+			s.f.IntMin, s.f.IntMax = fingerprint.Int128FromInt64(s.imin.Int64), fingerprint.Int128FromInt64(s.imax.Int64)
 		}
 	}
 	var tags []string

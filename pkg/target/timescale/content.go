@@ -25,7 +25,9 @@ import (
 //     the stored, rounded values);
 //   - integer columns: sum(f::numeric), exact at any size;
 //   - text: sum(octet_length(f));
-//   - boolean: count(*) FILTER (WHERE f).
+//   - boolean: count(*) FILTER (WHERE f);
+//   - numeric columns: min(f) and max(f) too (floats as float8, integers
+//     as text: exact).
 //
 // A float8 sum whose magnitude passes float8's largest fails the query
 // ("value out of range: overflow", SQLSTATE 22003) where the loader's sum
@@ -165,6 +167,14 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query, wideSums 
 			agg("sum(abs("+c+"::float8))", "sum($)")
 		case fingerprint.Int:
 			agg("sum("+c+"::numeric)", "sum($)::text")
+		}
+		switch k {
+		case fingerprint.Float:
+			agg("min("+c+"::float8)", "min($)")
+			agg("max("+c+"::float8)", "max($)")
+		case fingerprint.Int:
+			agg("min("+c+")", "min($)::text")
+			agg("max("+c+")", "max($)::text")
 		case fingerprint.String:
 			agg("sum(octet_length("+c+"))", "coalesce(sum($), 0)::int8")
 		case fingerprint.Bool:
@@ -183,6 +193,8 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query, wideSums 
 		bigSum, bigAbs float64 // wideSums: the sums of the large values over 2^64
 		text           *string
 		n              *int64
+		fmin, fmax     *float64 // numeric columns' extremes (NULL: no values)
+		imin, imax     *string
 	}
 	got := make([]sums, len(scans))
 	for i, s := range scans {
@@ -197,6 +209,12 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query, wideSums 
 			dest = append(dest, &got[i].text)
 		default:
 			dest = append(dest, &got[i].n)
+		}
+		switch s.kind {
+		case fingerprint.Float:
+			dest = append(dest, &got[i].fmin, &got[i].fmax)
+		case fingerprint.Int:
+			dest = append(dest, &got[i].imin, &got[i].imax)
 		}
 	}
 	stmt := "SELECT " + strings.Join(inner, ", ") + " FROM " + schema.QuoteIdent(q.Table)
@@ -241,6 +259,17 @@ func content(ctx context.Context, conn *pgx.Conn, q fingerprint.Query, wideSums 
 			s.f.Len = *g.n
 		case g.n != nil && s.kind == fingerprint.Bool:
 			s.f.True = *g.n
+		}
+		switch {
+		case g.fmin != nil && g.fmax != nil:
+			s.f.Extremes, s.f.Min, s.f.Max = true, *g.fmin, *g.fmax
+		case g.imin != nil && g.imax != nil:
+			lo, err1 := contentq.ParseInt128(*g.imin)
+			hi, err2 := contentq.ParseInt128(*g.imax)
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, err
+			}
+			s.f.Extremes, s.f.IntMin, s.f.IntMax = true, lo, hi
 		}
 	}
 	return fp, nil

@@ -43,11 +43,12 @@ var contentQuery = fingerprint.Query{Table: "m", Time: "time", Tags: []string{"h
 
 var contentWant = fingerprint.Table{Name: "m", Rows: 4, Series: 3, SeriesExact: true, TimeUnit: 1000, MinTime: 1e9, MaxTime: 4000001000, Fields: []fingerprint.Field{
 	{Name: "b", Kind: fingerprint.Bool, Count: 3, True: 2},
-	{Name: "f", Kind: fingerprint.Float, Count: 3, Sum: 3.875, AbsSum: 3.875},
+	{Name: "f", Kind: fingerprint.Float, Count: 3, Sum: 3.875, AbsSum: 3.875, Extremes: true, Min: 0.125, Max: 2.25},
 	{Name: "gone", Kind: fingerprint.Float},
-	{Name: "i", Kind: fingerprint.Int, Count: 3, IntSum: fingerprint.Int128{Lo: math.MaxUint64 - 6}},
+	{Name: "i", Kind: fingerprint.Int, Count: 3, IntSum: fingerprint.Int128{Lo: math.MaxUint64 - 6},
+		Extremes: true, IntMin: fingerprint.Int128FromInt64(-5), IntMax: fingerprint.Int128FromInt64(math.MaxInt64)},
 	{Name: "s", Kind: fingerprint.String, Count: 2, Len: 6},
-	{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128{Lo: 7}},
+	{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128{Lo: 7}, Extremes: true, IntMin: fingerprint.Int128{Lo: 7}, IntMax: fingerprint.Int128{Lo: 7}},
 }}
 
 func f32(v float64) float64 { return float64(float32(v)) }
@@ -72,8 +73,9 @@ func TestContent(t *testing.T) {
 	contenttest.Same(t, got["m"], contentWant)
 	// The float4 columns' sums are of the stored (rounded) values.
 	contenttest.Same(t, got["weather"], fingerprint.Table{Name: "weather", Rows: 3, Series: 2, SeriesExact: true, TimeUnit: 1000, MinTime: 1e9, MaxTime: 3e9, Fields: []fingerprint.Field{
-		{Name: "snowfall", Kind: fingerprint.Float, Float4: true, Count: 1, Sum: f32(0.001), AbsSum: f32(0.001)},
-		{Name: "temperature_2m", Kind: fingerprint.Float, Float4: true, Count: 3, Sum: f32(0.1) + f32(-2.7) + f32(35.05), AbsSum: f32(0.1) + f32(2.7) + f32(35.05)},
+		{Name: "snowfall", Kind: fingerprint.Float, Float4: true, Count: 1, Sum: f32(0.001), AbsSum: f32(0.001), Extremes: true, Min: f32(0.001), Max: f32(0.001)},
+		{Name: "temperature_2m", Kind: fingerprint.Float, Float4: true, Count: 3, Sum: f32(0.1) + f32(-2.7) + f32(35.05), AbsSum: f32(0.1) + f32(2.7) + f32(35.05),
+			Extremes: true, Min: f32(-2.7), Max: f32(35.05)},
 	}})
 	contenttest.Same(t, got["never_written"], fingerprint.Table{Name: "never_written", SeriesExact: true, Fields: []fingerprint.Field{{Name: "v", Kind: fingerprint.Float}}})
 
@@ -128,5 +130,17 @@ func TestContent(t *testing.T) {
 	}
 	if bad := contenttest.Verify(read["m"], found["m"], false); !strings.Contains(bad, `table "m": max time expected`) {
 		t.Errorf("after moving the last point by 2µs, verification says:\n%s", bad)
+	}
+	// Two values changed by +1 and -1: count and sum as loaded, the max
+	// moved.
+	if _, err := conn.Exec(ctx, `UPDATE m SET f = f + 1 WHERE f = 2.25; UPDATE m SET f = f - 1 WHERE f = 1.5`); err != nil {
+		t.Fatal(err)
+	}
+	found, err = tg.Content(ctx, []fingerprint.Query{mq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := contenttest.Verify(read["m"], found["m"], false); !strings.Contains(bad, `table "m" field "f": max expected 2.25, found 3.25`) || strings.Contains(bad, `field "f": sum`) {
+		t.Errorf("after f +1 and -1, verification says:\n%s", bad)
 	}
 }

@@ -39,7 +39,7 @@ func bridgeVersion() string { return C.GoString(C.tt_version()) }
 
 // abi is the bridge's calling convention this package was written for
 // (lib.rs's TONBO_VERSION says which it has).
-const abi = "abi 2)"
+const abi = "abi 3)"
 
 // bridgeOpen opens (creating) the table in dir with the columns of spec.
 func bridgeOpen(dir, spec string, wal bool) (*handle, error) {
@@ -78,18 +78,22 @@ func (h *handle) scan(ncols int) (*scanned, error) {
 	s := &scanned{
 		Counts: make([]int64, ncols+1), IntHi: make([]int64, ncols+1), IntLo: make([]uint64, ncols+1),
 		Sums: make([]float64, ncols+1), Abs: make([]float64, ncols+1),
+		IMin: make([]int64, ncols+1), IMax: make([]int64, ncols+1), FMin: make([]float64, ncols+1), FMax: make([]float64, ncols+1),
 	} // +1: never a pointer to an empty slice
 	var rows, lo, hi, series C.int64_t
 	var msg *C.char
 	rc := C.tt_scan(h.h, &rows, &lo, &hi, &series,
 		(*C.int64_t)(unsafe.Pointer(&s.Counts[0])), (*C.int64_t)(unsafe.Pointer(&s.IntHi[0])),
 		(*C.uint64_t)(unsafe.Pointer(&s.IntLo[0])), (*C.double)(unsafe.Pointer(&s.Sums[0])),
-		(*C.double)(unsafe.Pointer(&s.Abs[0])), &msg)
+		(*C.double)(unsafe.Pointer(&s.Abs[0])),
+		(*C.int64_t)(unsafe.Pointer(&s.IMin[0])), (*C.int64_t)(unsafe.Pointer(&s.IMax[0])),
+		(*C.double)(unsafe.Pointer(&s.FMin[0])), (*C.double)(unsafe.Pointer(&s.FMax[0])), &msg)
 	if err := status(rc, msg); err != nil {
 		return nil, err
 	}
 	s.Rows, s.MinTime, s.MaxTime, s.Series = int64(rows), int64(lo), int64(hi), int64(series)
 	s.Counts, s.IntHi, s.IntLo, s.Sums, s.Abs = s.Counts[:ncols], s.IntHi[:ncols], s.IntLo[:ncols], s.Sums[:ncols], s.Abs[:ncols]
+	s.IMin, s.IMax, s.FMin, s.FMax = s.IMin[:ncols], s.IMax[:ncols], s.FMin[:ncols], s.FMax[:ncols]
 	return s, nil
 }
 

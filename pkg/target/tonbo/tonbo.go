@@ -368,13 +368,16 @@ func (tb *table) write(mode int, buf []byte, rows int) error {
 }
 
 // scanned is what tt_scan reads: per column after the time, the non-NULL
-// count and sums.
+// count, sums and extremes (IMin, IMax of integer columns, FMin, FMax of
+// double ones).
 type scanned struct {
 	Rows, MinTime, MaxTime, Series int64
 	Counts                         []int64
 	IntHi                          []int64
 	IntLo                          []uint64
 	Sums, Abs                      []float64
+	IMin, IMax                     []int64
+	FMin, FMax                     []float64
 }
 
 func (tb *table) scan() (*scanned, error) {
@@ -451,7 +454,8 @@ func (t *Target) Count(ctx context.Context, tables []string) (map[string]int64, 
 
 // Content computes each table's fingerprint from one scan: rows, series,
 // time range, per field the non-NULL count and the exact sum (integers),
-// the sum and the sum of magnitudes (doubles), the byte lengths (strings).
+// the sum and the sum of magnitudes (doubles), the byte lengths (strings),
+// and the numeric fields' min and max.
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	if len(qs) == 0 {
 		return map[string]*fingerprint.Table{}, nil
@@ -497,6 +501,7 @@ func (tb *table) fingerprint(q fingerprint.Query, s *scanned) *fingerprint.Table
 		switch tb.kinds[j] {
 		case 'f':
 			f.Kind, f.Float4, f.Sum, f.AbsSum = fingerprint.Float, c.Type == schema.Float4, s.Sums[j], s.Abs[j]
+			f.Extremes, f.Min, f.Max = f.Count > 0, s.FMin[j], s.FMax[j]
 		case 's':
 			f.Kind, f.Len = fingerprint.String, int64(sum.Lo)
 		default:
@@ -507,6 +512,10 @@ func (tb *table) fingerprint(q fingerprint.Query, s *scanned) *fingerprint.Table
 				f.IntSum = sum
 			default:
 				f.Kind, f.IntSum = fingerprint.Int, sum
+			}
+			if fq.Kind != fingerprint.Bool && tb.kinds[j] == 'i' {
+				f.Extremes = f.Count > 0
+				f.IntMin, f.IntMax = fingerprint.Int128FromInt64(s.IMin[j]), fingerprint.Int128FromInt64(s.IMax[j])
 			}
 		}
 		fp.Fields = append(fp.Fields, f)

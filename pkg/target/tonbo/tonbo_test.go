@@ -192,7 +192,8 @@ func TestFingerprint(t *testing.T) {
 	}
 	s := &scanned{Rows: 3, MinTime: 10, MaxTime: 30, Series: 2,
 		Counts: []int64{3, 3, 2, 1, 3}, IntHi: []int64{0, 0, -1, 0, 0}, IntLo: []uint64{12, 0, math.MaxUint64 - 4, 9, 2},
-		Sums: []float64{0, 1.5, 0, 0, 0}, Abs: []float64{0, 2.5, 0, 0, 0}}
+		Sums: []float64{0, 1.5, 0, 0, 0}, Abs: []float64{0, 2.5, 0, 0, 0},
+		IMin: []int64{0, 0, -7, 9, 0}, IMax: []int64{0, 0, 2, 9, 1}, FMin: []float64{0, -0.5, 0, 0, 0}, FMax: []float64{0, 2, 0, 0, 0}}
 	q := fingerprint.Query{Table: "m", Time: "time", Tags: []string{"host"}, Fields: []fingerprint.FieldQuery{
 		{Name: "b", Kind: fingerprint.Bool}, {Name: "f4", Kind: fingerprint.Float}, {Name: "gone", Kind: fingerprint.Float},
 		{Name: "n", Kind: fingerprint.Int}, {Name: "u", Kind: fingerprint.Uint}}}
@@ -202,10 +203,12 @@ func TestFingerprint(t *testing.T) {
 	}
 	want := []fingerprint.Field{
 		{Name: "b", Kind: fingerprint.Bool, Count: 3, True: 2},
-		{Name: "f4", Kind: fingerprint.Float, Count: 3, Sum: 1.5, AbsSum: 2.5, Float4: true},
+		{Name: "f4", Kind: fingerprint.Float, Count: 3, Sum: 1.5, AbsSum: 2.5, Float4: true, Extremes: true, Min: -0.5, Max: 2},
 		{Name: "gone", Kind: fingerprint.Float},
-		{Name: "n", Kind: fingerprint.Int, Count: 2, IntSum: fingerprint.Int128FromInt64(-5)},
-		{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128FromInt64(9)},
+		{Name: "n", Kind: fingerprint.Int, Count: 2, IntSum: fingerprint.Int128FromInt64(-5),
+			Extremes: true, IntMin: fingerprint.Int128FromInt64(-7), IntMax: fingerprint.Int128FromInt64(2)},
+		{Name: "u", Kind: fingerprint.Uint, Count: 1, IntSum: fingerprint.Int128FromInt64(9),
+			Extremes: true, IntMin: fingerprint.Int128FromInt64(9), IntMax: fingerprint.Int128FromInt64(9)},
 	}
 	for i, w := range want {
 		if fp.Fields[i] != w {

@@ -24,7 +24,10 @@ import (
 // distinct tag sets, the time range (milliseconds: TimeUnit 1e6) and per
 // field the samples and their sum: exact for integer fields (every sample
 // integral, summed in 128 bits), compensated for floats, true values for
-// booleans. String fields never reach the server (CheckLines refuses
+// booleans; and the numeric fields' min and max (integers exact; floats
+// marked Printed: the export's text may drop a 17th significant digit,
+// float64's greatest comes back as 1.797693134862315e+308, so they are
+// compared within 2^-49 as the sums are). String fields never reach the server (CheckLines refuses
 // them): they come back with Count -1.
 func (t *Target) Content(ctx context.Context, qs []fingerprint.Query) (map[string]*fingerprint.Table, error) {
 	if len(qs) == 0 {
@@ -108,12 +111,15 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 				if x != math.Trunc(x) || x < -(1<<63) || x >= 1<<64 { // int64's least to uint64's greatest: -2^63 is a float64
 					return nil, fmt.Errorf("victoriametrics: %s.%s holds %v, not an integer", q.Table, f.Name, x)
 				}
+				var v fingerprint.Int128
 				if x < 0 {
-					f.IntSum = f.IntSum.AddInt64(int64(x))
+					v = fingerprint.Int128FromInt64(int64(x))
 				} else {
-					f.IntSum = f.IntSum.AddUint64(uint64(x))
+					v = fingerprint.Int128FromUint64(uint64(x))
 				}
+				f.IntSum = f.IntSum.Add(v)
 				f.AbsSum += math.Abs(x)
+				contentq.WidenInt(f, v)
 			case fingerprint.Bool:
 				if x == 1 {
 					f.True++
@@ -128,6 +134,8 @@ func (t *Target) content(ctx context.Context, q fingerprint.Query) (*fingerprint
 				}
 				f.Sum = s
 				f.AbsSum += math.Abs(x)
+				contentq.Widen(f, x)
+				f.Printed = true
 			}
 		}
 	}
