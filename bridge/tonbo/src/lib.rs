@@ -384,7 +384,9 @@ pub unsafe extern "C" fn tt_scan(
 /// is rewritten: version/set.rs, deleted_wal). So after a reopen the rows
 /// of a flush of more than one memtable come back from the memtable and
 /// again from the file. Each key counts once; the same key with other
-/// values is an error, as this scan cannot tell which one tonbo holds.
+/// values is an error, as this scan cannot tell which one tonbo holds (a
+/// row overwritten after its memtable was frozen: the flush's file holds
+/// both versions, in two runs).
 #[derive(Default)]
 struct Once {
     series: HashMap<Vec<u8>, u32>, // a key less its time: an id
@@ -416,8 +418,9 @@ impl Once {
             None => Ok(true),
             Some(h) if h == hash => Ok(false),
             Some(_) => Err(format!(
-                "scan: tonbo returned the key {:?} twice with different values (tonbo 0.3.2 returns \
-                 flushed rows again after a reopen; see docs/loaders/tonbo.md)",
+                "scan: tonbo returned the key {:?} twice with different values, in no order that tells \
+                 the current one (tonbo 0.3.2 reads a file of several memtables as if sorted: a row \
+                 overwritten after a memtable was frozen; see docs/loaders/tonbo.md)",
                 String::from_utf8_lossy(key)
             )),
         }
