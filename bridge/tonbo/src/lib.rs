@@ -15,7 +15,8 @@
 //! inside tonbo is caught and returned the same way, never unwound into Go.
 
 use std::{
-    collections::HashSet,
+    collections::HashMap,
+    hash::{Hash, Hasher},
     ffi::{c_char, c_int, CStr, CString},
     ops::Bound,
     panic::{catch_unwind, AssertUnwindSafe},
@@ -277,15 +278,16 @@ pub unsafe extern "C" fn tt_write(
     })
 }
 
-/// tt_scan reads every live row: their number, the time range, the number
-/// of distinct series (keys less their last 16 bytes, the time: see
-/// KEY_TIME), and per column (in spec order) the non-NULL count and the
-/// sum: integers exactly as a 128-bit sum (isum_hi, isum_lo), doubles in
-/// fsum with the sum of their magnitudes in fabs, string byte lengths and
-/// booleans' true count in isum_lo; and the smallest and largest value of
-/// integer (imin, imax) and double (fmin, fmax) columns, left as they are
-/// for a column without values. counts, isum_hi, isum_lo, fsums, fabs,
-/// imin, imax, fmin and fmax hold one entry per column.
+/// tt_scan reads every live row, each key once (see Once): their number,
+/// the time range, the number of distinct series (keys less their last 16
+/// bytes, the time: see KEY_TIME), and per column (in spec order) the
+/// non-NULL count and the sum: integers exactly as a 128-bit sum (isum_hi,
+/// isum_lo), doubles in fsum with the sum of their magnitudes in fabs,
+/// string byte lengths and booleans' true count in isum_lo; and the
+/// smallest and largest value of integer (imin, imax) and double (fmin,
+/// fmax) columns, left as they are for a column without values. counts,
+/// isum_hi, isum_lo, fsums, fabs, imin, imax, fmin and fmax hold one entry
+/// per column.
 #[no_mangle]
 pub unsafe extern "C" fn tt_scan(
     h: *mut Handle,
@@ -311,7 +313,7 @@ pub unsafe extern "C" fn tt_scan(
         let (mut ilo, mut ihi) = (vec![i64::MAX; n], vec![i64::MIN; n]);
         let (mut flo, mut fhi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
         let (mut total, mut lo, mut hi) = (0i64, i64::MAX, i64::MIN);
-        let mut seen: HashSet<Vec<u8>> = HashSet::new();
+        let mut once = Once::default();
         h.rt.block_on(async {
             let snap = h.db.snapshot().await;
             let mut s = snap
@@ -322,14 +324,11 @@ pub unsafe extern "C" fn tt_scan(
             while let Some(e) = s.next().await {
                 let e = e.map_err(|e| format!("scan: {e}"))?;
                 let Some(rec) = e.value() else { continue };
-                total += 1;
-                if let Some(k) = cell::<String>(&rec.columns[0]) {
-                    let b = k.as_bytes();
-                    let cut = b.len().saturating_sub(KEY_TIME);
-                    if !seen.contains(&b[..cut]) {
-                        seen.insert(b[..cut].to_vec());
-                    }
+                let key = cell::<String>(&rec.columns[0]).unwrap_or_default();
+                if !once.first(key.as_bytes(), row_hash(&h.cols, &rec.columns))? {
+                    continue;
                 }
+                total += 1;
                 let t = cell::<i64>(&rec.columns[1]).unwrap_or(0);
                 lo = lo.min(t);
                 hi = hi.max(t);
@@ -379,7 +378,7 @@ pub unsafe extern "C" fn tt_scan(
             *rows = total;
             *tmin = if total == 0 { 0 } else { lo };
             *tmax = if total == 0 { 0 } else { hi };
-            *series = seen.len() as i64;
+            *series = once.series.len() as i64;
             for i in 0..n {
                 *counts.add(i) = cnt[i];
                 *isum_hi.add(i) = (isum[i] >> 64) as i64;
@@ -403,6 +402,76 @@ pub unsafe extern "C" fn tt_scan(
         }
         Ok(())
     })
+}
+
+/// Once finds the rows tt_scan has seen: tonbo 0.3.2's scan can return a
+/// row twice. A flush writes its memtables one after the other into one
+/// file (compaction/mod.rs, minor_compaction), so a file holds several
+/// sorted runs, while the scan's merge (stream/merge.rs) takes every stream
+/// as sorted and drops a key's older versions only when they come next to
+/// each other; and an open replays every WAL file into the memtable, those
+/// of rows already flushed too (they are deleted only when the version log
+/// is rewritten: version/set.rs, deleted_wal). So after a reopen the rows
+/// of a flush of more than one memtable come back from the memtable and
+/// again from the file. Each key counts once; the same key with other
+/// values is an error, as this scan cannot tell which one tonbo holds (a
+/// row overwritten after its memtable was frozen: the flush's file holds
+/// both versions, in two runs).
+#[derive(Default)]
+struct Once {
+    series: HashMap<Vec<u8>, u32>, // a key less its time: an id
+    rows: HashMap<(u32, u64), u64>, // the series' id and the key's time: the row's hash
+    other: HashMap<Vec<u8>, u64>,  // a key that does not end in 16 lowercase hex digits
+}
+
+impl Once {
+    /// first reports whether the row of key (hash its values) is the first
+    /// with that key.
+    fn first(&mut self, key: &[u8], hash: u64) -> Result<bool, String> {
+        let cut = key.len().saturating_sub(KEY_TIME);
+        let next = self.series.len() as u32;
+        let id = match self.series.get(&key[..cut]) {
+            Some(&id) => id,
+            None => {
+                self.series.insert(key[..cut].to_vec(), next);
+                next
+            }
+        };
+        let time = &key[cut..];
+        let old = if time.len() == KEY_TIME && time.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) {
+            let t = u64::from_str_radix(std::str::from_utf8(time).unwrap(), 16).unwrap();
+            self.rows.insert((id, t), hash)
+        } else {
+            self.other.insert(key.to_vec(), hash)
+        };
+        match old {
+            None => Ok(true),
+            Some(h) if h == hash => Ok(false),
+            Some(_) => Err(format!(
+                "scan: tonbo returned the key {:?} twice with different values, in no order that tells \
+                 the current one (tonbo 0.3.2 reads a file of several memtables as if sorted: a row \
+                 overwritten after a memtable was frozen; see docs/loaders/tonbo.md)",
+                String::from_utf8_lossy(key)
+            )),
+        }
+    }
+}
+
+/// row_hash hashes a row's time and columns (cols the columns after the
+/// key and the time).
+fn row_hash(cols: &[Column], v: &[Value]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    cell::<i64>(&v[1]).hash(&mut h);
+    for (i, c) in cols.iter().enumerate() {
+        let v = &v[i + 2];
+        match c.kind {
+            Kind::Int => cell::<i64>(v).hash(&mut h),
+            Kind::Float => cell::<u64>(v).hash(&mut h),
+            Kind::Str => cell::<String>(v).hash(&mut h),
+            Kind::Bool => cell::<bool>(v).hash(&mut h),
+        }
+    }
+    h.finish()
 }
 
 /// cell reads a value that may be stored as T or as Option<T> (tonbo keeps
