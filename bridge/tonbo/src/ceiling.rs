@@ -207,10 +207,11 @@ fn run() -> Result<(), String> {
     let (mut rows, mut tmin, mut tmax, mut series) = (0i64, 0i64, 0i64, 0i64);
     let (mut counts, mut hi, mut lo) = (vec![0i64; cols], vec![0i64; cols], vec![0u64; cols]);
     let (mut fs, mut fa) = (vec![0f64; cols], vec![0f64; cols]);
+    let (mut imin, mut imax, mut fmin, mut fmax) = (vec![0i64; cols], vec![0i64; cols], vec![0f64; cols], vec![0f64; cols]);
     let mut err = ptr::null_mut();
     let st = unsafe {
         tt_scan(h, &mut rows, &mut tmin, &mut tmax, &mut series, counts.as_mut_ptr(), hi.as_mut_ptr(), lo.as_mut_ptr(),
-            fs.as_mut_ptr(), fa.as_mut_ptr(), &mut err)
+            fs.as_mut_ptr(), fa.as_mut_ptr(), imin.as_mut_ptr(), imax.as_mut_ptr(), fmin.as_mut_ptr(), fmax.as_mut_ptr(), &mut err)
     };
     let scan = if st != 0 { Err(format!("scan: {}", message(err))) } else { Ok(()) };
     let mut err = ptr::null_mut();
