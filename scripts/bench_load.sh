@@ -312,7 +312,7 @@ influx)
   if [ "$(curl -s --max-time 3 -H "Authorization: Bearer $token3" "$url3/health")" = OK ]; then
     export INFLUX_TOKEN=$token3
     bs=${TSLOAD_BENCH_V3_BATCH:-20000} w=${TSLOAD_BENCH_V3_WORKERS:-2}
-    v3db() { curl -s -o /dev/null -X "$1" -H "Authorization: Bearer $token3" "$url3/api/v3/configure/database?db=tsload_ceiling" \
+    v3db() { curl -s -o /dev/null -X "$1" -H "Authorization: Bearer $token3" "$url3/api/v3/configure/database?db=tsload_ceiling&hard_delete_at=now" \
       ${2:+-H 'Content-Type: application/json' -d '{"db":"tsload_ceiling"}'}; }
     curl_extra=(-H "Authorization: Bearer $token3")
     for sync in durable no_sync; do
@@ -328,7 +328,7 @@ influx)
       fi
     done
     v3db DELETE
-    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $token3" "$url3/api/v3/configure/database?db=tsload_bench"
+    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $token3" "$url3/api/v3/configure/database?db=tsload_bench&hard_delete_at=now"
     curl_extra=()
   else
     echo "bench_load.sh: no InfluxDB 3 at $url3 (or no token); its rows left out" >&2

@@ -139,7 +139,7 @@ cleanup() {
         id=$(curl -s -H "Authorization: Token $influx2_token" "$influx2_url/api/v2/buckets?name=${tag}&org=${INFLUX2_ORG:-tsload}" |
           python3 -c 'import json,sys; b=json.load(sys.stdin).get("buckets") or []; print(b[0]["id"] if b else "")' 2>/dev/null || true)
         [ -z "$id" ] || curl -s -o /dev/null -X DELETE -H "Authorization: Token $influx2_token" "$influx2_url/api/v2/buckets/$id" || true ;;
-      influx3) curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $influx3_token" "$influx3_url/api/v3/configure/database?db=${tag}" || true ;;
+      influx3) curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $influx3_token" "$influx3_url/api/v3/configure/database?db=${tag}&hard_delete_at=now" || true ;;
       cnosdb) curl -s -o /dev/null -u root: -XPOST "$cnosdb_url/api/v1/sql?tenant=cnosdb&db=public" -d "DROP DATABASE IF EXISTS ${tag}" || true ;;
       victoriametrics)
         if [ "$vm_private" = 1 ]; then

@@ -30,6 +30,11 @@
 #   INFLUX3_ARGS          more arguments of influxdb3 serve, split at spaces (e.g.
 #                         "--wal-snapshot-size 1" to persist Parquet files at once)
 #   INFLUX3_FRESH=1       wipe the instance's data (and token) before starting
+#   INFLUXDB3_DELETE_GRACE_PERIOD  the server's own setting (default here 5s; the server's 24h):
+#                         how long a hard-deleted database stays in the catalog. Core counts the
+#                         tables of every database still in the catalog, deleted ones too, against
+#                         its fixed limit of 2000 tables, so a server that drops and recreates
+#                         databases between runs (load --drop-db, the tests) would reach it.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -133,7 +138,7 @@ start() {
 	[[ -n ${INFLUX3_MAX_REQUEST:-} ]] && args+=(--max-http-request-size "$INFLUX3_MAX_REQUEST")
 	# shellcheck disable=SC2206 # split at spaces on purpose
 	[[ -n ${INFLUX3_ARGS:-} ]] && args+=($INFLUX3_ARGS)
-	LOG_FILTER=${LOG_FILTER:-warn} nohup "$bin" "${args[@]}" >"$log" 2>&1 </dev/null &
+	INFLUXDB3_DELETE_GRACE_PERIOD=${INFLUXDB3_DELETE_GRACE_PERIOD:-5s} LOG_FILTER=${LOG_FILTER:-warn} nohup "$bin" "${args[@]}" >"$log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$pidfile"
 	up "$pid"

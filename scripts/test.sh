@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fuzztime=${TSLOAD_FUZZTIME:-10s}
+fuzztime=${TSLOAD_FUZZTIME:-6s}
 t0=$SECONDS
 # phase names a step of the run with the minutes and seconds since its start.
 phase() { printf '== %s (at %dm%02ds)\n' "$1" $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)); }

@@ -98,11 +98,11 @@ var conformance = []step{
 	{"no such table", "POST", "/api/v3/query_sql", count("zz"), nil, false, 500, "query error: error while planning query: Error during planning: table 'public.iox.zz' not found"},
 	{"no such database", "POST", "/api/v3/query_sql", `{"db":"{db}_nope","q":"SELECT COUNT(*) AS n FROM zz","format":"json"}`, nil, false, 404, `{"error":"query error: database not found: {db}_nope"}`},
 	{"drop _internal", "DELETE", "/api/v3/configure/database?db=_internal", "", nil, false, 500, "cannot delete internal db"},
-	{"drop", "DELETE", "/api/v3/configure/database?db={db}", "", nil, false, 200, ""},
-	{"drop again", "DELETE", "/api/v3/configure/database?db={db}", "", nil, false, 404, "the requested resource was not found"},
+	{"drop", "DELETE", "/api/v3/configure/database?db={db}&hard_delete_at=now", "", nil, false, 200, ""},
+	{"drop again", "DELETE", "/api/v3/configure/database?db={db}&hard_delete_at=now", "", nil, false, 404, "the requested resource was not found"},
 	{"a write creates the database", "POST", "/api/v3/write_lp?db={db}&precision=second", "cpu v=1 1\n", nil, false, 204, ""},
 	{"counted from scratch", "POST", "/api/v3/query_sql", count("cpu"), nil, false, 200, `[{"n":1}]`},
-	{"drop it", "DELETE", "/api/v3/configure/database?db={db}", "", nil, false, 200, ""},
+	{"drop it", "DELETE", "/api/v3/configure/database?db={db}&hard_delete_at=now", "", nil, false, 200, ""},
 }
 
 func runSteps(t *testing.T, base, token, db string, steps []step) {

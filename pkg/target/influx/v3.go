@@ -253,7 +253,11 @@ const v3DatabasePath = "/api/v3/configure/database"
 func (apiV3) prepare(ctx context.Context, t *Target, opts load.PrepareOptions) error {
 	return httpwrite.PrepareDatabase(ctx, opts, &t.cfg.DBName, t.query.BaseURL(), httpwrite.Database{
 		Drop: func(ctx context.Context, db string) error {
-			res, err := t.v3Do(ctx, http.MethodDelete, v3DatabasePath, url.Values{"db": {db}}, nil)
+			// hard_delete_at=now: a soft delete (the default) keeps the
+			// database's files for 72 hours and its tables in the catalog,
+			// where they count against Core's limit of 2000 tables, so a
+			// matrix of loads with --drop-db would reach it.
+			res, err := t.v3Do(ctx, http.MethodDelete, v3DatabasePath, url.Values{"db": {db}, "hard_delete_at": {"now"}}, nil)
 			if err != nil || res.Status == 200 || res.Status == 204 || res.Status == 404 {
 				return err
 			}

@@ -451,6 +451,23 @@ func TestV3Prepare(t *testing.T) {
 	if n, err := tg.Count(ctx, []string{"m", "nothing"}); err != nil || n["m"] != 0 || n["nothing"] != 0 {
 		t.Fatalf("count after drop: %v %v", n, err)
 	}
+	// The dropped database was deleted hard, not soft (a soft-deleted one
+	// stays listed, renamed db-<time>, for 72 hours, its tables counting
+	// against the server's table limit): it leaves the catalog once the
+	// server's delete grace period has passed (5 s as the scripts start it).
+	for wait := 0; ; wait++ {
+		st, body, err := r.Do("GET", "/api/v3/configure/database?format=json&show_deleted=true", nil)
+		if err != nil || st != 200 {
+			t.Fatalf("list deleted: %d %s %v", st, body, err)
+		}
+		if !strings.Contains(body, `"iox::database":"`+db+`-`) {
+			break
+		}
+		if wait == 120 {
+			t.Fatalf("the dropped database is still in the catalog after 60 s (soft-deleted, or a server started with a delete grace period longer than the scripts' 5 s):\n%s", body)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 	if err := tg.Prepare(ctx, load.PrepareOptions{DBName: db, DropDB: true}); err == nil || !strings.Contains(err.Error(), "does not exist") || exists() {
 		t.Fatalf("drop without create: %v (exists %v)", err, exists())
 	}
