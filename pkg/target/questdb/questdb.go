@@ -147,6 +147,9 @@ type Target struct {
 	dedup     map[string]bool  // tables created or found with DEDUP
 	noted     map[string]bool
 
+	appliedMu   sync.Mutex
+	appliedUpTo map[string]int64 // by table: sentBytes read before a wal_tables() poll found it applied (queryload.go)
+
 	// resumed are the tables of a resumed load (InDoubt), with DEDUP as
 	// found: a run that writes none of them (every batch acknowledged
 	// earlier) still records what its load applied.
