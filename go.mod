@@ -8,6 +8,7 @@ require (
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
 	github.com/duckdb/duckdb-go/v2 v2.20000.0
 	github.com/ebitengine/purego v0.10.1
+	github.com/go-json-experiment/json v1.27.2
 	github.com/influxdata/line-protocol/v2 v2.2.1
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/klauspost/compress v1.20.4
