@@ -442,59 +442,66 @@ func (r *Partials) Answer(q *Query) (ans *Answer, ok bool) {
 			continue
 		}
 		lo, hi := max(gs, s.base), min(ge, s.base+int64(len(s.kept)))
-		var a *acc
-		var bucketEnd int64 // grain index: a serves the grains before it
-		for g := lo; g < hi; g++ {
-			c := int(g - s.base)
-			if s.kept[c] == 0 {
+		// One bucket's grains lie side by side: each run of them is one
+		// accumulator (one lookup), then one pass per field over the run.
+		for g := lo; g < hi; {
+			k := gkey{group: s.group}
+			runEnd := hi
+			if q.Bucket > 0 {
+				k.bucket = floorDiv(g*r.grain, int64(q.Bucket)) * int64(q.Bucket) // BucketStart
+				runEnd = min(hi, (k.bucket+int64(q.Bucket))/r.grain)
+			}
+			c0, c1 := int(g-s.base), int(runEnd-s.base)
+			g = runEnd
+			if !slices.ContainsFunc(s.kept[c0:c1], func(k int64) bool { return k != 0 }) {
 				continue
 			}
-			// The grains of one bucket lie side by side: one lookup each.
-			if a == nil || (q.Bucket > 0 && g >= bucketEnd) {
-				k := gkey{group: s.group}
+			a := groups[k]
+			if a == nil {
+				a = newAcc()
+				for _, i := range r.groupAt {
+					a.group = append(a.group, s.tags[i])
+				}
 				if q.Bucket > 0 {
-					k.bucket = floorDiv(g*r.grain, int64(q.Bucket)) * int64(q.Bucket) // BucketStart
-					bucketEnd = (k.bucket + int64(q.Bucket)) / r.grain
+					a.time = time.Unix(0, k.bucket).UTC()
 				}
-				if a = groups[k]; a == nil {
-					a = newAcc()
-					for _, i := range r.groupAt {
-						a.group = append(a.group, s.tags[i])
-					}
-					if q.Bucket > 0 {
-						a.time = time.Unix(0, k.bucket).UTC()
-					}
-					for i := range a.vals {
-						a.vals[i] = math.NaN()
-					}
-					groups[k] = a
+				for i := range a.vals {
+					a.vals[i] = math.NaN()
 				}
+				groups[k] = a
 			}
-			vals, n := s.vals[c*r.nf:(c+1)*r.nf], s.n[c*r.nf:(c+1)*r.nf]
 			if q.Agg == Last {
-				if !a.seen || s.last[c] > a.last {
-					a.last = s.last[c]
-					copy(a.vals, vals)
+				for c := c0; c < c1; c++ {
+					if s.kept[c] != 0 && (!a.seen || s.last[c] > a.last) {
+						a.last = s.last[c]
+						copy(a.vals, s.vals[c*r.nf:(c+1)*r.nf])
+						a.seen = true
+					}
 				}
-				a.seen = true
 				continue
 			}
 			a.seen = true
-			for i := range vals {
-				if n[i] == 0 {
-					continue
+			for i := range r.nf {
+				av, an := a.vals[i], a.n[i]
+				for c := c0; c < c1; c++ {
+					n := s.n[c*r.nf+i]
+					if n == 0 || s.kept[c] == 0 {
+						continue
+					}
+					v := s.vals[c*r.nf+i]
+					switch {
+					case an == 0 && q.Agg != Count:
+						av = v
+					case q.Agg == Max:
+						av = math.Max(av, v)
+					case q.Agg == Min:
+						av = math.Min(av, v)
+					case q.Agg == Avg:
+						av += v
+					}
+					an += n
 				}
-				switch {
-				case a.n[i] == 0 && q.Agg != Count:
-					a.vals[i] = vals[i]
-				case q.Agg == Max:
-					a.vals[i] = math.Max(a.vals[i], vals[i])
-				case q.Agg == Min:
-					a.vals[i] = math.Min(a.vals[i], vals[i])
-				case q.Agg == Avg:
-					a.vals[i] += vals[i]
-				}
-				a.n[i] += n[i]
+				a.vals[i], a.n[i] = av, an
 			}
 		}
 	}
