@@ -167,11 +167,14 @@ func TestStaircase(t *testing.T) {
 // the step below as a lower bound, not as the server's limit (issue
 // 43.3: "sustainable rate: 40,000" when the input ran out at 60,000).
 func TestStaircaseInputEnds(t *testing.T) {
-	path, _ := ilpInput(t, 1000)
+	path, _ := ilpInput(t, 3000)
 	cfg := baseConfig(path)
 	cfg.BatchSize, cfg.Workers = 100, 2
-	// 400 rows in the first step, 800 in the second: the input ends in it.
-	cfg.Pace = pace.Pace{Steps: pace.Steps{Start: 2000, Step: 2000, Every: 200 * time.Millisecond}, SLO: pace.SLO{Quantile: 99, Bound: 2 * time.Second}}
+	// 2,000 rows in the first step's second, 4,000 due in the second's:
+	// the input's last 1,000 are due in its first quarter, so the input
+	// ends in it even on a machine that lags three quarters of a second
+	// (at 200 ms steps a busy CI machine lagged past the step's end).
+	cfg.Pace = pace.Pace{Steps: pace.Steps{Start: 2000, Step: 2000, Every: time.Second}, SLO: pace.SLO{Quantile: 99, Bound: 2 * time.Second}}
 	var stderr strings.Builder
 	cfg.Stderr = &stderr
 	res, err := Run(context.Background(), cfg, newFake())
@@ -179,7 +182,7 @@ func TestStaircaseInputEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc := res.Pace
-	if res.Rows != 1000 || len(pc.Steps) != 2 || pc.Steps[1].Complete || pc.EndedBy != "input" {
+	if res.Rows != 3000 || len(pc.Steps) != 2 || pc.Steps[1].Complete || pc.EndedBy != "input" {
 		t.Fatalf("rows %d, ended by %q, steps %+v", res.Rows, pc.EndedBy, pc.Steps)
 	}
 	if pc.SustainableRowsPerSec != 2000 || !pc.SustainableAtLeast {
