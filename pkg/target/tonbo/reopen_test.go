@@ -10,6 +10,23 @@ import (
 	"github.com/tsload/tsload/pkg/schema"
 )
 
+// padTable opens a new table m (time, tag host, text pad, integer n),
+// its WAL on or off.
+func padTable(t *testing.T, wal bool) *table {
+	t.Helper()
+	tb, err := newTable(t.TempDir(), &schema.Table{Name: "m", Columns: []schema.Column{
+		{Name: "time", Type: schema.Timestamp}, {Name: "host", Type: schema.Text, Tag: true},
+		{Name: "pad", Type: schema.Text}, {Name: "n", Type: schema.Int8},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.open(wal); err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
 // TestReopenCountsOnce writes more than one tonbo memtable (64 MB) with the
 // WAL on, closes and reopens the table, as verification does, and scans.
 // tonbo 0.3.2 writes a flush's memtables one after the other into one file
@@ -18,16 +35,7 @@ import (
 // those rows twice; the count and the sums must not.
 func TestReopenCountsOnce(t *testing.T) {
 	const hosts, times, pad = 2, 3000, 16 << 10 // 96 MB of rows
-	tb, err := newTable(t.TempDir(), &schema.Table{Name: "m", Columns: []schema.Column{
-		{Name: "time", Type: schema.Timestamp}, {Name: "host", Type: schema.Text, Tag: true},
-		{Name: "pad", Type: schema.Text}, {Name: "n", Type: schema.Int8},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tb.open(true); err != nil {
-		t.Fatal(err)
-	}
+	tb := padTable(t, true)
 	defer tb.close()
 	text := bytes.Repeat([]byte("x"), pad)
 	var e encoder
@@ -77,16 +85,7 @@ func TestReopenCountsOnce(t *testing.T) {
 // tells the current one. The scan says so rather than counting either.
 func TestOverwriteAcrossMemtables(t *testing.T) {
 	const rows, pad = 6000, 16 << 10 // 96 MB of rows
-	tb, err := newTable(t.TempDir(), &schema.Table{Name: "m", Columns: []schema.Column{
-		{Name: "time", Type: schema.Timestamp}, {Name: "host", Type: schema.Text, Tag: true},
-		{Name: "pad", Type: schema.Text}, {Name: "n", Type: schema.Int8},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tb.open(false); err != nil {
-		t.Fatal(err)
-	}
+	tb := padTable(t, false)
 	defer tb.close()
 	text := bytes.Repeat([]byte("x"), pad)
 	var e encoder
